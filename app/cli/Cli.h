@@ -1,0 +1,36 @@
+// The `dcw` command line: one function per subcommand, registered in one table (Commands.cpp).
+// Every subcommand returns an exit code: 0 success, 2 bad input (after printing exactly one line
+// `error: <file or node>: <what is wrong>; <what to do>` on stderr), 1 internal failure.
+#pragma once
+
+#include "core/support/Diagnostic.h"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace dcw::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+// Prints `error: ...` (one line) and returns kExitBadInput.
+int reportError(const Diagnostic& d);
+void reportWarnings(const Diagnostics& d);
+
+struct Command {
+  const char* name;
+  const char* summary;
+  // Adds the subcommand's options to `sub` and returns the function that runs it.
+  std::function<std::function<int()>(CLI::App& sub)> setup;
+};
+
+const std::vector<Command>& commands();
+
+// The commands, each in its own file.
+std::function<int()> setupInspect(CLI::App& sub);
+std::function<int()> setupConvert(CLI::App& sub);
+
+} // namespace dcw::cli

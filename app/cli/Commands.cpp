@@ -1,0 +1,26 @@
+// The one registry of `dcw` subcommands. `dcw help` and `--help` are generated from it.
+#include "app/cli/Cli.h"
+
+#include <iostream>
+
+namespace dcw::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list = {
+      {"inspect", "Summarize a model: operations, arrays, symbols, parameters, depth", setupInspect},
+      {"convert", "Convert a model (.onnx or .dcw.json) to a .dcw.json file", setupConvert},
+  };
+  return list;
+}
+
+int reportError(const Diagnostic& d) {
+  std::cerr << "error: " << d.str() << std::endl;
+  return kExitBadInput;
+}
+
+void reportWarnings(const Diagnostics& ds) {
+  for (auto& d : ds.items())
+    if (d.severity != Severity::Error) std::cerr << severityName(d.severity) << ": " << d.str() << "\n";
+}
+
+} // namespace dcw::cli

@@ -1,0 +1,57 @@
+#include "core/io/ModelFile.h"
+
+#include "core/ir/Validate.h"
+#include "core/onnx/OnnxImporter.h"
+#include "core/serialize/JsonFormat.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace dcw::io {
+
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Sniffs the first non-blank byte: '{' means JSON.
+bool looksLikeJson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c;
+  while (in.get(c))
+    if (!std::isspace(static_cast<unsigned char>(c))) return c == '{';
+  return false;
+}
+
+} // namespace
+
+Expected<LoadedModel> loadModel(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return fail(path, "no such file", "check the path");
+  LoadedModel out;
+  out.path = path;
+  bool json = endsWith(path, ".dcw.json") || endsWith(path, ".json") || (!endsWith(path, ".onnx") && looksLikeJson(path));
+  if (json) {
+    out.format = ModelFormat::DcwJson;
+    auto s = serialize::loadFile(path);
+    if (!s) return s.takeError();
+    out.sdfg = std::move(*s);
+  } else {
+    out.format = ModelFormat::Onnx;
+    auto r = onnx::importOnnxFile(path);
+    if (!r) return r.takeError();
+    out.sdfg = std::move(r->sdfg);
+    out.warnings = std::move(r->warnings);
+  }
+  out.validation = ir::validate(*out.sdfg);
+  if (const Diagnostic* e = out.validation.firstError()) {
+    Diagnostic d = *e;
+    d.location = path + ": " + d.location;
+    d.message = "the model does not validate: " + d.message;
+    return fail(d);
+  }
+  return out;
+}
+
+} // namespace dcw::io

@@ -1,0 +1,29 @@
+// ModelFile: opens whatever a user hands DCW as a model — an ONNX file (`.onnx`) or a saved SDFG
+// (`.dcw.json`) — and returns the SDFG, the load warnings and the validation result. This is the one
+// entry point used by the command line, the GUI and tests.
+#pragma once
+
+#include "core/ir/Sdfg.h"
+#include "core/support/Diagnostic.h"
+#include "core/support/Expected.h"
+
+#include <memory>
+#include <string>
+
+namespace dcw::io {
+
+enum class ModelFormat { Onnx, DcwJson };
+
+struct LoadedModel {
+  std::unique_ptr<ir::Sdfg> sdfg;
+  ModelFormat format = ModelFormat::Onnx;
+  std::string path;
+  Diagnostics warnings;    // from loading
+  Diagnostics validation;  // from ir::validate (errors here mean the model is refused)
+};
+
+// Chooses the format by extension (.onnx / .dcw.json / .json) and, failing that, by content.
+// Fails when the file cannot be loaded or does not validate (the first validation error is reported).
+Expected<LoadedModel> loadModel(const std::string& path);
+
+} // namespace dcw::io

@@ -1,0 +1,76 @@
+// DataDescriptor: a named data container of an SDFG — its element type, symbolic shape and strides,
+// where it lives (storage) and for how long (lifetime), and whether it is transient (internal to the
+// SDFG) or an argument. Constant arrays (ONNX initializers) carry their value.
+// Sequence/Optional wrappers describe ONNX's non-tensor types (a sequence of tensors, an optional
+// tensor) so that every ONNX model can be represented; the wrapped element is described by the rest.
+#pragma once
+
+#include "core/ir/DType.h"
+#include "core/ir/Element.h"
+#include "core/ir/Tensor.h"
+#include "core/symbolic/Expr.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dcw::ir {
+
+enum class DataKind { Scalar, Array, View, Stream };
+enum class Wrapper { Sequence, Optional };
+
+enum class StorageType {
+  Default,
+  CpuHeap,
+  CpuStack,
+  Register,
+  GpuGlobal,
+  GpuShared,
+  FpgaGlobal,
+  FpgaLocal,
+};
+
+enum class Lifetime {
+  Scope,      // allocated around the innermost scope that uses it
+  State,      // alive during one state
+  Sdfg,       // alive during one SDFG invocation
+  Persistent, // alive across invocations
+  External,   // allocated by the caller
+};
+
+std::string_view dataKindName(DataKind k);
+std::optional<DataKind> dataKindFromName(std::string_view s);
+std::string_view wrapperName(Wrapper w);
+std::optional<Wrapper> wrapperFromName(std::string_view s);
+std::string_view storageName(StorageType s);
+std::optional<StorageType> storageFromName(std::string_view s);
+std::string_view lifetimeName(Lifetime l);
+std::optional<Lifetime> lifetimeFromName(std::string_view s);
+
+class DataDescriptor : public Element {
+public:
+  explicit DataDescriptor(std::string name) : Element(ElementKind::Data, std::move(name)) {}
+  const std::string& name() const { return label(); }
+
+  DataKind dataKind = DataKind::Array;
+  DType dtype = DType::Float32;
+  std::vector<sym::Expr> shape;   // empty for Scalar
+  std::vector<sym::Expr> strides; // in elements; same rank as shape
+  sym::Expr offset = sym::Expr(0);
+  bool rankKnown = true;          // false: an ONNX value whose rank shape inference could not tell
+  std::vector<Wrapper> wrappers;  // outermost first; empty for a plain tensor
+  StorageType storage = StorageType::Default;
+  Lifetime lifetime = Lifetime::Scope;
+  bool transient = false;
+  std::shared_ptr<const Tensor> constant; // set for constant arrays (initializers)
+  std::string sourceName;         // the name in the source model when it differs (e.g. ONNX value name)
+
+  // Row-major strides for the current shape (what import and most lowering use).
+  static std::vector<sym::Expr> contiguousStrides(const std::vector<sym::Expr>& shape);
+  sym::Expr totalSize() const;    // product of shape (1 for Scalar)
+  std::set<std::string> freeSymbols() const;
+  std::string typeString() const; // "float32[N, 3, 224, 224]", "seq(float32[?])", ...
+};
+
+} // namespace dcw::ir

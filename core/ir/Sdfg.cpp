@@ -1,0 +1,189 @@
+#include "core/ir/Sdfg.h"
+
+#include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Walk.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace dcw::ir {
+
+Sdfg::Sdfg(std::string name) : ControlFlowRegion(ElementKind::Sdfg, std::move(name)) { setId(allocateId()); }
+Sdfg::~Sdfg() = default;
+
+DataDescriptor* Sdfg::addData(std::unique_ptr<DataDescriptor> desc) {
+  if (findData(desc->name())) return nullptr;
+  desc->setId(allocateId());
+  data_.push_back(std::move(desc));
+  return data_.back().get();
+}
+
+DataDescriptor* Sdfg::addArray(const std::string& name, DType dtype, std::vector<sym::Expr> shape, bool transient) {
+  auto d = std::make_unique<DataDescriptor>(name);
+  d->dataKind = DataKind::Array;
+  d->dtype = dtype;
+  d->strides = DataDescriptor::contiguousStrides(shape);
+  d->shape = std::move(shape);
+  d->transient = transient;
+  return addData(std::move(d));
+}
+
+DataDescriptor* Sdfg::addScalar(const std::string& name, DType dtype, bool transient) {
+  auto d = std::make_unique<DataDescriptor>(name);
+  d->dataKind = DataKind::Scalar;
+  d->dtype = dtype;
+  d->transient = transient;
+  return addData(std::move(d));
+}
+
+DataDescriptor* Sdfg::findData(std::string_view name) const {
+  for (auto& d : data_)
+    if (d->name() == name) return d.get();
+  return nullptr;
+}
+
+std::unique_ptr<DataDescriptor> Sdfg::removeData(std::string_view name) {
+  auto it = std::find_if(data_.begin(), data_.end(), [&](auto& d) { return d->name() == name; });
+  if (it == data_.end()) return nullptr;
+  auto out = std::move(*it);
+  data_.erase(it);
+  return out;
+}
+
+Sdfg* Sdfg::root() {
+  Sdfg* s = this;
+  while (s->parentNode_) {
+    Sdfg* up = owningSdfg(s->parentNode_);
+    if (!up) break;
+    s = up;
+  }
+  return s;
+}
+
+const Sdfg* Sdfg::root() const { return const_cast<Sdfg*>(this)->root(); }
+
+ElementId Sdfg::allocateId() {
+  Sdfg* r = root();
+  return r->nextId_++;
+}
+
+ElementId Sdfg::peekNextId() const { return root()->nextId_; }
+
+void Sdfg::reserveIds(ElementId maxUsed) {
+  Sdfg* r = root();
+  r->nextId_ = std::max(r->nextId_, maxUsed + 1);
+}
+
+namespace {
+
+template <class Subtree>
+void adoptInto(Sdfg& owner, Subtree& subtree) {
+  std::unordered_map<ElementId, ElementId> remap;
+  walk(subtree, [&](Element& e) {
+    ElementId fresh = owner.allocateId();
+    if (e.id() != kNoId) remap.emplace(e.id(), fresh);
+    e.setId(fresh);
+  });
+  auto m = [&](ElementId id) {
+    auto it = remap.find(id);
+    return it == remap.end() ? id : it->second;
+  };
+  walk(subtree, [&](Element& e) {
+    if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) r->setStartBlock(m(r->startBlock()));
+    if (auto* ie = dynamic_cast<InterstateEdge*>(&e)) ie->src = m(ie->src), ie->dst = m(ie->dst);
+    if (auto* de = dynamic_cast<DataflowEdge*>(&e)) de->src = m(de->src), de->dst = m(de->dst);
+    if (auto* me = dynamic_cast<MapEntry*>(&e)) me->exitId = m(me->exitId);
+    if (auto* mx = dynamic_cast<MapExit*>(&e)) mx->entryId = m(mx->entryId);
+  });
+  walk(subtree, [&](Element& e) {
+    if (auto* st = dynamic_cast<State*>(&e)) st->reindex();
+  });
+}
+
+} // namespace
+
+void Sdfg::adopt(ControlFlowBlock& subtree) { adoptInto(*this, subtree); }
+void Sdfg::adopt(Node& subtree) { adoptInto(*this, subtree); }
+void Sdfg::reassignIds() { adoptInto(*this, *this); }
+
+void Sdfg::forEachElement(const std::function<void(Element&)>& fn) { walk(*this, fn); }
+
+void Sdfg::forEachElement(const std::function<void(const Element&)>& fn) const {
+  walk(const_cast<Sdfg&>(*this), [&](Element& e) { fn(e); });
+}
+
+Element* Sdfg::findElement(ElementId id) {
+  Element* found = nullptr;
+  walk(*this, [&](Element& e) {
+    if (!found && e.id() == id) found = &e;
+  });
+  return found;
+}
+
+const Element* Sdfg::findElement(ElementId id) const { return const_cast<Sdfg*>(this)->findElement(id); }
+
+static void collectStates(const ControlFlowBlock& b, std::vector<State*>& out) {
+  if (auto* s = dynamic_cast<const State*>(&b)) {
+    out.push_back(const_cast<State*>(s));
+  } else if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
+    for (auto& c : r->blocks()) collectStates(*c, out);
+  } else if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
+    for (auto& br : c->branches()) collectStates(*br, out);
+  }
+}
+
+std::vector<State*> Sdfg::allStates() const {
+  std::vector<State*> out;
+  for (auto& b : blocks()) collectStates(*b, out);
+  return out;
+}
+
+Sdfg* owningSdfg(const ControlFlowBlock* block) {
+  while (block) {
+    if (block->kind() == ElementKind::Sdfg) return const_cast<Sdfg*>(static_cast<const Sdfg*>(block));
+    block = block->parent();
+  }
+  return nullptr;
+}
+
+Sdfg* owningSdfg(const Node* node) { return node ? owningSdfg(node->parent()) : nullptr; }
+
+// --- nodes that own SDFGs ---------------------------------------------------------------------
+
+NestedSdfgNode::NestedSdfgNode(std::string label, std::unique_ptr<Sdfg> sdfg)
+    : Node(ElementKind::NestedSdfg, std::move(label)), sdfg_(std::move(sdfg)) {
+  sdfg_->setParentNode(this);
+}
+NestedSdfgNode::~NestedSdfgNode() = default;
+
+LibraryNode::LibraryNode(std::string label) : Node(ElementKind::LibraryNode, std::move(label)) {}
+LibraryNode::~LibraryNode() = default;
+
+const Attribute* LibraryNode::attribute(std::string_view name) const {
+  for (auto& a : attributes)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+std::string LibraryNode::className() const {
+  std::string d = domain.empty() || domain == "ai.onnx" ? "" : domain + "::";
+  return d + opType;
+}
+
+Sdfg* LibraryNode::subgraph(std::string_view name) const {
+  for (auto& g : subgraphs_)
+    if (g.name == name) return g.sdfg.get();
+  return nullptr;
+}
+
+Sdfg* LibraryNode::addSubgraph(std::string name, std::unique_ptr<Sdfg> sdfg) {
+  sdfg->setParentNode(this);
+  Sdfg* raw = sdfg.get();
+  subgraphs_.push_back(Subgraph{std::move(name), std::move(sdfg)});
+  if (owningSdfg(this)) raw->reassignIds(); // allocates from the root through the parent chain
+  return raw;
+}
+
+} // namespace dcw::ir

@@ -1,0 +1,67 @@
+// State: an acyclic dataflow multigraph of nodes (access nodes, tasklets, maps, library nodes, nested
+// SDFGs) and edges carrying memlets. Scopes are implicit, as in DaCe: a node lies in the innermost map
+// whose entry reaches it without passing that map's exit; scopeOf() computes it.
+#pragma once
+
+#include "core/ir/ControlFlow.h"
+#include "core/ir/Memlet.h"
+#include "core/ir/Node.h"
+#include "core/support/Expected.h"
+
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace dcw::ir {
+
+class MapEntry;
+
+class DataflowEdge : public Element {
+public:
+  DataflowEdge() : Element(ElementKind::DataflowEdge) {}
+  ElementId src = kNoId;
+  std::string srcConnector; // "" on access nodes
+  ElementId dst = kNoId;
+  std::string dstConnector;
+  Memlet memlet;
+};
+
+class State : public ControlFlowBlock {
+public:
+  explicit State(std::string label) : ControlFlowBlock(ElementKind::State, std::move(label)) {}
+  ~State() override;
+
+  const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  const std::vector<std::unique_ptr<DataflowEdge>>& edges() const { return edges_; }
+
+  Node* addNode(std::unique_ptr<Node> node);
+  template <class T, class... Args>
+  T* add(Args&&... args) {
+    return static_cast<T*>(addNode(std::make_unique<T>(std::forward<Args>(args)...)));
+  }
+  DataflowEdge* addEdge(const Node& src, std::string srcConn, const Node& dst, std::string dstConn, Memlet memlet);
+  DataflowEdge* addEdge(std::unique_ptr<DataflowEdge> edge);
+  std::unique_ptr<Node> removeNode(ElementId id); // also removes its edges
+  std::unique_ptr<DataflowEdge> removeEdge(ElementId id);
+
+  Node* node(ElementId id) const;
+  Node* nodeByLabel(std::string_view label) const;
+  DataflowEdge* edge(ElementId id) const;
+  std::vector<DataflowEdge*> inEdges(ElementId node) const;
+  std::vector<DataflowEdge*> outEdges(ElementId node) const;
+  std::string uniqueNodeLabel(const std::string& base) const;
+  void reindex(); // after ids changed (adoption, loading)
+
+  // Nodes in a topological order, or the error naming a node on a cycle.
+  Expected<std::vector<Node*>> topologicalOrder() const;
+  // Innermost enclosing MapEntry of every node (nullptr = top level). A MapEntry maps to its parent
+  // scope, a MapExit to its own entry. Fails (naming the node) when scopes are malformed.
+  Expected<std::map<ElementId, const MapEntry*>> scopeOf() const;
+
+private:
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::unique_ptr<DataflowEdge>> edges_;
+  std::map<ElementId, Node*> byId_;
+};
+
+} // namespace dcw::ir

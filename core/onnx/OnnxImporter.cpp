@@ -1,0 +1,882 @@
+// The ONNX importer (see OnnxImporter.h). Order of work: read and parse, load external data
+// (confined to the model's folder), structural checks that give precise messages (undefined values,
+// duplicate producers, cycles, opset range), the ONNX checker, ONNX shape inference, then building
+// the SDFG graph by graph (bodies of If/Loop/Scan recursively, with values captured from outer scopes
+// passed in through extra connectors named `outer.<value>`).
+#include "core/onnx/OnnxImporter.h"
+
+#include "core/ir/AccessNode.h"
+#include "core/ir/LibraryNode.h"
+#include "core/onnx/OnnxTypes.h"
+#include "core/onnx/OpCatalog.h"
+
+#include <onnx/checker.h>
+#include <onnx/common/version.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/stubs/logging.h>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace dcw::onnx {
+
+namespace fs = std::filesystem;
+using namespace dcw::ir;
+using ::onnx::GraphProto;
+using ::onnx::ModelProto;
+using ::onnx::NodeProto;
+using ::onnx::TensorProto;
+using ::onnx::TypeProto;
+
+int maxSupportedOpset() { return registryMaxOpset(""); }
+
+namespace {
+
+constexpr int kMaxGraphNesting = 64;
+
+struct Ctx {
+  std::string source;  // the file, for messages
+  std::string baseDir; // canonical folder external data must stay in ("" = none allowed)
+  ImportOptions options;
+  std::map<std::string, int> opsets;
+  std::map<std::string, const ::onnx::FunctionProto*> functions; // "domain::name"
+  Diagnostics warnings;
+  std::map<std::string, std::string> dimSymbols; // dim_param -> symbol name
+  std::set<std::string> symbolNames;
+};
+
+std::string loc(const Ctx& c, const std::string& what) { return what.empty() ? c.source : c.source + ": " + what; }
+
+std::string nodeDesc(const NodeProto& n, int index) {
+  std::string name = n.name().empty() ? "#" + std::to_string(index) : "'" + n.name() + "'";
+  return "node " + name + " (" + (n.domain().empty() ? "" : n.domain() + "::") + n.op_type() + ")";
+}
+
+// Labels become path segments: no '/', no arrows, no control characters, no leading '@'.
+std::string sanitizeLabel(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '/') out += '.';
+    else if (u < 0x20 || c == '>') out += '_';
+    else out += c;
+  }
+  size_t start = out.find_first_not_of('.');
+  out = start == std::string::npos ? std::string() : out.substr(start);
+  if (!out.empty() && out.front() == '@') out.front() = '_';
+  return out;
+}
+
+std::string sanitizeIdentifier(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out.front()))) out = "s_" + out;
+  if (!sym::isIdentifier(out)) out = "s_" + out; // keywords such as "and", "min"
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading and external data
+
+bool looksLikeText(const std::string& head) {
+  if (head.empty()) return false;
+  size_t printable = 0;
+  for (unsigned char c : head)
+    if (c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80) ++printable;
+  return printable == head.size();
+}
+
+Expected<void> loadExternal(TensorProto& t, Ctx& c, const std::string& what) {
+  if (t.data_location() != TensorProto::EXTERNAL) return {};
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (auto& kv : t.external_data()) {
+    try {
+      if (kv.key() == "location") location = kv.value();
+      else if (kv.key() == "offset") offset = std::stoll(kv.value());
+      else if (kv.key() == "length") length = std::stoll(kv.value());
+    } catch (const std::exception&) {
+      return fail(loc(c, what), "external data field '" + kv.key() + "' is not a number: '" + kv.value() + "'");
+    }
+  }
+  if (location.empty()) return fail(loc(c, what), "external data has no location", "set the 'location' key");
+  if (c.baseDir.empty())
+    return fail(loc(c, what), "external data '" + location + "' cannot be resolved without the model's folder",
+                "open the model from its file");
+  fs::path rel(location);
+  if (rel.is_absolute())
+    return fail(loc(c, what), "external data location '" + location + "' is an absolute path; refused",
+                "external data must be a relative path inside the model's folder");
+  std::error_code ec;
+  fs::path base(c.baseDir);
+  fs::path full = fs::weakly_canonical(base / rel, ec);
+  auto inside = [&](const fs::path& p) {
+    auto [a, b] = std::mismatch(base.begin(), base.end(), p.begin(), p.end());
+    return a == base.end();
+  };
+  if (ec || !inside(full))
+    return fail(loc(c, what), "external data location '" + location + "' points outside the model's folder; refused",
+                "keep external data files in the model's folder");
+  if (!fs::exists(full, ec))
+    return fail(loc(c, what), "external data file '" + location + "' does not exist next to the model",
+                "copy '" + location + "' into " + c.baseDir);
+  if (!fs::is_regular_file(full, ec))
+    return fail(loc(c, what), "external data location '" + location + "' is not a regular file");
+  uint64_t size = fs::file_size(full, ec);
+  if (offset < 0 || (length < -1) || uint64_t(offset) > size)
+    return fail(loc(c, what), "external data offset " + std::to_string(offset) + " is outside '" + location + "' (" +
+                                  std::to_string(size) + " bytes)");
+  uint64_t len = length < 0 ? size - offset : uint64_t(length);
+  if (offset + len > size)
+    return fail(loc(c, what), "external data needs bytes " + std::to_string(offset) + ".." + std::to_string(offset + len) +
+                                  " but '" + location + "' has only " + std::to_string(size),
+                "the data file is truncated; re-export the model");
+  std::ifstream in(full, std::ios::binary);
+  if (!in) return fail(loc(c, what), "cannot read external data file '" + location + "'");
+  std::string* raw = t.mutable_raw_data();
+  raw->resize(len);
+  in.seekg(offset);
+  in.read(raw->data(), std::streamsize(len));
+  if (!in) return fail(loc(c, what), "reading external data file '" + location + "' failed");
+  t.clear_external_data();
+  t.set_data_location(TensorProto::DEFAULT);
+  return {};
+}
+
+Expected<void> loadExternalInGraph(GraphProto& g, Ctx& c, int depth);
+
+Expected<void> loadExternalInAttrs(NodeProto& n, Ctx& c, int depth) {
+  for (auto& a : *n.mutable_attribute()) {
+    if (a.has_t())
+      if (auto r = loadExternal(*a.mutable_t(), c, "attribute '" + a.name() + "' of node '" + n.name() + "'"); !r) return r;
+    for (auto& t : *a.mutable_tensors())
+      if (auto r = loadExternal(t, c, "attribute '" + a.name() + "' of node '" + n.name() + "'"); !r) return r;
+    if (a.has_g())
+      if (auto r = loadExternalInGraph(*a.mutable_g(), c, depth + 1); !r) return r;
+    for (auto& g : *a.mutable_graphs())
+      if (auto r = loadExternalInGraph(g, c, depth + 1); !r) return r;
+  }
+  return {};
+}
+
+Expected<void> loadExternalInGraph(GraphProto& g, Ctx& c, int depth) {
+  if (depth > kMaxGraphNesting) return fail(c.source, "subgraphs are nested more than 64 deep", "the model is malformed");
+  for (auto& t : *g.mutable_initializer())
+    if (auto r = loadExternal(t, c, "initializer '" + t.name() + "'"); !r) return r;
+  for (auto& n : *g.mutable_node())
+    if (auto r = loadExternalInAttrs(n, c, depth); !r) return r;
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structural checks with precise messages (before the ONNX checker, whose messages are terse)
+
+void subgraphsOf(NodeProto& n, std::vector<std::pair<std::string, GraphProto*>>& out) {
+  for (auto& a : *n.mutable_attribute()) {
+    if (a.has_g()) out.emplace_back(a.name(), a.mutable_g());
+    for (int i = 0; i < a.graphs_size(); ++i) out.emplace_back(a.name() + "_" + std::to_string(i), a.mutable_graphs(i));
+  }
+}
+
+// Names a graph reads from enclosing scopes, in first-use order.
+void freeNames(GraphProto& g, std::vector<std::string>& out) {
+  std::set<std::string> defined;
+  for (auto& v : g.input()) defined.insert(v.name());
+  for (auto& t : g.initializer()) defined.insert(t.name());
+  for (auto& t : g.sparse_initializer()) defined.insert(t.values().name());
+  for (auto& n : g.node())
+    for (auto& o : n.output()) defined.insert(o);
+  std::set<std::string> seen;
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name) && seen.insert(name).second) out.push_back(name);
+  };
+  for (auto& n : *g.mutable_node()) {
+    for (auto& i : n.input()) use(i);
+    std::vector<std::pair<std::string, GraphProto*>> subs;
+    subgraphsOf(n, subs);
+    for (auto& [name, sg] : subs) {
+      std::vector<std::string> inner;
+      freeNames(*sg, inner);
+      for (auto& x : inner) use(x);
+    }
+  }
+  for (auto& o : g.output()) use(o.name());
+}
+
+Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& outer, Ctx& c, const std::string& where,
+                                   int depth) {
+  if (depth > kMaxGraphNesting) return fail(c.source, "subgraphs are nested more than 64 deep", "the model is malformed");
+  std::set<std::string> defined = outer;
+  for (auto& v : g.input()) defined.insert(v.name());
+  for (auto& t : g.initializer()) defined.insert(t.name());
+  for (auto& t : g.sparse_initializer()) defined.insert(t.values().name());
+  std::map<std::string, int> producer;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (auto& o : g.node(i).output()) {
+      if (o.empty()) continue;
+      auto [it, fresh] = producer.emplace(o, i);
+      if (!fresh)
+        return fail(loc(c, where + nodeDesc(g.node(i), i)),
+                    "tensor '" + o + "' is produced twice (also by " + nodeDesc(g.node(it->second), it->second) + ")",
+                    "every tensor must have exactly one producer; rename one of the outputs");
+      for (auto& v : g.input())
+        if (v.name() == o)
+          return fail(loc(c, where + nodeDesc(g.node(i), i)), "tensor '" + o + "' is both a graph input and a node output",
+                      "rename the node output");
+    }
+  // Undefined inputs, and the dependency graph for the cycle check.
+  std::vector<std::vector<int>> succ(g.node_size());
+  std::vector<int> indeg(g.node_size(), 0);
+  for (int i = 0; i < g.node_size(); ++i) {
+    NodeProto& n = *g.mutable_node(i);
+    std::vector<std::string> reads(n.input().begin(), n.input().end());
+    std::vector<std::pair<std::string, GraphProto*>> subs;
+    subgraphsOf(n, subs);
+    for (auto& [name, sg] : subs) freeNames(*sg, reads);
+    std::set<int> preds;
+    for (auto& r : reads) {
+      if (r.empty()) continue;
+      auto p = producer.find(r);
+      if (p != producer.end()) {
+        if (preds.insert(p->second).second) {
+          succ[p->second].push_back(i);
+          ++indeg[i];
+        }
+      } else if (!defined.count(r)) {
+        return fail(loc(c, where + nodeDesc(n, i)),
+                    "reads tensor '" + r + "', which no node, graph input or initializer defines",
+                    "connect the input to an existing tensor or add it as a graph input");
+      }
+    }
+  }
+  std::deque<int> ready;
+  for (int i = 0; i < g.node_size(); ++i)
+    if (indeg[i] == 0) ready.push_back(i);
+  std::vector<int> order;
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (int s : succ[i])
+      if (--indeg[s] == 0) ready.push_back(s);
+  }
+  if (int(order.size()) != g.node_size()) {
+    for (int i = 0; i < g.node_size(); ++i)
+      if (indeg[i] > 0)
+        return fail(loc(c, where + nodeDesc(g.node(i), i)), "the graph has a cycle through this node",
+                    "ONNX graphs must be acyclic; express repetition with a Loop node");
+  }
+  // ONNX requires topological order; accept an unsorted but acyclic graph by sorting it.
+  bool sorted = true;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (int s : succ[i]) sorted = sorted && s > i;
+  if (!sorted) {
+    std::vector<NodeProto> nodes(g.node().begin(), g.node().end());
+    g.clear_node();
+    for (int i : order) *g.add_node() = std::move(nodes[i]);
+    std::string w = where.empty() ? "graph" : where.substr(0, where.size() - 2); // drop the trailing ": "
+    c.warnings.warning(loc(c, w), "nodes were not in topological order; sorted them",
+                       "ONNX requires sorted nodes; other tools may refuse this model");
+  }
+  for (auto& v : g.output())
+    if (!producer.count(v.name()) && !defined.count(v.name()))
+      return fail(loc(c, where + "graph output '" + v.name() + "'"), "no node, input or initializer defines this output",
+                  "remove the output or produce it");
+  for (int i = 0; i < g.node_size(); ++i) {
+    std::vector<std::pair<std::string, GraphProto*>> subs;
+    subgraphsOf(*g.mutable_node(i), subs);
+    std::set<std::string> inner = defined;
+    for (auto& [n, p] : producer) inner.insert(n);
+    for (auto& [name, sg] : subs)
+      if (auto r = checkGraphStructure(*sg, inner, c, where + nodeDesc(g.node(i), i) + " / " + name + ": ", depth + 1); !r)
+        return r;
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the SDFG
+
+using TypeMap = std::map<std::string, const TypeProto*>;
+
+class GraphBuilder {
+public:
+  GraphBuilder(Ctx& c, int depth) : c_(c), depth_(depth) {}
+
+  Expected<std::unique_ptr<Sdfg>> build(GraphProto& g, const std::string& name, const std::vector<std::string>& captured,
+                                        const TypeMap& outer, const std::string& where) {
+    where_ = where;
+    sdfg_ = std::make_unique<Sdfg>(name);
+    types_ = outer;
+    for (auto& v : g.value_info()) types_[v.name()] = &v.type();
+    for (auto& v : g.input()) types_[v.name()] = &v.type();
+    for (auto& v : g.output()) types_[v.name()] = &v.type();
+
+    std::set<std::string> initNames;
+    for (auto& t : g.initializer()) initNames.insert(t.name());
+    for (auto& t : g.sparse_initializer()) initNames.insert(t.values().name());
+
+    for (auto& t : *g.mutable_initializer())
+      if (auto r = addInitializer(t); !r) return r.takeError();
+    for (auto& s : g.sparse_initializer()) {
+      auto t = tensorFromOnnx(s, loc(c_, where_ + "sparse initializer '" + s.values().name() + "'"));
+      if (!t) return t.takeError();
+      if (auto r = addConstant(s.values().name(), std::move(*t)); !r) return r.takeError();
+    }
+    for (auto& v : g.input()) {
+      if (initNames.count(v.name())) continue; // an input with a default value: treated as the constant
+      auto d = addValue(v.name(), &v.type(), false);
+      if (!d) return d.takeError();
+      sdfg_->inputs.push_back((*d)->name());
+    }
+    for (auto& name : captured) {
+      auto it = types_.find(name);
+      auto d = addValue(name, it == types_.end() ? nullptr : it->second, false);
+      if (!d) return d.takeError();
+      sdfg_->inputs.push_back((*d)->name());
+      capturedData_.push_back((*d)->name());
+    }
+    if (!captured.empty()) {
+      std::string list;
+      for (auto& n : capturedData_) list += (list.empty() ? "" : ",") + n;
+      sdfg_->metadata["captured"] = list;
+    }
+    for (auto& v : g.output()) {
+      if (!dataName_.count(v.name())) {
+        auto d = addValue(v.name(), &v.type(), false);
+        if (!d) return d.takeError();
+      }
+      sdfg_->outputs.push_back(dataName_[v.name()]);
+    }
+
+    state_ = sdfg_->addState("state0");
+    for (int i = 0; i < g.node_size(); ++i)
+      if (auto r = addNode(*g.mutable_node(i), i); !r) return r.takeError();
+    if (untyped_ > 0)
+      c_.warnings.warning(loc(c_, where_ + "value '" + firstUntyped_ + "'"),
+                          std::to_string(untyped_) + " value(s) have no inferred type or shape (first: '" + firstUntyped_ + "')",
+                          "their shapes are unknown until run time");
+    return std::move(sdfg_);
+  }
+
+private:
+  Ctx& c_;
+  int depth_;
+  std::string where_;
+  std::unique_ptr<Sdfg> sdfg_;
+  State* state_ = nullptr;
+  TypeMap types_;
+  std::map<std::string, std::string> dataName_; // ONNX value -> data descriptor name
+  std::map<std::string, AccessNode*> access_;
+  std::vector<std::string> capturedData_;
+  int untyped_ = 0;
+  std::string firstUntyped_;
+
+  std::string uniqueDataName(const std::string& onnxName) {
+    std::string base = sanitizeLabel(onnxName);
+    if (base.empty()) base = "value";
+    std::string n = base;
+    for (int k = 1; sdfg_->findData(n); ++k) n = base + "_" + std::to_string(k);
+    return n;
+  }
+
+  std::string symbolFor(const std::string& param) {
+    auto it = c_.dimSymbols.find(param);
+    if (it != c_.dimSymbols.end()) return it->second;
+    std::string base = sanitizeIdentifier(param), s = base;
+    for (int k = 1; c_.symbolNames.count(s); ++k) s = base + "_" + std::to_string(k);
+    c_.symbolNames.insert(s);
+    c_.dimSymbols[param] = s;
+    return s;
+  }
+
+  std::string freshSymbol(const std::string& value, int dim) {
+    std::string base = sanitizeIdentifier(value);
+    if (base.size() > 40) base = base.substr(base.size() - 40);
+    if (!std::isalpha(static_cast<unsigned char>(base.front())) && base.front() != '_') base = "s_" + base;
+    base += "_dim" + std::to_string(dim);
+    std::string s = base;
+    for (int k = 1; c_.symbolNames.count(s); ++k) s = base + "_" + std::to_string(k);
+    c_.symbolNames.insert(s);
+    return s;
+  }
+
+  Expected<void> describe(DataDescriptor& d, const TypeProto* t, const std::string& onnxName) {
+    const std::string where = loc(c_, where_ + "value '" + onnxName + "'");
+    while (t) {
+      switch (t->value_case()) {
+      case TypeProto::kSequenceType:
+        d.wrappers.push_back(Wrapper::Sequence);
+        t = t->sequence_type().has_elem_type() ? &t->sequence_type().elem_type() : nullptr;
+        continue;
+      case TypeProto::kOptionalType:
+        d.wrappers.push_back(Wrapper::Optional);
+        t = t->optional_type().has_elem_type() ? &t->optional_type().elem_type() : nullptr;
+        continue;
+      case TypeProto::kMapType:
+        c_.warnings.warning(where, "map-typed values (" + typeText(*t) + ") are represented without element shape");
+        d.sourceName = onnxName;
+        d.dtype = dtypeFromOnnx(t->map_type().key_type());
+        d.rankKnown = false;
+        return {};
+      case TypeProto::kTensorType:
+      case TypeProto::kSparseTensorType: {
+        bool sparse = t->value_case() == TypeProto::kSparseTensorType;
+        int32_t elem = sparse ? t->sparse_tensor_type().elem_type() : t->tensor_type().elem_type();
+        bool hasShape = sparse ? t->sparse_tensor_type().has_shape() : t->tensor_type().has_shape();
+        d.dtype = dtypeFromOnnx(elem);
+        if (!hasShape) {
+          d.rankKnown = false;
+          return {};
+        }
+        const auto& shape = sparse ? t->sparse_tensor_type().shape() : t->tensor_type().shape();
+        std::vector<sym::Expr> dims;
+        std::vector<int64_t> concrete;
+        bool allConcrete = true;
+        for (int k = 0; k < shape.dim_size(); ++k) {
+          const auto& dim = shape.dim(k);
+          if (dim.has_dim_value()) {
+            if (dim.dim_value() < 0)
+              return fail(where, "dimension " + std::to_string(k) + " is negative (" + std::to_string(dim.dim_value()) + ")",
+                          "dimensions must be >= 0");
+            dims.emplace_back(dim.dim_value());
+            concrete.push_back(dim.dim_value());
+          } else {
+            std::string s = dim.has_dim_param() && !dim.dim_param().empty() ? symbolFor(dim.dim_param())
+                                                                             : freshSymbol(onnxName, k);
+            sdfg_->addSymbol(s);
+            dims.push_back(sym::Expr::symbol(s));
+            allConcrete = false;
+          }
+        }
+        if (allConcrete) {
+          auto n = checkedElementCount(concrete);
+          if (!n || (ir::dtypeSize(d.dtype) > 0 && *n > INT64_MAX / int64_t(ir::dtypeSize(d.dtype)))) {
+            std::string txt;
+            for (size_t k = 0; k < concrete.size(); ++k) txt += (k ? ", " : "") + std::to_string(concrete[k]);
+            return fail(where, "dims [" + txt + "] hold more elements than a 64-bit count can address",
+                        "the model is corrupted or its shapes are wrong");
+          }
+        }
+        d.dataKind = dims.empty() && d.wrappers.empty() ? DataKind::Scalar : DataKind::Array;
+        d.strides = DataDescriptor::contiguousStrides(dims);
+        d.shape = std::move(dims);
+        return {};
+      }
+      default:
+        t = nullptr;
+      }
+    }
+    d.rankKnown = false;
+    d.dtype = DType::Undefined;
+    if (untyped_++ == 0) firstUntyped_ = onnxName;
+    return {};
+  }
+
+  Expected<DataDescriptor*> addValue(const std::string& onnxName, const TypeProto* t, bool transient) {
+    auto d = std::make_unique<DataDescriptor>(uniqueDataName(onnxName));
+    if (d->name() != onnxName) d->sourceName = onnxName;
+    d->transient = transient;
+    if (auto r = describe(*d, t, onnxName); !r) return r.takeError();
+    DataDescriptor* raw = sdfg_->addData(std::move(d));
+    dataName_[onnxName] = raw->name();
+    return raw;
+  }
+
+  Expected<void> addConstant(const std::string& onnxName, Tensor t) {
+    auto d = std::make_unique<DataDescriptor>(uniqueDataName(onnxName));
+    if (d->name() != onnxName) d->sourceName = onnxName;
+    d->dtype = t.dtype;
+    for (auto x : t.dims) d->shape.emplace_back(x);
+    d->dataKind = d->shape.empty() ? DataKind::Scalar : DataKind::Array;
+    d->strides = DataDescriptor::contiguousStrides(d->shape);
+    d->constant = std::make_shared<const Tensor>(std::move(t));
+    DataDescriptor* raw = sdfg_->addData(std::move(d));
+    dataName_[onnxName] = raw->name();
+    return {};
+  }
+
+  Expected<void> addInitializer(TensorProto& t) {
+    auto tensor = tensorFromOnnx(t, loc(c_, where_ + "initializer '" + t.name() + "'"), /*steal=*/true);
+    if (!tensor) return tensor.takeError();
+    return addConstant(t.name(), std::move(*tensor));
+  }
+
+  Expected<AccessNode*> access(const std::string& onnxName) {
+    auto it = access_.find(onnxName);
+    if (it != access_.end()) return it->second;
+    if (!dataName_.count(onnxName)) {
+      auto tt = types_.find(onnxName);
+      auto d = addValue(onnxName, tt == types_.end() ? nullptr : tt->second, true);
+      if (!d) return d.takeError();
+    }
+    const std::string& dn = dataName_[onnxName];
+    auto* a = static_cast<AccessNode*>(state_->addNode(std::make_unique<AccessNode>(dn)));
+    if (a->label() != dn) a->setLabel(state_->uniqueNodeLabel(dn));
+    access_[onnxName] = a;
+    return a;
+  }
+
+  Memlet fullMemlet(const std::string& dataName) {
+    const DataDescriptor* d = sdfg_->findData(dataName);
+    if (!d || !d->rankKnown || !d->wrappers.empty()) {
+      Memlet m;
+      m.data = dataName;
+      m.volume = sym::Expr(1);
+      m.dynamic = true; // size known only at run time
+      return m;
+    }
+    return Memlet::full(dataName, d->shape);
+  }
+
+  // Connector name for the i-th actual argument under the schema's formal parameters.
+  static std::string formalName(const std::vector<OpParam>& formals, int i, const char* fallback) {
+    if (formals.empty()) return std::string(fallback) + "_" + std::to_string(i);
+    if (i < int(formals.size())) {
+      const auto& p = formals[i];
+      if (p.option == OpParam::Option::Variadic) return p.name + "_0";
+      return p.name;
+    }
+    const auto& last = formals.back();
+    if (last.option == OpParam::Option::Variadic) return last.name + "_" + std::to_string(i - int(formals.size()) + 1);
+    return std::string(fallback) + "_" + std::to_string(i);
+  }
+
+  Expected<Attribute> convertAttribute(::onnx::AttributeProto& a, LibraryNode& node, const NodeProto& n, int index) {
+    using A = ::onnx::AttributeProto;
+    const std::string where = loc(c_, where_ + nodeDesc(n, index) + " attribute '" + a.name() + "'");
+    Attribute out{a.name(), int64_t(0)};
+    if (!a.ref_attr_name().empty()) {
+      out.value = std::string("@ref:" + a.ref_attr_name());
+      return out;
+    }
+    auto tensorOf = [&](TensorProto& t) { return tensorFromOnnx(t, where, false); };
+    auto graphOf = [&](GraphProto& g, const std::string& subName) -> Expected<GraphRef> {
+      if (depth_ + 1 > kMaxGraphNesting) return fail(where, "subgraphs are nested more than 64 deep");
+      std::vector<std::string> captured;
+      freeNames(g, captured);
+      GraphBuilder sub(c_, depth_ + 1);
+      auto s = sub.build(g, subName, captured, types_, where_ + nodeDesc(n, index) + " / " + subName + ": ");
+      if (!s) return s.takeError();
+      node.addSubgraph(subName, std::move(*s));
+      for (auto& cap : captured)
+        if (auto r = connectOuter(node, cap); !r) return r.takeError();
+      return GraphRef{subName};
+    };
+    switch (a.type()) {
+    case A::INT: out.value = int64_t(a.i()); break;
+    case A::FLOAT: out.value = double(a.f()); break;
+    case A::STRING: out.value = a.s(); break;
+    case A::INTS: out.value = std::vector<int64_t>(a.ints().begin(), a.ints().end()); break;
+    case A::FLOATS: out.value = std::vector<double>(a.floats().begin(), a.floats().end()); break;
+    case A::STRINGS: out.value = std::vector<std::string>(a.strings().begin(), a.strings().end()); break;
+    case A::TENSOR: {
+      auto t = tensorOf(*a.mutable_t());
+      if (!t) return t.takeError();
+      out.value = std::move(*t);
+      break;
+    }
+    case A::SPARSE_TENSOR: {
+      auto t = tensorFromOnnx(a.sparse_tensor(), where);
+      if (!t) return t.takeError();
+      out.value = std::move(*t);
+      break;
+    }
+    case A::TENSORS: {
+      std::vector<Tensor> v;
+      for (auto& t : *a.mutable_tensors()) {
+        auto x = tensorOf(t);
+        if (!x) return x.takeError();
+        v.push_back(std::move(*x));
+      }
+      out.value = std::move(v);
+      break;
+    }
+    case A::SPARSE_TENSORS: {
+      std::vector<Tensor> v;
+      for (auto& t : a.sparse_tensors()) {
+        auto x = tensorFromOnnx(t, where);
+        if (!x) return x.takeError();
+        v.push_back(std::move(*x));
+      }
+      out.value = std::move(v);
+      break;
+    }
+    case A::GRAPH: {
+      auto g = graphOf(*a.mutable_g(), a.name());
+      if (!g) return g.takeError();
+      out.value = *g;
+      break;
+    }
+    case A::GRAPHS: {
+      std::vector<GraphRef> v;
+      for (int i = 0; i < a.graphs_size(); ++i) {
+        auto g = graphOf(*a.mutable_graphs(i), a.name() + "_" + std::to_string(i));
+        if (!g) return g.takeError();
+        v.push_back(*g);
+      }
+      out.value = std::move(v);
+      break;
+    }
+    case A::TYPE_PROTO: out.value = TypeName{typeText(a.tp())}; break;
+    case A::TYPE_PROTOS: {
+      std::vector<TypeName> v;
+      for (auto& t : a.type_protos()) v.push_back(TypeName{typeText(t)});
+      out.value = std::move(v);
+      break;
+    }
+    default:
+      return fail(where, "attribute has no or an unknown type (" + std::to_string(int(a.type())) + ")",
+                  "set the attribute's type field");
+    }
+    return out;
+  }
+
+  Expected<void> connectOuter(LibraryNode& node, const std::string& onnxName) {
+    auto a = access(onnxName);
+    if (!a) return a.takeError();
+    std::string conn = "outer." + (*a)->data();
+    if (node.findIn(conn)) return {};
+    const DataDescriptor* d = sdfg_->findData((*a)->data());
+    node.addIn(Connector{conn, d ? d->dtype : DType::Undefined, false});
+    state_->addEdge(**a, "", node, conn, fullMemlet((*a)->data()));
+    return {};
+  }
+
+  Expected<void> addNode(NodeProto& n, int index) {
+    const std::string where = loc(c_, where_ + nodeDesc(n, index));
+    std::string label = sanitizeLabel(n.name());
+    if (label.empty()) label = n.op_type().empty() ? "node" : sanitizeLabel(n.op_type()) + "_" + std::to_string(index);
+    label = state_->uniqueNodeLabel(label);
+    auto node = std::make_unique<LibraryNode>(label);
+    node->domain = n.domain() == "ai.onnx" ? "" : n.domain();
+    node->opType = n.op_type();
+    if (n.name() != label) node->sourceName = n.name();
+    if (n.op_type().empty()) return fail(where, "node has no op_type", "set the node's operator");
+
+    auto opsetIt = c_.opsets.find(node->domain);
+    int opset = opsetIt == c_.opsets.end() ? 0 : opsetIt->second;
+    std::optional<OpClass> cls;
+    if (opset > 0) cls = findOpClass(node->domain, node->opType, opset);
+    const ::onnx::FunctionProto* fn = nullptr;
+    if (auto f = c_.functions.find(node->domain + "::" + node->opType); f != c_.functions.end()) fn = f->second;
+    std::vector<OpParam> ins, outs;
+    if (cls) {
+      node->opsetVersion = cls->sinceVersion;
+      ins = cls->inputs;
+      outs = cls->outputs;
+    } else if (fn) {
+      node->opsetVersion = opset;
+      for (auto& i : fn->input()) ins.push_back(OpParam{i, OpParam::Option::Optional, "", 0});
+      for (auto& o : fn->output()) outs.push_back(OpParam{o, OpParam::Option::Optional, "", 0});
+    } else if (isKnownDomain(node->domain) && c_.options.runChecker) {
+      return fail(where, "op " + node->className() + " does not exist in opset " + std::to_string(opset) + " of its domain",
+                  "check the op name and the model's opset imports");
+    } else {
+      node->opaque = true;
+      node->opsetVersion = opset;
+      c_.warnings.warning(where, "op " + node->className() + " has no schema; imported as an opaque node that can be inspected but not run",
+                          "register the domain '" + node->domain + "' or replace the node");
+    }
+    LibraryNode* ln = static_cast<LibraryNode*>(state_->addNode(std::move(node)));
+
+    for (int i = 0; i < n.input_size(); ++i) {
+      std::string conn = formalName(ins, i, "in");
+      const std::string& v = n.input(i);
+      if (v.empty()) {
+        ln->addIn(Connector{conn, DType::Undefined, true});
+        continue;
+      }
+      auto a = access(v);
+      if (!a) return a.takeError();
+      const DataDescriptor* d = sdfg_->findData((*a)->data());
+      bool optional = i < int(ins.size()) && ins[i].option == OpParam::Option::Optional;
+      ln->addIn(Connector{conn, d ? d->dtype : DType::Undefined, optional});
+      state_->addEdge(**a, "", *ln, conn, fullMemlet((*a)->data()));
+    }
+    for (int i = n.input_size(); i < int(ins.size()); ++i)
+      if (ins[i].option != OpParam::Option::Variadic) ln->addIn(Connector{ins[i].name, DType::Undefined, true});
+
+    for (int i = 0; i < n.output_size(); ++i) {
+      std::string conn = formalName(outs, i, "out");
+      const std::string& v = n.output(i);
+      if (v.empty()) {
+        ln->addOut(Connector{conn, DType::Undefined, true});
+        continue;
+      }
+      auto a = access(v);
+      if (!a) return a.takeError();
+      const DataDescriptor* d = sdfg_->findData((*a)->data());
+      bool optional = i < int(outs.size()) && outs[i].option == OpParam::Option::Optional;
+      ln->addOut(Connector{conn, d ? d->dtype : DType::Undefined, optional});
+      state_->addEdge(*ln, conn, **a, "", fullMemlet((*a)->data()));
+    }
+    for (int i = n.output_size(); i < int(outs.size()); ++i)
+      if (outs[i].option != OpParam::Option::Variadic) ln->addOut(Connector{outs[i].name, DType::Undefined, true});
+
+    for (auto& a : *n.mutable_attribute()) {
+      auto attr = convertAttribute(a, *ln, n, index);
+      if (!attr) return attr.takeError();
+      ln->attributes.push_back(std::move(*attr));
+    }
+    if (fn && !cls) {
+      // A model-local function: its body becomes the node's "function" subgraph.
+      GraphProto body;
+      for (auto& i : fn->input()) body.add_input()->set_name(i);
+      for (auto& o : fn->output()) body.add_output()->set_name(o);
+      for (auto& x : fn->node()) *body.add_node() = x;
+      GraphBuilder sub(c_, depth_ + 1);
+      auto s = sub.build(body, "function", {}, {}, where_ + nodeDesc(n, index) + " / function: ");
+      if (!s) return s.takeError();
+      ln->addSubgraph("function", std::move(*s));
+      ln->attributes.push_back(Attribute{"function", GraphRef{"function"}});
+    }
+    return {};
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
+  if (!m.has_graph() || m.ir_version() <= 0)
+    return fail(c.source, std::string("not an ONNX model: ") + (m.has_graph() ? "it has no IR version" : "it contains no graph"),
+                "open a model saved by onnx.save or torch.onnx.export");
+  if (m.ir_version() > ::onnx::IR_VERSION)
+    return fail(c.source, "the model uses ONNX IR version " + std::to_string(m.ir_version()) + "; this build reads up to " +
+                              std::to_string(int(::onnx::IR_VERSION)),
+                "re-export the model for an older ONNX (e.g. torch.onnx.export(..., opset_version=17))");
+  for (auto& o : m.opset_import()) {
+    std::string d = o.domain() == "ai.onnx" ? "" : o.domain();
+    c.opsets[d] = int(o.version());
+    int maxV = registryMaxOpset(d);
+    if (maxV > 0 && o.version() > maxV)
+      return fail(c.source, "the model imports " + (d.empty() ? std::string("ai.onnx") : d) + " opset " +
+                                std::to_string(o.version()) + "; this build supports opsets up to " + std::to_string(maxV) +
+                                " (ONNX " + ::onnx::LAST_RELEASE_VERSION + ")",
+                  "re-export the model with opset_version <= " + std::to_string(maxV));
+  }
+  for (auto& f : m.functions()) c.functions[(f.domain() == "ai.onnx" ? "" : f.domain()) + "::" + f.name()] = &f;
+
+  if (auto r = loadExternalInGraph(*m.mutable_graph(), c, 0); !r) return r.takeError();
+  if (auto r = checkGraphStructure(*m.mutable_graph(), {}, c, "", 0); !r) return r.takeError();
+
+  if (c.options.runChecker) {
+    try {
+      ::onnx::checker::check_model(m);
+    } catch (const std::exception& e) {
+      std::string msg = e.what();
+      if (auto p = msg.find("\n"); p != std::string::npos) msg = msg.substr(0, p);
+      return fail(c.source, "the ONNX checker rejects the model: " + msg, "fix the model (onnx.checker.check_model shows the same)");
+    }
+  }
+  if (c.options.runShapeInference) {
+    try {
+      ::onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true);
+      ::onnx::shape_inference::InferShapes(m, ::onnx::OpSchemaRegistry::Instance(), opts);
+    } catch (const std::exception& e) {
+      std::string msg = e.what();
+      if (auto p = msg.find("\n"); p != std::string::npos) msg = msg.substr(0, p);
+      c.warnings.warning(c.source, "ONNX shape inference stopped early: " + msg,
+                         "shapes it could not infer are symbolic; the model may be inconsistent");
+    }
+  }
+
+  GraphBuilder b(c, 0);
+  auto sdfg = b.build(*m.mutable_graph(), "main", {}, {}, "");
+  if (!sdfg) return sdfg.takeError();
+  ImportResult r;
+  r.sdfg = std::move(*sdfg);
+  auto& md = r.sdfg->metadata;
+  md["source"] = c.source;
+  md["format"] = "onnx";
+  md["graph_name"] = m.graph().name();
+  md["ir_version"] = std::to_string(m.ir_version());
+  if (!m.producer_name().empty()) md["producer"] = m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
+  if (!m.doc_string().empty()) md["doc"] = m.doc_string();
+  for (auto& [d, v] : c.opsets) md["opset:" + (d.empty() ? std::string("ai.onnx") : d)] = std::to_string(v);
+  for (auto& p : m.metadata_props()) md["meta:" + p.key()] = p.value();
+  for (auto& [param, s] : c.dimSymbols)
+    if (param != s) md["symbol:" + s] = param;
+  r.warnings = std::move(c.warnings);
+  return r;
+}
+
+struct SilenceProtobuf {
+  SilenceProtobuf() { google::protobuf::SetLogHandler([](google::protobuf::LogLevel, const char*, int, const std::string&) {}); }
+};
+
+Expected<ImportResult> parseFailure(const std::string& head, uint64_t size, const std::string& source) {
+  if (size == 0) return fail(source, "the file is empty", "export the model again (onnx.save / torch.onnx.export)");
+  if (looksLikeText(head))
+    return fail(source, "this is a text file, not an ONNX model (ONNX models are binary protobuf)",
+                "open the .onnx file written by onnx.save or torch.onnx.export");
+  return fail(source, "not a valid ONNX model: the protobuf data is truncated or corrupted",
+              "re-export or re-download the model");
+}
+
+} // namespace
+
+Expected<ImportResult> importOnnxBytes(const std::string& bytes, const std::string& sourceName, const std::string& baseDir,
+                                       const ImportOptions& options) {
+  static SilenceProtobuf silence;
+  Ctx c;
+  c.source = sourceName;
+  c.baseDir = baseDir;
+  c.options = options;
+  ModelProto m;
+  if (bytes.empty() || !m.ParseFromString(bytes)) return parseFailure(bytes.substr(0, 512), bytes.size(), sourceName);
+  try {
+    return importModel(m, c);
+  } catch (const std::exception& e) {
+    return fail(sourceName, std::string("import failed: ") + e.what(), "the model is malformed");
+  }
+}
+
+Expected<ImportResult> importOnnxFile(const std::string& path, const ImportOptions& options) {
+  static SilenceProtobuf silence;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return fail(path, "no such file", "check the path");
+  if (fs::is_directory(path, ec)) return fail(path, "is a folder, not a model file", "give the path of the .onnx file");
+  uint64_t size = fs::file_size(path, ec);
+  if (ec) return fail(path, "cannot read the file size: " + ec.message());
+  if (size > options.maxFileSize)
+    return fail(path, "the file is " + std::to_string(size >> 20) + " MiB, larger than the limit of " +
+                          std::to_string(options.maxFileSize >> 20) + " MiB",
+                "store large weights as ONNX external data");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(path, "cannot open the file for reading", "check its permissions");
+  std::string head(512, '\0');
+  in.read(head.data(), 512);
+  head.resize(size_t(in.gcount()));
+  if (size == 0) return parseFailure(head, size, path);
+  in.clear();
+  in.seekg(0);
+
+  Ctx c;
+  c.source = path;
+  c.baseDir = fs::weakly_canonical(fs::absolute(path, ec).parent_path(), ec).string();
+  c.options = options;
+  ModelProto m;
+  {
+    google::protobuf::io::IstreamInputStream zin(&in, 1 << 20);
+    google::protobuf::io::CodedInputStream coded(&zin);
+    coded.SetTotalBytesLimit(INT32_MAX);
+    if (!m.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) return parseFailure(head, size, path);
+  }
+  try {
+    return importModel(m, c);
+  } catch (const std::exception& e) {
+    return fail(path, std::string("import failed: ") + e.what(), "the model is malformed");
+  }
+}
+
+} // namespace dcw::onnx

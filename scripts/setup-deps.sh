@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs DCW's build and test dependencies from Debian 12's archive, only those missing, so the
+# README's commands and CI work on a fresh machine. Needs root (or sudo) when something is missing.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  qt6-base-dev qt6-svg-dev qt6-charts-dev libqscintilla2-qt6-dev libgl-dev   # GUI (Qt 6.4)
+  libonnx-dev libprotobuf-dev protobuf-compiler                             # ONNX import
+  nlohmann-json3-dev libcli11-dev                                           # JSON, command line
+  libgraphviz-dev                                                           # graph layout
+  libdnnl-dev ocl-icd-opencl-dev                                            # oneDNN implementations
+  libonnx-testdata                                                          # ONNX conformance models
+  python3 python3-onnx python3-torch python3-torchvision                    # reference models
+  clang libclang-rt-14-dev                                                  # libFuzzer target
+  xvfb xauth time                                                           # GUI tests, benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "dcw: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

