@@ -149,18 +149,18 @@ struct Full {
     opt->lifetime = Lifetime::External;
     s.addData(std::move(opt));
     auto* names = s.addArray("names", DType::String, {Expr(3)}, true);
-    Tensor st;
-    st.dtype = DType::String;
-    st.dims = {3};
-    st.strings = std::make_shared<const std::vector<std::string>>(
+    Tensor strs;
+    strs.dtype = DType::String;
+    strs.dims = {3};
+    strs.strings = std::make_shared<const std::vector<std::string>>(
         std::vector<std::string>{"alpha", "", std::string("bin\xff\x00z", 6)});
-    names->constant = std::make_shared<const Tensor>(st);
-    auto* st8 = s.addArray("bytes", DType::UInt8, {Expr(0)}, true);
+    names->constant = std::make_shared<const Tensor>(strs);
+    auto* noBytes = s.addArray("bytes", DType::UInt8, {Expr(0)}, true);
     Tensor empty;
     empty.dtype = DType::UInt8;
     empty.dims = {0};
     empty.bytes = std::make_shared<const std::string>();
-    st8->constant = std::make_shared<const Tensor>(empty);
+    noBytes->constant = std::make_shared<const Tensor>(empty);
     s.inputs = {"X"};
     s.outputs = {"Y"};
 
@@ -252,8 +252,7 @@ struct Full {
     lib->addIn({"X", DType::Float32});
     lib->addIn({"bias", DType::Float32, true});
     lib->addOut({"Y", DType::Float32});
-    // Subgraphs are attached empty and filled afterwards: attaching renumbers a subgraph's elements
-    // (Sdfg::reassignIds), which would leave its edges pointing at the old node ids.
+    // One subgraph is filled after it is attached, the other (and the nested SDFG below) before.
     Sdfg* then = lib->addSubgraph("then_branch", std::make_unique<Sdfg>("then_branch"));
     then->addArray("out", DType::Float32, {Expr(3)});
     then->outputs = {"out"};
@@ -262,8 +261,14 @@ struct Full {
     tt->addOut({"o", DType::Float32});
     auto* on = ts->add<AccessNode>("out");
     ts->addEdge(*tt, "o", *on, "", Memlet::simple("out", subset("0")));
-    Sdfg* els = lib->addSubgraph("else_branch", std::make_unique<Sdfg>("else_branch"));
-    els->addState("else_state");
+    auto els = std::make_unique<Sdfg>("else_branch");
+    State* es = els->addState("else_state");
+    auto* et = es->add<Tasklet>("zero", "o = 0");
+    et->addOut({"o", DType::Float32});
+    els->addArray("out", DType::Float32, {Expr(3)});
+    auto* eo = es->add<AccessNode>("out");
+    es->addEdge(*et, "o", *eo, "", Memlet::simple("out", subset("1")));
+    lib->addSubgraph("else_branch", std::move(els));
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
     lib->attributes = {
@@ -294,13 +299,13 @@ struct Full {
     st->addEdge(*lib, "Y", *y, "", Memlet::full("Y", {S("N"), Expr(3)}));
 
     // A nested SDFG with its own symbol, mapped from the outside.
-    nested = st->add<NestedSdfgNode>("nested", std::make_unique<Sdfg>("inner"));
-    Sdfg& inner = nested->sdfg();
-    inner.addSymbol("K");
-    inner.addArray("A", DType::Float32, {S("K"), Expr(3)});
-    inner.inputs = {"A"};
-    State* is = inner.addState("inner_state");
+    auto inner = std::make_unique<Sdfg>("inner");
+    inner->addSymbol("K");
+    inner->addArray("A", DType::Float32, {S("K"), Expr(3)});
+    inner->inputs = {"A"};
+    State* is = inner->addState("inner_state");
     is->add<AccessNode>("A");
+    nested = st->add<NestedSdfgNode>("nested", std::move(inner));
     nested->symbolMapping["K"] = S("N") - 1;
     nested->addIn({"A", DType::Float32});
     st->addEdge(*x, "", *nested, "A", Memlet::simple("X", subset("1:N, 0:3")));

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     if (!topic.empty()) {
       for (auto* sub : app.get_subcommands({}))
         if (sub->get_name() == topic) {
-          std::cout << sub->help();
+          std::cout << sub->help("dcw");
           return kExitOk;
         }
       std::cerr << "error: no command '" << topic << "'; run 'dcw help' for the list" << std::endl;

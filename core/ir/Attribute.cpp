@@ -1,7 +1,7 @@
 #include "core/ir/Attribute.h"
 
 #include <array>
-#include <sstream>
+#include <charconv>
 
 namespace dcw::ir {
 
@@ -9,11 +9,13 @@ namespace {
 constexpr std::array<std::string_view, 12> kNames{"int", "float", "string", "tensor", "graph", "type",
                                                   "ints", "floats", "strings", "tensors", "graphs", "types"};
 
+// Shortest text that reads back to the same value; ONNX float attributes are float32, so a value that
+// is exactly a float prints as one ("1e-05", not "9.99999975e-06").
 std::string fmt(double d) {
-  std::ostringstream os;
-  os.precision(9);
-  os << d;
-  return os.str();
+  char buf[64];
+  auto f = static_cast<float>(d);
+  auto r = static_cast<double>(f) == d ? std::to_chars(buf, buf + sizeof buf, f) : std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, r.ptr);
 }
 
 std::string tensorStr(const Tensor& t) {

@@ -54,6 +54,8 @@ public:
   ElementId allocateId();
   ElementId peekNextId() const;
   void reserveIds(ElementId maxUsed); // the next id handed out will be > maxUsed
+  // Sets the root's next id exactly (loading: the caller guarantees no element holds an id >= next).
+  void resetNextId(ElementId next) { root()->nextId_ = next; }
   // Gives every element of a freshly attached subtree a fresh id from this SDFG's root and rewrites
   // the references inside the subtree (edge ends, start blocks, map entry/exit links) to match.
   // Elements built while detached carry provisional ids; nested SDFGs built standalone carry ids of

@@ -18,6 +18,7 @@ Node* State::addNode(std::unique_ptr<Node> node) {
   if (Sdfg* s = owningSdfg(this)) s->adopt(*raw); // also renumbers SDFGs nested in the node
   else if (raw->id() == kNoId) raw->setId(provisionalId());
   byId_[raw->id()] = raw;
+  byLabel_.emplace(raw->label(), raw);
   return raw;
 }
 
@@ -47,6 +48,11 @@ std::unique_ptr<Node> State::removeNode(ElementId id) {
   auto out = std::move(*it);
   nodes_.erase(it);
   byId_.erase(id);
+  if (auto l = byLabel_.find(out->label()); l != byLabel_.end() && l->second == out.get()) {
+    byLabel_.erase(l);
+    for (auto& n : nodes_) // another node may carry the same (invalid, duplicate) label
+      if (n->label() == out->label()) byLabel_.emplace(n->label(), n.get());
+  }
   out->setParent(nullptr);
   return out;
 }
@@ -61,7 +67,16 @@ std::unique_ptr<DataflowEdge> State::removeEdge(ElementId id) {
 
 void State::reindex() {
   byId_.clear();
-  for (auto& n : nodes_) byId_[n->id()] = n.get();
+  byLabel_.clear();
+  for (auto& n : nodes_) {
+    byId_[n->id()] = n.get();
+    byLabel_.emplace(n->label(), n.get());
+  }
+}
+
+void State::relabel(Node& node, std::string label) {
+  node.setLabel(std::move(label));
+  reindex();
 }
 
 Node* State::node(ElementId id) const {
@@ -74,9 +89,8 @@ Node* State::node(ElementId id) const {
 }
 
 Node* State::nodeByLabel(std::string_view label) const {
-  for (auto& n : nodes_)
-    if (n->label() == label) return n.get();
-  return nullptr;
+  auto it = byLabel_.find(std::string(label));
+  return it != byLabel_.end() && it->second->label() == label ? it->second : nullptr;
 }
 
 DataflowEdge* State::edge(ElementId id) const {

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace dcw::ir {
@@ -50,7 +51,9 @@ public:
   std::vector<DataflowEdge*> inEdges(ElementId node) const;
   std::vector<DataflowEdge*> outEdges(ElementId node) const;
   std::string uniqueNodeLabel(const std::string& base) const;
-  void reindex(); // after ids changed (adoption, loading)
+  void reindex(); // after ids or labels changed behind the state's back (adoption, loading)
+  // Renames a node of this state keeping the label index current (use instead of Node::setLabel).
+  void relabel(Node& node, std::string label);
 
   // Nodes in a topological order, or the error naming a node on a cycle.
   Expected<std::vector<Node*>> topologicalOrder() const;
@@ -62,6 +65,7 @@ private:
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::unique_ptr<DataflowEdge>> edges_;
   std::map<ElementId, Node*> byId_;
+  std::unordered_map<std::string, Node*> byLabel_; // first node with each label
 };
 
 } // namespace dcw::ir

@@ -520,8 +520,9 @@ private:
       if (!d) return d.takeError();
     }
     const std::string& dn = dataName_[onnxName];
-    auto* a = static_cast<AccessNode*>(state_->addNode(std::make_unique<AccessNode>(dn)));
-    if (a->label() != dn) a->setLabel(state_->uniqueNodeLabel(dn));
+    auto node = std::make_unique<AccessNode>(dn);
+    node->setLabel(state_->uniqueNodeLabel(dn)); // an op node may already use the data's name
+    auto* a = static_cast<AccessNode*>(state_->addNode(std::move(node)));
     access_[onnxName] = a;
     return a;
   }

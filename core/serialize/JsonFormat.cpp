@@ -46,8 +46,9 @@
 //
 // Loading builds the tree through the IR API, which renumbers subtrees as they are attached; the
 // loader records every element's stored id and label and every id reference (edge ends, start
-// blocks, map entry/exit links) and applies them all at the end, then sets the allocator to next_id. The loader checks what it needs to build a consistent tree — JSON syntax,
-// field presence and types, enum names, expression syntax, unique positive ids, edges/start blocks/
+// blocks, map entry/exit links) and applies them all at the end, then sets the allocator to next_id.
+// The loader checks what it needs to build a consistent tree — JSON syntax, field presence and
+// types, enum names, expression syntax, unique positive ids, edges/start blocks/
 // map links that name existing ids of the right scope, base64 payloads and their sizes — and leaves
 // semantic checks (declared data and symbols, connectors, scopes) to ir::validate(). Errors name
 // "<source>: <JSON pointer>" of the offending value, or "<source>:<line>:<column>" for syntax errors.
@@ -494,13 +495,9 @@ public:
 
     ElementId nextId = id(doc, "", "next_id");
 
-    // Attaching a subtree to an SDFG renumbers it from the root's allocator (Sdfg::adopt). While the
-    // tree is assembled, the root hangs below a scratch SDFG so that those throwaway ids come from the
-    // scratch allocator and the root's own allocator can be set to exactly `next_id` at the end.
-    Sdfg scratch("loader-scratch");
-    anchor_ = scratch.addState("holder")->add<Tasklet>("anchor");
+    // Attaching a subtree to an SDFG renumbers it from the root's allocator (Sdfg::adopt); those
+    // throwaway ids are replaced below and the allocator is then set to exactly `next_id`.
     auto sdfg = readSdfg(field(doc, "", "sdfg", JType::Object), "/sdfg");
-    sdfg->setParentNode(nullptr);
     if (nextId <= maxId_)
       error("/next_id", "next_id " + std::to_string(nextId) + " is not greater than the largest id in the file (" +
                             std::to_string(maxId_) + ")",
@@ -521,7 +518,7 @@ public:
     if (visited != assigned_.size())
       error("", "internal error: loaded " + std::to_string(assigned_.size()) + " elements but the tree holds " +
                     std::to_string(visited), "please report this bug");
-    sdfg->reserveIds(nextId - 1);
+    sdfg->resetNextId(nextId);
     return sdfg;
   }
 
@@ -535,7 +532,6 @@ private:
   std::string source_;
   std::vector<Assigned> assigned_;
   std::vector<std::function<void()>> fixups_; // restore id references (edge ends, start blocks, map links)
-  Node* anchor_ = nullptr;                     // see document()
   std::unordered_map<ElementId, std::string> idOwner_; // id -> pointer of the element that has it
   ElementId maxId_ = 0;
   int depth_ = 0;
@@ -1088,7 +1084,6 @@ private:
     std::string label = str(v, ptr, "label");
     auto s = std::make_unique<Sdfg>(label);
     assign(*s, eid, label);
-    if (depth_ == 1) s->setParentNode(anchor_); // the root: see document()
     const json& symbols = field(v, ptr, "symbols", JType::Object);
     for (auto it = symbols.begin(); it != symbols.end(); ++it)
       s->addSymbol(it.key(), dtypeValue(it.value(), ptr + "/symbols/" + pointerToken(it.key()), "symbol type"));

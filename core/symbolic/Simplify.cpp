@@ -11,8 +11,9 @@
 //  - min/max are flat, deduplicated, with dominated operands removed;
 //  - comparisons fold when the bounds of the difference decide them; logic folds constants,
 //    duplicates and complements, and `not` inverts comparisons.
-// Every rule is exact for all int64 values, negative ones included. Constant arithmetic that would
-// overflow is left unfolded rather than wrapped, so evaluate() reports the overflow instead.
+// Every rule is exact for all int64 values, negative ones included; a rule may drop a subexpression
+// whose evaluation would fail (x*0 = 0, false and x) but never changes a defined value. Constant
+// arithmetic that would overflow is left unfolded rather than wrapped, so evaluate() reports it.
 #include "core/symbolic/Expr.h"
 
 #include <algorithm>
@@ -382,7 +383,8 @@ Expr negation(const Expr& e) {
   return makeNode(Op::Not, {e});
 }
 
-// and/or over the operands: `absorbing` is the value that decides the result (0 for and, 1 for or).
+// and/or over the operands: flattened, constants folded (0 decides and, non-zero decides or),
+// duplicates and complementary pairs removed; a single non-boolean operand x becomes x != 0.
 Expr junction(Op op, const std::vector<Expr>& input) {
   const bool isAnd = op == Op::And;
   std::vector<Expr> rest;
