@@ -17,7 +17,6 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <google/protobuf/stubs/logging.h>
 
 #include <algorithm>
 #include <deque>
@@ -653,6 +652,31 @@ private:
     return {};
   }
 
+  // One connector per actual argument (named after the schema's formal parameter) with an edge to or
+  // from the value's access node; omitted optional arguments stay unconnected optional connectors.
+  Expected<void> connect(LibraryNode& ln, const google::protobuf::RepeatedPtrField<std::string>& values,
+                         const std::vector<OpParam>& formals, bool input) {
+    auto add = [&](Connector c) { input ? ln.addIn(std::move(c)) : ln.addOut(std::move(c)); };
+    for (int i = 0; i < values.size(); ++i) {
+      std::string conn = formalName(formals, i, input ? "in" : "out");
+      const std::string& v = values[i];
+      if (v.empty()) {
+        add(Connector{conn, DType::Undefined, true});
+        continue;
+      }
+      auto a = access(v);
+      if (!a) return a.takeError();
+      const DataDescriptor* d = sdfg_->findData((*a)->data());
+      bool optional = i < int(formals.size()) && formals[i].option == OpParam::Option::Optional;
+      add(Connector{conn, d ? d->dtype : DType::Undefined, optional});
+      if (input) state_->addEdge(**a, "", ln, conn, fullMemlet((*a)->data()));
+      else state_->addEdge(ln, conn, **a, "", fullMemlet((*a)->data()));
+    }
+    for (int i = values.size(); i < int(formals.size()); ++i)
+      if (formals[i].option != OpParam::Option::Variadic) add(Connector{formals[i].name, DType::Undefined, true});
+    return {};
+  }
+
   Expected<void> addNode(NodeProto& n, int index) {
     const std::string where = loc(c_, where_ + nodeDesc(n, index));
     std::string label = sanitizeLabel(n.name());
@@ -690,39 +714,8 @@ private:
     }
     LibraryNode* ln = static_cast<LibraryNode*>(state_->addNode(std::move(node)));
 
-    for (int i = 0; i < n.input_size(); ++i) {
-      std::string conn = formalName(ins, i, "in");
-      const std::string& v = n.input(i);
-      if (v.empty()) {
-        ln->addIn(Connector{conn, DType::Undefined, true});
-        continue;
-      }
-      auto a = access(v);
-      if (!a) return a.takeError();
-      const DataDescriptor* d = sdfg_->findData((*a)->data());
-      bool optional = i < int(ins.size()) && ins[i].option == OpParam::Option::Optional;
-      ln->addIn(Connector{conn, d ? d->dtype : DType::Undefined, optional});
-      state_->addEdge(**a, "", *ln, conn, fullMemlet((*a)->data()));
-    }
-    for (int i = n.input_size(); i < int(ins.size()); ++i)
-      if (ins[i].option != OpParam::Option::Variadic) ln->addIn(Connector{ins[i].name, DType::Undefined, true});
-
-    for (int i = 0; i < n.output_size(); ++i) {
-      std::string conn = formalName(outs, i, "out");
-      const std::string& v = n.output(i);
-      if (v.empty()) {
-        ln->addOut(Connector{conn, DType::Undefined, true});
-        continue;
-      }
-      auto a = access(v);
-      if (!a) return a.takeError();
-      const DataDescriptor* d = sdfg_->findData((*a)->data());
-      bool optional = i < int(outs.size()) && outs[i].option == OpParam::Option::Optional;
-      ln->addOut(Connector{conn, d ? d->dtype : DType::Undefined, optional});
-      state_->addEdge(*ln, conn, **a, "", fullMemlet((*a)->data()));
-    }
-    for (int i = n.output_size(); i < int(outs.size()); ++i)
-      if (outs[i].option != OpParam::Option::Variadic) ln->addOut(Connector{outs[i].name, DType::Undefined, true});
+    if (auto r = connect(*ln, n.input(), ins, /*input=*/true); !r) return r;
+    if (auto r = connect(*ln, n.output(), outs, /*input=*/false); !r) return r;
 
     for (auto& a : *n.mutable_attribute()) {
       auto attr = convertAttribute(a, *ln, n, index);
@@ -811,6 +804,15 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   return r;
 }
 
+// ONNX's checker and shape inference report by throwing; nothing may escape the library.
+Expected<ImportResult> guardedImport(ModelProto& m, Ctx& c) {
+  try {
+    return importModel(m, c);
+  } catch (const std::exception& e) {
+    return fail(c.source, std::string("import failed: ") + e.what(), "the model is malformed");
+  }
+}
+
 struct SilenceProtobuf {
   SilenceProtobuf() { google::protobuf::SetLogHandler([](google::protobuf::LogLevel, const char*, int, const std::string&) {}); }
 };
@@ -835,11 +837,7 @@ Expected<ImportResult> importOnnxBytes(const std::string& bytes, const std::stri
   c.options = options;
   ModelProto m;
   if (bytes.empty() || !m.ParseFromString(bytes)) return parseFailure(bytes.substr(0, 512), bytes.size(), sourceName);
-  try {
-    return importModel(m, c);
-  } catch (const std::exception& e) {
-    return fail(sourceName, std::string("import failed: ") + e.what(), "the model is malformed");
-  }
+  return guardedImport(m, c);
 }
 
 Expected<ImportResult> importOnnxFile(const std::string& path, const ImportOptions& options) {
@@ -873,11 +871,7 @@ Expected<ImportResult> importOnnxFile(const std::string& path, const ImportOptio
     coded.SetTotalBytesLimit(INT32_MAX);
     if (!m.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) return parseFailure(head, size, path);
   }
-  try {
-    return importModel(m, c);
-  } catch (const std::exception& e) {
-    return fail(path, std::string("import failed: ") + e.what(), "the model is malformed");
-  }
+  return guardedImport(m, c);
 }
 
 } // namespace dcw::onnx
