@@ -9,6 +9,10 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"inspect", "Summarize a model: operations, arrays, symbols, parameters, depth", setupInspect},
       {"convert", "Convert a model (.onnx or .dcw.json) to a .dcw.json file", setupConvert},
+      {"run", "Compile and run a model on tensors (ONNX TensorProto files) or random inputs", setupRun},
+      {"codegen", "Write the generated sources of a model", setupCodegen},
+      {"test-onnx", "Run ONNX backend test case folders and compare with their expected outputs", setupTestOnnx},
+      {"bench", "Measure the latency of the compiled model", setupBench},
   };
   return list;
 }

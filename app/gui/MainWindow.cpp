@@ -1,13 +1,23 @@
 #include "app/gui/MainWindow.h"
 
+#include "core/analysis/Cost.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/io/ModelFile.h"
+#include "core/ir/AccessNode.h"
 #include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+#include "views/GraphCanvas.h"
 #include "views/OutlineModel.h"
+#include "views/PropertyModel.h"
+#include "views/Selection.h"
 #include "views/SummaryView.h"
+#include "views/SymbolsView.h"
+#include "views/WeightView.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -16,7 +26,9 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -25,6 +37,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
+#include <QToolBar>
 #include <QTreeView>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -37,6 +50,9 @@ namespace {
 
 const char* const kRecentKey = "recentFiles";
 const char* const kLastDirKey = "lastOpenDir";
+const char* const kGeometryKey = "window/geometry";
+const char* const kStateKey = "window/state";
+const char* const kThemeKey = "window/theme";
 
 enum ProblemRole { ProblemIdRole = Qt::UserRole + 1, ProblemLocationRole };
 
@@ -47,13 +63,16 @@ QString failureText(const QString& path, const Diagnostic& d) {
   return text;
 }
 
+QString count(double v) { return QString::fromStdString(analysis::formatCount(v)); }
+
 } // namespace
 
-// What the worker thread produces: either a model with its summary, or the reason there is none.
+// What the worker thread produces: either a model with its summary and cost, or the reason there is none.
 struct LoadResult {
   QString path;
   std::optional<io::LoadedModel> model;
   analysis::ModelSummary summary;
+  analysis::CostReport cost;
   QString error;
   qint64 elapsedMs = 0;
 };
@@ -61,6 +80,7 @@ struct LoadResult {
 struct MainWindow::Model {
   io::LoadedModel loaded;
   analysis::ModelSummary summary;
+  analysis::CostReport cost;
 };
 
 // Runs on a worker thread: touches no widget and nothing of the window.
@@ -73,6 +93,7 @@ static std::shared_ptr<LoadResult> loadInBackground(const QString& path) {
     auto m = io::loadModel(path.toStdString());
     if (m) {
       r->summary = analysis::summarize(*m->sdfg);
+      r->cost = analysis::analyzeCost(*m->sdfg);
       r->model.emplace(std::move(*m));
     } else {
       r->error = failureText(path, m.error());
@@ -95,9 +116,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   setDockNestingEnabled(true);
 
-  summary_ = new views::SummaryView(this);
-  setCentralWidget(summary_);
+  selection_ = new views::Selection(this);
+  canvas_ = new views::GraphCanvas(this);
+  setCentralWidget(canvas_);
   createDocks();
+  createCanvasToolbar();
   createActions();
 
   busy_ = new QProgressBar(this);
@@ -107,16 +130,40 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   busy_->setTextVisible(false);
   busy_->setVisible(false);
   modelInfo_ = new QLabel(this);
+  totals_ = new QLabel(this);
+  totals_->setObjectName(QStringLiteral("totals"));
+  statusBar()->addPermanentWidget(totals_);
   statusBar()->addPermanentWidget(modelInfo_);
   statusBar()->addPermanentWidget(busy_);
   statusBar()->showMessage(tr("Ready"));
 
+  // Intent from the views becomes the shared selection; every panel follows the selection.
+  connect(canvas_, &views::GraphCanvas::selectionRequested, this, [this](qulonglong id) { select(id); });
+  connect(canvas_, &views::GraphCanvas::searchChanged, this, &MainWindow::showSearchState);
+  connect(canvas_, &views::GraphCanvas::layoutFinished, this, [this] {
+    const auto& s = canvas_->lastLayoutStats();
+    if (canvas_->visualGraph())
+      statusBar()->showMessage(tr("Layout: %1 nodes in %2 ms (%3 of %4 scopes from cache)")
+                                   .arg(canvas_->visualGraph()->nodes.size())
+                                   .arg(s.ms, 0, 'f', 0)
+                                   .arg(s.cached)
+                                   .arg(s.containers),
+                               5000);
+  });
+  connect(selection_, &views::Selection::currentChanged, this, [this](qulonglong id) { followSelection(id); });
+  connect(symbols_, &views::SymbolsView::valuesChanged, this, [this] {
+    refreshTotals();
+    refreshInspector();
+    setOverlay(overlay_);
+  });
+
   updateTitle();
-  resize(1280, 800);
+  resize(1400, 900);
 }
 
 MainWindow::~MainWindow() {
-  // The outline points into the model: detach it before the model goes.
+  // The views point into the model: detach them before the model goes.
+  canvas_->setSdfg(nullptr);
   outline_->setSdfg(nullptr);
 }
 
@@ -128,14 +175,51 @@ void MainWindow::createDocks() {
   outlineView_->setUniformRowHeights(true); // keeps large models fast
   outlineView_->setAlternatingRowColors(true);
   outlineView_->setSelectionMode(QAbstractItemView::SingleSelection);
-  outlineView_->header()->resizeSection(views::OutlineModel::NameColumn, 240);
-  outlineView_->header()->resizeSection(views::OutlineModel::KindColumn, 110);
-  connect(outlineView_->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::showSelectedPath);
-
+  outlineView_->header()->resizeSection(views::OutlineModel::NameColumn, 200);
+  outlineView_->header()->resizeSection(views::OutlineModel::KindColumn, 90);
+  connect(outlineView_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& index) {
+    if (syncingOutline_) return;
+    ir::ElementId id = outline_->idForIndex(index);
+    if (id != ir::kNoId) select(id);
+  });
   outlineDock_ = new QDockWidget(tr("Outline"), this);
   outlineDock_->setObjectName(QStringLiteral("outlineDock"));
   outlineDock_->setWidget(outlineView_);
   addDockWidget(Qt::LeftDockWidgetArea, outlineDock_);
+
+  inspector_ = new views::PropertyModel(this);
+  inspectorView_ = new QTreeView;
+  inspectorView_->setObjectName(QStringLiteral("inspectorView"));
+  inspectorView_->setModel(inspector_);
+  inspectorView_->setUniformRowHeights(true);
+  inspectorView_->setAlternatingRowColors(true);
+  inspectorView_->header()->resizeSection(0, 130);
+  inspectorView_->setWordWrap(false);
+  inspectorDock_ = new QDockWidget(tr("Inspector"), this);
+  inspectorDock_->setObjectName(QStringLiteral("inspectorDock"));
+  inspectorDock_->setWidget(inspectorView_);
+  addDockWidget(Qt::RightDockWidgetArea, inspectorDock_);
+
+  summary_ = new views::SummaryView;
+  summaryDock_ = new QDockWidget(tr("Summary"), this);
+  summaryDock_->setObjectName(QStringLiteral("summaryDock"));
+  summaryDock_->setWidget(summary_);
+  addDockWidget(Qt::RightDockWidgetArea, summaryDock_);
+  tabifyDockWidget(inspectorDock_, summaryDock_);
+  inspectorDock_->raise();
+
+  weights_ = new views::WeightView;
+  weightsDock_ = new QDockWidget(tr("Weights"), this);
+  weightsDock_->setObjectName(QStringLiteral("weightsDock"));
+  weightsDock_->setWidget(weights_);
+  addDockWidget(Qt::RightDockWidgetArea, weightsDock_);
+  symbols_ = new views::SymbolsView;
+  symbolsDock_ = new QDockWidget(tr("Symbols"), this);
+  symbolsDock_->setObjectName(QStringLiteral("symbolsDock"));
+  symbolsDock_->setWidget(symbols_);
+  addDockWidget(Qt::RightDockWidgetArea, symbolsDock_);
+  tabifyDockWidget(weightsDock_, symbolsDock_);
+  weightsDock_->raise();
 
   problems_ = new QListWidget;
   problems_->setObjectName(QStringLiteral("problemsList"));
@@ -148,8 +232,47 @@ void MainWindow::createDocks() {
   problemsDock_->setWidget(problems_);
   addDockWidget(Qt::BottomDockWidgetArea, problemsDock_);
 
-  resizeDocks({outlineDock_}, {560}, Qt::Horizontal);
-  resizeDocks({problemsDock_}, {150}, Qt::Vertical);
+  resizeDocks({outlineDock_, inspectorDock_}, {300, 340}, Qt::Horizontal);
+  resizeDocks({inspectorDock_, weightsDock_}, {480, 260}, Qt::Vertical);
+  resizeDocks({problemsDock_}, {110}, Qt::Vertical);
+}
+
+void MainWindow::createCanvasToolbar() {
+  QToolBar* bar = addToolBar(tr("Canvas"));
+  bar->setObjectName(QStringLiteral("canvasToolbar"));
+  bar->setMovable(false);
+  searchEdit_ = new QLineEdit(bar);
+  searchEdit_->setObjectName(QStringLiteral("searchField"));
+  searchEdit_->setPlaceholderText(tr("Find (Ctrl+F)"));
+  searchEdit_->setClearButtonEnabled(true);
+  searchEdit_->setMaximumWidth(240);
+  searchMode_ = new QComboBox(bar);
+  searchMode_->setObjectName(QStringLiteral("searchMode"));
+  searchMode_->addItems({tr("Name"), tr("Op type"), tr("Regex")});
+  searchState_ = new QLabel(bar);
+  searchState_->setObjectName(QStringLiteral("searchState"));
+  searchState_->setMinimumWidth(90);
+  bar->addWidget(searchEdit_);
+  bar->addWidget(searchMode_);
+  QAction* prev = bar->addAction(tr("◀"), canvas_, &views::GraphCanvas::previousMatch);
+  prev->setToolTip(tr("Previous match (Shift+F3)"));
+  QAction* next = bar->addAction(tr("▶"), canvas_, &views::GraphCanvas::nextMatch);
+  next->setToolTip(tr("Next match (F3, Enter)"));
+  bar->addWidget(searchState_);
+  connect(searchEdit_, &QLineEdit::textChanged, this, &MainWindow::runSearch);
+  connect(searchMode_, &QComboBox::currentIndexChanged, this, &MainWindow::runSearch);
+  connect(searchEdit_, &QLineEdit::returnPressed, canvas_, &views::GraphCanvas::nextMatch);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Overlay "), bar));
+  overlayBox_ = new QComboBox(bar);
+  overlayBox_->setObjectName(QStringLiteral("overlayBox"));
+  overlayBox_->addItems({tr("None"), tr("Parameters"), tr("FLOPs"), tr("Bytes moved")});
+  connect(overlayBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setOverlay(Overlay(i)); });
+  bar->addWidget(overlayBox_);
+  bar->addSeparator();
+  bar->addAction(tr("Expand all"), canvas_, &views::GraphCanvas::expandAll);
+  bar->addAction(tr("Collapse all"), canvas_, &views::GraphCanvas::collapseAll);
+  bar->addAction(tr("Fit"), canvas_, &views::GraphCanvas::fitToView);
 }
 
 void MainWindow::createActions() {
@@ -163,21 +286,219 @@ void MainWindow::createActions() {
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
   file->addSeparator();
+  QMenu* exp = file->addMenu(tr("&Export"));
+  exp->addAction(tr("Whole Graph as &SVG…"), this, [this] { exportImage(true, true); });
+  exp->addAction(tr("Current View as S&VG…"), this, [this] { exportImage(true, false); });
+  exp->addAction(tr("Whole Graph as &PNG…"), this, [this] { exportImage(false, true); });
+  exp->addAction(tr("Current View as P&NG…"), this, [this] { exportImage(false, false); });
+  file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
   quit->setObjectName(QStringLiteral("actionQuit"));
 
+  QMenu* go = menuBar()->addMenu(tr("&Navigate"));
+  auto add = [this](QMenu* m, const QString& text, QKeySequence key, auto slot) {
+    QAction* a = m->addAction(text);
+    a->setShortcut(key);
+    a->setShortcutContext(Qt::WindowShortcut);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  add(go, tr("&Find…"), QKeySequence::Find, [this] {
+    searchEdit_->setFocus();
+    searchEdit_->selectAll();
+  });
+  add(go, tr("Find &Next"), QKeySequence(Qt::Key_F3), [this] { canvas_->nextMatch(); });
+  add(go, tr("Find &Previous"), QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] { canvas_->previousMatch(); });
+  go->addSeparator();
+  add(go, tr("Go to P&roducer"), QKeySequence(Qt::ALT | Qt::Key_Up), [this] { canvas_->moveToProducer(); });
+  add(go, tr("Go to &Consumer"), QKeySequence(Qt::ALT | Qt::Key_Down), [this] { canvas_->moveToConsumer(); });
+  add(go, tr("&Expand Selected"), QKeySequence(Qt::ALT | Qt::Key_Right), [this] {
+    if (selection_->current() != ir::kNoId) canvas_->setExpanded(selection_->current(), true);
+  });
+  add(go, tr("C&ollapse Selected"), QKeySequence(Qt::ALT | Qt::Key_Left), [this] {
+    if (selection_->current() != ir::kNoId) canvas_->setExpanded(selection_->current(), false);
+  });
+  go->addSeparator();
+  add(go, tr("Fit to &View"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { canvas_->fitToView(); });
+  add(go, tr("Zoom &In"), QKeySequence::ZoomIn, [this] { canvas_->zoomBy(1.25); });
+  add(go, tr("Zoom O&ut"), QKeySequence::ZoomOut, [this] { canvas_->zoomBy(0.8); });
+
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  view->addAction(outlineDock_->toggleViewAction());
-  view->addAction(problemsDock_->toggleViewAction());
+  darkAction_ = view->addAction(tr("&Dark Theme"));
+  darkAction_->setCheckable(true);
+  darkAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+  connect(darkAction_, &QAction::toggled, this,
+          [this](bool on) { setTheme(on ? views::ThemeKind::Dark : views::ThemeKind::Light); });
+  QAction* constants = view->addAction(tr("Show &Constants as Nodes"));
+  constants->setCheckable(true);
+  connect(constants, &QAction::toggled, canvas_, &views::GraphCanvas::setShowConstants);
+  view->addAction(tr("&Expand All"), canvas_, &views::GraphCanvas::expandAll);
+  view->addAction(tr("&Collapse All"), canvas_, &views::GraphCanvas::collapseAll);
+  view->addSeparator();
+  for (QDockWidget* d : {outlineDock_, inspectorDock_, summaryDock_, weightsDock_, symbolsDock_, problemsDock_})
+    view->addAction(d->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&Keyboard"), this, [this] {
+    QMessageBox::information(this, tr("Keyboard"),
+                             tr("<table>"
+                                "<tr><td>Up / Down</td><td>producer / consumer (canvas focused)</td></tr>"
+                                "<tr><td>Left / Right</td><td>neighbour in the same row</td></tr>"
+                                "<tr><td>Enter, + / −, Backspace</td><td>expand / collapse</td></tr>"
+                                "<tr><td>Alt+Up / Alt+Down</td><td>producer / consumer (anywhere)</td></tr>"
+                                "<tr><td>Ctrl+F, F3, Shift+F3</td><td>find, next, previous</td></tr>"
+                                "<tr><td>F, Ctrl+0</td><td>fit to view</td></tr>"
+                                "<tr><td>wheel, Shift+wheel, drag</td><td>zoom, scroll, pan</td></tr></table>"));
+  });
   help->addAction(tr("&About DCW"), this, [this] {
     QMessageBox::about(this, tr("About DCW"),
                        tr("<b>DCW %1</b> — the Data-Centric Workbench.<br>ONNX models as data-centric dataflow "
                           "graphs (SDFGs).")
                            .arg(QStringLiteral(DCW_VERSION)));
   });
+}
+
+// ---- theme, overlays, search ------------------------------------------------------------------------
+
+void MainWindow::setTheme(views::ThemeKind kind) {
+  theme_ = kind;
+  qApp->setPalette(views::applicationPalette(kind));
+  canvas_->setTheme(kind);
+  if (darkAction_ && darkAction_->isChecked() != (kind == views::ThemeKind::Dark)) {
+    QSignalBlocker block(darkAction_);
+    darkAction_->setChecked(kind == views::ThemeKind::Dark);
+  }
+}
+
+void MainWindow::setOverlay(Overlay overlay) {
+  overlay_ = overlay;
+  if (overlayBox_->currentIndex() != int(overlay)) {
+    QSignalBlocker block(overlayBox_);
+    overlayBox_->setCurrentIndex(int(overlay));
+  }
+  if (!model_ || overlay == Overlay::None) {
+    canvas_->setOverlay({}, {});
+    return;
+  }
+  std::unordered_map<ir::ElementId, double> values;
+  const auto& sym = symbols_->values();
+  for (auto& [id, c] : model_->cost.nodes) {
+    std::optional<double> v;
+    switch (overlay) {
+    case Overlay::Parameters: v = double(c.parameters); break;
+    case Overlay::Flops: v = analysis::evaluate(c.flops, sym); break;
+    case Overlay::Bytes: v = analysis::evaluate(c.bytes(), sym); break;
+    case Overlay::None: break;
+    }
+    if (v) values[id] = *v;
+  }
+  QString title = overlay == Overlay::Parameters ? tr("Parameters per node")
+                  : overlay == Overlay::Flops    ? tr("FLOPs per node")
+                                                 : tr("Bytes moved per node");
+  canvas_->setOverlay(title, std::move(values));
+}
+
+void MainWindow::runSearch() {
+  const QString text = searchEdit_->text();
+  if (text.trimmed().isEmpty()) {
+    canvas_->clearSearch();
+    return;
+  }
+  canvas_->search(text, views::SearchMode(searchMode_->currentIndex()));
+  if (!canvas_->searchError().isEmpty()) searchState_->setText(tr("bad regex"));
+  searchState_->setToolTip(canvas_->searchError());
+}
+
+void MainWindow::showSearchState(int current, int total) {
+  if (searchEdit_->text().trimmed().isEmpty()) searchState_->clear();
+  else if (total == 0) searchState_->setText(canvas_->searchError().isEmpty() ? tr("no match") : tr("bad regex"));
+  else if (current < 0) searchState_->setText(tr("%n match(es)", nullptr, total));
+  else searchState_->setText(tr("%1 of %2").arg(current + 1).arg(total));
+}
+
+void MainWindow::exportImage(bool svg, bool wholeGraph) {
+  if (!model_) return;
+  QString base = QFileInfo(file_).completeBaseName();
+  QString path = QFileDialog::getSaveFileName(this, svg ? tr("Export SVG") : tr("Export PNG"),
+                                              base + (svg ? QStringLiteral(".svg") : QStringLiteral(".png")),
+                                              svg ? tr("SVG images (*.svg)") : tr("PNG images (*.png)"));
+  if (path.isEmpty()) return;
+  auto region = wholeGraph ? views::GraphCanvas::ExportRegion::WholeGraph : views::GraphCanvas::ExportRegion::CurrentView;
+  QString error;
+  bool ok = false;
+  if (svg) {
+    ok = canvas_->exportSvg(path, region, &error);
+  } else {
+    bool accepted = false;
+    double scale = QInputDialog::getDouble(this, tr("Export PNG"), tr("Pixels per unit (1 = 100 %):"), 2.0, 0.05, 16.0,
+                                           2, &accepted);
+    if (!accepted) return;
+    ok = canvas_->exportPng(path, region, scale, &error);
+  }
+  if (ok) statusBar()->showMessage(tr("Exported %1").arg(path), 8000);
+  else QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+// ---- selection ----------------------------------------------------------------------------------------
+
+void MainWindow::select(ir::ElementId id) { selection_->setCurrent(id); }
+
+void MainWindow::followSelection(ir::ElementId id) {
+  canvas_->showSelection(id);
+  // The outline follows without asking for the selection again.
+  {
+    syncingOutline_ = true;
+    QModelIndex index = outline_->indexForId(id);
+    if (index.isValid()) {
+      outlineView_->setCurrentIndex(index);
+      outlineView_->scrollTo(index);
+    } else {
+      outlineView_->clearSelection();
+    }
+    syncingOutline_ = false;
+  }
+  refreshInspector();
+  const ir::DataDescriptor* desc = nullptr;
+  if (model_ && id != ir::kNoId) {
+    const ir::Element* e = model_->loaded.sdfg->findElement(id);
+    if (auto* a = dynamic_cast<const ir::AccessNode*>(e)) {
+      if (const ir::Sdfg* s = ir::owningSdfg(a)) desc = s->findData(a->data());
+    } else {
+      desc = dynamic_cast<const ir::DataDescriptor*>(e);
+    }
+    QString path = QString::fromStdString(ir::pathOf(*model_->loaded.sdfg, id));
+    if (!path.isEmpty()) statusBar()->showMessage(path);
+  }
+  weights_->setData(desc);
+}
+
+void MainWindow::refreshInspector() {
+  if (!model_) {
+    inspector_->clear();
+    return;
+  }
+  inspector_->setElement(model_->loaded.sdfg.get(), selection_->current(), &model_->cost, symbols_->values());
+  inspectorView_->expandAll();
+}
+
+void MainWindow::refreshTotals() {
+  if (!model_) {
+    totals_->clear();
+    return;
+  }
+  const auto& c = model_->cost.total;
+  const auto& sym = symbols_->values();
+  auto fl = analysis::evaluate(c.flops, sym), by = analysis::evaluate(c.bytes(), sym);
+  QString text = tr("Params %1 · FLOPs %2 · Bytes %3")
+                     .arg(count(double(c.parameters)), fl ? count(*fl) : QString::fromStdString(c.flops.str()),
+                          by ? count(*by) : QString::fromStdString(c.bytes().str()));
+  QStringList set;
+  for (auto& [n, v] : sym) set << QStringLiteral("%1=%2").arg(QString::fromStdString(n)).arg(v);
+  if (!set.isEmpty()) text += QStringLiteral(" (") + set.join(QStringLiteral(", ")) + QLatin1Char(')');
+  totals_->setText(text);
+  totals_->setToolTip(tr("Static cost of one run: FLOPs %1, bytes moved %2")
+                          .arg(QString::fromStdString(c.flops.str()), QString::fromStdString(c.bytes().str())));
 }
 
 // ---- opening ----------------------------------------------------------------------------------------
@@ -211,6 +532,7 @@ void MainWindow::openFile(const QString& path) {
 bool MainWindow::isLoading() const { return loading_; }
 
 const ir::Sdfg* MainWindow::sdfg() const { return model_ ? model_->loaded.sdfg.get() : nullptr; }
+const analysis::CostReport* MainWindow::cost() const { return model_ ? &model_->cost : nullptr; }
 
 void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   setBusy(false);
@@ -225,13 +547,20 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   auto next = std::make_unique<Model>();
   next->loaded = std::move(*r->model);
   next->summary = std::move(r->summary);
+  next->cost = std::move(r->cost);
   // Point the views at the new SDFG before the old one is destroyed.
+  selection_->clear();
   outline_->setSdfg(next->loaded.sdfg.get());
+  canvas_->setSdfg(next->loaded.sdfg.get());
   model_ = std::move(next);
   file_ = r->path;
 
   summary_->setSummary(model_->summary);
+  symbols_->setSymbols(model_->cost.symbols);
   fillProblems();
+  refreshInspector();
+  refreshTotals();
+  setOverlay(overlay_);
   QModelIndex root = outline_->index(0, 0);
   outlineView_->expand(root);
   // Open the states too when there are few of them (a typical imported model has one).
@@ -283,15 +612,7 @@ void MainWindow::selectProblemElement(QListWidgetItem* item) {
     auto found = ir::resolvePath(*model_->loaded.sdfg, item->data(ProblemLocationRole).toString().toStdString());
     if (found) id = (*found)->id();
   }
-  QModelIndex index = outline_->indexForId(id);
-  if (!index.isValid()) return;
-  outlineView_->setCurrentIndex(index);
-  outlineView_->scrollTo(index);
-}
-
-void MainWindow::showSelectedPath() {
-  QString path = outlineView_->currentIndex().data(views::OutlineModel::PathRole).toString();
-  if (!path.isEmpty()) statusBar()->showMessage(path);
+  if (id != ir::kNoId) select(id);
 }
 
 void MainWindow::updateTitle() {
@@ -303,6 +624,23 @@ void MainWindow::setBusy(bool busy) {
   if (loading_ == busy) return;
   loading_ = busy;
   emit loadingChanged(busy);
+}
+
+// ---- layout state -------------------------------------------------------------------------------------
+
+void MainWindow::restoreLayout() {
+  QSettings s;
+  if (s.contains(kGeometryKey)) restoreGeometry(s.value(kGeometryKey).toByteArray());
+  if (s.contains(kStateKey)) restoreState(s.value(kStateKey).toByteArray());
+  if (auto kind = views::themeFromName(s.value(kThemeKey).toString())) setTheme(*kind);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings s;
+  s.setValue(kGeometryKey, saveGeometry());
+  s.setValue(kStateKey, saveState());
+  s.setValue(kThemeKey, views::themeName(theme_));
+  QMainWindow::closeEvent(event);
 }
 
 // ---- recent files -----------------------------------------------------------------------------------

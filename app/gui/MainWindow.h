@@ -1,23 +1,37 @@
-// MainWindow: the dcw-gui main window — the outline of the open model (views::OutlineModel in a
-// tree), its summary (views::SummaryView), a Problems list with the load warnings and validation
-// diagnostics, and a status bar. Models open from File ▸ Open, File ▸ Open Recent, drag and drop,
-// or the command line.
+// MainWindow: the dcw-gui workbench window — the graph canvas in the centre (views::GraphCanvas),
+// docks for the outline of the hierarchy, the property inspector, the summary, the weight viewer,
+// the symbol values and the problems list, a canvas toolbar (search by name / op type / regex with
+// next and previous, overlays for parameters / FLOPs / bytes moved, expand and collapse, fit), a
+// status bar with the model's totals, dark and light themes, and SVG/PNG export.
 //
-// Loading runs on a worker thread (io::loadModel + analysis::summarize), so a big model never
-// freezes the window; the model on screen stays until the new one has loaded. If loading fails the
-// window keeps the previous model, emits loadFailed() with the Diagnostic's one-line text (it names
-// the file and the problem) and, when showsDialogs is true, also shows it in a message box. Tests and
-// the headless --screenshot mode turn dialogs off and listen to the signals instead.
+// Views emit intent, the window acts: a click on the canvas, a row of the outline or a problem asks
+// for a selection; the window sets the one shared views::Selection and every panel follows it.
+// Nothing here edits the SDFG.
+//
+// Loading runs on a worker thread (io::loadModel + analysis::summarize + analysis::analyzeCost), so a
+// big model never freezes the window; the model on screen stays until the new one has loaded. If
+// loading fails the window keeps the previous model, emits loadFailed() with the Diagnostic's
+// one-line text (it names the file and the problem) and, when showsDialogs is true, also shows it in
+// a message box. Tests and the headless --screenshot mode turn dialogs off and listen to the signals.
+// Dock layout, geometry and theme are saved in QSettings when the window closes; restoreLayout()
+// brings them back (the interactive app calls it; tests and headless runs do not).
 #pragma once
+
+#include "core/ir/Element.h"
+#include "views/Theme.h"
 
 #include <QMainWindow>
 #include <QStringList>
 
+#include <map>
 #include <memory>
+#include <string>
 
 class QAction;
+class QComboBox;
 class QDockWidget;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QListWidgetItem;
 class QMenu;
@@ -27,9 +41,17 @@ class QTreeView;
 namespace dcw::ir {
 class Sdfg;
 }
+namespace dcw::analysis {
+struct CostReport;
+}
 namespace dcw::views {
+class GraphCanvas;
 class OutlineModel;
+class PropertyModel;
+class Selection;
 class SummaryView;
+class SymbolsView;
+class WeightView;
 } // namespace dcw::views
 
 namespace dcw::gui {
@@ -43,6 +65,7 @@ class MainWindow : public QMainWindow {
 
 public:
   static constexpr int kMaxRecentFiles = 8;
+  enum class Overlay { None, Parameters, Flops, Bytes };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -54,6 +77,7 @@ public:
   bool isLoading() const;
   QString currentFile() const { return file_; } // the file on screen ("" when none)
   const ir::Sdfg* sdfg() const;                 // the SDFG on screen, or nullptr
+  const analysis::CostReport* cost() const;     // its static cost, or nullptr
 
   // Modal error dialogs on load failure (default true; off in tests and headless runs).
   bool showsDialogs() const { return showsDialogs_; }
@@ -61,10 +85,27 @@ public:
 
   QStringList recentFiles() const; // most recent first, at most kMaxRecentFiles
 
+  void setTheme(views::ThemeKind kind);
+  views::ThemeKind theme() const { return theme_; }
+  void setOverlay(Overlay overlay);
+  Overlay overlay() const { return overlay_; }
+  // Selects element `id` in every panel (what a click on any of them does).
+  void select(ir::ElementId id);
+  // Restores dock layout, geometry and theme saved by the last closed window.
+  void restoreLayout();
+
+  views::GraphCanvas* canvas() const { return canvas_; }
+  views::Selection* selection() const { return selection_; }
   views::OutlineModel* outlineModel() const { return outline_; }
   QTreeView* outlineView() const { return outlineView_; }
+  views::PropertyModel* inspectorModel() const { return inspector_; }
+  QTreeView* inspectorView() const { return inspectorView_; }
   views::SummaryView* summaryView() const { return summary_; }
+  views::WeightView* weightView() const { return weights_; }
+  views::SymbolsView* symbolsView() const { return symbols_; }
   QListWidget* problemsList() const { return problems_; }
+  QLineEdit* searchField() const { return searchEdit_; }
+  QLabel* totalsLabel() const { return totals_; }
 
 signals:
   void modelLoaded(const QString& path);
@@ -74,35 +115,61 @@ signals:
 protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
 
 private:
   void createActions();
   void createDocks();
+  void createCanvasToolbar();
   void showOpenDialog();
   void rebuildRecentMenu();
   void addRecentFile(const QString& path);
   void finishLoad(std::shared_ptr<LoadResult> result);
   void fillProblems();
   void selectProblemElement(QListWidgetItem* item);
-  void showSelectedPath();
+  void followSelection(ir::ElementId id);
+  void refreshInspector();
+  void refreshTotals();
+  void runSearch();
+  void showSearchState(int current, int total);
+  void exportImage(bool svg, bool wholeGraph);
   void updateTitle();
   void setBusy(bool busy);
 
-  struct Model;                  // the loaded model and its summary (MainWindow.cpp)
+  struct Model;                  // the loaded model, its summary and cost (MainWindow.cpp)
   std::unique_ptr<Model> model_; // what is on screen; nullptr when nothing is open
   QString file_;
   quint64 loadSerial_ = 0;       // bumped by every openFile(); stale results are dropped
   bool loading_ = false;
   bool showsDialogs_ = true;
+  bool syncingOutline_ = false;  // the outline follows the selection without re-requesting it
+  views::ThemeKind theme_ = views::ThemeKind::Light;
+  Overlay overlay_ = Overlay::None;
 
+  views::Selection* selection_ = nullptr;
+  views::GraphCanvas* canvas_ = nullptr;
   views::OutlineModel* outline_ = nullptr;
   QTreeView* outlineView_ = nullptr;
+  views::PropertyModel* inspector_ = nullptr;
+  QTreeView* inspectorView_ = nullptr;
   views::SummaryView* summary_ = nullptr;
+  views::WeightView* weights_ = nullptr;
+  views::SymbolsView* symbols_ = nullptr;
   QListWidget* problems_ = nullptr;
   QDockWidget* outlineDock_ = nullptr;
+  QDockWidget* inspectorDock_ = nullptr;
+  QDockWidget* summaryDock_ = nullptr;
+  QDockWidget* weightsDock_ = nullptr;
+  QDockWidget* symbolsDock_ = nullptr;
   QDockWidget* problemsDock_ = nullptr;
+  QLineEdit* searchEdit_ = nullptr;
+  QComboBox* searchMode_ = nullptr;
+  QLabel* searchState_ = nullptr;
+  QComboBox* overlayBox_ = nullptr;
+  QAction* darkAction_ = nullptr;
   QProgressBar* busy_ = nullptr;
   QLabel* modelInfo_ = nullptr;
+  QLabel* totals_ = nullptr;
   QMenu* recentMenu_ = nullptr;
 };
 

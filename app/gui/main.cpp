@@ -1,15 +1,23 @@
 // dcw-gui: the DCW desktop workbench.
 //
-//   dcw-gui [MODEL]                                  open MODEL (.onnx or .dcw.json) at start
-//   dcw-gui --screenshot OUT.png [--size WxH] MODEL  headless: load, save a picture of the window, exit
+//   dcw-gui [MODEL]                                    open MODEL (.onnx or .dcw.json) at start
+//   dcw-gui --screenshot OUT.png [--expand-all] [--theme dark|light] [--size WxH] [--overlay KIND] MODEL
+//                                                      headless: load, lay out, save a picture of the window
+//   dcw-gui --export-svg OUT.svg [--expand-all] [--theme dark|light] MODEL
+//                                                      headless: the whole graph as SVG (text kept as text)
 //
-// --screenshot exits 0 when the picture is written, 2 when the model cannot be loaded (the reason is
-// printed as `error: <file>: <message>`), 1 on bad usage or when the picture cannot be written. It
-// picks the offscreen platform by itself when QT_QPA_PLATFORM is unset, so it runs without a display.
+// Headless runs exit 0 when the file is written, 2 when the model cannot be loaded (the reason is
+// printed as `error: <file>: <message>`), 1 on bad usage or when the file cannot be written. They
+// pick the offscreen platform by themselves when QT_QPA_PLATFORM is unset, so no display is needed.
+// With DCW_TIMING=1 in the environment, milestones (loaded, laid out, first paint) are printed to
+// stderr in milliseconds since main() started.
 #include "app/gui/MainWindow.h"
+#include "views/GraphCanvas.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QStyleFactory>
 #include <QImage>
 #include <QPixmap>
 #include <QRegularExpression>
@@ -27,7 +35,7 @@ void chooseHeadlessPlatform(int argc, char** argv) {
   bool noDisplay = !qEnvironmentVariableIsSet("DISPLAY") && !qEnvironmentVariableIsSet("WAYLAND_DISPLAY");
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
-    bool shot = std::strncmp(a, "--screenshot", 12) == 0;
+    bool shot = std::strncmp(a, "--screenshot", 12) == 0 || std::strncmp(a, "--export-svg", 12) == 0;
     bool info = std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0 || std::strcmp(a, "--version") == 0 ||
                 std::strcmp(a, "-v") == 0;
     if (shot || (info && noDisplay)) {
@@ -55,6 +63,8 @@ int fail(const QString& message, int code) {
 } // namespace
 
 int main(int argc, char** argv) {
+  QElapsedTimer sinceStart;
+  sinceStart.start();
   chooseHeadlessPlatform(argc, argv);
   if (qgetenv("QT_QPA_PLATFORM") == "offscreen") previousHandler = qInstallMessageHandler(quietHeadlessNoise);
   QApplication app(argc, argv);
@@ -62,6 +72,7 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("dcw-gui"));
   QApplication::setApplicationDisplayName(QStringLiteral("DCW"));
   QApplication::setApplicationVersion(QStringLiteral(DCW_VERSION));
+  QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
@@ -72,7 +83,20 @@ int main(int argc, char** argv) {
                                 QStringLiteral("Load MODEL, save a picture of the window to OUT.png and exit."),
                                 QStringLiteral("OUT.png"));
   QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1400x900."), QStringLiteral("WxH"));
+  QCommandLineOption exportSvg(QStringLiteral("export-svg"),
+                               QStringLiteral("Load MODEL, write the whole graph as SVG to OUT.svg and exit."),
+                               QStringLiteral("OUT.svg"));
+  QCommandLineOption expandAll(QStringLiteral("expand-all"),
+                               QStringLiteral("Open every state, map, library node and nested SDFG first."));
+  QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("Colour theme: light or dark."),
+                           QStringLiteral("dark|light"));
+  QCommandLineOption overlay(QStringLiteral("overlay"), QStringLiteral("Canvas overlay: params, flops or bytes."),
+                             QStringLiteral("KIND"));
   parser.addOption(screenshot);
+  parser.addOption(exportSvg);
+  parser.addOption(expandAll);
+  parser.addOption(theme);
+  parser.addOption(overlay);
   parser.addOption(size);
   parser.addPositionalArgument(QStringLiteral("MODEL"),
                                QStringLiteral("An ONNX model (.onnx) or a saved SDFG (.dcw.json) to open."),
@@ -84,24 +108,65 @@ int main(int argc, char** argv) {
   const QString model = args.value(0);
 
   dcw::gui::MainWindow window;
+  const bool timing = qEnvironmentVariableIntValue("DCW_TIMING") != 0;
+  auto milestone = [timing, &sinceStart](const char* what) {
+    if (timing) std::fprintf(stderr, "timing: %-12s %6lld ms\n", what, (long long)sinceStart.elapsed());
+  };
+  QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, &window, [milestone] { milestone("loaded"); });
+  QObject::connect(window.canvas(), &dcw::views::GraphCanvas::layoutFinished, &window, [milestone] { milestone("laid out"); });
+  QObject::connect(window.canvas(), &dcw::views::GraphCanvas::firstPainted, &window, [milestone] { milestone("first paint"); });
   if (parser.isSet(size)) {
     static const QRegularExpression re(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
     auto m = re.match(parser.value(size));
     if (!m.hasMatch()) return fail(QStringLiteral("--size: expected WxH, e.g. 1400x900, got '%1'").arg(parser.value(size)), 1);
     window.resize(m.captured(1).toInt(), m.captured(2).toInt());
   }
-
-  if (!parser.isSet(screenshot)) {
-    window.show();
-    if (!model.isEmpty()) window.openFile(model);
-    return app.exec();
+  if (parser.isSet(theme)) {
+    auto kind = dcw::views::themeFromName(parser.value(theme));
+    if (!kind) return fail(QStringLiteral("--theme: expected dark or light, got '%1'").arg(parser.value(theme)), 1);
+    window.setTheme(*kind);
+  }
+  if (parser.isSet(overlay)) {
+    const QString o = parser.value(overlay).toLower();
+    using O = dcw::gui::MainWindow::Overlay;
+    O kind = o == QLatin1String("params") ? O::Parameters : o == QLatin1String("flops") ? O::Flops
+           : o == QLatin1String("bytes") ? O::Bytes : O::None;
+    if (kind == O::None && o != QLatin1String("none"))
+      return fail(QStringLiteral("--overlay: expected params, flops, bytes or none, got '%1'").arg(o), 1);
+    window.setOverlay(kind);
   }
 
-  // Headless screenshot.
-  const QString out = parser.value(screenshot);
+  const bool headless = parser.isSet(screenshot) || parser.isSet(exportSvg);
+  if (!headless) {
+    window.restoreLayout();
+    if (parser.isSet(theme)) window.setTheme(*dcw::views::themeFromName(parser.value(theme)));
+    window.show();
+    if (!model.isEmpty()) {
+      if (parser.isSet(expandAll))
+        QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, window.canvas(), &dcw::views::GraphCanvas::expandAll);
+      window.openFile(model);
+    }
+    return app.exec();
+  }
+  if (parser.isSet(screenshot) && parser.isSet(exportSvg))
+    return fail(QStringLiteral("use --screenshot or --export-svg, not both"), 1);
+  if (parser.isSet(exportSvg) && model.isEmpty()) return fail(QStringLiteral("--export-svg needs a MODEL"), 1);
+
+  // Headless: load, lay out (expanded when asked), then write the picture from the event loop.
   window.setShowsDialogs(false);
   window.show();
-  auto grab = [&window, out] {
+  auto finish = [&window, &parser, &screenshot, &exportSvg] {
+    if (parser.isSet(exportSvg)) {
+      QString error;
+      if (!window.canvas()->exportSvg(parser.value(exportSvg), dcw::views::GraphCanvas::ExportRegion::WholeGraph, &error)) {
+        fail(error, 1);
+        QCoreApplication::exit(1);
+        return;
+      }
+      QCoreApplication::exit(0);
+      return;
+    }
+    const QString out = parser.value(screenshot);
     QImage image = window.grab().toImage();
     if (image.isNull() || !image.save(out)) {
       fail(QStringLiteral("%1: cannot write the image").arg(out), 1);
@@ -110,14 +175,19 @@ int main(int argc, char** argv) {
     }
     QCoreApplication::exit(0);
   };
-  // Grab from the event loop, after layouts and pending updates have been processed.
-  QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, &window, [grab] { QTimer::singleShot(0, grab); });
+  QObject::connect(window.canvas(), &dcw::views::GraphCanvas::layoutFinished, &window, [&window, finish] {
+    if (!window.canvas()->isLayoutPending()) QTimer::singleShot(0, finish);
+  });
+  const bool expand = parser.isSet(expandAll);
+  QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, &window, [&window, expand] {
+    if (expand) window.canvas()->expandAll(); // supersedes the first layout; one layoutFinished follows
+  });
   QObject::connect(&window, &dcw::gui::MainWindow::loadFailed, &window, [](const QString& message) {
     fail(message, 2);
     QCoreApplication::exit(2);
   });
   if (model.isEmpty())
-    QTimer::singleShot(0, grab);
+    QTimer::singleShot(0, finish);
   else
     window.openFile(model);
   return app.exec();

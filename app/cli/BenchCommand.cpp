@@ -1,0 +1,90 @@
+// `dcw bench MODEL [--threads N] [--warmup W] [--repeat R] [--json]`: latency of the compiled model
+// on random inputs (symbolic dims = 1 unless --dim gives them): median and minimum.
+#include "app/cli/Cli.h"
+
+#include "codegen/run/PreparedModel.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <random>
+
+namespace dcw::cli {
+
+using namespace dcw::ir;
+
+std::function<int()> setupBench(CLI::App& sub) {
+  struct Opts {
+    std::string model;
+    int threads = 0, warmup = 3, repeat = 20;
+    bool json = false;
+    std::vector<std::string> dims;
+  };
+  auto o = std::make_shared<Opts>();
+  sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
+  sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
+  sub.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  sub.add_option("--repeat", o->repeat, "Timed runs")->check(CLI::Range(1, 100000));
+  sub.add_option("--dim", o->dims, "Value of a symbolic dimension, NAME=VALUE (default 1)");
+  sub.add_flag("--json", o->json, "Print one JSON object");
+  return [o]() -> int {
+    codegen::RunOptions opts;
+    opts.threads = o->threads;
+    auto prepared = codegen::prepareModel(o->model, opts);
+    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
+    auto& p = std::get<codegen::PreparedModel>(prepared);
+    std::map<std::string, int64_t> dims;
+    for (auto& d : o->dims) {
+      auto eq = d.find('=');
+      if (eq == std::string::npos) return reportError(Diagnostic::error("--dim " + d, "expected NAME=VALUE"));
+      dims[d.substr(0, eq)] = std::atoll(d.c_str() + eq + 1);
+    }
+    std::mt19937 rng(0);
+    std::uniform_real_distribution<float> uf(-1.f, 1.f);
+    std::vector<Tensor> inputs;
+    for (auto& a : p.executor->code().signature.args) {
+      if (a.role != codegen::ProgramArg::Role::Input) continue;
+      Tensor t;
+      t.dtype = a.dtype;
+      for (auto& e : a.shape) {
+        auto v = e.evaluate(dims);
+        t.dims.push_back(v ? *v : 1);
+      }
+      auto bytes = std::make_shared<std::string>(size_t(t.elementCount()) * dtypeSize(a.dtype), '\0');
+      if (a.dtype == DType::Float32)
+        for (int64_t i = 0; i < t.elementCount(); ++i) {
+          float v = uf(rng);
+          std::memcpy(bytes->data() + i * 4, &v, 4);
+        }
+      t.bytes = bytes;
+      inputs.push_back(std::move(t));
+    }
+    for (int i = 0; i < o->warmup; ++i)
+      if (auto r = p.executor->run(inputs); !r) return reportError(r.error());
+    std::vector<double> ms;
+    for (int i = 0; i < o->repeat; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto r = p.executor->run(inputs);
+      auto t1 = std::chrono::steady_clock::now();
+      if (!r) return reportError(r.error());
+      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    double median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+    if (o->json) {
+      nlohmann::ordered_json j{{"model", o->model}, {"median_ms", median}, {"min_ms", ms.front()}, {"repeat", o->repeat},
+                               {"threads", o->threads}, {"compile_s", p.executor->library().seconds},
+                               {"cache_hit", p.executor->library().cacheHit}};
+      std::cout << j.dump() << std::endl;
+    } else {
+      std::cout << "median " << median << " ms, min " << ms.front() << " ms over " << o->repeat << " runs\n";
+    }
+    return kExitOk;
+  };
+}
+
+} // namespace dcw::cli

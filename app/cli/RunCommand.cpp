@@ -1,0 +1,140 @@
+// `dcw run MODEL [--inputs DIR | --random SEED] [--outputs DIR] [--target cpu] [--threads N]`:
+// compiles the model (pure implementations, C++/OpenMP) and runs it on tensors in ONNX's test-case
+// format (input_N.pb / output_N.pb).
+#include "app/cli/Cli.h"
+
+#include "codegen/run/PreparedModel.h"
+#include "core/onnx/TensorFile.h"
+
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <random>
+
+namespace dcw::cli {
+
+namespace fs = std::filesystem;
+using namespace dcw::ir;
+
+namespace {
+
+// Random values of the argument's dtype; symbolic dims take 1 unless a --dim gives a value.
+Expected<Tensor> randomTensor(const codegen::ProgramArg& a, std::mt19937_64& rng, const std::map<std::string, int64_t>& dims) {
+  Tensor t;
+  t.dtype = a.dtype;
+  for (auto& e : a.shape) {
+    auto v = e.evaluate(dims);
+    if (!v) {
+      if (e.isSymbol()) t.dims.push_back(1);
+      else return fail("input '" + a.name + "'", "dimension " + e.str() + " cannot be chosen", "give its symbols with --dim NAME=VALUE");
+    } else {
+      t.dims.push_back(*v);
+    }
+  }
+  size_t n = size_t(t.elementCount());
+  auto bytes = std::make_shared<std::string>(n * dtypeSize(a.dtype), '\0');
+  std::uniform_real_distribution<float> uf(-1.f, 1.f);
+  std::uniform_int_distribution<int> ui(0, 9);
+  for (size_t i = 0; i < n; ++i) {
+    char* p = bytes->data() + i * dtypeSize(a.dtype);
+    switch (a.dtype) {
+    case DType::Float32: { float v = uf(rng); std::memcpy(p, &v, 4); break; }
+    case DType::Float64: { double v = uf(rng); std::memcpy(p, &v, 8); break; }
+    case DType::Int64: { int64_t v = ui(rng); std::memcpy(p, &v, 8); break; }
+    case DType::Int32: { int32_t v = ui(rng); std::memcpy(p, &v, 4); break; }
+    case DType::Bool: { uint8_t v = ui(rng) & 1; std::memcpy(p, &v, 1); break; }
+    case DType::UInt8: case DType::Int8: { uint8_t v = uint8_t(ui(rng)); std::memcpy(p, &v, 1); break; }
+    default: return fail("input '" + a.name + "'", "random values of dtype " + std::string(dtypeName(a.dtype)) + " are not supported",
+                         "give the inputs with --inputs DIR");
+    }
+  }
+  t.bytes = bytes;
+  return t;
+}
+
+} // namespace
+
+std::function<int()> setupRun(CLI::App& sub) {
+  struct Opts {
+    std::string model, inputs, outputs, target = "cpu";
+    uint64_t seed = 0;
+    bool random = false;
+    int threads = 0;
+    std::vector<std::string> dims;
+  };
+  auto o = std::make_shared<Opts>();
+  sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
+  auto* in = sub.add_option("--inputs", o->inputs, "Folder with input_N.pb files (ONNX TensorProto)");
+  auto* rnd = sub.add_option("--random", o->seed, "Use random inputs from this seed (written to --outputs too)");
+  in->excludes(rnd);
+  sub.add_option("--outputs", o->outputs, "Folder to write output_N.pb (and, with --random, input_N.pb)");
+  sub.add_option("--target", o->target, "Target to compile for")->check(CLI::IsMember({"cpu"}));
+  sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
+  sub.add_option("--dim", o->dims, "Value of a symbolic dimension for --random, NAME=VALUE (default 1)");
+  return [o, rnd]() -> int {
+    o->random = rnd->count() > 0;
+    if (!o->random && o->inputs.empty())
+      return reportError(Diagnostic::error("dcw run", "no inputs given", "use --inputs DIR or --random SEED"));
+    codegen::RunOptions opts;
+    opts.threads = o->threads;
+    auto prepared = codegen::prepareModel(o->model, opts);
+    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
+    auto& p = std::get<codegen::PreparedModel>(prepared);
+    const auto& sig = p.executor->code().signature;
+    std::vector<Tensor> inputs;
+    if (o->random) {
+      std::map<std::string, int64_t> dims;
+      for (auto& d : o->dims) {
+        auto eq = d.find('=');
+        if (eq == std::string::npos)
+          return reportError(Diagnostic::error("--dim " + d, "expected NAME=VALUE", "for example --dim batch=4"));
+        try {
+          dims[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
+        } catch (const std::exception&) {
+          return reportError(Diagnostic::error("--dim " + d, "the value is not an integer"));
+        }
+      }
+      std::mt19937_64 rng(o->seed);
+      for (auto& a : sig.args)
+        if (a.role == codegen::ProgramArg::Role::Input) {
+          auto t = randomTensor(a, rng, dims);
+          if (!t) return reportError(t.error());
+          inputs.push_back(std::move(*t));
+        }
+    } else {
+      for (size_t i = 0; i < p.model.sdfg->inputs.size(); ++i) {
+        std::string f = (fs::path(o->inputs) / ("input_" + std::to_string(i) + ".pb")).string();
+        auto t = onnx::readTensorFile(f);
+        if (!t) return reportError(t.error());
+        inputs.push_back(std::move(t->tensor));
+      }
+    }
+    auto out = p.executor->run(inputs);
+    if (!out) return reportError(out.error());
+    if (!o->outputs.empty()) {
+      std::error_code ec;
+      fs::create_directories(o->outputs, ec);
+      if (o->random)
+        for (size_t i = 0; i < inputs.size(); ++i)
+          if (auto r = onnx::writeTensorFile((fs::path(o->outputs) / ("input_" + std::to_string(i) + ".pb")).string(), inputs[i],
+                                             p.model.sdfg->inputs[i]);
+              !r)
+            return reportError(r.error());
+      for (size_t i = 0; i < out->size(); ++i)
+        if (auto r = onnx::writeTensorFile((fs::path(o->outputs) / ("output_" + std::to_string(i) + ".pb")).string(), (*out)[i],
+                                           p.model.sdfg->outputs[i]);
+            !r)
+          return reportError(r.error());
+    }
+    for (size_t i = 0; i < out->size(); ++i) {
+      const Tensor& t = (*out)[i];
+      std::cout << p.model.sdfg->outputs[i] << ": " << dtypeName(t.dtype) << "[";
+      for (size_t k = 0; k < t.dims.size(); ++k) std::cout << (k ? ", " : "") << t.dims[k];
+      std::cout << "]\n";
+    }
+    return kExitOk;
+  };
+}
+
+} // namespace dcw::cli

@@ -1,0 +1,102 @@
+// `dcw test-onnx DIR...`: runs ONNX backend test case folders (model.onnx + test_data_set_*) and
+// prints one line per case and the closing `N passed, M failed, K skipped` line. A DIR that holds
+// case folders (like .../data/node) runs all of them. Cases run in parallel with --jobs.
+#include "app/cli/Cli.h"
+
+#include "codegen/run/OnnxTestCase.h"
+
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace dcw::cli {
+
+namespace fs = std::filesystem;
+
+std::function<int()> setupTestOnnx(CLI::App& sub) {
+  struct Opts {
+    std::vector<std::string> dirs;
+    int jobs = 1;
+    double requirePassRate = -1;
+    std::string filter;
+  };
+  auto o = std::make_shared<Opts>();
+  sub.add_option("DIR", o->dirs, "Test case folders, or folders of test case folders")->required();
+  sub.add_option("-j,--jobs", o->jobs, "Cases to prepare and run at the same time")->check(CLI::Range(1, 64));
+  sub.add_option("--filter", o->filter, "Only cases whose name contains this text");
+  sub.add_option("--require-pass-rate", o->requirePassRate,
+                 "Exit 1 when fewer than this percentage of the cases pass (skipped cases count as not passed)");
+  return [o]() -> int {
+    std::vector<std::string> cases;
+    for (auto& d : o->dirs) {
+      std::error_code ec;
+      if (!fs::is_directory(d, ec)) return reportError(Diagnostic::error(d, "is not a folder", "give ONNX test case folders"));
+      if (fs::exists(fs::path(d) / "model.onnx")) {
+        cases.push_back(d);
+        continue;
+      }
+      std::vector<std::string> found;
+      for (auto& e : fs::directory_iterator(d))
+        if (e.is_directory() && fs::exists(e.path() / "model.onnx")) found.push_back(e.path().string());
+      if (found.empty()) return reportError(Diagnostic::error(d, "holds no ONNX test case (no model.onnx)", "give test case folders"));
+      std::sort(found.begin(), found.end());
+      cases.insert(cases.end(), found.begin(), found.end());
+    }
+    if (!o->filter.empty())
+      std::erase_if(cases, [&](const std::string& c) { return fs::path(c).filename().string().find(o->filter) == std::string::npos; });
+
+    std::vector<codegen::CaseResult> results(cases.size());
+    std::vector<bool> done(cases.size(), false);
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    size_t printed = 0;
+    codegen::RunOptions opts;
+    opts.threads = 1;
+    // Test programs are small and run once: compile time dominates, so optimise lightly.
+    for (auto& f : opts.compile.flags)
+      if (f == "-O3") f = "-O1";
+    auto print = [&] { // in case order, as results arrive
+      while (printed < cases.size() && done[printed]) {
+        const auto& r = results[printed++];
+        switch (r.status) {
+        case codegen::CaseResult::Status::Passed: std::cout << "passed       " << r.name << "\n"; break;
+        case codegen::CaseResult::Status::Failed: std::cout << "failed       " << r.name << ": " << r.message << "\n"; break;
+        case codegen::CaseResult::Status::Unsupported: std::cout << "unsupported  " << r.name << ": " << r.message << "\n"; break;
+        }
+      }
+      std::cout.flush();
+    };
+    auto worker = [&] {
+      for (size_t i; (i = next++) < cases.size();) {
+        auto r = codegen::runOnnxTestCase(cases[i], opts);
+        std::lock_guard lock(mu);
+        results[i] = std::move(r);
+        done[i] = true;
+        print();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int j = 0; j < o->jobs; ++j) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    int passed = 0, failed = 0, skipped = 0;
+    for (auto& r : results) {
+      passed += r.status == codegen::CaseResult::Status::Passed;
+      failed += r.status == codegen::CaseResult::Status::Failed;
+      skipped += r.status == codegen::CaseResult::Status::Unsupported;
+    }
+    std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped" << std::endl;
+    if (o->requirePassRate >= 0 && !cases.empty()) {
+      double rate = 100.0 * passed / double(cases.size());
+      if (rate < o->requirePassRate) {
+        std::cerr << "error: pass rate " << rate << "% is below the required " << o->requirePassRate << "%" << std::endl;
+        return kExitFailure;
+      }
+    }
+    return kExitOk;
+  };
+}
+
+} // namespace dcw::cli

@@ -1,0 +1,200 @@
+// Compiler: content-addressed builds of generated C++ into shared libraries.
+//
+// Cache layout: <cacheDir>/<hash>/program.cpp and program.so, where hash = FNV-1a 128 of the compiler,
+// the flags and the source. A build happens in a private temporary folder next to the cache entries
+// and is renamed into place atomically, so concurrent builds of the same program never see a
+// half-written library; the loser of a race discards its copy. The compiler runs through posix_spawnp
+// with an argument vector (no shell), its output captured through a pipe.
+#include "codegen/cpu/Compiler.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace dcw::codegen {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// FNV-1a, 128-bit (offset basis and prime from the FNV specification).
+std::string fnv1a128(std::string_view data) {
+  unsigned __int128 h = (static_cast<unsigned __int128>(0x6c62272e07bb0142ULL) << 64) | 0x62b821756295c58dULL;
+  const unsigned __int128 prime = (static_cast<unsigned __int128>(0x0000000001000000ULL) << 64) | 0x000000000000013BULL;
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= prime;
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string out(32, '0');
+  for (int i = 31; i >= 0; --i) {
+    out[static_cast<size_t>(i)] = hex[static_cast<unsigned>(h & 15)];
+    h >>= 4;
+  }
+  return out;
+}
+
+bool writeFile(const fs::path& p, std::string_view text) {
+  std::ofstream f(p, std::ios::binary | std::ios::trunc);
+  if (!f) return false;
+  f.write(text.data(), static_cast<std::streamsize>(text.size()));
+  return static_cast<bool>(f);
+}
+
+struct RunResult {
+  int status = -1;       // exit status, or -1 when it could not run / was killed
+  std::string output;    // stdout and stderr together
+  std::string spawnError;
+};
+
+RunResult runProcess(const std::vector<std::string>& argv) {
+  RunResult r;
+  int fds[2];
+  if (pipe(fds) != 0) {
+    r.spawnError = std::strerror(errno);
+    return r;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    r.spawnError = std::strerror(rc);
+    return r;
+  }
+  char buf[4096];
+  while (true) {
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      if (r.output.size() < (8u << 20)) r.output.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      r.spawnError = std::strerror(errno);
+      return r;
+    }
+  }
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string firstErrorLine(const std::string& output) {
+  size_t pos = 0;
+  std::string firstLine;
+  while (pos < output.size()) {
+    size_t end = output.find('\n', pos);
+    if (end == std::string::npos) end = output.size();
+    std::string l = output.substr(pos, end - pos);
+    if (firstLine.empty() && !l.empty()) firstLine = l;
+    if (l.find("error:") != std::string::npos) return l;
+    pos = end + 1;
+  }
+  return firstLine.empty() ? std::string("the compiler failed without a message") : firstLine;
+}
+
+} // namespace
+
+std::string defaultCacheDir() {
+  if (const char* d = std::getenv("DCW_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "dcw").string();
+  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "dcw").string();
+  return (fs::temp_directory_path() / ("dcw-cache-" + std::to_string(getuid()))).string();
+}
+
+Expected<CompiledLibrary> compileShared(const std::string& source, const CompileOptions& options) {
+  std::string key = options.compiler;
+  key += '\0';
+  for (auto& f : options.flags) {
+    key += f;
+    key += '\0';
+  }
+  key += '\0';
+  key += source;
+  std::string hash = fnv1a128(key);
+  fs::path cache = options.cacheDir.empty() ? fs::path(defaultCacheDir()) : fs::path(options.cacheDir);
+  fs::path entry = cache / hash;
+  CompiledLibrary lib;
+  lib.path = (entry / "program.so").string();
+  lib.sourcePath = (entry / "program.cpp").string();
+  std::error_code ec;
+  if (fs::is_regular_file(entry / "program.so", ec)) {
+    lib.cacheHit = true;
+    return lib;
+  }
+  fs::create_directories(cache, ec);
+  if (ec) return fail(cache.string(), "cannot create the build cache folder: " + ec.message(), "set DCW_CACHE_DIR to a writable folder");
+
+  // A private build folder: mkdtemp gives a fresh, unpredictable name.
+  std::string tmpl = (cache / ("tmp-" + hash + "-XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data()))
+    return fail(cache.string(), std::string("cannot create a build folder: ") + std::strerror(errno));
+  fs::path tmp(buf.data());
+  auto cleanup = [&] { fs::remove_all(tmp, ec); };
+  if (!writeFile(tmp / "program.cpp", source)) {
+    cleanup();
+    return fail((tmp / "program.cpp").string(), "cannot write the generated source");
+  }
+  std::vector<std::string> argv{options.compiler};
+  for (auto& f : options.flags) argv.push_back(f);
+  argv.push_back("-o");
+  argv.push_back((tmp / "program.so").string());
+  argv.push_back((tmp / "program.cpp").string());
+  auto t0 = std::chrono::steady_clock::now();
+  RunResult r = runProcess(argv);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!r.spawnError.empty()) {
+    cleanup();
+    return fail(options.compiler, "cannot run the compiler: " + r.spawnError, "install g++ or set CompileOptions::compiler");
+  }
+  (void)writeFile(tmp / "compile.log", r.output);
+  if (r.status != 0 || !fs::is_regular_file(tmp / "program.so", ec)) {
+    // Keep the failed build for inspection, replacing an older failure of the same program.
+    fs::path failed = cache / ("failed-" + hash);
+    fs::remove_all(failed, ec);
+    fs::rename(tmp, failed, ec);
+    if (ec) cleanup();
+    std::string log = ec ? std::string() : (failed / "compile.log").string();
+    return fail((ec ? tmp : failed / "program.cpp").string(), "compilation failed: " + firstErrorLine(r.output),
+                log.empty() ? std::string() : "the full compiler output is in " + log);
+  }
+  fs::rename(tmp, entry, ec);
+  if (ec) {
+    // Another process finished the same program first: use its copy.
+    cleanup();
+    if (!fs::is_regular_file(entry / "program.so"))
+      return fail(entry.string(), "cannot move the build into the cache: " + ec.message());
+  }
+  lib.seconds = seconds;
+  return lib;
+}
+
+} // namespace dcw::codegen

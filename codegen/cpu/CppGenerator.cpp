@@ -1,0 +1,1355 @@
+// CppGenerator: SDFG -> one C++17 translation unit (see CppGenerator.h for the ABI).
+//
+// Shape of the output:
+//   runtime text (codegen/cpu/Runtime.cpp), then dcw_program():
+//     argument pointers and symbol locals; control-flow symbols; SDFG-lifetime transients;
+//     the root region: states as `{ ... }` blocks, structured when the region is a chain, otherwise
+//     labelled blocks joined by gotos that follow the interstate edges; loops as for/while, conditionals
+//     as if/else; a state's dataflow in topological order per map scope: maps as nested for loops
+//     (OpenMP on the outermost parallel one), tasklets as blocks re-printed from their parsed code,
+//     access-to-access copies as loops or memcpy, nested SDFGs inline with pointers into the outer data.
+// Identifiers: every generated name is fresh for the whole function (no shadowing anywhere); names
+// come from codegen/Identifier and never from raw model text; comments carry sanitised paths only.
+#include "codegen/cpu/CppGenerator.h"
+
+#include "codegen/Identifier.h"
+#include "codegen/cpu/Runtime.h"
+#include "codegen/cpu/TaskletPrinter.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/Tasklet.h"
+#include "core/tasklet/TaskletCode.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace dcw::codegen {
+
+namespace {
+
+using namespace dcw::ir;
+using cpu::ValueKind;
+
+#define DCW_TRY(expr)                                    \
+  do {                                                   \
+    auto dcw_try_r = (expr);                             \
+    if (!dcw_try_r.ok()) return dcw_try_r.takeError();   \
+  } while (0)
+
+// Paths in comments: a conservative character set, so no model string can end a comment or a line.
+std::string commentText(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (out.size() >= 160) {
+      out += "...";
+      break;
+    }
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' || c == '.' || c == '@' || c == '-';
+    out += ok ? c : '_';
+  }
+  return out;
+}
+
+// Identifiers that could be macros of the headers the program includes (<cstdint>'s INT64_C, <cmath>'s
+// NAN, ...) are avoided: all-caps names of three or more characters and a few lower-case macros.
+bool macroLike(const std::string& id) {
+  static const std::set<std::string> lower{"errno", "assert", "stdin", "stdout", "stderr", "offsetof", "unix",
+                                           "linux", "i386", "setjmp", "va_arg", "va_start", "va_end", "va_copy"};
+  if (lower.count(id)) return true;
+  if (id.size() < 3) return false;
+  for (char c : id)
+    if (!(std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
+      return false;
+  return true;
+}
+
+struct StateInfo {
+  const State* state = nullptr;
+  std::map<ElementId, const MapEntry*> scopes;
+  std::map<const MapEntry*, std::vector<const Node*>> children; // in topological order; exits omitted
+};
+
+struct Ctx {
+  const Sdfg* sdfg = nullptr;
+  std::map<std::string, std::string> data;      // data name -> C++ pointer
+  std::map<std::string, std::string> symbols;   // symbol name -> C++ int64_t
+  std::set<std::string> privateData;            // allocated per iteration of the current parallel loop
+  std::set<std::string> safeOuter;              // nested data whose outer writes cannot conflict
+  // Transient placement: per state, per scope (nullptr: the state's top level).
+  std::map<const State*, std::map<const MapEntry*, std::vector<const DataDescriptor*>>> scopeAlloc;
+  std::vector<const DataDescriptor*> sdfgAlloc;
+};
+
+struct Parallel {
+  bool active = false;
+  const Ctx* ctx = nullptr;
+  std::set<std::string> params;   // the parameters distributed over threads
+  std::set<std::string> varying;  // every parameter that changes inside the parallel loop
+};
+
+class Generator {
+public:
+  Generator(const Sdfg& root, const CpuOptions& o) : root_(root), opt_(o), paths_(root) {
+    for (const char* r : {"dcw_rt", "dcw_program", "dcw_set_threads", "std", "args", "symbols", "error", "errorSize",
+                          "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+                          "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "omp_set_num_threads", "main"})
+      used_.insert(r);
+  }
+
+  Expected<GeneratedCode> run();
+
+private:
+  // ---- output ----
+  void line(const std::string& s) {
+    if (!s.empty() && s[0] == '#') out_ += s; // pragmas start in column 1
+    else out_ += std::string(static_cast<size_t>(indent_) * 2, ' ') + s;
+    out_ += '\n';
+    ++line_;
+  }
+  void raw(std::string_view text) {
+    out_ += text;
+    if (!text.empty() && text.back() != '\n') out_ += '\n';
+    line_ += static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+    if (!text.empty() && text.back() != '\n') ++line_;
+  }
+  int nextLine() const { return line_ + 1; }
+  void record(int first, ElementId id) {
+    if (line_ < first) return;
+    sourceMap_.push_back({first, line_, id, paths_.pathOf(id)});
+  }
+  std::string path(ElementId id) const {
+    const std::string& p = paths_.pathOf(id);
+    return p.empty() ? std::string(root_.name()) : p;
+  }
+
+  std::string fresh(const std::string& hint) {
+    IdentifierTable t;
+    std::string base = t.get(hint.empty() ? std::string("v") : hint);
+    if (macroLike(base)) base = "v_" + base;
+    std::string id = base;
+    for (int k = 1; used_.count(id); ++k) id = base + "_" + std::to_string(k);
+    used_.insert(id);
+    return id;
+  }
+
+  // ---- expressions ----
+  Expected<std::string> sym(const sym::Expr& e, const std::string& where);
+  Expected<std::string> offsetOf(const DataDescriptor& d, const std::vector<sym::Expr>& index, const std::string& where);
+  Expected<std::string> offsetOf(const DataDescriptor& d, const Subset& s, const std::string& where);
+  Expected<const DataDescriptor*> descriptor(const std::string& name, const std::string& where) const;
+  Expected<std::string> pointer(const std::string& name, const std::string& where) const;
+
+  // ---- structure ----
+  Expected<void> emitSdfgBody(const Sdfg& s, Ctx& c, const std::set<std::string>& predeclared);
+  Expected<void> planTransients(const Sdfg& s, Ctx& c);
+  Expected<void> allocate(const DataDescriptor& d, Ctx& c);
+  Expected<void> emitRegion(const ControlFlowRegion& r);
+  Expected<void> emitBlock(const ControlFlowBlock& b);
+  Expected<void> emitAssignments(const InterstateEdge& e);
+  Expected<void> emitState(const State& st);
+  Expected<void> emitScope(const StateInfo& si, const MapEntry* scope);
+  Expected<void> emitMap(const StateInfo& si, const MapEntry& me);
+  Expected<void> emitTasklet(const StateInfo& si, const Tasklet& t);
+  Expected<void> emitCopy(const StateInfo& si, const DataflowEdge& e, const AccessNode& src, const AccessNode& dst);
+  Expected<void> emitNested(const StateInfo& si, const NestedSdfgNode& n);
+  Expected<void> emitWrite(const DataDescriptor& d, const std::string& lvalue, const std::string& value, ValueKind kind,
+                           const std::string& wcr, bool atomic, const std::string& where);
+
+  bool needsAtomic(const std::string& data, const Subset& subset) const;
+  static bool conflictFree(const Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
+  int chooseCollapse(const StateInfo& si, const MapEntry& me, int independent);
+  void collectSubtree(const StateInfo& si, const MapEntry* scope, std::vector<const Node*>& out) const;
+
+  const Sdfg& root_;
+  CpuOptions opt_;
+  PathIndex paths_;
+  std::set<std::string> used_;
+  std::string out_;
+  int line_ = 0;
+  int indent_ = 0;
+  int labels_ = 0;
+  std::vector<SourceMapEntry> sourceMap_;
+  Ctx* ctx_ = nullptr;
+  Parallel par_;
+  int mapDepth_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<std::string> Generator::sym(const sym::Expr& e, const std::string& where) {
+  using sym::Op;
+  auto list = [&](const std::string& sep, const std::string& open, const std::string& close) -> Expected<std::string> {
+    std::string s = open;
+    bool first = true;
+    for (auto& o : e.operands()) {
+      auto t = sym(o, where);
+      if (!t) return t;
+      if (!first) s += sep;
+      s += *t;
+      first = false;
+    }
+    return s + close;
+  };
+  auto nested = [&](const std::string& fn) -> Expected<std::string> {
+    // n-ary min/max folded into binary helper calls
+    auto& ops = e.operands();
+    if (ops.empty()) return std::string("0");
+    auto acc = sym(ops[0], where);
+    if (!acc) return acc;
+    std::string s = *acc;
+    for (size_t i = 1; i < ops.size(); ++i) {
+      auto t = sym(ops[i], where);
+      if (!t) return t;
+      s = fn + "(" + s + ", " + *t + ")";
+    }
+    return s;
+  };
+  auto binaryCall = [&](const std::string& fn) -> Expected<std::string> {
+    if (e.operands().size() != 2) return fail(where, "malformed symbolic expression '" + e.str() + "'");
+    auto a = sym(e.operands()[0], where);
+    if (!a) return a;
+    auto b = sym(e.operands()[1], where);
+    if (!b) return b;
+    return fn + "(" + *a + ", " + *b + ")";
+  };
+  switch (e.op()) {
+  case Op::Const: {
+    int64_t v = *e.constantValue();
+    if (v == INT64_MIN) return std::string("(-9223372036854775807LL - 1)");
+    std::string s = std::to_string(v);
+    if (v > 2147483647LL || v < -2147483647LL) s += "LL";
+    return v < 0 ? "(" + s + ")" : s;
+  }
+  case Op::Symbol: {
+    const std::string& name = e.symbolName();
+    if (auto it = ctx_->symbols.find(name); it != ctx_->symbols.end()) return it->second;
+    // Scalar data used as a symbol (interstate conditions may read one).
+    if (auto* d = ctx_->sdfg->findData(name); d && ctx_->data.count(name)) {
+      if (!cpu::kindOf(d->dtype)) return fail(where, "data '" + name + "' cannot be used as an integer symbol");
+      return cpu::loadValue(d->dtype, ctx_->data.at(name) + "[0]", ValueKind::Int);
+    }
+    return fail(where, "symbol '" + name + "' is not defined in SDFG '" + ctx_->sdfg->name() + "'",
+                "declare it (Sdfg::addSymbol), assign it on an interstate edge, or map it from the outer SDFG");
+  }
+  case Op::Add: return list(" + ", "(", ")");
+  case Op::Mul: return list(" * ", "(", ")");
+  case Op::FloorDiv: return binaryCall("dcw_rt::floordiv");
+  case Op::Mod: return binaryCall("dcw_rt::floormod");
+  case Op::Min: return nested("dcw_rt::imin");
+  case Op::Max: return nested("dcw_rt::imax");
+  case Op::Eq: return list(" == ", "(", ")");
+  case Op::Ne: return list(" != ", "(", ")");
+  case Op::Lt: return list(" < ", "(", ")");
+  case Op::Le: return list(" <= ", "(", ")");
+  case Op::Gt: return list(" > ", "(", ")");
+  case Op::Ge: return list(" >= ", "(", ")");
+  case Op::And: return list(" && ", "(", ")");
+  case Op::Or: return list(" || ", "(", ")");
+  case Op::Not: {
+    auto a = list("", "(!", ")");
+    return a;
+  }
+  }
+  return fail(where, "unsupported symbolic expression '" + e.str() + "'");
+}
+
+Expected<const DataDescriptor*> Generator::descriptor(const std::string& name, const std::string& where) const {
+  const DataDescriptor* d = ctx_->sdfg->findData(name);
+  if (!d) return fail(where, "data '" + name + "' is not declared in SDFG '" + ctx_->sdfg->name() + "'");
+  return d;
+}
+
+Expected<std::string> Generator::pointer(const std::string& name, const std::string& where) const {
+  auto it = ctx_->data.find(name);
+  if (it == ctx_->data.end())
+    return fail(where, "data '" + name + "' is not available here (a transient used outside the scope it is allocated in?)");
+  return it->second;
+}
+
+Expected<std::string> Generator::offsetOf(const DataDescriptor& d, const std::vector<sym::Expr>& index,
+                                          const std::string& where) {
+  sym::Expr off = d.offset;
+  if (d.dataKind == DataKind::Scalar || d.shape.empty()) {
+    for (auto& i : index) off = off + i; // a scalar: only index 0 is valid
+  } else {
+    if (index.size() != d.shape.size())
+      return fail(where, "an access to '" + d.name() + "' has " + std::to_string(index.size()) + " indices but the data has " +
+                             std::to_string(d.shape.size()) + " dimensions");
+    std::vector<sym::Expr> strides = d.strides.size() == d.shape.size() ? d.strides : DataDescriptor::contiguousStrides(d.shape);
+    for (size_t k = 0; k < index.size(); ++k) off = off + index[k] * strides[k];
+  }
+  return sym(off, where);
+}
+
+Expected<std::string> Generator::offsetOf(const DataDescriptor& d, const Subset& s, const std::string& where) {
+  std::vector<sym::Expr> begin;
+  for (auto& r : s.ranges()) begin.push_back(r.begin);
+  return offsetOf(d, begin, where);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<GeneratedCode> Generator::run() {
+  GeneratedCode result;
+  ProgramSignature& sig = result.signature;
+  std::set<std::string> inArgs;
+  auto addArg = [&](const std::string& name, ProgramArg::Role role) -> Expected<void> {
+    if (inArgs.count(name)) return {};
+    const DataDescriptor* d = root_.findData(name);
+    if (!d) return fail(root_.name(), "argument '" + name + "' has no data descriptor in SDFG '" + root_.name() + "'");
+    inArgs.insert(name);
+    sig.args.push_back({name, role, d->dtype, d->shape});
+    return {};
+  };
+  for (auto& n : root_.inputs) DCW_TRY(addArg(n, ProgramArg::Role::Input));
+  for (auto& n : root_.outputs) DCW_TRY(addArg(n, ProgramArg::Role::Output));
+  for (auto& d : root_.data())
+    if (d->constant) DCW_TRY(addArg(d->name(), ProgramArg::Role::Constant));
+  for (auto& d : root_.data()) {
+    std::string where = path(d->id());
+    if (!d->transient && !inArgs.count(d->name()))
+      return fail(where, "data '" + d->name() + "' is not transient but is neither an input, an output nor a constant",
+                  "list it in Sdfg::inputs or Sdfg::outputs, or make it transient");
+  }
+  for (auto& [name, type] : root_.symbols()) sig.symbols.push_back(name);
+
+  // Control-flow symbols of the root (assigned symbols cannot be const).
+  std::set<std::string> assigned;
+  std::function<void(const ControlFlowBlock&)> collect = [&](const ControlFlowBlock& b) {
+    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
+      for (auto& e : r->edges())
+        for (auto& [n, v] : e->assignments) assigned.insert(n);
+      if (auto* l = dynamic_cast<const LoopRegion*>(r); l && !l->loopVariable.empty()) assigned.insert(l->loopVariable);
+      for (auto& c : r->blocks()) collect(*c);
+    } else if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
+      for (auto& br : c->branches()) collect(*br);
+    }
+  };
+  collect(root_);
+
+  raw("// Generated by DCW (CPU target) from SDFG '" + commentText(root_.name()) + "'. Do not edit: regenerate.");
+  raw(cpuRuntimeSource());
+  line("");
+  line("extern \"C\" void dcw_set_threads(int n) {");
+  line("#ifdef _OPENMP");
+  line("  if (n > 0) omp_set_num_threads(n);");
+  line("#else");
+  line("  (void)n;");
+  line("#endif");
+  line("}");
+  line("");
+  line("extern \"C\" int dcw_program(void* const* args, const int64_t* symbols, char* error, size_t errorSize) {");
+  ++indent_;
+  line("dcw_rt::reset_status();");
+  line("(void)args;");
+  line("(void)symbols;");
+  Ctx rootCtx;
+  rootCtx.sdfg = &root_;
+  ctx_ = &rootCtx;
+  for (size_t k = 0; k < sig.args.size(); ++k) {
+    const auto& a = sig.args[k];
+    const DataDescriptor* d = root_.findData(a.name);
+    std::string where = path(d->id());
+    std::string t = cpu::storageType(d->dtype);
+    if (t.empty()) return fail(where, "data '" + a.name + "' has type " + std::string(dtypeName(d->dtype)) + ", which the CPU target does not support");
+    std::string id = fresh(a.name);
+    line(t + "* __restrict " + id + " = static_cast<" + t + "*>(args[" + std::to_string(k) + "]); // " +
+         commentText(a.name));
+    line("(void)" + id + ";");
+    rootCtx.data[a.name] = id;
+  }
+  for (size_t k = 0; k < sig.symbols.size(); ++k) {
+    std::string id = fresh(sig.symbols[k]);
+    line(std::string(assigned.count(sig.symbols[k]) ? "" : "const ") + "int64_t " + id + " = symbols[" + std::to_string(k) +
+         "];");
+    line("(void)" + id + ";");
+    rootCtx.symbols[sig.symbols[k]] = id;
+  }
+  std::set<std::string> predeclared(sig.symbols.begin(), sig.symbols.end());
+  DCW_TRY(emitSdfgBody(root_, rootCtx, predeclared));
+  line("return dcw_rt::finish(error, errorSize);");
+  --indent_;
+  line("}");
+
+  std::sort(sourceMap_.begin(), sourceMap_.end(), [](const SourceMapEntry& a, const SourceMapEntry& b) {
+    if (a.firstLine != b.firstLine) return a.firstLine < b.firstLine;
+    return a.lastLine > b.lastLine;
+  });
+  result.source = std::move(out_);
+  result.sourceMap = std::move(sourceMap_);
+  return result;
+}
+
+Expected<void> Generator::emitSdfgBody(const Sdfg& s, Ctx& c, const std::set<std::string>& predeclared) {
+  // Symbols assigned by control flow (interstate edges, loop variables), declared once up front so
+  // that gotos never cross an initialisation.
+  std::vector<std::string> cf;
+  std::function<void(const ControlFlowBlock&)> collect = [&](const ControlFlowBlock& b) {
+    auto add = [&](const std::string& n) {
+      if (!predeclared.count(n) && std::find(cf.begin(), cf.end(), n) == cf.end()) cf.push_back(n);
+    };
+    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
+      for (auto& e : r->edges())
+        for (auto& [n, v] : e->assignments) add(n);
+      if (auto* l = dynamic_cast<const LoopRegion*>(r); l && !l->loopVariable.empty()) add(l->loopVariable);
+      for (auto& ch : r->blocks()) collect(*ch);
+    } else if (auto* cr = dynamic_cast<const ConditionalRegion*>(&b)) {
+      for (auto& br : cr->branches()) collect(*br);
+    }
+  };
+  collect(s);
+  for (auto& n : cf) {
+    if (!sym::isIdentifier(n)) return fail(path(s.id()), "control-flow symbol '" + n + "' is not an identifier");
+    std::string id = fresh(n);
+    line("int64_t " + id + " = 0;");
+    line("(void)" + id + ";");
+    c.symbols[n] = id;
+  }
+  DCW_TRY(planTransients(s, c));
+  for (auto* d : c.sdfgAlloc) DCW_TRY(allocate(*d, c));
+  return emitRegion(s);
+}
+
+Expected<void> Generator::planTransients(const Sdfg& s, Ctx& c) {
+  // Where each transient is used: (state, innermost scope) pairs.
+  std::map<std::string, std::vector<std::pair<const State*, const MapEntry*>>> uses;
+  std::set<std::string> controlFlowData;
+  std::function<void(const ControlFlowBlock&)> cfRefs = [&](const ControlFlowBlock& b) {
+    auto addSyms = [&](const sym::Expr& e) {
+      for (auto& n : e.freeSymbols()) controlFlowData.insert(n);
+    };
+    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
+      for (auto& e : r->edges()) {
+        addSyms(e->condition);
+        for (auto& [n, v] : e->assignments) addSyms(v);
+      }
+      if (auto* l = dynamic_cast<const LoopRegion*>(r)) {
+        addSyms(l->init);
+        addSyms(l->condition);
+        addSyms(l->update);
+      }
+      if (auto* br = dynamic_cast<const BranchRegion*>(r); br && br->condition) addSyms(*br->condition);
+      for (auto& ch : r->blocks()) cfRefs(*ch);
+    } else if (auto* cr = dynamic_cast<const ConditionalRegion*>(&b)) {
+      for (auto& br : cr->branches()) cfRefs(*br);
+    }
+  };
+  cfRefs(s);
+  for (State* st : s.allStates()) {
+    auto scopes = st->scopeOf();
+    if (!scopes) return fail(path(st->id()), scopes.error().message, scopes.error().hint);
+    auto scopeOfNode = [&](ElementId id) -> const MapEntry* {
+      auto it = scopes->find(id);
+      return it == scopes->end() ? nullptr : it->second;
+    };
+    for (auto& n : st->nodes())
+      if (auto* a = dynamic_cast<const AccessNode*>(n.get())) uses[a->data()].push_back({st, scopeOfNode(a->id())});
+    for (auto& e : st->edges()) {
+      if (e->memlet.isEmpty()) continue;
+      Node* src = st->node(e->src);
+      Node* dst = st->node(e->dst);
+      if (src && dst && src->kind() != ElementKind::AccessNode && dst->kind() != ElementKind::AccessNode &&
+          src->kind() != ElementKind::MapEntry && dst->kind() != ElementKind::MapExit)
+        uses[e->memlet.data].push_back({st, scopeOfNode(src->id())});
+    }
+  }
+  for (auto& dp : s.data()) {
+    const DataDescriptor& d = *dp;
+    if (!d.transient || d.constant) continue;
+    if (d.dataKind == DataKind::Stream) return fail(path(d.id()), "stream data is not supported by the CPU target");
+    auto it = uses.find(d.name());
+    if (it == uses.end() && !controlFlowData.count(d.name())) continue; // never used: never allocated
+    std::set<const State*> states;
+    if (it != uses.end())
+      for (auto& u : it->second) states.insert(u.first);
+    bool wholeSdfg = d.lifetime == Lifetime::Sdfg || d.lifetime == Lifetime::Persistent ||
+                     d.lifetime == Lifetime::External || states.size() != 1 || controlFlowData.count(d.name());
+    if (wholeSdfg) {
+      c.sdfgAlloc.push_back(&d);
+      continue;
+    }
+    const State* st = *states.begin();
+    const MapEntry* place = nullptr;
+    if (d.lifetime == Lifetime::Scope) {
+      // Innermost scope that contains every use.
+      auto scopes = st->scopeOf();
+      auto chain = [&](const MapEntry* m) {
+        std::vector<const MapEntry*> v;
+        for (; m; m = scopes->count(m->id()) ? scopes->at(m->id()) : nullptr) v.insert(v.begin(), m);
+        return v;
+      };
+      std::vector<const MapEntry*> common;
+      bool first = true;
+      for (auto& u : it->second) {
+        auto ch = chain(u.second);
+        if (first) {
+          common = ch;
+          first = false;
+          continue;
+        }
+        size_t k = 0;
+        while (k < common.size() && k < ch.size() && common[k] == ch[k]) ++k;
+        common.resize(k);
+      }
+      place = common.empty() ? nullptr : common.back();
+    }
+    c.scopeAlloc[st][place].push_back(&d);
+  }
+  return {};
+}
+
+Expected<void> Generator::allocate(const DataDescriptor& d, Ctx& c) {
+  std::string where = path(d.id());
+  if (!d.wrappers.empty() || !d.rankKnown)
+    return fail(where, "data '" + d.name() + "' is a sequence, optional or of unknown rank, which the CPU target cannot allocate");
+  std::string t = cpu::storageType(d.dtype);
+  if (t.empty())
+    return fail(where, "data '" + d.name() + "' has type " + std::string(dtypeName(d.dtype)) + ", which the CPU target does not support");
+  // Extent in elements: offset + the furthest element + 1 (the plain product for contiguous strides).
+  sym::Expr extent = d.totalSize() + d.offset;
+  if (!d.shape.empty() && d.strides.size() == d.shape.size() && d.strides != DataDescriptor::contiguousStrides(d.shape)) {
+    extent = d.offset + 1;
+    for (size_t k = 0; k < d.shape.size(); ++k) extent = extent + (d.shape[k] - 1) * d.strides[k];
+  }
+  std::string id = fresh(d.name());
+  auto size = sym(extent, where);
+  if (!size) return size.takeError();
+  bool inParallel = par_.active;
+  if (extent.isConstant() && *extent.constantValue() <= 64 &&
+      (d.storage == StorageType::Default || d.storage == StorageType::Register || d.storage == StorageType::CpuStack ||
+       d.storage == StorageType::CpuHeap)) {
+    int64_t n = std::max<int64_t>(1, *extent.constantValue());
+    line("alignas(64) " + t + " " + id + "[" + std::to_string(n) + "] = {}; // " + commentText(d.name()));
+  } else {
+    std::string buf = fresh(d.name() + "_buffer");
+    line("dcw_rt::Buffer<" + t + "> " + buf + "(" + *size + "); // " + commentText(d.name()));
+    line(t + "* __restrict " + id + " = " + buf + ".p;");
+    if (inParallel) line("if (!" + id + ") { dcw_rt::set_oom(); continue; }");
+    else line("if (!" + id + ") return dcw_rt::report(error, errorSize, \"out of memory allocating a transient\");");
+  }
+  line("(void)" + id + ";");
+  c.data[d.name()] = id;
+  if (inParallel) c.privateData.insert(d.name());
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<void> Generator::emitAssignments(const InterstateEdge& e) {
+  std::string where = path(e.id());
+  if (e.assignments.empty()) return {};
+  if (e.assignments.size() == 1) {
+    auto& [n, v] = e.assignments[0];
+    auto value = sym(v, where);
+    if (!value) return value.takeError();
+    auto it = ctx_->symbols.find(n);
+    if (it == ctx_->symbols.end()) return fail(where, "assigns symbol '" + n + "', which is not declared");
+    line(it->second + " = " + *value + ";");
+    return {};
+  }
+  // All right-hand sides see the values from before the edge.
+  line("{");
+  ++indent_;
+  std::vector<std::string> temps;
+  for (auto& [n, v] : e.assignments) {
+    auto value = sym(v, where);
+    if (!value) return value.takeError();
+    std::string t = fresh("next_" + n);
+    line("const int64_t " + t + " = " + *value + ";");
+    temps.push_back(t);
+  }
+  for (size_t k = 0; k < e.assignments.size(); ++k) {
+    auto it = ctx_->symbols.find(e.assignments[k].first);
+    if (it == ctx_->symbols.end()) return fail(where, "assigns symbol '" + e.assignments[k].first + "', which is not declared");
+    line(it->second + " = " + temps[k] + ";");
+  }
+  --indent_;
+  line("}");
+  return {};
+}
+
+Expected<void> Generator::emitRegion(const ControlFlowRegion& r) {
+  if (r.blocks().empty()) return {};
+  std::string where = path(r.id());
+  const ControlFlowBlock* start = r.block(r.startBlock());
+  if (!start) start = r.blocks().front().get();
+
+  // A simple chain (each block has at most one unconditional successor, entered only from its
+  // predecessor) is emitted as straight-line code.
+  std::vector<const ControlFlowBlock*> chain;
+  std::vector<const InterstateEdge*> chainEdges;
+  bool isChain = r.inEdges(start->id()).empty();
+  std::set<const ControlFlowBlock*> seen;
+  for (const ControlFlowBlock* cur = start; isChain && cur;) {
+    seen.insert(cur);
+    chain.push_back(cur);
+    auto outs = r.outEdges(cur->id());
+    if (outs.empty()) break;
+    if (outs.size() > 1 || !outs[0]->isUnconditional()) {
+      isChain = false;
+      break;
+    }
+    const ControlFlowBlock* next = r.block(outs[0]->dst);
+    if (!next || seen.count(next) || r.inEdges(next->id()).size() != 1) {
+      isChain = false;
+      break;
+    }
+    chainEdges.push_back(outs[0]);
+    cur = next;
+  }
+  if (isChain) {
+    for (size_t k = 0; k < chain.size(); ++k) {
+      DCW_TRY(emitBlock(*chain[k]));
+      if (k < chainEdges.size()) DCW_TRY(emitAssignments(*chainEdges[k]));
+    }
+    return {};
+  }
+
+  // General form: labelled blocks, gotos along the interstate edges (first true condition wins).
+  std::vector<const ControlFlowBlock*> order{start};
+  std::set<const ControlFlowBlock*> reachable{start};
+  for (size_t k = 0; k < order.size(); ++k)
+    for (auto* e : r.outEdges(order[k]->id()))
+      if (auto* b = r.block(e->dst); b && reachable.insert(b).second) order.push_back(b);
+  // Keep the region's own block order for readability (start first).
+  std::vector<const ControlFlowBlock*> emitOrder{start};
+  for (auto& b : r.blocks())
+    if (b.get() != start && reachable.count(b.get())) emitOrder.push_back(b.get());
+  std::map<ElementId, std::string> labels;
+  for (auto* b : emitOrder)
+    for (auto* e : r.outEdges(b->id()))
+      if (!labels.count(e->dst)) labels[e->dst] = std::string("L") + std::to_string(++labels_);
+  std::string endLabel = std::string("L") + std::to_string(++labels_);
+  bool endUsed = false;
+  line("{ // control flow of " + commentText(where));
+  ++indent_;
+  for (size_t k = 0; k < emitOrder.size(); ++k) {
+    const ControlFlowBlock* b = emitOrder[k];
+    if (auto it = labels.find(b->id()); it != labels.end()) {
+      --indent_;
+      line(it->second + ":;");
+      ++indent_;
+    }
+    DCW_TRY(emitBlock(*b));
+    bool unconditional = false;
+    for (auto* e : r.outEdges(b->id())) {
+      if (!r.block(e->dst)) return fail(path(e->id()), "interstate edge leads to a block outside region '" + r.label() + "'");
+      if (e->isUnconditional()) {
+        line("{");
+      } else {
+        auto cond = sym(e->condition, path(e->id()));
+        if (!cond) return cond.takeError();
+        line("if (" + *cond + ") {");
+      }
+      ++indent_;
+      DCW_TRY(emitAssignments(*e));
+      line("goto " + labels.at(e->dst) + ";");
+      --indent_;
+      line("}");
+      if (e->isUnconditional()) {
+        unconditional = true;
+        break;
+      }
+    }
+    if (!unconditional && k + 1 < emitOrder.size()) {
+      line("goto " + endLabel + ";");
+      endUsed = true;
+    }
+  }
+  --indent_;
+  if (endUsed) line(endLabel + ":;");
+  line("}");
+  return {};
+}
+
+Expected<void> Generator::emitBlock(const ControlFlowBlock& b) {
+  std::string where = path(b.id());
+  if (auto* st = dynamic_cast<const State*>(&b)) return emitState(*st);
+  if (auto* loop = dynamic_cast<const LoopRegion*>(&b)) {
+    int first = nextLine();
+    auto cond = sym(loop->condition, where);
+    if (!cond) return cond.takeError();
+    if (loop->loopVariable.empty()) {
+      line("while (" + *cond + ") { // loop " + commentText(where));
+    } else {
+      auto it = ctx_->symbols.find(loop->loopVariable);
+      if (it == ctx_->symbols.end()) return fail(where, "loop variable '" + loop->loopVariable + "' is not declared");
+      auto init = sym(loop->init, where);
+      if (!init) return init.takeError();
+      auto update = sym(loop->update, where);
+      if (!update) return update.takeError();
+      line("for (" + it->second + " = " + *init + "; " + *cond + "; " + it->second + " = " + *update + ") { // loop " +
+           commentText(where));
+    }
+    ++indent_;
+    DCW_TRY(emitRegion(*loop));
+    --indent_;
+    line("}");
+    record(first, b.id());
+    return {};
+  }
+  if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
+    int first = nextLine();
+    line("// conditional " + commentText(where));
+    bool open = false;
+    for (size_t k = 0; k < c->branches().size(); ++k) {
+      const BranchRegion& br = *c->branches()[k];
+      if (br.condition) {
+        auto cond = sym(*br.condition, path(br.id()));
+        if (!cond) return cond.takeError();
+        line(std::string(open ? "} else if (" : "if (") + *cond + ") {");
+      } else {
+        line(open ? "} else {" : "{");
+      }
+      open = true;
+      ++indent_;
+      DCW_TRY(emitRegion(br));
+      --indent_;
+      if (!br.condition) break; // an else ends the chain
+    }
+    if (open) line("}");
+    record(first, b.id());
+    return {};
+  }
+  if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
+    line("{");
+    ++indent_;
+    DCW_TRY(emitRegion(*r));
+    --indent_;
+    line("}");
+    return {};
+  }
+  return fail(where, "control-flow block of kind " + std::string(elementKindName(b.kind())) + " is not supported");
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<void> Generator::emitState(const State& st) {
+  std::string where = path(st.id());
+  StateInfo si;
+  si.state = &st;
+  auto order = st.topologicalOrder();
+  if (!order) return fail(where, order.error().message, order.error().hint);
+  auto scopes = st.scopeOf();
+  if (!scopes) return fail(where, scopes.error().message, scopes.error().hint);
+  si.scopes = std::move(*scopes);
+  for (Node* n : *order) {
+    if (n->kind() == ElementKind::MapExit) continue;
+    auto it = si.scopes.find(n->id());
+    si.children[it == si.scopes.end() ? nullptr : it->second].push_back(n);
+  }
+  int first = nextLine();
+  line("{ // state " + commentText(where));
+  ++indent_;
+  if (auto it = ctx_->scopeAlloc.find(&st); it != ctx_->scopeAlloc.end())
+    if (auto jt = it->second.find(nullptr); jt != it->second.end())
+      for (auto* d : jt->second) DCW_TRY(allocate(*d, *ctx_));
+  DCW_TRY(emitScope(si, nullptr));
+  --indent_;
+  line("}");
+  record(first, st.id());
+  return {};
+}
+
+Expected<void> Generator::emitScope(const StateInfo& si, const MapEntry* scope) {
+  auto it = si.children.find(scope);
+  if (it == si.children.end()) return {};
+  for (const Node* n : it->second) {
+    std::string where = path(n->id());
+    switch (n->kind()) {
+    case ElementKind::AccessNode: {
+      for (auto* e : si.state->inEdges(n->id())) {
+        const Node* src = si.state->node(e->src);
+        if (src && src->kind() == ElementKind::AccessNode && !e->memlet.isEmpty())
+          DCW_TRY(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(*n)));
+      }
+      break;
+    }
+    case ElementKind::Tasklet: DCW_TRY(emitTasklet(si, static_cast<const Tasklet&>(*n))); break;
+    case ElementKind::MapEntry: DCW_TRY(emitMap(si, static_cast<const MapEntry&>(*n))); break;
+    case ElementKind::NestedSdfg: DCW_TRY(emitNested(si, static_cast<const NestedSdfgNode&>(*n))); break;
+    case ElementKind::LibraryNode: {
+      auto& l = static_cast<const LibraryNode&>(*n);
+      return fail(where, "node '" + where + "' (" + l.className() + ") is not expanded; run the expansion pass or pick an implementation",
+                  "expand library nodes (dcw expand, or the expansion pass) before generating code");
+    }
+    default: break;
+    }
+  }
+  return {};
+}
+
+void Generator::collectSubtree(const StateInfo& si, const MapEntry* scope, std::vector<const Node*>& out) const {
+  auto it = si.children.find(scope);
+  if (it == si.children.end()) return;
+  for (const Node* n : it->second) {
+    out.push_back(n);
+    if (auto* me = dynamic_cast<const MapEntry*>(n)) collectSubtree(si, me, out);
+  }
+}
+
+bool Generator::conflictFree(const Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying) {
+  for (auto& p : params) {
+    bool found = false;
+    for (auto& r : s.ranges()) {
+      if (!r.isIndex()) continue;
+      sym::Expr rest = r.begin - sym::Expr::symbol(p);
+      if (rest == r.begin) continue; // p does not occur
+      bool clean = true;
+      for (auto& f : rest.freeSymbols())
+        if (varying.count(f)) clean = false;
+      if (clean) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+bool Generator::needsAtomic(const std::string& data, const Subset& subset) const {
+  if (!par_.active) return false;
+  if (ctx_->privateData.count(data)) return false;
+  if (ctx_ == par_.ctx) return !conflictFree(subset, par_.params, par_.varying);
+  return !ctx_->safeOuter.count(data);
+}
+
+// Nested SDFGs count as WCR writers when they contain any write-conflict resolution.
+static bool containsWcr(const Sdfg& s) {
+  for (State* st : s.allStates()) {
+    for (auto& e : st->edges())
+      if (!e->memlet.wcr.empty()) return true;
+    for (auto& n : st->nodes())
+      if (auto* ns = dynamic_cast<const NestedSdfgNode*>(n.get()); ns && containsWcr(ns->sdfg())) return true;
+  }
+  return false;
+}
+
+int Generator::chooseCollapse(const StateInfo& si, const MapEntry& me, int independent) {
+  std::vector<const Node*> sub;
+  collectSubtree(si, &me, sub);
+  std::set<std::string> varying(me.params.begin(), me.params.end());
+  std::set<std::string> privateHere;
+  auto alloc = ctx_->scopeAlloc.find(si.state);
+  std::set<const MapEntry*> inside{&me};
+  for (const Node* n : sub)
+    if (auto* m = dynamic_cast<const MapEntry*>(n)) {
+      varying.insert(m->params.begin(), m->params.end());
+      inside.insert(m);
+    }
+  if (alloc != ctx_->scopeAlloc.end())
+    for (auto& [scope, list] : alloc->second)
+      if (inside.count(scope))
+        for (auto* d : list) privateHere.insert(d->name());
+  std::vector<const Subset*> writes;
+  for (const Node* n : sub) {
+    bool nestedWcr = false;
+    if (auto* ns = dynamic_cast<const NestedSdfgNode*>(n)) nestedWcr = containsWcr(ns->sdfg());
+    for (auto* e : si.state->outEdges(n->id())) {
+      if (e->memlet.isEmpty() || privateHere.count(e->memlet.data)) continue;
+      if (!e->memlet.wcr.empty() || nestedWcr) writes.push_back(&e->memlet.subset);
+    }
+  }
+  int best = 0;
+  for (int k = 1; k <= independent; ++k) {
+    std::set<std::string> params(me.params.begin(), me.params.begin() + k);
+    bool ok = true;
+    for (auto* w : writes)
+      if (!conflictFree(*w, params, varying)) ok = false;
+    if (!ok) break;
+    best = k;
+  }
+  return best == 0 ? independent : best;
+}
+
+Expected<void> Generator::emitMap(const StateInfo& si, const MapEntry& me) {
+  std::string where = path(me.id());
+  if (me.params.size() != me.range.rank())
+    return fail(where, "map has " + std::to_string(me.params.size()) + " parameters but " + std::to_string(me.range.rank()) + " ranges");
+  int first = nextLine();
+  line("// map " + commentText(where));
+  bool parallelSchedule = me.schedule == Schedule::CpuMulticore ||
+                          ((me.schedule == Schedule::Default || me.schedule == Schedule::GpuDevice ||
+                            me.schedule == Schedule::GpuThreadBlock) && mapDepth_ == 0);
+  bool parallel = opt_.openmp && parallelSchedule && !par_.active && !me.params.empty();
+  // Parameters whose ranges do not depend on earlier parameters of the map can be collapsed.
+  int independent = 0;
+  for (size_t d = 0; d < me.params.size(); ++d) {
+    bool dep = false;
+    for (size_t q = 0; q < d; ++q)
+      for (auto* ex : {&me.range[d].begin, &me.range[d].end, &me.range[d].step})
+        if (ex->freeSymbols().count(me.params[q])) dep = true;
+    if (dep) break;
+    ++independent;
+  }
+  Parallel saved = par_;
+  std::map<std::string, std::optional<std::string>> savedSymbols;
+  int collapse = 0;
+  if (parallel) {
+    collapse = chooseCollapse(si, me, independent);
+    par_.active = true;
+    par_.ctx = ctx_;
+    par_.params = std::set<std::string>(me.params.begin(), me.params.begin() + collapse);
+    par_.varying.clear();
+    std::vector<const Node*> sub;
+    collectSubtree(si, &me, sub);
+    par_.varying.insert(me.params.begin(), me.params.end());
+    for (const Node* n : sub)
+      if (auto* m = dynamic_cast<const MapEntry*>(n)) par_.varying.insert(m->params.begin(), m->params.end());
+    line(collapse > 1 ? "#pragma omp parallel for collapse(" + std::to_string(collapse) + ")" : "#pragma omp parallel for");
+  }
+  for (size_t d = 0; d < me.params.size(); ++d) {
+    const Range& r = me.range[d];
+    auto b = sym(r.begin, where);
+    if (!b) return b.takeError();
+    auto e = sym(r.end, where);
+    if (!e) return e.takeError();
+    auto s = sym(r.step, where);
+    if (!s) return s.takeError();
+    const std::string& p = me.params[d];
+    if (!savedSymbols.count(p)) {
+      auto it = ctx_->symbols.find(p);
+      savedSymbols[p] = it == ctx_->symbols.end() ? std::nullopt : std::optional<std::string>(it->second);
+    }
+    std::string id = fresh(p);
+    ctx_->symbols[p] = id;
+    line("for (int64_t " + id + " = " + *b + "; " + id + " < " + *e + "; " + id + " += " + *s + ")");
+  }
+  line("{");
+  ++indent_;
+  ++mapDepth_;
+  if (auto it = ctx_->scopeAlloc.find(si.state); it != ctx_->scopeAlloc.end())
+    if (auto jt = it->second.find(&me); jt != it->second.end())
+      for (auto* d : jt->second) DCW_TRY(allocate(*d, *ctx_));
+  auto body = emitScope(si, &me);
+  --mapDepth_;
+  --indent_;
+  if (!body) return body.takeError();
+  line("}");
+  for (auto& [p, old] : savedSymbols) {
+    if (old) ctx_->symbols[p] = *old;
+    else ctx_->symbols.erase(p);
+  }
+  if (parallel) ctx_->privateData.clear(); // what the loop allocated is gone with its body
+  par_ = saved;
+  record(first, me.id());
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<void> Generator::emitWrite(const DataDescriptor& d, const std::string& lvalue, const std::string& value,
+                                    ValueKind kind, const std::string& wcr, bool atomic, const std::string& where) {
+  DType st = d.dtype;
+  if (wcr.empty()) {
+    line(lvalue + " = " + cpu::storeValue(st, value, kind) + ";");
+    return {};
+  }
+  bool native = st != DType::Float16 && st != DType::BFloat16 && st != DType::Bool;
+  ValueKind sk = *cpu::kindOf(st);
+  if (sk == ValueKind::Bool) sk = ValueKind::Int;
+  std::string t = cpu::storageType(st);
+  std::string v = cpu::convertValue(value, kind, sk);
+  std::string old = cpu::loadValue(st, lvalue, sk);
+  if (wcr == "sum" || wcr == "prod") {
+    std::string op = wcr == "sum" ? "+" : "*";
+    if (native) {
+      if (atomic) line("#pragma omp atomic");
+      line(lvalue + " " + op + "= " + cpu::storeValue(st, v, sk) + ";");
+    } else {
+      if (atomic) line("#pragma omp critical(dcw_wcr)");
+      line(lvalue + " = " + cpu::storeValue(st, "(" + old + " " + op + " " + v + ")", sk) + ";");
+    }
+    return {};
+  }
+  if (wcr == "min" || wcr == "max") {
+    if (native && atomic) {
+      line("dcw_rt::atomic_" + wcr + "<" + t + ">(&" + lvalue + ", " + cpu::storeValue(st, v, sk) + ");");
+    } else {
+      if (atomic) line("#pragma omp critical(dcw_wcr)");
+      line(lvalue + " = " + cpu::storeValue(st, "dcw_rt::" + wcr + "(" + old + ", " + v + ")", sk) + ";");
+    }
+    return {};
+  }
+  // A lambda "(a, b) -> expression" in the tasklet language.
+  auto arrow = wcr.find("->");
+  if (arrow != std::string::npos) {
+    std::string head = wcr.substr(0, arrow);
+    std::string body = wcr.substr(arrow + 2);
+    std::vector<std::string> names;
+    std::string cur;
+    for (char c : head) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') cur += c;
+      else if (c == ',' || c == ')') {
+        if (!cur.empty()) names.push_back(cur);
+        cur.clear();
+      } else if (c != '(' && c != ' ' && c != '\t') names.push_back("?");
+    }
+    if (names.size() == 2 && sym::isIdentifier(names[0]) && sym::isIdentifier(names[1]) && names[0] != names[1]) {
+      auto prog = tasklet::parse("wcr_result = " + body, where);
+      if (!prog) return fail(where, "write-conflict resolution '" + commentText(wcr) + "': " + prog.error().message);
+      cpu::TaskletPrinter pr(where);
+      std::string a = fresh("wcr_old"), b = fresh("wcr_new");
+      pr.bind(names[0], {a, sk, false, st, false});
+      pr.bind(names[1], {b, sk, false, st, false});
+      auto text = pr.printExpr(*prog->statements.at(0).value, sk);
+      if (!text) return text.takeError();
+      if (atomic) line("#pragma omp critical(dcw_wcr)");
+      line("{");
+      ++indent_;
+      line("const " + cpu::cppType(sk) + " " + a + " = " + old + ";");
+      line("const " + cpu::cppType(sk) + " " + b + " = " + v + ";");
+      line(lvalue + " = " + cpu::storeValue(st, *text, sk) + ";");
+      --indent_;
+      line("}");
+      return {};
+    }
+  }
+  return fail(where, "write-conflict resolution '" + commentText(wcr) + "' is not supported",
+              "use sum, prod, min, max or a lambda \"(a, b) -> expression\" in the tasklet language");
+}
+
+Expected<void> Generator::emitTasklet(const StateInfo& si, const Tasklet& t) {
+  std::string where = path(t.id());
+  if (t.language != TaskletLanguage::Dcw)
+    return fail(where, "tasklet '" + where + "' is written in C++, which the CPU target does not paste into generated code",
+                "write it in the tasklet language");
+  auto prog = tasklet::parse(t.code, where);
+  if (!prog) return prog.takeError();
+  cpu::TaskletPrinter pr(where);
+  pr.setSymbolResolver([this](const std::string& name) -> std::optional<cpu::TaskletName> {
+    auto it = ctx_->symbols.find(name);
+    if (it == ctx_->symbols.end()) return std::nullopt;
+    return cpu::TaskletName{it->second, ValueKind::Int, false, DType::Int64, false};
+  });
+  std::set<std::string> outNames;
+  for (auto& c : t.outConnectors()) outNames.insert(c.name);
+  auto written = tasklet::writtenNames(*prog);
+  std::set<std::string> assigned(written.begin(), written.end());
+
+  int first = nextLine();
+  line("{ // tasklet " + commentText(where));
+  ++indent_;
+  std::set<std::string> declared;
+  for (auto* e : si.state->inEdges(t.id())) {
+    if (e->memlet.isEmpty() || e->dstConnector.empty()) continue;
+    const Connector* conn = t.findIn(e->dstConnector);
+    if (!conn) return fail(where, "an edge enters connector '" + e->dstConnector + "', which the tasklet does not have");
+    if (!sym::isIdentifier(conn->name)) return fail(where, "connector '" + conn->name + "' is not an identifier");
+    auto d = descriptor(e->memlet.data, path(e->id()));
+    if (!d) return d.takeError();
+    auto ptr = pointer(e->memlet.data, path(e->id()));
+    if (!ptr) return ptr.takeError();
+    auto off = offsetOf(**d, e->memlet.subset, path(e->id()));
+    if (!off) return off.takeError();
+    DType storage = (*d)->dtype;
+    auto k = cpu::kindOf(conn->dtype != DType::Undefined ? conn->dtype : storage);
+    if (!k || cpu::storageType(storage).empty())
+      return fail(where, "input '" + conn->name + "' has a type the CPU target does not support");
+    std::string id = pr.localId(conn->name);
+    bool scalar = (*d)->dataKind == DataKind::Scalar || e->memlet.subset.volume() == sym::Expr(1);
+    bool inout = outNames.count(conn->name) > 0;
+    if (scalar) {
+      line(std::string(inout ? "" : "const ") + cpu::cppType(*k) + " " + id + " = " +
+           cpu::loadValue(storage, *ptr + "[" + *off + "]", *k) + ";");
+      pr.bind(conn->name, {id, *k, false, storage, inout});
+    } else {
+      line("const " + cpu::storageType(storage) + "* " + id + " = " + *ptr + " + " + *off + ";");
+      pr.bind(conn->name, {id, *k, true, storage, false});
+    }
+    line("(void)" + id + ";");
+    declared.insert(conn->name);
+  }
+  // Outputs: locals written back after the statements.
+  struct Out {
+    std::string name, id;
+    ValueKind kind;
+  };
+  std::vector<Out> outs;
+  for (auto& c : t.outConnectors()) {
+    if (!sym::isIdentifier(c.name)) return fail(where, "connector '" + c.name + "' is not an identifier");
+    DType dt = c.dtype;
+    if (dt == DType::Undefined)
+      for (auto* e : si.state->outEdges(t.id()))
+        if (e->srcConnector == c.name && !e->memlet.isEmpty())
+          if (auto* d = ctx_->sdfg->findData(e->memlet.data)) {
+            dt = d->dtype;
+            break;
+          }
+    auto k = cpu::kindOf(dt == DType::Undefined ? DType::Float32 : dt);
+    if (!k) return fail(where, "output '" + c.name + "' has a type the CPU target does not support");
+    std::string id = pr.localId(c.name);
+    if (!declared.count(c.name)) {
+      line(cpu::cppType(*k) + " " + id + " = 0;");
+      pr.bind(c.name, {id, *k, false, dt, true});
+    }
+    outs.push_back({c.name, id, *k});
+  }
+  auto lines = pr.print(*prog);
+  if (!lines) return lines.takeError();
+  for (auto& l : *lines) line(l);
+  for (auto& o : outs) {
+    if (!assigned.count(o.name)) continue; // never assigned: nothing to write (a dynamic output)
+    for (auto* e : si.state->outEdges(t.id())) {
+      if (e->srcConnector != o.name || e->memlet.isEmpty()) continue;
+      std::string ew = path(e->id());
+      auto d = descriptor(e->memlet.data, ew);
+      if (!d) return d.takeError();
+      if ((*d)->dataKind != DataKind::Scalar && e->memlet.subset.volume() != sym::Expr(1))
+        return fail(ew, "output '" + o.name + "' writes [" + e->memlet.subset.str() + "], more than one element",
+                    "a tasklet output is one element; use a map around the tasklet");
+      auto ptr = pointer(e->memlet.data, ew);
+      if (!ptr) return ptr.takeError();
+      auto off = offsetOf(**d, e->memlet.subset, ew);
+      if (!off) return off.takeError();
+      DCW_TRY(emitWrite(**d, *ptr + "[" + *off + "]", o.id, o.kind, e->memlet.wcr,
+                        opt_.openmp && needsAtomic(e->memlet.data, e->memlet.subset), ew));
+    }
+  }
+  --indent_;
+  line("}");
+  record(first, t.id());
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<void> Generator::emitCopy(const StateInfo&, const DataflowEdge& e, const AccessNode& src, const AccessNode& dst) {
+  std::string where = path(e.id());
+  const Memlet& m = e.memlet;
+  auto sd = descriptor(src.data(), where);
+  if (!sd) return sd.takeError();
+  auto dd = descriptor(dst.data(), where);
+  if (!dd) return dd.takeError();
+  const DataDescriptor& S = **sd;
+  const DataDescriptor& D = **dd;
+  auto fullOf = [](const DataDescriptor& d) {
+    if (d.dataKind == DataKind::Scalar || d.shape.empty()) return Subset({Range::index(0)});
+    return Subset::fullOf(d.shape);
+  };
+  Subset ss, ds;
+  if (m.data == src.data()) {
+    ss = m.subset;
+    ds = m.otherSubset ? *m.otherSubset : fullOf(D); // as in DaCe: no other subset = the whole other array
+  } else if (m.data == dst.data()) {
+    ds = m.subset;
+    ss = m.otherSubset ? *m.otherSubset : fullOf(S);
+  } else {
+    return fail(where, "copy memlet names '" + m.data + "', which is neither '" + src.data() + "' nor '" + dst.data() + "'");
+  }
+  if (ss.empty()) ss = fullOf(S);
+  if (ds.empty()) ds = fullOf(D);
+  auto sp = pointer(src.data(), where);
+  if (!sp) return sp.takeError();
+  auto dp = pointer(dst.data(), where);
+  if (!dp) return dp.takeError();
+  if (cpu::storageType(S.dtype).empty() || cpu::storageType(D.dtype).empty())
+    return fail(where, "copy between types the CPU target does not support");
+
+  int first = nextLine();
+  line("{ // copy " + commentText(where));
+  ++indent_;
+  // Contiguous on both sides and the same type: one memcpy.
+  auto contiguous = [](const DataDescriptor& d, const Subset& s) {
+    if (d.dataKind == DataKind::Scalar || d.shape.empty()) return true;
+    if (s.rank() != d.shape.size()) return false;
+    if (!d.strides.empty() && d.strides != DataDescriptor::contiguousStrides(d.shape)) return false;
+    bool inner = false; // past the first dimension with more than one element
+    for (size_t k = 0; k < s.rank(); ++k) {
+      const Range& r = s[k];
+      if (r.step != sym::Expr(1)) return false;
+      if (inner && !(r.begin == sym::Expr(0) && r.end == d.shape[k])) return false;
+      if (r.size() != sym::Expr(1)) inner = true;
+    }
+    return true;
+  };
+  auto volume = sym(ss.volume(), where);
+  if (!volume) return volume.takeError();
+  if (m.wcr.empty() && S.dtype == D.dtype && contiguous(S, ss) && contiguous(D, ds)) {
+    auto so = offsetOf(S, ss, where);
+    if (!so) return so.takeError();
+    auto doff = offsetOf(D, ds, where);
+    if (!doff) return doff.takeError();
+    std::string count = fresh("count");
+    line("const int64_t " + count + " = " + *volume + ";");
+    line("if (" + count + " > 0) std::memcpy(" + *dp + " + " + *doff + ", " + *sp + " + " + *so + ", sizeof(" +
+         cpu::storageType(S.dtype) + ") * static_cast<size_t>(" + count + "));");
+  } else {
+    // Element loops. Same shape on both sides: one loop per dimension; otherwise a flat loop whose
+    // index is decomposed on each side (a reshaping copy).
+    auto sizesS = ss.sizes(), sizesD = ds.sizes();
+    bool sameShape = sizesS == sizesD;
+    std::vector<std::string> loopVars;
+    std::vector<std::string> savedKeys;
+    auto bindVar = [&](const std::string& hint) {
+      std::string id = fresh(hint);
+      std::string key = id;
+      while (ctx_->symbols.count(key)) key += "_";
+      ctx_->symbols[key] = id;
+      savedKeys.push_back(key);
+      return key;
+    };
+    std::vector<sym::Expr> idxS, idxD;
+    if (sameShape) {
+      for (size_t k = 0; k < sizesS.size(); ++k) {
+        std::string key = bindVar("i" + std::to_string(k));
+        auto n = sym(sizesS[k], where);
+        if (!n) return n.takeError();
+        line("for (int64_t " + ctx_->symbols[key] + " = 0; " + ctx_->symbols[key] + " < " + *n + "; ++" + ctx_->symbols[key] + ")");
+        sym::Expr q = sym::Expr::symbol(key);
+        idxS.push_back(ss[k].begin + q * ss[k].step);
+        idxD.push_back(ds[k].begin + q * ds[k].step);
+      }
+    } else {
+      std::string key = bindVar("i");
+      line("for (int64_t " + ctx_->symbols[key] + " = 0; " + ctx_->symbols[key] + " < " + *volume + "; ++" + ctx_->symbols[key] + ")");
+      sym::Expr q = sym::Expr::symbol(key);
+      auto decompose = [&](const Subset& s, std::vector<sym::Expr>& idx) {
+        auto sizes = s.sizes();
+        for (size_t k = 0; k < sizes.size(); ++k) {
+          sym::Expr inner(1);
+          for (size_t j = k + 1; j < sizes.size(); ++j) inner = inner * sizes[j];
+          sym::Expr pos = sym::mod(sym::floorDiv(q, inner), sizes[k]);
+          if (k == 0) pos = sym::floorDiv(q, inner);
+          idx.push_back(s[k].begin + pos * s[k].step);
+        }
+      };
+      decompose(ss, idxS);
+      decompose(ds, idxD);
+    }
+    line("{");
+    ++indent_;
+    auto so = offsetOf(S, idxS, where);
+    if (!so) return so.takeError();
+    auto doff = offsetOf(D, idxD, where);
+    if (!doff) return doff.takeError();
+    std::string srcElem = *sp + "[" + *so + "]";
+    std::string dstElem = *dp + "[" + *doff + "]";
+    ValueKind k = *cpu::kindOf(S.dtype);
+    if (m.wcr.empty() && S.dtype == D.dtype) line(dstElem + " = " + srcElem + ";");
+    else DCW_TRY(emitWrite(D, dstElem, cpu::loadValue(S.dtype, srcElem, k), k, m.wcr,
+                           opt_.openmp && needsAtomic(dst.data(), ds), where));
+    --indent_;
+    line("}");
+    for (auto& key : savedKeys) ctx_->symbols.erase(key);
+  }
+  --indent_;
+  line("}");
+  record(first, e.id());
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Expected<void> Generator::emitNested(const StateInfo& si, const NestedSdfgNode& n) {
+  std::string where = path(n.id());
+  const Sdfg& inner = n.sdfg();
+  int first = nextLine();
+  line("{ // nested SDFG " + commentText(where));
+  ++indent_;
+  Ctx c;
+  c.sdfg = &inner;
+
+  // Symbols: the mapping, evaluated in the outer SDFG.
+  std::set<std::string> assigned;
+  std::function<void(const ControlFlowBlock&)> collect = [&](const ControlFlowBlock& b) {
+    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
+      for (auto& e : r->edges())
+        for (auto& [nm, v] : e->assignments) assigned.insert(nm);
+      if (auto* l = dynamic_cast<const LoopRegion*>(r); l && !l->loopVariable.empty()) assigned.insert(l->loopVariable);
+      for (auto& ch : r->blocks()) collect(*ch);
+    } else if (auto* cr = dynamic_cast<const ConditionalRegion*>(&b)) {
+      for (auto& br : cr->branches()) collect(*br);
+    }
+  };
+  collect(inner);
+  for (auto& [name, type] : inner.symbols())
+    if (!n.symbolMapping.count(name))
+      return fail(where, "nested symbol '" + name + "' is not mapped", "add it to the node's symbol mapping");
+  std::set<std::string> predeclared;
+  for (auto& [name, value] : n.symbolMapping) {
+    if (!sym::isIdentifier(name)) return fail(where, "mapped symbol '" + name + "' is not an identifier");
+    auto v = sym(value, where);
+    if (!v) return v.takeError();
+    std::string id = fresh(name);
+    line(std::string(assigned.count(name) ? "" : "const ") + "int64_t " + id + " = " + *v + ";");
+    line("(void)" + id + ";");
+    c.symbols[name] = id;
+    predeclared.insert(name);
+  }
+
+  // Data: each non-transient nested container points into the outer data at the memlet's begin.
+  struct Binding {
+    const DataflowEdge* edge = nullptr;
+    bool written = false;
+  };
+  std::map<std::string, Binding> bindings;
+  for (auto* e : si.state->inEdges(n.id()))
+    if (!e->memlet.isEmpty() && !e->dstConnector.empty()) bindings[e->dstConnector].edge = e;
+  for (auto* e : si.state->outEdges(n.id()))
+    if (!e->memlet.isEmpty() && !e->srcConnector.empty()) {
+      auto& b = bindings[e->srcConnector];
+      if (!b.edge) b.edge = e;
+      b.written = true;
+    }
+  std::map<std::string, int> outerUses, outerWrites;
+  for (auto& [name, b] : bindings) {
+    ++outerUses[b.edge->memlet.data];
+    if (b.written) ++outerWrites[b.edge->memlet.data];
+  }
+  for (auto& dp : inner.data()) {
+    const DataDescriptor& d = *dp;
+    if (d.transient) continue;
+    std::string t = cpu::storageType(d.dtype);
+    if (t.empty()) return fail(path(d.id()), "data '" + d.name() + "' has a type the CPU target does not support");
+    std::string id = fresh(d.name());
+    auto it = bindings.find(d.name());
+    if (it == bindings.end()) {
+      line(t + "* " + id + " = nullptr; // " + commentText(d.name()) + " (unconnected)");
+    } else {
+      const DataflowEdge& e = *it->second.edge;
+      std::string ew = path(e.id());
+      auto od = descriptor(e.memlet.data, ew);
+      if (!od) return od.takeError();
+      if ((*od)->dtype != d.dtype)
+        return fail(ew, "nested data '" + d.name() + "' is " + std::string(dtypeName(d.dtype)) + " but the outer data '" +
+                            e.memlet.data + "' is " + std::string(dtypeName((*od)->dtype)));
+      auto ptr = pointer(e.memlet.data, ew);
+      if (!ptr) return ptr.takeError();
+      auto off = offsetOf(**od, e.memlet.subset, ew);
+      if (!off) return off.takeError();
+      const std::string& outer = e.memlet.data;
+      bool restrict = outerUses[outer] == 1 || outerWrites[outer] == 0;
+      line(t + "* " + (restrict ? "__restrict " : "") + id + " = " + *ptr + " + " + *off + "; // " + commentText(d.name()));
+      if (ctx_->privateData.count(outer)) c.privateData.insert(d.name());
+      if (it->second.written && !needsAtomic(outer, e.memlet.subset)) c.safeOuter.insert(d.name());
+    }
+    line("(void)" + id + ";");
+    c.data[d.name()] = id;
+  }
+  Ctx* outerCtx = ctx_;
+  ctx_ = &c;
+  auto body = emitSdfgBody(inner, c, predeclared);
+  ctx_ = outerCtx;
+  if (!body) return body.takeError();
+  --indent_;
+  line("}");
+  record(first, n.id());
+  return {};
+}
+
+} // namespace
+
+Expected<GeneratedCode> generateCpp(const ir::Sdfg& sdfg, const CpuOptions& options) {
+  Generator g(sdfg, options);
+  return g.run();
+}
+
+} // namespace dcw::codegen

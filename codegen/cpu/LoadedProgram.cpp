@@ -1,0 +1,42 @@
+// LoadedProgram: dlopen with RTLD_NOW | RTLD_LOCAL (programs never see each other's symbols; a missing
+// symbol fails at load, not at the first call), then the two entry points of the ABI.
+#include "codegen/cpu/LoadedProgram.h"
+
+#include <dlfcn.h>
+
+namespace dcw::codegen {
+
+Expected<std::shared_ptr<LoadedProgram>> LoadedProgram::load(const std::string& libraryPath) {
+  dlerror();
+  void* h = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    return fail(libraryPath, std::string("cannot load the compiled program: ") + (e ? e : "unknown error"),
+                "rebuild it (delete the cache entry)");
+  }
+  std::shared_ptr<LoadedProgram> p(new LoadedProgram());
+  p->handle_ = h;
+  p->path_ = libraryPath;
+  p->entry_ = reinterpret_cast<int (*)(void* const*, const int64_t*, char*, size_t)>(dlsym(h, "dcw_program"));
+  p->setThreads_ = reinterpret_cast<void (*)(int)>(dlsym(h, "dcw_set_threads"));
+  if (!p->entry_)
+    return fail(libraryPath, "the library has no dcw_program entry point", "it was not built by DCW's code generator");
+  return p;
+}
+
+LoadedProgram::~LoadedProgram() {
+  if (handle_) dlclose(handle_);
+}
+
+Expected<void> LoadedProgram::run(void* const* args, const int64_t* symbols) const {
+  char error[1024] = {0};
+  int rc = entry_(args, symbols, error, sizeof error);
+  if (rc != 0) return fail(path_, error[0] ? std::string(error) : "the program failed (code " + std::to_string(rc) + ")");
+  return {};
+}
+
+void LoadedProgram::setThreads(int n) const {
+  if (setThreads_) setThreads_(n);
+}
+
+} // namespace dcw::codegen

@@ -1,0 +1,15 @@
+// Runtime: the text of the small runtime that every generated CPU program includes inline (namespace
+// dcw_rt): exact integer helpers for symbolic expressions (floor division and modulo), safe casts
+// (NaN -> 0, saturating), round-half-to-even, erf/sigmoid/relu wrappers, float16/bfloat16 conversions
+// (uint16 storage, float compute), aligned zero-initialised allocation with RAII ownership, atomic
+// min/max, and the error status of a call. It is pasted as text so a compiled program depends on
+// nothing but the C++ standard library (and OpenMP when enabled).
+#pragma once
+
+#include <string_view>
+
+namespace dcw::codegen {
+
+std::string_view cpuRuntimeSource();
+
+} // namespace dcw::codegen

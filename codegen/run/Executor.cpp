@@ -1,0 +1,128 @@
+#include "codegen/run/Executor.h"
+
+#include "core/ir/Sdfg.h"
+
+namespace dcw::codegen {
+
+using namespace dcw::ir;
+
+namespace {
+
+std::string dimsText(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+std::string shapeText(const std::vector<sym::Expr>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + d[i].str();
+  return s + "]";
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Executor>> Executor::create(const Sdfg& sdfg, const RunOptions& options) {
+  auto code = generateCpp(sdfg);
+  if (!code) return code.takeError();
+  auto lib = compileShared(code->source, options.compile);
+  if (!lib) return lib.takeError();
+  auto prog = LoadedProgram::load(lib->path);
+  if (!prog) return prog.takeError();
+  std::unique_ptr<Executor> e(new Executor());
+  e->sdfg_ = &sdfg;
+  e->code_ = std::move(*code);
+  e->library_ = std::move(*lib);
+  e->program_ = std::move(*prog);
+  if (options.threads > 0) e->program_->setThreads(options.threads);
+  return e;
+}
+
+Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs) const {
+  const auto& args = code_.signature.args;
+  size_t nIn = 0;
+  for (auto& a : args) nIn += a.role == ProgramArg::Role::Input;
+  if (inputs.size() != nIn)
+    return fail(sdfg_->name(), "the model takes " + std::to_string(nIn) + " input(s), " + std::to_string(inputs.size()) + " given",
+                "pass one tensor per model input, in order");
+
+  // Bind symbols from the input dims; check everything that is already determined.
+  std::map<std::string, int64_t> syms;
+  for (size_t i = 0; i < nIn; ++i) {
+    const ProgramArg& a = args[i];
+    const Tensor& t = inputs[i];
+    if (t.dtype != a.dtype)
+      return fail("input '" + a.name + "'", "has dtype " + std::string(dtypeName(t.dtype)) + ", the model expects " +
+                                                 std::string(dtypeName(a.dtype)),
+                  "convert the tensor to " + std::string(dtypeName(a.dtype)));
+    if (t.dims.size() != a.shape.size())
+      return fail("input '" + a.name + "'", "has shape " + dimsText(t.dims) + ", the model expects " + shapeText(a.shape),
+                  "give a tensor of rank " + std::to_string(a.shape.size()));
+    for (size_t k = 0; k < a.shape.size(); ++k)
+      if (a.shape[k].isSymbol() && !syms.count(a.shape[k].symbolName())) syms[a.shape[k].symbolName()] = t.dims[k];
+  }
+  for (size_t i = 0; i < nIn; ++i) {
+    const ProgramArg& a = args[i];
+    for (size_t k = 0; k < a.shape.size(); ++k) {
+      auto v = a.shape[k].evaluate(syms);
+      if (v && *v != inputs[i].dims[k])
+        return fail("input '" + a.name + "'", "has shape " + dimsText(inputs[i].dims) + ", the model expects " +
+                                                   shapeText(a.shape) + " (dimension " + std::to_string(k) + " must be " +
+                                                   std::to_string(*v) + ")",
+                    "reshape the input");
+    }
+    if (inputs[i].dtype != DType::String && (!inputs[i].bytes || inputs[i].bytes->size() < size_t(inputs[i].elementCount()) * dtypeSize(inputs[i].dtype)))
+      return fail("input '" + a.name + "'", "holds fewer bytes than its dims need");
+  }
+  std::vector<int64_t> symbolValues;
+  for (auto& s : code_.signature.symbols) {
+    auto it = syms.find(s);
+    if (it == syms.end())
+      return fail(sdfg_->name(), "symbol '" + s + "' cannot be determined from the input shapes (a data-dependent shape)",
+                  "export the model with static shapes for this part");
+    symbolValues.push_back(it->second);
+  }
+
+  std::vector<Tensor> outputs;
+  std::vector<std::shared_ptr<std::string>> outBuffers;
+  std::vector<void*> ptrs;
+  size_t in = 0;
+  for (auto& a : args) {
+    if (a.dtype == DType::String) return fail("'" + a.name + "'", "string tensors cannot be computed yet", "remove string processing from the model");
+    switch (a.role) {
+    case ProgramArg::Role::Input:
+      ptrs.push_back(const_cast<char*>(inputs[in++].bytes->data()));
+      break;
+    case ProgramArg::Role::Constant: {
+      const DataDescriptor* d = sdfg_->findData(a.name);
+      if (!d || !d->constant || !d->constant->bytes) return fail("'" + a.name + "'", "constant has no value");
+      ptrs.push_back(const_cast<char*>(d->constant->bytes->data()));
+      break;
+    }
+    case ProgramArg::Role::Output: {
+      Tensor t;
+      t.dtype = a.dtype;
+      for (auto& e : a.shape) {
+        auto v = e.evaluate(syms);
+        if (!v) return fail("output '" + a.name + "'", "its shape " + shapeText(a.shape) + " cannot be evaluated: " + v.error().message);
+        if (*v < 0) return fail("output '" + a.name + "'", "its shape evaluates to a negative dimension");
+        t.dims.push_back(*v);
+      }
+      auto buf = std::make_shared<std::string>(size_t(std::max<int64_t>(t.elementCount(), 1)) * dtypeSize(a.dtype), '\0');
+      ptrs.push_back(buf->data());
+      outBuffers.push_back(buf);
+      outputs.push_back(std::move(t));
+      break;
+    }
+    }
+  }
+  if (auto r = program_->run(ptrs.data(), symbolValues.data()); !r) return r.takeError();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    outBuffers[i]->resize(size_t(outputs[i].elementCount()) * dtypeSize(outputs[i].dtype));
+    outputs[i].bytes = outBuffers[i];
+  }
+  symbols_ = std::move(syms);
+  return outputs;
+}
+
+} // namespace dcw::codegen

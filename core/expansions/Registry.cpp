@@ -1,0 +1,23 @@
+// The one explicit list of expansions: every family registers here, in this order.
+#include "core/expansions/Expansion.h"
+#include "core/expansions/ops/Ops.h"
+
+namespace dcw::expansions {
+
+const ExpansionRegistry& registry() {
+  static const ExpansionRegistry r = [] {
+    ExpansionRegistry reg;
+    registerElementwise(reg);
+    registerReductions(reg);
+    registerSoftmax(reg);
+    registerNormalization(reg);
+    registerLinalg(reg);
+    registerConvolution(reg);
+    registerPooling(reg);
+    registerTensorOps(reg);
+    return reg;
+  }();
+  return r;
+}
+
+} // namespace dcw::expansions

@@ -1,0 +1,185 @@
+// Pure expansions of the convolutions, as map nests with WCR accumulation (no opaque C++):
+//
+//   Conv           X[N, C, D1..Dk] * W[M, C/group, K1..Kk] (+ B[M]) -> Y[N, M, O1..Ok]
+//     state 1: Y[n, m, o..] = B[m] (or 0)
+//     state 2: map n, m, o.., c < C/group, k.. : Y[n, m, o..] += X[n, g*C/group + c, o*s + k*d - pad] * W[m, c, k..]
+//              (WCR sum; g = m // (M/group)). Padding: the input index is clamped into range and the
+//              tasklet selects 0 where the unclamped position falls into the padding.
+//   ConvTranspose  X[N, C, I1..Ik] * W[C, M/group, K1..Kk] (+ B[M]) -> Y[N, M, O1..Ok], written as a gather
+//     over output positions: Y[n, m, o..] += X[n, g*C/group + c, (o + pad - k*d) / s] * W[g*C/group + c, m % (M/group), k..]
+//     where (o + pad - k*d) is a non-negative multiple of s inside the input (selected in the tasklet).
+//     Pads come from `pads`, or from auto_pad / output_shape with total = s*(I-1) + output_padding + (K-1)*d + 1 - O.
+// Strides, dilations, pads and auto_pad (SAME_UPPER, SAME_LOWER, VALID) follow ONNX; output extents are
+// read from the output descriptor (ONNX shape inference). Preconditions: ranks known, rank >= 3.
+#include "core/expansions/ExpandPass.h"
+#include "core/expansions/SdfgBuilder.h"
+#include "core/expansions/ops/Ops.h"
+#include "core/expansions/ops/TensorHelpers.h"
+
+namespace dcw::expansions {
+
+using namespace dcw::ir;
+using sym::Expr;
+using namespace th;
+
+namespace {
+
+struct ConvIO {
+  const DataDescriptor *X, *W, *Y, *B;
+  size_t nd;
+  std::vector<int64_t> kernel;
+};
+
+Expected<ConvIO> convIO(const ExpansionContext& ctx) {
+  auto X = needIn(ctx, "X");
+  if (!X) return X.takeError();
+  auto W = needIn(ctx, "W");
+  if (!W) return W.takeError();
+  auto Y = needOut(ctx, "Y");
+  if (!Y) return Y.takeError();
+  ConvIO io{*X, *W, *Y, ctx.in("B"), 0, {}};
+  size_t r = io.X->shape.size();
+  if (r < 3 || io.W->shape.size() != r || io.Y->shape.size() != r)
+    return ctx.error("X, W and Y must have the same rank >= 3 (N, C, spatial dims)");
+  io.nd = r - 2;
+  io.kernel = ctx.attrInts("kernel_shape");
+  if (io.kernel.empty())
+    for (size_t k = 0; k < io.nd; ++k) {
+      auto v = io.W->shape[k + 2].constantValue();
+      if (!v) return ctx.error("the kernel extent is symbolic", "give W a static shape or set kernel_shape");
+      io.kernel.push_back(*v);
+    }
+  if (io.kernel.size() != io.nd) return ctx.error("kernel_shape has " + std::to_string(io.kernel.size()) + " values for " + std::to_string(io.nd) + " spatial dims");
+  return io;
+}
+
+Shape spatial(const Shape& s) { return Shape(s.begin() + 2, s.end()); }
+
+// Tasklet code may use integer + - * and comparisons of map parameters and symbols, not floor division.
+bool taskletSafe(const std::string& s) { return s.find("//") == std::string::npos && s.find('%') == std::string::npos; }
+
+void initBias(SdfgBuilder& b, const ConvIO& io) {
+  size_t r = io.Y->shape.size();
+  if (io.B && io.B->rankKnown)
+    b.mappedTasklet("bias", fullRangeParams(io.Y->shape), {{"b", "B", "i1"}}, "y = b", {{"y", "Y", indexList(r)}});
+  else
+    b.mappedTasklet("zero", fullRangeParams(io.Y->shape), {}, "y = " + literal(0, io.Y->dtype), {{"y", "Y", indexList(r)}});
+}
+
+Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
+  auto io = convIO(ctx);
+  if (!io) return io.takeError();
+  auto w = window(ctx, io->kernel, spatial(io->X->shape), spatial(io->Y->shape));
+  if (!w) return w.takeError();
+  int64_t group = ctx.attrInt("group", 1);
+  Expr Cg = io->W->shape[1], M = io->W->shape[0];
+  if (group < 1) return ctx.error("group must be >= 1");
+  Expr Mg = group == 1 ? M : sym::floorDiv(M, group);
+
+  SdfgBuilder b(ctx);
+  initBias(b, *io);
+  std::vector<MapParam> params{{"n", Range::full(io->Y->shape[0])}, {"m", Range::full(io->Y->shape[1])}};
+  for (size_t d = 0; d < io->nd; ++d) params.push_back({"o" + std::to_string(d), Range::full(io->Y->shape[d + 2])});
+  params.push_back({"c", Range::full(Cg)});
+  for (size_t d = 0; d < io->nd; ++d) params.push_back({"k" + std::to_string(d), Range::full(io->kernel[d])});
+
+  Expr m = Expr::symbol("m"), c = Expr::symbol("c");
+  std::vector<std::string> xi{"n", (group == 1 ? c : sym::floorDiv(m, Mg) * Cg + c).str()};
+  std::vector<std::string> wi{"m", "c"}, yi{"n", "m"}, conds;
+  for (size_t d = 0; d < io->nd; ++d) {
+    std::string ds = std::to_string(d);
+    Expr pos = Expr::symbol("o" + ds) * w->strides[d] + Expr::symbol("k" + ds) * w->dilations[d] - w->padBegin[d];
+    Expr in = io->X->shape[d + 2];
+    // Whether the window can leave the input: padding on either side.
+    bool padded = !(w->padBegin[d] == Expr(0) && w->padEnd[d] == Expr(0));
+    if (padded) {
+      xi.push_back(sym::min(sym::max(pos, Expr(0)), in - 1).str());
+      std::string p = par(pos);
+      conds.push_back(p + " >= 0 && " + p + " < " + par(in));
+    } else {
+      xi.push_back(pos.str());
+    }
+    wi.push_back("k" + ds);
+    yi.push_back("o" + ds);
+  }
+  std::string code = "y = x * w";
+  if (!conds.empty()) {
+    std::string cond = join(conds, " && ");
+    if (!taskletSafe(cond)) return ctx.error("symbolic padding with auto_pad on symbolic spatial dims is not supported", "give the input static spatial dims");
+    code = "y = select(" + cond + ", x * w, " + literal(0, io->Y->dtype) + ")";
+  }
+  b.mappedTasklet("conv", params, {{"x", "X", join(xi)}, {"w", "W", join(wi)}}, code, {{"y", "Y", join(yi), "sum"}});
+  return b.finish();
+}
+
+Expected<std::unique_ptr<Sdfg>> expandConvTranspose(const ExpansionContext& ctx) {
+  auto io = convIO(ctx);
+  if (!io) return io.takeError();
+  size_t nd = io->nd;
+  int64_t group = ctx.attrInt("group", 1);
+  if (group < 1) return ctx.error("group must be >= 1");
+  std::vector<int64_t> strides = ctx.attrInts("strides", std::vector<int64_t>(nd, 1));
+  std::vector<int64_t> dil = ctx.attrInts("dilations", std::vector<int64_t>(nd, 1));
+  std::vector<int64_t> outPad = ctx.attrInts("output_padding", std::vector<int64_t>(nd, 0));
+  std::vector<int64_t> pads = ctx.attrInts("pads", std::vector<int64_t>(2 * nd, 0));
+  if (strides.empty()) strides.assign(nd, 1);
+  if (dil.empty()) dil.assign(nd, 1);
+  if (outPad.empty()) outPad.assign(nd, 0);
+  if (pads.empty()) pads.assign(2 * nd, 0);
+  if (strides.size() != nd || dil.size() != nd || outPad.size() != nd || pads.size() != 2 * nd)
+    return ctx.error("strides/dilations/output_padding/pads do not match the " + std::to_string(nd) + " spatial dims");
+  std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
+  bool derive = ctx.hasAttr("output_shape") || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  std::vector<Expr> padBegin;
+  for (size_t d = 0; d < nd; ++d) {
+    if (autoPad == "VALID") {
+      padBegin.push_back(0);
+    } else if (derive) {
+      Expr in = io->X->shape[d + 2], out = io->Y->shape[d + 2];
+      Expr total = sym::max(Expr(0), (in - 1) * strides[d] + outPad[d] + (io->kernel[d] - 1) * dil[d] + 1 - out);
+      Expr half = sym::floorDiv(total, 2);
+      padBegin.push_back(autoPad == "SAME_UPPER" ? half : total - half);
+    } else {
+      padBegin.push_back(pads[d]);
+    }
+  }
+  Expr Cin = io->X->shape[1], Mg = io->W->shape[1];
+  Expr Cg = group == 1 ? Cin : sym::floorDiv(Cin, group);
+
+  SdfgBuilder b(ctx);
+  initBias(b, *io);
+  std::vector<MapParam> params{{"n", Range::full(io->Y->shape[0])}, {"m", Range::full(io->Y->shape[1])}};
+  for (size_t d = 0; d < nd; ++d) params.push_back({"o" + std::to_string(d), Range::full(io->Y->shape[d + 2])});
+  params.push_back({"c", Range::full(Cg)});
+  for (size_t d = 0; d < nd; ++d) params.push_back({"k" + std::to_string(d), Range::full(io->kernel[d])});
+  Expr m = Expr::symbol("m"), c = Expr::symbol("c");
+  Expr ch = group == 1 ? c : sym::floorDiv(m, Mg) * Cg + c;
+  std::vector<std::string> xi{"n", ch.str()}, wi{ch.str(), group == 1 ? "m" : sym::mod(m, Mg).str()}, yi{"n", "m"}, conds;
+  for (size_t d = 0; d < nd; ++d) {
+    std::string ds = std::to_string(d);
+    Expr q = Expr::symbol("o" + ds) + padBegin[d] - Expr::symbol("k" + ds) * dil[d];
+    Expr in = io->X->shape[d + 2];
+    Expr i = strides[d] == 1 ? q : sym::floorDiv(q, strides[d]);
+    xi.push_back(sym::min(sym::max(i, Expr(0)), in - 1).str());
+    std::string p = par(q);
+    conds.push_back(p + " >= 0 && " + p + " < " + par(in * strides[d]));
+    if (strides[d] != 1) conds.push_back(p + " % " + std::to_string(strides[d]) + " == 0");
+    wi.push_back("k" + ds);
+    yi.push_back("o" + ds);
+  }
+  std::string cond = join(conds, " && ");
+  if (cond.find("//") != std::string::npos)
+    return ctx.error("derived padding on symbolic spatial dims is not supported", "give the input static spatial dims");
+  std::string code = "y = select(" + cond + ", x * w, " + literal(0, io->Y->dtype) + ")";
+  b.mappedTasklet("convtranspose", params, {{"x", "X", join(xi)}, {"w", "W", join(wi)}}, code, {{"y", "Y", join(yi), "sum"}});
+  return b.finish();
+}
+
+} // namespace
+
+void registerConvolution(ExpansionRegistry& r) {
+  r.add("", "Conv", "pure", expandConv, "bias map, then a map over n, m, output and kernel positions, input channels with WCR sum");
+  r.add("", "ConvTranspose", "pure", expandConvTranspose, "bias map, then a gather map over output and kernel positions with WCR sum");
+}
+
+} // namespace dcw::expansions

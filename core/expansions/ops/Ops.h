@@ -1,0 +1,17 @@
+// The families of `pure` expansions, one file each; Registry.cpp calls every register function.
+#pragma once
+
+namespace dcw::expansions {
+
+class ExpansionRegistry;
+
+void registerElementwise(ExpansionRegistry& r);   // unary math, activations, binary ops with broadcasting, Where, Clip, Cast
+void registerReductions(ExpansionRegistry& r);    // Reduce*, ArgMax/ArgMin, TopK
+void registerSoftmax(ExpansionRegistry& r);       // Softmax, LogSoftmax, Hardmax
+void registerNormalization(ExpansionRegistry& r); // BatchNormalization, LayerNormalization, InstanceNormalization, GroupNormalization, LRN
+void registerLinalg(ExpansionRegistry& r);        // MatMul, Gemm, Einsum
+void registerConvolution(ExpansionRegistry& r);   // Conv, ConvTranspose
+void registerPooling(ExpansionRegistry& r);       // MaxPool, AveragePool, Global*Pool, LpPool
+void registerTensorOps(ExpansionRegistry& r);     // Reshape/Transpose/Concat/Split/Slice/Gather/Scatter/Pad/Tile/Expand/Resize, Shape/Size, Constant*
+
+} // namespace dcw::expansions

@@ -1,0 +1,159 @@
+#include "core/expansions/ops/TensorHelpers.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace dcw::expansions::th {
+
+using namespace dcw::ir;
+using sym::Expr;
+
+std::optional<int64_t> normAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::string par(const Expr& e) {
+  std::string s = e.str();
+  if (e.isConstant() ? *e.constantValue() >= 0 : e.isSymbol()) return s;
+  return "(" + s + ")";
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string s;
+  for (size_t k = 0; k < parts.size(); ++k) s += (k ? sep : "") + parts[k];
+  return s;
+}
+
+std::string num(int64_t v) { return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v); }
+
+Expr product(const Shape& s, size_t from, size_t to) {
+  Expr p(1);
+  for (size_t k = from; k < s.size() && k < to; ++k) p = p * s[k];
+  return p;
+}
+
+std::string linearIndex(const std::vector<std::string>& idx, const Shape& shape) {
+  if (idx.empty()) return "0";
+  std::vector<std::string> terms;
+  for (size_t k = 0; k < idx.size(); ++k) {
+    Expr stride = product(shape, k + 1);
+    if (stride == Expr(1)) terms.push_back("(" + idx[k] + ")");
+    else terms.push_back("(" + idx[k] + ")*" + par(stride));
+  }
+  return join(terms, " + ");
+}
+
+std::vector<std::string> unflatten(const std::string& lin, const Shape& shape) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    Expr stride = product(shape, k + 1);
+    std::string q = stride == Expr(1) ? "(" + lin + ")" : "(" + lin + ") // " + par(stride);
+    out.push_back(k == 0 ? q : "(" + q + ") % " + par(shape[k]));
+  }
+  return out;
+}
+
+std::string literal(double v, DType t) {
+  if (t == DType::Bool) return v != 0 ? "true" : "false";
+  if (!isFloating(t)) {
+    int64_t i = static_cast<int64_t>(v);
+    return i < 0 ? "(" + std::to_string(i) + ")" : std::to_string(i);
+  }
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "(-inf)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, t == DType::Float64 ? "%.17g" : "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return v < 0 ? "(" + s + ")" : s;
+}
+
+std::string lowestLiteral(DType t) {
+  switch (t) {
+  case DType::Bool: return "false";
+  case DType::Int8: return "(-128)";
+  case DType::Int16: return "(-32768)";
+  case DType::Int32: return "(-2147483648)";
+  case DType::Int64: return "(-9223372036854775807 - 1)";
+  case DType::UInt8: case DType::UInt16: case DType::UInt32: case DType::UInt64: return "0";
+  default: return "(-inf)";
+  }
+}
+
+std::string highestLiteral(DType t) {
+  switch (t) {
+  case DType::Bool: return "true";
+  case DType::Int8: return "127";
+  case DType::Int16: return "32767";
+  case DType::Int32: return "2147483647";
+  case DType::Int64: return "9223372036854775807";
+  case DType::UInt8: return "255";
+  case DType::UInt16: return "65535";
+  case DType::UInt32: return "4294967295";
+  case DType::UInt64: return "18446744073709551615";
+  default: return "inf";
+  }
+}
+
+std::string castTo(DType t, const std::string& code) { return std::string(dtypeName(t)) + "(" + code + ")"; }
+
+Expected<const DataDescriptor*> needIn(const ExpansionContext& ctx, const std::string& conn) {
+  const DataDescriptor* d = ctx.in(conn);
+  if (!d) return ctx.error("input '" + conn + "' is not connected", "connect the input");
+  if (!d->rankKnown || !d->wrappers.empty())
+    return ctx.error("the rank of input '" + conn + "' is unknown (data-dependent shape)",
+                     "give the model static shapes (e.g. run ONNX shape inference with concrete input shapes)");
+  return d;
+}
+
+Expected<const DataDescriptor*> needOut(const ExpansionContext& ctx, const std::string& conn) {
+  const DataDescriptor* d = ctx.out(conn);
+  if (!d) return ctx.error("output '" + conn + "' is not connected", "connect the output");
+  if (!d->rankKnown || !d->wrappers.empty())
+    return ctx.error("the rank of output '" + conn + "' is unknown: its shape is data-dependent",
+                     "give the model static shapes (e.g. run ONNX shape inference with concrete input shapes)");
+  return d;
+}
+
+Expected<Window> window(const ExpansionContext& ctx, const std::vector<int64_t>& kernel, const Shape& in, const Shape& out) {
+  Window w;
+  w.nd = kernel.size();
+  w.kernel = kernel;
+  w.strides = ctx.attrInts("strides", std::vector<int64_t>(w.nd, 1));
+  w.dilations = ctx.attrInts("dilations", std::vector<int64_t>(w.nd, 1));
+  if (w.strides.empty()) w.strides.assign(w.nd, 1);
+  if (w.dilations.empty()) w.dilations.assign(w.nd, 1);
+  if (w.strides.size() != w.nd || w.dilations.size() != w.nd || in.size() != w.nd || out.size() != w.nd)
+    return ctx.error("strides/dilations/kernel do not match the " + std::to_string(w.nd) + " spatial dims of the input");
+  std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = ctx.attrInts("pads", std::vector<int64_t>(2 * w.nd, 0));
+  if (pads.empty()) pads.assign(2 * w.nd, 0);
+  if (pads.size() != 2 * w.nd) return ctx.error("pads has " + std::to_string(pads.size()) + " values; expected " + std::to_string(2 * w.nd));
+  for (size_t k = 0; k < w.nd; ++k) {
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      Expr total = sym::max(Expr(0), (out[k] - 1) * w.strides[k] + (kernel[k] - 1) * w.dilations[k] + 1 - in[k]);
+      Expr small = sym::floorDiv(total, 2);
+      w.padBegin.push_back(autoPad == "SAME_UPPER" ? small : total - small);
+      w.padEnd.push_back(autoPad == "SAME_UPPER" ? total - small : small);
+    } else if (autoPad == "VALID") {
+      w.padBegin.push_back(0);
+      w.padEnd.push_back(0);
+    } else if (autoPad == "NOTSET" || autoPad.empty()) {
+      w.padBegin.push_back(pads[k]);
+      w.padEnd.push_back(pads[k + w.nd]);
+    } else {
+      return ctx.error("auto_pad '" + autoPad + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+    }
+  }
+  return w;
+}
+
+Expected<std::vector<int64_t>> constInts(const ExpansionContext& ctx, const std::string& conn, const std::string& what) {
+  auto v = ctx.constantInts(conn);
+  if (!v) return ctx.error(what + " (input '" + conn + "') must be a constant", "make it an initializer or a Constant folded at import");
+  return *v;
+}
+
+} // namespace dcw::expansions::th

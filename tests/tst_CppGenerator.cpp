@@ -1,0 +1,714 @@
+// Tests of the CPU target: SDFGs built by hand go through generateCpp -> compileShared (a private
+// cache) -> LoadedProgram, and the numbers are compared with references computed here. Also: safe
+// code for untrusted names, located errors (unexpanded library nodes, compiler failures), the cache
+// and the source map. Generated code is compiled with -Wall -Wextra -Werror to keep it warning-free.
+#include "codegen/cpu/Compiler.h"
+#include "codegen/cpu/CppGenerator.h"
+#include "codegen/cpu/LoadedProgram.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/Tasklet.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+
+using namespace dcw;
+using namespace dcw::ir;
+using namespace dcw::codegen;
+using sym::Expr;
+
+namespace {
+
+Subset S(const char* text) {
+  auto s = Subset::parse(text);
+  if (!s) qFatal("bad subset %s", text);
+  return *s;
+}
+Memlet M(const std::string& data, const char* subset, const char* wcr = "") {
+  Memlet m = Memlet::simple(data, S(subset));
+  m.wcr = wcr;
+  return m;
+}
+Expr E(const char* text) {
+  auto e = Expr::parse(text);
+  if (!e) qFatal("bad expression %s", text);
+  return *e;
+}
+
+struct MapPair {
+  MapEntry* entry;
+  MapExit* exit;
+};
+
+MapPair addMap(State* st, const std::string& label, std::vector<std::string> params, const char* ranges,
+               Schedule schedule = Schedule::Default) {
+  auto* me = st->add<MapEntry>(label);
+  auto* mx = st->add<MapExit>(label + "_exit");
+  me->params = std::move(params);
+  me->range = S(ranges);
+  me->schedule = schedule;
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  return {me, mx};
+}
+
+// src access node -> map entry -> node:conn, with the outer (full) and inner memlets.
+void mapIn(State* st, Node& src, MapPair m, Node& dst, const std::string& conn, const std::string& data, const char* outer,
+           const char* inner) {
+  std::string c = conn + "_" + std::to_string(dst.id());
+  m.entry->addIn({"IN_" + c});
+  m.entry->addOut({"OUT_" + c});
+  st->addEdge(src, "", *m.entry, "IN_" + c, M(data, outer));
+  st->addEdge(*m.entry, "OUT_" + c, dst, conn, M(data, inner));
+}
+void mapOut(State* st, Node& src, const std::string& conn, MapPair m, Node& dst, const std::string& data, const char* inner,
+            const char* outer, const char* wcr = "") {
+  std::string c = conn + "_" + std::to_string(src.id());
+  m.exit->addIn({"IN_" + c});
+  m.exit->addOut({"OUT_" + c});
+  st->addEdge(src, conn, *m.exit, "IN_" + c, M(data, inner, wcr));
+  st->addEdge(*m.exit, "OUT_" + c, dst, "", M(data, outer, wcr));
+}
+
+Tasklet* addTasklet(State* st, const std::string& label, const std::string& code, std::vector<std::string> ins,
+                    std::vector<std::string> outs) {
+  auto* t = st->add<Tasklet>(label, code);
+  for (auto& i : ins) t->addIn({i});
+  for (auto& o : outs) t->addOut({o});
+  return t;
+}
+
+struct Built {
+  GeneratedCode code;
+  CompiledLibrary lib;
+  std::shared_ptr<LoadedProgram> program;
+};
+
+} // namespace
+
+class TestCppGenerator : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir cache_;
+
+  CompileOptions options() const {
+    CompileOptions o;
+    // DCW_TEST_CACHE keeps the generated programs for inspection.
+    o.cacheDir = qEnvironmentVariableIsSet("DCW_TEST_CACHE") ? qEnvironmentVariable("DCW_TEST_CACHE").toStdString()
+                                                             : cache_.path().toStdString();
+    o.flags.push_back("-Wall");
+    o.flags.push_back("-Wextra");
+    o.flags.push_back("-Werror");
+    return o;
+  }
+
+  // Generates, compiles and loads; an empty string on success, else the reason.
+  QString build(const Sdfg& s, Built& out) {
+    auto g = generateCpp(s);
+    if (!g) return "generate: " + QString::fromStdString(g.error().str());
+    out.code = *g;
+    auto lib = compileShared(g->source, options());
+    if (!lib) return "compile: " + QString::fromStdString(lib.error().str());
+    out.lib = *lib;
+    auto p = LoadedProgram::load(lib->path);
+    if (!p) return "load: " + QString::fromStdString(p.error().str());
+    out.program = *p;
+    out.program->setThreads(2);
+    return {};
+  }
+
+  // Every tasklet, map, copy and nested SDFG of the tree has a source-map entry whose first line is
+  // the element's comment.
+  void checkSourceMap(const Sdfg& s, const Built& b) {
+    std::map<ElementId, SourceMapEntry> byId;
+    for (auto& e : b.code.sourceMap) byId[e.element] = e;
+    QStringList lines = QString::fromStdString(b.code.source).split('\n');
+    auto check = [&](const Element& el, const char* word) {
+      auto it = byId.find(el.id());
+      QVERIFY2(it != byId.end(), qPrintable(QString("no source map entry for %1").arg(QString::fromStdString(el.label()))));
+      QVERIFY(it->second.firstLine >= 1 && it->second.firstLine <= it->second.lastLine);
+      QVERIFY(it->second.lastLine <= lines.size());
+      QVERIFY2(lines[it->second.firstLine - 1].contains(word), qPrintable(lines[it->second.firstLine - 1]));
+      QVERIFY(!it->second.path.empty());
+    };
+    std::function<void(const Sdfg&)> visit = [&](const Sdfg& g) {
+      for (State* st : g.allStates()) {
+        check(*st, "state");
+        for (auto& n : st->nodes()) {
+          if (n->kind() == ElementKind::Tasklet) check(*n, "tasklet");
+          if (n->kind() == ElementKind::MapEntry) check(*n, "map");
+          if (auto* ns = dynamic_cast<const NestedSdfgNode*>(n.get())) {
+            check(*n, "nested SDFG");
+            visit(ns->sdfg());
+          }
+        }
+        for (auto& e : st->edges()) {
+          Node* a = st->node(e->src);
+          Node* d = st->node(e->dst);
+          if (a->kind() == ElementKind::AccessNode && d->kind() == ElementKind::AccessNode) check(*e, "copy");
+        }
+      }
+    };
+    visit(s);
+  }
+
+private slots:
+  void initTestCase() { QVERIFY(cache_.isValid()); }
+
+  // (a) B[i] = A[i] * 2 + 1 over a symbolic N.
+  void elementwise() {
+    Sdfg s("main");
+    s.addSymbol("N");
+    s.addArray("A", DType::Float32, {Expr::symbol("N")});
+    s.addArray("B", DType::Float32, {Expr::symbol("N")});
+    s.inputs = {"A"};
+    s.outputs = {"B"};
+    auto* st = s.addState("state0");
+    auto* a = st->add<AccessNode>("A");
+    auto* b = st->add<AccessNode>("B");
+    auto m = addMap(st, "map_i", {"i"}, "0:N");
+    auto* t = addTasklet(st, "scale", "b = a * 2 + 1", {"a"}, {"b"});
+    mapIn(st, *a, m, *t, "a", "A", "0:N", "i");
+    mapOut(st, *t, "b", m, *b, "B", "i", "0:N");
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(built.code.source.find("#pragma omp parallel for") != std::string::npos);
+    QCOMPARE(built.code.signature.args.size(), size_t(2));
+    QCOMPARE(built.code.signature.args[1].role, ProgramArg::Role::Output);
+    QCOMPARE(built.code.signature.symbols, std::vector<std::string>{"N"});
+    std::vector<float> A(1000), B(1000, -1.f);
+    for (int i = 0; i < 1000; ++i) A[size_t(i)] = float(i) * 0.5f - 7.f;
+    void* args[] = {A.data(), B.data()};
+    int64_t syms[] = {1000};
+    auto r = built.program->run(args, syms);
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    for (int i = 0; i < 1000; ++i) QCOMPARE(B[size_t(i)], A[size_t(i)] * 2 + 1);
+    checkSourceMap(s, built);
+
+    // (k) The same SDFG generates the same text, and the second build is a cache hit.
+    auto again = generateCpp(s);
+    QVERIFY(again);
+    QCOMPARE(again->source, built.code.source);
+    auto lib = compileShared(again->source, options());
+    QVERIFY(lib);
+    QVERIFY(lib->cacheHit);
+    QCOMPARE(lib->path, built.lib.path);
+    QVERIFY(!built.lib.cacheHit);
+  }
+
+  // (b) Row sums (WCR sum, parallel over rows: no atomics) and a total (atomics).
+  void reductions() {
+    Sdfg s("main");
+    s.addSymbol("N");
+    s.addSymbol("M");
+    s.addArray("A", DType::Float32, {E("N"), E("M")});
+    s.addArray("R", DType::Float32, {E("N")});
+    s.addArray("T", DType::Float64, {1});
+    s.addArray("Mx", DType::Int32, {1});
+    s.inputs = {"A"};
+    s.outputs = {"R", "T", "Mx"};
+    auto* st = s.addState("rows");
+    {
+      auto* a = st->add<AccessNode>("A");
+      auto* r = st->add<AccessNode>("R");
+      auto m = addMap(st, "map_ij", {"i", "j"}, "0:N, 0:M", Schedule::CpuMulticore);
+      auto* t = addTasklet(st, "acc", "r = a", {"a"}, {"r"});
+      mapIn(st, *a, m, *t, "a", "A", "0:N, 0:M", "i, j");
+      mapOut(st, *t, "r", m, *r, "R", "i", "0:N", "sum");
+    }
+    auto* st2 = s.addState("total");
+    s.addEdge(st->id(), st2->id());
+    {
+      auto* a = st2->add<AccessNode>("A");
+      auto* tot = st2->add<AccessNode>("T");
+      auto* mx = st2->add<AccessNode>("Mx");
+      auto m = addMap(st2, "map_all", {"i", "j"}, "0:N, 0:M");
+      auto* t = addTasklet(st2, "sum_all", "t = a", {"a"}, {"t"});
+      auto* t2 = addTasklet(st2, "max_all", "m = int32(a * 3)", {"a"}, {"m"});
+      mapIn(st2, *a, m, *t, "a", "A", "0:N, 0:M", "i, j");
+      mapIn(st2, *a, m, *t2, "a", "A", "0:N, 0:M", "i, j");
+      mapOut(st2, *t, "t", m, *tot, "T", "0", "0", "sum");
+      mapOut(st2, *t2, "m", m, *mx, "Mx", "0", "0", "max");
+    }
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    const std::string& src = built.code.source;
+    QVERIFY(src.find("#pragma omp atomic") != std::string::npos);
+    QVERIFY(src.find("dcw_rt::atomic_max<int32_t>") != std::string::npos);
+    QVERIFY(src.find("collapse(2)") != std::string::npos); // the total: both parameters distributed
+    const int N = 37, Mm = 53;
+    std::vector<float> A(size_t(N * Mm)), R(size_t(N), 0.f);
+    double T = 0;
+    int32_t Mx = INT32_MIN;
+    for (int i = 0; i < N * Mm; ++i) A[size_t(i)] = float((i * 7) % 11) - 5.f;
+    void* args[] = {A.data(), R.data(), &T, &Mx};
+    int64_t syms[] = {Mm, N}; // symbols by name: M, N
+    QCOMPARE(built.code.signature.symbols, (std::vector<std::string>{"M", "N"}));
+    auto r = built.program->run(args, syms);
+    QVERIFY(r);
+    double total = 0;
+    float mx = -1e30f;
+    for (int i = 0; i < N; ++i) {
+      float row = 0;
+      for (int j = 0; j < Mm; ++j) {
+        row += A[size_t(i * Mm + j)];
+        mx = std::max(mx, A[size_t(i * Mm + j)]);
+      }
+      QCOMPARE(R[size_t(i)], row);
+      total += row;
+    }
+    QCOMPARE(T, total);
+    QCOMPARE(Mx, int32_t(mx * 3));
+    checkSourceMap(s, built);
+  }
+
+  // (c) Matrix multiply as a 3-D map with WCR: parallel over (i, j), k sequential, no atomics.
+  void matmul() {
+    Sdfg s("main");
+    for (const char* n : {"N", "K", "P"}) s.addSymbol(n);
+    s.addArray("A", DType::Float32, {E("N"), E("K")});
+    s.addArray("B", DType::Float32, {E("K"), E("P")});
+    s.addArray("C", DType::Float32, {E("N"), E("P")});
+    s.inputs = {"A", "B"};
+    s.outputs = {"C"};
+    auto* st = s.addState("gemm");
+    auto* a = st->add<AccessNode>("A");
+    auto* b = st->add<AccessNode>("B");
+    auto* c = st->add<AccessNode>("C");
+    auto m = addMap(st, "map_ijk", {"i", "j", "k"}, "0:N, 0:P, 0:K");
+    auto* t = addTasklet(st, "mul", "c = a * b", {"a", "b"}, {"c"});
+    mapIn(st, *a, m, *t, "a", "A", "0:N, 0:K", "i, k");
+    mapIn(st, *b, m, *t, "b", "B", "0:K, 0:P", "k, j");
+    mapOut(st, *t, "c", m, *c, "C", "i, j", "0:N, 0:P", "sum");
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(built.code.source.find("collapse(2)") != std::string::npos);
+    QVERIFY(built.code.source.find("#pragma omp atomic") == std::string::npos);
+    const int N = 17, K = 13, P = 11;
+    std::vector<float> A(N * K), B(K * P), C(N * P, 0.f);
+    for (size_t i = 0; i < A.size(); ++i) A[i] = float(i % 7) * 0.25f;
+    for (size_t i = 0; i < B.size(); ++i) B[i] = float(i % 5) - 2.f;
+    void* args[] = {A.data(), B.data(), C.data()};
+    int64_t syms[] = {K, N, P};
+    QVERIFY(built.program->run(args, syms));
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < P; ++j) {
+        float ref = 0;
+        for (int k = 0; k < K; ++k) ref += A[size_t(i * K + k)] * B[size_t(k * P + j)];
+        QVERIFY(std::fabs(C[size_t(i * P + j)] - ref) < 1e-4f);
+      }
+  }
+
+  // (d) A nested SDFG inside a map: rows of A bound as x, rows of B as y, K mapped to M.
+  void nestedSdfg() {
+    Sdfg s("main");
+    s.addSymbol("N");
+    s.addSymbol("M");
+    s.addArray("A", DType::Float32, {E("N"), E("M")});
+    s.addArray("B", DType::Float32, {E("N"), E("M")});
+    s.inputs = {"A"};
+    s.outputs = {"B"};
+    auto* st = s.addState("state0");
+    auto* a = st->add<AccessNode>("A");
+    auto* b = st->add<AccessNode>("B");
+    auto m = addMap(st, "rows", {"i"}, "0:N");
+
+    auto inner = std::make_unique<Sdfg>("inner");
+    inner->addSymbol("K");
+    inner->addArray("x", DType::Float32, {E("K")});
+    inner->addArray("y", DType::Float32, {E("K")});
+    inner->addArray("tmp", DType::Float32, {E("K")}, true);
+    {
+      auto* ist = inner->addState("body");
+      auto* x = ist->add<AccessNode>("x");
+      auto* tmp = ist->add<AccessNode>("tmp");
+      auto* y = ist->add<AccessNode>("y");
+      auto m1 = addMap(ist, "scale", {"k"}, "0:K");
+      auto* t1 = addTasklet(ist, "t1", "o = v * 3 + k", {"v"}, {"o"});
+      mapIn(ist, *x, m1, *t1, "v", "x", "0:K", "k");
+      mapOut(ist, *t1, "o", m1, *tmp, "tmp", "k", "0:K");
+      auto m2 = addMap(ist, "shift", {"k"}, "0:K");
+      auto* t2 = addTasklet(ist, "t2", "o = v - 1", {"v"}, {"o"});
+      mapIn(ist, *tmp, m2, *t2, "v", "tmp", "0:K", "k");
+      mapOut(ist, *t2, "o", m2, *y, "y", "k", "0:K");
+    }
+    auto* n = st->add<NestedSdfgNode>("nest", std::move(inner));
+    n->addIn({"x"});
+    n->addOut({"y"});
+    n->symbolMapping["K"] = E("M");
+    mapIn(st, *a, m, *n, "x", "A", "0:N, 0:M", "i, 0:M");
+    mapOut(st, *n, "y", m, *b, "B", "i, 0:M", "0:N, 0:M");
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    const int N = 9, Mm = 6;
+    std::vector<float> A(N * Mm), B(N * Mm, 0.f);
+    for (size_t i = 0; i < A.size(); ++i) A[i] = float(i);
+    void* args[] = {A.data(), B.data()};
+    int64_t syms[] = {Mm, N};
+    QVERIFY(built.program->run(args, syms));
+    for (int i = 0; i < N; ++i)
+      for (int k = 0; k < Mm; ++k) QCOMPARE(B[size_t(i * Mm + k)], A[size_t(i * Mm + k)] * 3 + float(k) - 1);
+    checkSourceMap(s, built);
+  }
+
+  // (e) A LoopRegion accumulating K times (the loop variable is read by the tasklet), between two states.
+  void loopRegion() {
+    Sdfg s("main");
+    s.addSymbol("K");
+    s.addArray("A", DType::Float32, {4});
+    s.addArray("X", DType::Float32, {4});
+    s.inputs = {"A"};
+    s.outputs = {"X"};
+    auto* init = s.addState("init");
+    {
+      auto* x = init->add<AccessNode>("X");
+      auto m = addMap(init, "zero", {"i"}, "0:4");
+      auto* t = addTasklet(init, "z", "o = 100", {}, {"o"});
+      init->addEdge(*m.entry, "", *t, "", Memlet{});
+      mapOut(init, *t, "o", m, *x, "X", "i", "0:4");
+    }
+    auto loop = std::make_unique<LoopRegion>("loop0");
+    loop->loopVariable = "k";
+    loop->init = 0;
+    loop->condition = sym::lt(E("k"), E("K"));
+    loop->update = E("k + 1");
+    {
+      auto* body = loop->addState("body");
+      auto* a = body->add<AccessNode>("A");
+      auto* xr = body->add<AccessNode>("X");
+      auto* xw = body->add<AccessNode>("X");
+      auto m = addMap(body, "acc", {"i"}, "0:4");
+      auto* t = addTasklet(body, "add", "o = x + a + k", {"x", "a"}, {"o"});
+      mapIn(body, *xr, m, *t, "x", "X", "0:4", "i");
+      mapIn(body, *a, m, *t, "a", "A", "0:4", "i");
+      mapOut(body, *t, "o", m, *xw, "X", "i", "0:4");
+    }
+    auto* l = s.addBlock(std::move(loop));
+    auto* done = s.addState("done");
+    s.addEdge(init->id(), l->id());
+    s.addEdge(l->id(), done->id());
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(built.code.source.find("goto") == std::string::npos); // a chain: structured
+    std::vector<float> A{1, 2, 3, 4}, X(4, 0.f);
+    void* args[] = {A.data(), X.data()};
+    for (int64_t K : {0, 1, 5}) {
+      int64_t syms[] = {K};
+      QVERIFY(built.program->run(args, syms));
+      for (int i = 0; i < 4; ++i) QCOMPARE(X[size_t(i)], 100.f + float(K) * A[size_t(i)] + float(K * (K - 1) / 2));
+    }
+  }
+
+  // (f) A ConditionalRegion on a symbol, then a region in goto form (conditional interstate edges
+  // with an assignment).
+  void conditionals() {
+    Sdfg s("main");
+    s.addSymbol("N");
+    s.addArray("Y", DType::Int64, {2});
+    s.outputs = {"Y"};
+    auto writer = [](State* st, const std::string& code, const char* at) {
+      auto* y = st->add<AccessNode>("Y");
+      auto* t = addTasklet(st, "w", code, {}, {"y"});
+      st->addEdge(*t, "y", *y, "", M("Y", at));
+    };
+    auto cond = std::make_unique<ConditionalRegion>("cond0");
+    auto br = std::make_unique<BranchRegion>("then");
+    br->condition = sym::gt(E("N"), 4);
+    writer(br->addState("big"), "y = 1", "0");
+    auto el = std::make_unique<BranchRegion>("else");
+    writer(el->addState("small"), "y = 2", "0");
+    cond->addBranch(std::move(br));
+    cond->addBranch(std::move(el));
+    auto* c = s.addBlock(std::move(cond));
+    auto* sa = s.addState("sa");
+    writer(sa, "y = 10 * N", "1");
+    auto* sb = s.addState("sb");
+    writer(sb, "y = Q + 1", "1");
+    s.addEdge(c->id(), sa->id(), sym::gt(E("N"), 10));
+    auto* e = s.addEdge(c->id(), sb->id(), sym::le(E("N"), 10));
+    e->assignments.push_back({"Q", E("N * 2")});
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(built.code.source.find("goto") != std::string::npos);
+    for (int64_t N : {3, 5, 11}) {
+      std::vector<int64_t> Y{0, 0};
+      void* args[] = {Y.data()};
+      int64_t syms[] = {N};
+      QVERIFY(built.program->run(args, syms));
+      QCOMPARE(Y[0], N > 4 ? int64_t(1) : int64_t(2));
+      QCOMPARE(Y[1], N > 10 ? 10 * N : 2 * N + 1);
+    }
+  }
+
+  // (g) Copies between access nodes: a strided sub-block (otherSubset), a contiguous block (memcpy)
+  // and a reshaping copy with a step.
+  void copies() {
+    Sdfg s("main");
+    s.addArray("A", DType::Float32, {8, 8});
+    s.addArray("B", DType::Float32, {4, 4});
+    s.addArray("C", DType::Float32, {2, 8});
+    s.addArray("D", DType::Float64, {2, 2});
+    s.inputs = {"A"};
+    s.outputs = {"B", "C", "D"};
+    auto* st = s.addState("copy");
+    auto* a = st->add<AccessNode>("A");
+    auto* b = st->add<AccessNode>("B");
+    auto* c = st->add<AccessNode>("C");
+    auto* d = st->add<AccessNode>("D");
+    Memlet mb = M("A", "2:6, 3:7");
+    mb.otherSubset = S("0:4, 0:4");
+    st->addEdge(*a, "", *b, "", mb);
+    st->addEdge(*a, "", *c, "", M("A", "2:4, 0:8"));
+    Memlet md = M("A", "0:8:2, 1"); // four elements into a 2x2 of another type
+    md.otherSubset = S("0:2, 0:2");
+    st->addEdge(*a, "", *d, "", md);
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(built.code.source.find("std::memcpy") != std::string::npos);
+    std::vector<float> A(64), B(16), C(16);
+    std::vector<double> D(4);
+    for (int i = 0; i < 64; ++i) A[size_t(i)] = float(i);
+    void* args[] = {A.data(), B.data(), C.data(), D.data()};
+    QVERIFY(built.program->run(args, nullptr));
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) QCOMPARE(B[size_t(i * 4 + j)], A[size_t((i + 2) * 8 + j + 3)]);
+    for (int i = 0; i < 16; ++i) QCOMPARE(C[size_t(i)], A[size_t(16 + i)]);
+    for (int q = 0; q < 4; ++q) QCOMPARE(D[size_t(q)], double(A[size_t(q * 2 * 8 + 1)]));
+    checkSourceMap(s, built);
+  }
+
+  // (h) Transients of symbolic size: one living across two states (SDFG lifetime), one inside a state.
+  void transients() {
+    Sdfg s("main");
+    s.addSymbol("N");
+    s.addArray("A", DType::Float32, {E("N")});
+    s.addArray("B", DType::Float32, {E("N")});
+    s.addArray("T", DType::Float32, {E("2 * N")}, true);
+    s.addArray("U", DType::Float32, {E("N")}, true);
+    s.inputs = {"A"};
+    s.outputs = {"B"};
+    auto* s0 = s.addState("s0");
+    {
+      auto* a = s0->add<AccessNode>("A");
+      auto* t = s0->add<AccessNode>("T");
+      auto m = addMap(s0, "m0", {"i"}, "0:N");
+      auto* tk = addTasklet(s0, "dbl", "o = v * 2", {"v"}, {"o"});
+      mapIn(s0, *a, m, *tk, "v", "A", "0:N", "i");
+      mapOut(s0, *tk, "o", m, *t, "T", "i + N", "0:2*N");
+    }
+    auto* s1 = s.addState("s1");
+    s.addEdge(s0->id(), s1->id());
+    {
+      auto* t = s1->add<AccessNode>("T");
+      auto* u = s1->add<AccessNode>("U");
+      auto* b = s1->add<AccessNode>("B");
+      auto m = addMap(s1, "m1", {"i"}, "0:N");
+      auto* tk = addTasklet(s1, "inc", "o = v + 1", {"v"}, {"o"});
+      mapIn(s1, *t, m, *tk, "v", "T", "0:2*N", "i + N");
+      mapOut(s1, *tk, "o", m, *u, "U", "i", "0:N");
+      Memlet cp = M("U", "0:N");
+      st_copy(s1, *u, *b, cp);
+    }
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(built.code.source.find("dcw_rt::Buffer<float>") != std::string::npos);
+    for (int64_t N : {1, 100, 3000}) {
+      std::vector<float> A(static_cast<size_t>(N)), B(static_cast<size_t>(N));
+      for (int64_t i = 0; i < N; ++i) A[size_t(i)] = float(i % 13);
+      void* args[] = {A.data(), B.data()};
+      int64_t syms[] = {N};
+      QVERIFY(built.program->run(args, syms));
+      for (int64_t i = 0; i < N; ++i) QCOMPARE(B[size_t(i)], A[size_t(i)] * 2 + 1);
+    }
+    checkSourceMap(s, built);
+  }
+
+  // Types: float16 in, bfloat16 out, integer division, float %, bool outputs, safe casts, rounding.
+  void types() {
+    Sdfg s("main");
+    s.addArray("H", DType::Float16, {4});
+    s.addArray("I", DType::Int32, {4});
+    s.addArray("F", DType::Float32, {4});
+    s.addArray("O1", DType::BFloat16, {4});
+    s.addArray("O2", DType::Int32, {4});
+    s.addArray("O3", DType::Float32, {4});
+    s.addArray("O4", DType::Bool, {4});
+    s.addArray("O5", DType::Int64, {4});
+    s.inputs = {"H", "I", "F"};
+    s.outputs = {"O1", "O2", "O3", "O4", "O5"};
+    auto* st = s.addState("s");
+    auto m = addMap(st, "m", {"i"}, "0:4");
+    auto* h = st->add<AccessNode>("H");
+    auto* in = st->add<AccessNode>("I");
+    auto* f = st->add<AccessNode>("F");
+    auto* t = addTasklet(st, "t",
+                         "let q = n / 3\n"
+                         "o1 = h * 2\n"
+                         "o2 = q + n % 3 * 0\n"
+                         "o3 = x % 2.0\n"
+                         "o4 = x > 0 && !isnan(x)\n"
+                         "o5 = select(isnan(x), int64(x), round(x) + int64(1e30) * 0 + int64(x * 0))",
+                         {"h", "n", "x"}, {"o1", "o2", "o3", "o4", "o5"});
+    mapIn(st, *h, m, *t, "h", "H", "0:4", "i");
+    mapIn(st, *in, m, *t, "n", "I", "0:4", "i");
+    mapIn(st, *f, m, *t, "x", "F", "0:4", "i");
+    const char* outs[] = {"O1", "O2", "O3", "O4", "O5"};
+    for (int k = 0; k < 5; ++k) {
+      auto* o = st->add<AccessNode>(outs[k]);
+      mapOut(st, *t, "o" + std::to_string(k + 1), m, *o, outs[k], "i", "0:4");
+    }
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    std::vector<uint16_t> H{0x3C00, 0x4100, 0xC200, 0x0001}; // 1, 2.5, -3, smallest subnormal
+    std::vector<int32_t> I{7, -7, 2, 0};
+    std::vector<float> F{2.5f, -7.5f, NAN, 3.5f};
+    std::vector<uint16_t> O1(4);
+    std::vector<int32_t> O2(4);
+    std::vector<float> O3(4);
+    std::vector<uint8_t> O4(4, 7);
+    std::vector<int64_t> O5(4);
+    void* args[] = {H.data(), I.data(), F.data(), O1.data(), O2.data(), O3.data(), O4.data(), O5.data()};
+    QVERIFY(built.program->run(args, nullptr));
+    auto bf = [](uint16_t v) {
+      uint32_t u = uint32_t(v) << 16;
+      float x;
+      std::memcpy(&x, &u, 4);
+      return x;
+    };
+    QCOMPARE(bf(O1[0]), 2.f);
+    QCOMPARE(bf(O1[1]), 5.f);
+    QCOMPARE(bf(O1[2]), -6.f);
+    QVERIFY(bf(O1[3]) > 0 && bf(O1[3]) < 1e-6f);
+    QCOMPARE(O2, (std::vector<int32_t>{2, -2, 0, 0}));           // truncating integer division
+    QCOMPARE(O3[0], 0.5f);                                       // fmod
+    QCOMPARE(O3[1], -1.5f);
+    QVERIFY(std::isnan(O3[2]));
+    QCOMPARE(O4, (std::vector<uint8_t>{1, 0, 0, 1}));
+    QCOMPARE(O5, (std::vector<int64_t>{2, -8, 0, 4}));           // round half to even; NaN -> 0
+  }
+
+  // (i) Untrusted names become safe identifiers; the raw text never reaches the source.
+  void untrustedNames() {
+    const std::string evil = "x; system(\"rm -rf /\")";
+    const std::string evil2 = "y */ #include <cstdlib> //\\";
+    Sdfg s("main\"); abort(); //");
+    s.addArray(evil, DType::Float32, {4});
+    s.addArray(evil2, DType::Float32, {4});
+    s.addArray("int64_t", DType::Float32, {4}, true);
+    s.inputs = {evil};
+    s.outputs = {evil2};
+    auto* st = s.addState(evil);
+    auto* a = st->add<AccessNode>(evil);
+    auto* tmp = st->add<AccessNode>("int64_t");
+    auto* b = st->add<AccessNode>(evil2);
+    auto m = addMap(st, evil + " map", {"i"}, "0:4");
+    auto* t = addTasklet(st, evil + " tasklet", "let int = a * 2\nb = int + 1", {"a"}, {"b"});
+    mapIn(st, *a, m, *t, "a", evil, "0:4", "i");
+    mapOut(st, *t, "b", m, *tmp, "int64_t", "i", "0:4");
+    st->addEdge(*tmp, "", *b, "", M("int64_t", "0:4"));
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    const std::string& src = built.code.source;
+    for (const char* bad : {"system(", "rm -rf", "abort(", "*/ #include", "cstdlib> //", "\\\n"})
+      QVERIFY2(src.find(bad) == std::string::npos, bad);
+    QVERIFY(src.find(evil) == std::string::npos);
+    std::vector<float> A{1, 2, 3, 4}, B(4);
+    void* args[] = {A.data(), B.data()};
+    QVERIFY(built.program->run(args, nullptr));
+    QCOMPARE(B, (std::vector<float>{3, 5, 7, 9}));
+  }
+
+  // (j) An unexpanded library node fails with its path and op.
+  void unexpandedLibraryNode() {
+    Sdfg s("main");
+    s.addArray("X", DType::Float32, {4});
+    s.inputs = {"X"};
+    auto* st = s.addState("state0");
+    auto* l = st->add<LibraryNode>("Conv_3");
+    l->opType = "Conv";
+    auto g = generateCpp(s);
+    QVERIFY(!g);
+    QString msg = QString::fromStdString(g.error().str());
+    QVERIFY2(msg.contains("node 'main/state0/Conv_3' (Conv) is not expanded; run the expansion pass or pick an implementation"),
+             qPrintable(msg));
+    QCOMPARE(QString::fromStdString(g.error().location), QString("main/state0/Conv_3"));
+  }
+
+  void otherRejections() {
+    {
+      Sdfg s("main");
+      auto* st = s.addState("s");
+      st->add<Tasklet>("raw", "b = 1; system(\"x\");", TaskletLanguage::Cpp);
+      auto g = generateCpp(s);
+      QVERIFY(!g);
+      QVERIFY(QString::fromStdString(g.error().message).contains("written in C++"));
+    }
+    {
+      Sdfg s("main");
+      s.addArray("Y", DType::Float32, {1});
+      s.outputs = {"Y"};
+      auto* st = s.addState("s");
+      auto* t = addTasklet(st, "bad", "y = 1 +", {}, {"y"});
+      st->addEdge(*t, "y", *st->add<AccessNode>("Y"), "", M("Y", "0"));
+      auto g = generateCpp(s);
+      QVERIFY(!g);
+      QCOMPARE(QString::fromStdString(g.error().location), QString("main/s/bad"));
+      QVERIFY(QString::fromStdString(g.error().message).contains("line 1, column 8"));
+    }
+    {
+      Sdfg s("main");
+      s.addArray("Y", DType::Float32, {1});
+      s.outputs = {"Y"};
+      auto* st = s.addState("s");
+      auto* t = addTasklet(st, "bad", "y = unknown_thing", {}, {"y"});
+      st->addEdge(*t, "y", *st->add<AccessNode>("Y"), "", M("Y", "0"));
+      auto g = generateCpp(s);
+      QVERIFY(!g);
+      QVERIFY(QString::fromStdString(g.error().message).contains("'unknown_thing'"));
+    }
+  }
+
+  // (l) A compiler failure comes back as a Diagnostic with the compiler's first error line.
+  void compileError() {
+    CompileOptions o = options();
+    o.flags.push_back("--no-such-flag-for-dcw");
+    auto lib = compileShared("int main() { return 0; }\n", o);
+    QVERIFY(!lib);
+    QString msg = QString::fromStdString(lib.error().message);
+    QVERIFY2(msg.startsWith("compilation failed: ") && msg.contains("error:") && msg.contains("no-such-flag-for-dcw"),
+             qPrintable(msg));
+    auto bad = compileShared("this is not C++\n", options());
+    QVERIFY(!bad);
+    QVERIFY(QString::fromStdString(bad.error().message).contains("error:"));
+    // A failure is not cached.
+    auto again = compileShared("this is not C++\n", options());
+    QVERIFY(!again);
+    CompileOptions missing = options();
+    missing.compiler = "dcw-no-such-compiler";
+    auto nc = compileShared("int x;\n", missing);
+    QVERIFY(!nc);
+    QVERIFY(QString::fromStdString(nc.error().message).contains("cannot run the compiler"));
+  }
+
+private:
+  static void st_copy(State* st, AccessNode& src, AccessNode& dst, const Memlet& m) { st->addEdge(src, "", dst, "", m); }
+};
+
+QTEST_APPLESS_MAIN(TestCppGenerator)
+#include "tst_CppGenerator.moc"

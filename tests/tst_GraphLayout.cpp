@@ -1,0 +1,174 @@
+// tst_GraphLayout: views::layoutGraph (Graphviz dot) and the layered fallback — every node gets a
+// position inside the content box, a chain runs top to bottom, edges are paths from source to target;
+// VisualGraph construction (containers, hidden map bodies, folded constants, edges lifted to the
+// lowest common container); layoutVisualGraph's per-container cache: a second layout is all cache
+// hits and opening one node recomputes only that node and its ancestors.
+#include "views/GraphLayout.h"
+#include "views/VisualGraph.h"
+
+#include "core/ir/AccessNode.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/Tasklet.h"
+
+#include <QApplication>
+#include <QTest>
+
+using namespace dcw;
+using namespace dcw::ir;
+using namespace dcw::views;
+
+namespace {
+
+// X -> map_i { t } -> Y -> Relu (W folded) -> Z, in one state.
+std::unique_ptr<Sdfg> sample() {
+  auto s = std::make_unique<Sdfg>("main");
+  for (const char* n : {"X", "Y", "Z"}) s->addArray(n, DType::Float32, {sym::Expr(4)});
+  auto w = std::make_shared<Tensor>();
+  w->dtype = DType::Float32;
+  w->dims = {4};
+  w->bytes = std::make_shared<const std::string>(16, '\0');
+  s->addArray("W", DType::Float32, {sym::Expr(4)})->constant = w;
+  State* st = s->addState("state0");
+  auto *x = st->add<AccessNode>("X"), *y = st->add<AccessNode>("Y"), *z = st->add<AccessNode>("Z"), *wa = st->add<AccessNode>("W");
+  auto* me = st->add<MapEntry>("map_i");
+  me->params = {"i"};
+  me->range = Subset({Range::full(4)});
+  auto* t = st->add<Tasklet>("t", "y = x + 1");
+  auto* mx = st->add<MapExit>("map_i_exit");
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  Subset one({Range::index(sym::Expr::symbol("i"))});
+  st->addEdge(*x, "", *me, "IN_X", Memlet::full("X", {sym::Expr(4)}));
+  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", one));
+  st->addEdge(*t, "y", *mx, "IN_Y", Memlet::simple("Y", one));
+  st->addEdge(*mx, "OUT_Y", *y, "", Memlet::full("Y", {sym::Expr(4)}));
+  auto* relu = st->add<LibraryNode>("Relu_0");
+  relu->opType = "Mul";
+  relu->addIn({"A"});
+  relu->addIn({"B"});
+  relu->addOut({"C"});
+  st->addEdge(*y, "", *relu, "A", Memlet::full("Y", {sym::Expr(4)}));
+  st->addEdge(*wa, "", *relu, "B", Memlet::full("W", {sym::Expr(4)}));
+  st->addEdge(*relu, "C", *z, "", Memlet::full("Z", {sym::Expr(4)}));
+  return s;
+}
+
+int findLabel(const VisualGraph& g, const QString& label) {
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (g.nodes[i].label == label) return int(i);
+  return -1;
+}
+
+} // namespace
+
+class TestGraphLayout : public QObject {
+  Q_OBJECT
+private slots:
+  void chainRunsDown_data() {
+    QTest::addColumn<bool>("graphviz");
+    QTest::newRow("graphviz") << true;
+    QTest::newRow("layered") << false;
+  }
+  void chainRunsDown() {
+    QFETCH(bool, graphviz);
+    LayoutRequest r;
+    r.sizes = {QSizeF(80, 30), QSizeF(60, 40), QSizeF(100, 30), QSizeF(50, 30)};
+    r.edges = {{0, 1}, {1, 2}, {0, 3}, {3, 2}};
+    ContainerLayout l = graphviz ? layoutGraph(r) : layoutLayered(r);
+    if (graphviz) QVERIFY(l.usedGraphviz);
+    QCOMPARE(l.centers.size(), size_t(4));
+    QCOMPARE(l.edges.size(), size_t(4));
+    QVERIFY(l.centers[0].y() < l.centers[1].y());
+    QVERIFY(l.centers[1].y() < l.centers[2].y());
+    QRectF box(QPointF(0, 0), l.size);
+    for (size_t i = 0; i < 4; ++i) {
+      QRectF node(l.centers[i] - QPointF(r.sizes[i].width() / 2, r.sizes[i].height() / 2), r.sizes[i]);
+      QVERIFY2(box.adjusted(-1, -1, 1, 1).contains(node), qPrintable(QStringLiteral("node %1 outside").arg(i)));
+    }
+    for (auto& p : l.edges) QVERIFY(!p.isEmpty());
+    // The edge 0 -> 1 starts near node 0 and ends near node 1.
+    QVERIFY(std::abs(l.edges[0].pointAtPercent(0).y() - (l.centers[0].y() + 15)) < 6);
+    QVERIFY(std::abs(l.edges[0].currentPosition().y() - (l.centers[1].y() - 20)) < 6);
+  }
+
+  void emptyAndCycles() {
+    ContainerLayout empty = layoutGraph({});
+    QVERIFY(empty.size.width() > 0);
+    LayoutRequest cyc;
+    cyc.sizes = {QSizeF(40, 20), QSizeF(40, 20), QSizeF(40, 20)};
+    cyc.edges = {{0, 1}, {1, 2}, {2, 0}};
+    QCOMPARE(layoutLayered(cyc).centers.size(), size_t(3));
+    QCOMPARE(layoutGraph(cyc).centers.size(), size_t(3));
+  }
+
+  void visualGraphStructure() {
+    auto s = sample();
+    ExpansionState x;
+    VisualGraph g = VisualGraph::build(*s, x, {}, QApplication::font());
+    // main > state0 > {X, map_i (collapsed), Y, Mul (W folded), Z}
+    QCOMPARE(g.nodes[0].kind, VisualKind::Sdfg);
+    int state = findLabel(g, QStringLiteral("state0"));
+    QVERIFY(state > 0 && g.nodes[size_t(state)].expanded);
+    QCOMPARE(g.nodes[size_t(state)].children.size(), size_t(5));
+    QCOMPARE(findLabel(g, QStringLiteral("t")), -1); // inside the collapsed map
+    int mul = findLabel(g, QStringLiteral("Mul"));
+    QVERIFY(mul > 0);
+    QVERIFY(g.nodes[size_t(mul)].extra.startsWith(QStringLiteral("W ")));
+    QCOMPARE(findLabel(g, QStringLiteral("W")), -1);
+    QCOMPARE(g.nodes[size_t(state)].edges.size(), size_t(4)); // X->map, map->Y, Y->Mul, Mul->Z
+    // Opening the map shows entry, tasklet and exit; the outer edges end on the map's frame.
+    const Node* me = s->allStates()[0]->nodeByLabel("map_i");
+    x.set(me->id(), true);
+    VisualGraph open = VisualGraph::build(*s, x, {}, QApplication::font());
+    int t = findLabel(open, QStringLiteral("t"));
+    QVERIFY(t > 0);
+    int frame = open.nodes[size_t(t)].parent;
+    QCOMPARE(open.nodes[size_t(frame)].kind, VisualKind::Map);
+    QCOMPARE(open.nodes[size_t(frame)].children.size(), size_t(3));
+    QCOMPARE(open.nodes[size_t(frame)].edges.size(), size_t(2));
+    QCOMPARE(open.find(me->id()), open.nodes[size_t(frame)].children[0]); // the inner entry
+    // Constants as nodes on request.
+    VisualGraph::Options o;
+    o.showConstants = true;
+    VisualGraph withW = VisualGraph::build(*s, x, o, QApplication::font());
+    QVERIFY(findLabel(withW, QStringLiteral("W")) > 0);
+  }
+
+  void cachePerContainer() {
+    auto s = sample();
+    ExpansionState x;
+    LayoutCache cache;
+    VisualGraph g = VisualGraph::build(*s, x, {}, QApplication::font());
+    LayoutStats first = layoutVisualGraph(g, cache);
+    QCOMPARE(first.containers, 2);
+    QCOMPARE(first.computed, 2);
+    QVERIFY(g.nodes[0].size.width() > 100 && g.nodes[0].size.height() > 100);
+    VisualGraph again = VisualGraph::build(*s, x, {}, QApplication::font());
+    LayoutStats second = layoutVisualGraph(again, cache);
+    QCOMPARE(second.computed, 0);
+    QCOMPARE(second.cached, 2);
+    QCOMPARE(again.nodes[0].size, g.nodes[0].size);
+    // Opening the map: the map and its ancestors (state, root) are laid out, nothing else.
+    x.set(s->allStates()[0]->nodeByLabel("map_i")->id(), true);
+    VisualGraph open = VisualGraph::build(*s, x, {}, QApplication::font());
+    LayoutStats third = layoutVisualGraph(open, cache);
+    QCOMPARE(third.containers, 3);
+    QCOMPARE(third.computed, 3);
+    // Closing it again is free.
+    x.set(s->allStates()[0]->nodeByLabel("map_i")->id(), false);
+    VisualGraph closed = VisualGraph::build(*s, x, {}, QApplication::font());
+    QCOMPARE(layoutVisualGraph(closed, cache).computed, 0);
+    // Every child lies inside its container.
+    for (size_t i = 1; i < open.nodes.size(); ++i) {
+      const VisualNode& n = open.nodes[i];
+      QRectF parent(open.scenePos(n.parent), open.nodes[size_t(n.parent)].size);
+      QRectF self(open.scenePos(int(i)), n.size);
+      QVERIFY2(parent.adjusted(-1, -1, 1, 1).contains(self), qPrintable(n.label));
+    }
+  }
+};
+
+QTEST_MAIN(TestGraphLayout)
+#include "tst_GraphLayout.moc"

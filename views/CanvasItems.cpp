@@ -1,0 +1,262 @@
+#include "views/CanvasItems.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QStyleOptionGraphicsItem>
+
+#include <cmath>
+
+namespace dcw::views {
+
+double CanvasPaintState::lod(const QStyleOptionGraphicsItem* option, const QPainter* painter) const {
+  if (fullDetail) return 100;
+  return option->levelOfDetailFromTransform(painter->worldTransform());
+}
+
+QPainterPath nodeOutline(VisualKind k, const QRectF& r) {
+  QPainterPath p;
+  switch (k) {
+  case VisualKind::Access: p.addEllipse(r); break;
+  case VisualKind::Tasklet: {
+    double c = std::min(r.height(), r.width()) * 0.3;
+    QPolygonF o;
+    o << QPointF(r.left() + c, r.top()) << QPointF(r.right() - c, r.top()) << QPointF(r.right(), r.top() + c)
+      << QPointF(r.right(), r.bottom() - c) << QPointF(r.right() - c, r.bottom()) << QPointF(r.left() + c, r.bottom())
+      << QPointF(r.left(), r.bottom() - c) << QPointF(r.left(), r.top() + c);
+    p.addPolygon(o);
+    p.closeSubpath();
+    break;
+  }
+  case VisualKind::Map:
+  case VisualKind::MapEntry: { // long side at the bottom, as in DaCe
+    double c = std::min(18.0, r.width() * 0.2);
+    QPolygonF o;
+    o << QPointF(r.left() + c, r.top()) << QPointF(r.right() - c, r.top()) << r.bottomRight() << r.bottomLeft();
+    p.addPolygon(o);
+    p.closeSubpath();
+    break;
+  }
+  case VisualKind::MapExit: {
+    double c = std::min(18.0, r.width() * 0.2);
+    QPolygonF o;
+    o << r.topLeft() << r.topRight() << QPointF(r.right() - c, r.bottom()) << QPointF(r.left() + c, r.bottom());
+    p.addPolygon(o);
+    p.closeSubpath();
+    break;
+  }
+  case VisualKind::Library: p.addRect(r); break;
+  default: p.addRoundedRect(r, 5, 5); break;
+  }
+  return p;
+}
+
+// ---- nodes ------------------------------------------------------------------------------------------
+
+NodeItem::NodeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent)
+    : QGraphicsItem(parent), graph_(graph), index_(index), state_(state) {
+  const VisualNode& n = graph->nodes[size_t(index)];
+  QString tip = n.label;
+  if (!n.detail.isEmpty()) tip += QLatin1Char('\n') + n.detail;
+  if (!n.extra.isEmpty()) tip += QLatin1Char('\n') + n.extra;
+  setToolTip(tip);
+  setZValue(n.expanded ? 0 : 2);
+}
+
+QRectF NodeItem::boundingRect() const {
+  const VisualNode& n = graph_->nodes[size_t(index_)];
+  return QRectF(-2, -2, n.size.width() + 4, n.size.height() + 4); // room for highlight strokes
+}
+
+QRectF NodeItem::markerRect() const {
+  const VisualNode& n = graph_->nodes[size_t(index_)];
+  if (!n.expandable) return {};
+  if (n.expanded) return QRectF(n.size.width() - 20, 5, 14, 14);
+  return QRectF(n.size.width() - 18, 4, 12, 12);
+}
+
+QColor NodeItem::fillOf(const VisualNode& n) const {
+  const CanvasTheme& t = state_->theme;
+  if (size_t(index_) < state_->overlay.size() && state_->overlay[size_t(index_)] >= 0)
+    return t.ramp(state_->overlay[size_t(index_)]);
+  switch (n.kind) {
+  case VisualKind::Access: return n.constant ? t.constant : n.transient ? t.accessTransient : t.access;
+  case VisualKind::Tasklet: return t.tasklet;
+  case VisualKind::Map:
+  case VisualKind::MapEntry:
+  case VisualKind::MapExit: return t.map;
+  case VisualKind::Library: return t.library;
+  case VisualKind::NestedSdfg:
+  case VisualKind::Sdfg: return t.nested;
+  default: return t.state;
+  }
+}
+
+void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const VisualNode& n = graph_->nodes[size_t(index_)];
+  const double lod = state_->lod(option, p);
+  if (n.expanded) paintContainer(p, lod, n);
+  else paintLeaf(p, lod, n);
+}
+
+static void drawMarker(QPainter* p, const QRectF& r, bool expanded, const CanvasTheme& t) {
+  p->setPen(QPen(t.textDim, 1));
+  p->setBrush(Qt::NoBrush);
+  p->drawRect(r);
+  QPointF c = r.center();
+  double h = r.width() * 0.3;
+  p->drawLine(QPointF(c.x() - h, c.y()), QPointF(c.x() + h, c.y()));
+  if (!expanded) p->drawLine(QPointF(c.x(), c.y() - h), QPointF(c.x(), c.y() + h));
+}
+
+void NodeItem::paintContainer(QPainter* p, double lod, const VisualNode& n) {
+  const CanvasTheme& t = state_->theme;
+  QRectF r(0, 0, n.size.width(), n.size.height());
+  QColor fill;
+  switch (n.kind) {
+  case VisualKind::Map: fill = t.frameMap; break;
+  case VisualKind::Library: fill = t.frameLibrary; break;
+  case VisualKind::Sdfg:
+  case VisualKind::NestedSdfg: fill = t.frameSdfg; break;
+  case VisualKind::State: fill = t.frameState; break;
+  default: fill = t.frameRegion; break;
+  }
+  if (size_t(index_) < state_->overlay.size() && state_->overlay[size_t(index_)] >= 0)
+    fill = t.ramp(state_->overlay[size_t(index_)]);
+  int match = size_t(index_) < state_->match.size() ? state_->match[size_t(index_)] : 0;
+  bool selected = state_->selected == index_;
+  QPen border(selected ? t.selection : match == 2 ? t.currentMatch : match ? t.match : t.frameBorder,
+              selected || match ? 3 : 1);
+  if (n.kind == VisualKind::Map) border.setStyle(selected || match ? Qt::SolidLine : Qt::DashLine);
+  if (lod < state_->lodShapes) border.setCosmetic(true);
+  p->setPen(border);
+  p->setBrush(fill);
+  p->drawRoundedRect(r, 6, 6);
+  if (lod * 10 < 2.5) return; // the title would be less than 2.5 px high
+  p->setFont(state_->title);
+  p->setPen(t.text);
+  QRectF head(8, 0, r.width() - 34, VisualGraph::kHeader);
+  QFontMetricsF fm(state_->title);
+  QString title = fm.elidedText(n.label, Qt::ElideRight, head.width());
+  p->drawText(head, Qt::AlignVCenter | Qt::AlignLeft, title);
+  double used = fm.horizontalAdvance(title) + 10;
+  if (!n.detail.isEmpty() && used < head.width()) {
+    p->setFont(state_->small);
+    p->setPen(t.textDim);
+    QRectF rest = head.adjusted(used, 0, 0, 0);
+    p->drawText(rest, Qt::AlignVCenter | Qt::AlignLeft,
+                QFontMetricsF(state_->small).elidedText(n.detail, Qt::ElideRight, rest.width()));
+  }
+  if (n.expandable) drawMarker(p, markerRect(), true, t);
+}
+
+void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
+  const CanvasTheme& t = state_->theme;
+  QRectF r(0, 0, n.size.width(), n.size.height());
+  int match = size_t(index_) < state_->match.size() ? state_->match[size_t(index_)] : 0;
+  bool selected = state_->selected == index_;
+  QColor fill = fillOf(n);
+  if (lod < state_->lodShapes) {
+    // Far away: small nodes drop out, others become plain fills (selection and matches stay visible).
+    if (n.kind == VisualKind::Access && lod < state_->lodSmall && !selected && !match) return;
+    p->fillRect(r, selected ? t.selection : match ? t.currentMatch : fill);
+    return;
+  }
+  QPainterPath outline = nodeOutline(n.kind, r);
+  QPen pen(t.stroke, n.kind == VisualKind::Access && !n.transient && !n.constant ? 2.0 : 1.0);
+  p->setPen(pen);
+  p->setBrush(fill);
+  p->drawPath(outline);
+  if (n.kind == VisualKind::NestedSdfg || n.kind == VisualKind::State || n.kind == VisualKind::Sdfg)
+    p->drawRoundedRect(r.adjusted(3, 3, -3, -3), 4, 4);
+  if (selected || match) {
+    p->setBrush(Qt::NoBrush);
+    p->setPen(QPen(selected ? t.selection : match == 2 ? t.currentMatch : t.match, 3.5));
+    p->drawPath(outline);
+  }
+  if (lod < state_->lodText) return;
+  const bool details = lod >= 0.6;
+  QFontMetricsF fb(state_->bold), fs(state_->small);
+  int lines = 1 + (details && !n.detail.isEmpty()) + (details && !n.extra.isEmpty());
+  double h = fb.height() + (lines - 1) * fs.height();
+  double y = (r.height() - h) / 2;
+  QRectF textRect = r.adjusted(4, 0, n.expandable ? -16 : -4, 0);
+  p->setPen(t.text);
+  p->setFont(state_->bold);
+  p->drawText(QRectF(textRect.left(), y, textRect.width(), fb.height()), Qt::AlignCenter, n.label);
+  y += fb.height();
+  if (details) {
+    p->setFont(state_->small);
+    p->setPen(t.textDim);
+    if (!n.detail.isEmpty()) {
+      p->drawText(QRectF(textRect.left(), y, textRect.width(), fs.height()), Qt::AlignCenter, n.detail);
+      y += fs.height();
+    }
+    if (!n.extra.isEmpty()) p->drawText(QRectF(textRect.left(), y, textRect.width(), fs.height()), Qt::AlignCenter, n.extra);
+  }
+  if (n.expandable) drawMarker(p, markerRect(), false, t);
+}
+
+// ---- edges ------------------------------------------------------------------------------------------
+
+EdgeItem::EdgeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent)
+    : QGraphicsItem(parent), graph_(graph), index_(index), state_(state) {
+  const VisualEdge& e = graph->edges[size_t(index)];
+  bounds_ = e.path.boundingRect().adjusted(-6, -6, 6, 6);
+  if (!e.label.isEmpty() && !e.path.isEmpty()) {
+    labelAt_ = e.path.pointAtPercent(0.5) + QPointF(5, -2);
+    QFontMetricsF fs(state->small);
+    QRectF lr(labelAt_.x(), labelAt_.y() - fs.ascent(), fs.horizontalAdvance(e.label) + 4, fs.height());
+    bounds_ = bounds_.united(lr.adjusted(-2, -2, 2, 2));
+    setToolTip(e.label);
+  }
+  setZValue(1);
+}
+
+QPainterPath EdgeItem::shape() const {
+  QPainterPathStroker s;
+  s.setWidth(8);
+  return s.createStroke(graph_->edges[size_t(index_)].path);
+}
+
+void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const VisualEdge& e = graph_->edges[size_t(index_)];
+  if (e.path.isEmpty()) return;
+  const CanvasTheme& t = state_->theme;
+  const double lod = state_->lod(option, p);
+  const bool selected = state_->selectedEdge == index_;
+  QColor color = selected ? t.selection : e.interstate ? t.interstate : t.edge;
+  if (lod < state_->lodShapes) { // far away: one straight cosmetic line, no arrow
+    QPen pen(color, 1);
+    pen.setCosmetic(true);
+    p->setPen(pen);
+    p->drawLine(e.path.pointAtPercent(0), e.path.currentPosition());
+    return;
+  }
+  QPen pen(color, selected ? 2.5 : e.interstate ? 1.8 : 1.2);
+  if (e.merged) pen.setStyle(Qt::DashLine);
+  p->setPen(pen);
+  p->setBrush(Qt::NoBrush);
+  p->drawPath(e.path);
+  // Arrowhead along the last stretch of the path.
+  QPointF tip = e.path.currentPosition();
+  QPointF from = e.path.pointAtPercent(std::max(0.0, 1.0 - 8.0 / std::max(8.0, e.path.length())));
+  QPointF d = tip - from;
+  double len = std::hypot(d.x(), d.y());
+  if (len > 0.01) {
+    d /= len;
+    QPointF n(-d.y(), d.x());
+    QPolygonF head;
+    head << tip << tip - d * 8 + n * 3.5 << tip - d * 8 - n * 3.5;
+    p->setPen(Qt::NoPen);
+    p->setBrush(color);
+    p->drawPolygon(head);
+  }
+  if (!e.label.isEmpty() && lod >= state_->lodEdgeLabels) {
+    p->setFont(state_->small);
+    p->setPen(selected ? t.selection : t.edgeLabel);
+    p->drawText(labelAt_, e.label);
+  }
+}
+
+} // namespace dcw::views

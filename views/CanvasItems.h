@@ -1,0 +1,78 @@
+// CanvasItems: the QGraphicsItems that draw a laid-out VisualGraph in DaCe's visual language —
+// access nodes as ellipses, tasklets as octagons, map entry/exit as trapezoids, library nodes as
+// rectangles with the op name, states/SDFGs/nested SDFGs/opened nodes as framed boxes — and the
+// memlet edges with their `data[subset] · shape` labels.
+//
+// Level of detail keeps big graphs fast and readable: below ~0.4 px per unit text is dropped, below
+// 0.3 nodes are plain fills and edges straight lines without arrows, below 0.12 access nodes (the
+// small ones) drop out entirely. Exports set CanvasPaintState::fullDetail to draw everything.
+// Items read highlight, selection and overlay state from one CanvasPaintState owned by the canvas,
+// so changing a search or an overlay repaints without rebuilding the scene.
+#pragma once
+
+#include "views/Theme.h"
+#include "views/VisualGraph.h"
+
+#include <QFont>
+#include <QGraphicsItem>
+
+#include <vector>
+
+namespace dcw::views {
+
+struct CanvasPaintState {
+  CanvasTheme theme = CanvasTheme::light();
+  QFont font, bold, small, title;
+  bool fullDetail = false;
+  int selected = -1;                 // visual node index
+  int selectedEdge = -1;             // visual edge index
+  std::vector<unsigned char> match;  // per visual node: 0 none, 1 match, 2 current match
+  std::vector<float> overlay;        // per visual node: position on the ramp in [0, 1], < 0 for none
+  double lodText = 0.4, lodShapes = 0.3, lodSmall = 0.12, lodEdgeLabels = 0.7;
+
+  double lod(const QStyleOptionGraphicsItem* option, const QPainter* painter) const;
+};
+
+class NodeItem : public QGraphicsItem {
+public:
+  enum { Type = UserType + 1 };
+  NodeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent = nullptr);
+  int type() const override { return Type; }
+  int index() const { return index_; }
+  QRectF boundingRect() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  // The expand/collapse marker, in item coordinates (empty when not expandable).
+  QRectF markerRect() const;
+
+private:
+  void paintContainer(QPainter* p, double lod, const VisualNode& n);
+  void paintLeaf(QPainter* p, double lod, const VisualNode& n);
+  QColor fillOf(const VisualNode& n) const;
+
+  const VisualGraph* graph_;
+  int index_;
+  const CanvasPaintState* state_;
+};
+
+class EdgeItem : public QGraphicsItem {
+public:
+  enum { Type = UserType + 2 };
+  EdgeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent = nullptr);
+  int type() const override { return Type; }
+  int index() const { return index_; }
+  QRectF boundingRect() const override { return bounds_; }
+  QPainterPath shape() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+  const VisualGraph* graph_;
+  int index_;
+  const CanvasPaintState* state_;
+  QRectF bounds_;
+  QPointF labelAt_;
+};
+
+// The outline of a node of kind k in rect r (ellipse, octagon, trapezoid, rectangle).
+QPainterPath nodeOutline(VisualKind k, const QRectF& r);
+
+} // namespace dcw::views

@@ -1,0 +1,642 @@
+#include "views/GraphCanvas.h"
+
+#include "core/analysis/Cost.h"
+#include "core/ir/Sdfg.h"
+#include "views/Minimap.h"
+#include "views/SceneExport.h"
+
+#include <QFutureWatcher>
+#include <QGraphicsScene>
+#include <QKeyEvent>
+#include <QLinearGradient>
+#include <QPainter>
+#include <QScrollBar>
+#include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <cmath>
+
+namespace dcw::views {
+
+using ir::ElementId;
+using ir::kNoId;
+
+// A layout in flight: the graph built on the UI thread, laid out on a worker.
+struct GraphCanvas::Job {
+  quint64 serial = 0;
+  VisualGraph graph;
+  LayoutStats stats;
+  double buildMs = 0;
+};
+
+GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent), cache_(std::make_shared<LayoutCache>()) {
+  setObjectName(QStringLiteral("graphCanvas"));
+  setScene(new QGraphicsScene(this));
+  scene()->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setResizeAnchor(QGraphicsView::AnchorViewCenter);
+  setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
+  setOptimizationFlag(QGraphicsView::DontSavePainterState);
+  setCacheMode(QGraphicsView::CacheBackground);
+  setFocusPolicy(Qt::StrongFocus);
+  paint_.font = font();
+  paint_.bold = font();
+  paint_.bold.setBold(true);
+  paint_.small = font();
+  paint_.small.setPointSizeF(std::max(6.0, font().pointSizeF() - 1.5));
+  paint_.title = paint_.bold;
+  paint_.title.setPointSizeF(font().pointSizeF() + 0.5);
+  minimap_ = new Minimap(this, this);
+  setTheme(ThemeKind::Light);
+}
+
+GraphCanvas::~GraphCanvas() {
+  ++serial_; // drop a layout still running
+  scene()->clear();
+}
+
+void GraphCanvas::setSdfg(const ir::Sdfg* sdfg) {
+  sdfg_ = sdfg;
+  expansion_.clear();
+  cache_ = std::make_shared<LayoutCache>();
+  hits_.clear();
+  current_ = -1;
+  selected_ = kNoId;
+  overlay_.clear();
+  tree_ = sdfg ? ElementTree(*sdfg) : ElementTree();
+  firstPaintDone_ = false;
+  fitPending_ = true;
+  if (!sdfg) {
+    ++serial_;
+    layoutPending_ = false;
+    scene()->clear();
+    items_.clear();
+    graph_.reset();
+    minimap_->refresh();
+    return;
+  }
+  relayout();
+}
+
+void GraphCanvas::setExpansionProvider(VisualGraph::ExpansionProvider provider) {
+  options_.expansions = std::move(provider);
+  if (sdfg_) relayout();
+}
+
+void GraphCanvas::setShowConstants(bool on) {
+  if (options_.showConstants == on) return;
+  options_.showConstants = on;
+  if (sdfg_) relayout();
+}
+
+void GraphCanvas::setTheme(ThemeKind kind) {
+  paint_.theme = CanvasTheme::of(kind);
+  setBackgroundBrush(paint_.theme.background);
+  resetCachedContent();
+  viewport()->update();
+  minimap_->refresh();
+}
+
+// ---- expansion --------------------------------------------------------------------------------------
+
+bool GraphCanvas::isExpandable(ElementId id) const {
+  if (!graph_) return false;
+  int v = graph_->find(id);
+  return v >= 0 && graph_->nodes[size_t(v)].expandable;
+}
+
+bool GraphCanvas::isExpanded(ElementId id) const {
+  if (!graph_) return false;
+  int v = graph_->find(id);
+  if (v < 0) return false;
+  const VisualNode& n = graph_->nodes[size_t(v)];
+  // An open map's box holds an inner MapEntry with the same id: the container is what is open.
+  if (n.kind == VisualKind::MapEntry && n.parent >= 0) return graph_->nodes[size_t(n.parent)].expanded;
+  return n.expanded;
+}
+
+void GraphCanvas::setExpanded(ElementId id, bool expanded) {
+  if (!sdfg_) return;
+  expansion_.set(id, expanded);
+  relayout(id);
+  emit expansionChanged();
+}
+
+void GraphCanvas::toggleExpanded(ElementId id) { setExpanded(id, !isExpanded(id)); }
+
+void GraphCanvas::expandAll() {
+  expansion_.setExpandAll(true);
+  fitPending_ = true;
+  if (sdfg_) relayout();
+  emit expansionChanged();
+}
+
+void GraphCanvas::collapseAll() {
+  expansion_.setExpandAll(false);
+  fitPending_ = true;
+  if (sdfg_) relayout();
+  emit expansionChanged();
+}
+
+void GraphCanvas::reveal(ElementId id) {
+  if (!sdfg_) return;
+  bool changed = false;
+  for (ElementId a : tree_.ancestors(id)) {
+    const ElementEntry* e = tree_.find(a);
+    if (!e) continue;
+    VisualKind kind = e->kind == ir::ElementKind::MapEntry     ? VisualKind::Map
+                      : e->kind == ir::ElementKind::LibraryNode ? VisualKind::Library
+                      : e->kind == ir::ElementKind::NestedSdfg  ? VisualKind::NestedSdfg
+                                                                : VisualKind::State;
+    if (!expansion_.isExpanded(a, kind)) {
+      expansion_.set(a, true);
+      changed = true;
+    }
+  }
+  if (changed) {
+    centerAfterLayout_ = id;
+    relayout();
+    emit expansionChanged();
+  } else {
+    centerOnElement(id);
+  }
+}
+
+// ---- layout -----------------------------------------------------------------------------------------
+
+void GraphCanvas::relayout(ElementId anchor) {
+  if (!sdfg_) return;
+  QElapsedTimer t;
+  t.start();
+  auto job = std::make_shared<Job>();
+  job->serial = ++serial_;
+  job->graph = VisualGraph::build(*sdfg_, expansion_, options_, paint_.font);
+  job->buildMs = double(t.nsecsElapsed()) / 1e6;
+  // Keep the anchor (the toggled node) where it is on screen.
+  anchor_ = kNoId;
+  if (anchor != kNoId && graph_) {
+    QRectF r = sceneRectOf(anchor);
+    if (!r.isEmpty()) {
+      anchor_ = anchor;
+      anchorOffset_ = mapToScene(viewport()->rect().center()) - r.topLeft();
+    }
+  }
+  layoutPending_ = true;
+  auto cache = cache_;
+  using Watcher = QFutureWatcher<std::shared_ptr<Job>>;
+  auto* watcher = new Watcher(this);
+  connect(watcher, &Watcher::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    std::shared_ptr<Job> done = watcher->result();
+    if (done->serial == serial_) applyLayout(std::move(done));
+  });
+  watcher->setFuture(QtConcurrent::run([job, cache]() {
+    job->stats = layoutVisualGraph(job->graph, *cache);
+    return job;
+  }));
+}
+
+void GraphCanvas::applyLayout(std::shared_ptr<Job> job) {
+  layoutPending_ = false;
+  stats_ = job->stats;
+  QElapsedTimer t;
+  t.start();
+  scene()->clear(); // items point into the old graph: remove them first
+  items_.clear();
+  graph_ = std::make_unique<VisualGraph>(std::move(job->graph));
+  rebuildScene();
+  refreshMatches();
+  refreshOverlay();
+  refreshSelection();
+  sceneBuildMs_ = double(t.nsecsElapsed()) / 1e6 + job->buildMs;
+  QRectF bounds = scene()->itemsBoundingRect();
+  setSceneRect(bounds.adjusted(-200, -200, 200, 200));
+  if (fitPending_) {
+    fitPending_ = false;
+    // First view: the whole width when that is readable, else the top of the graph at a readable size.
+    double s = std::min(1.0, (viewport()->width() - 20) / std::max(1.0, bounds.width()));
+    s = std::max(s, std::min(1.0, (viewport()->height() - 20) / std::max(1.0, bounds.height())));
+    s = std::clamp(s, 0.45, 1.0);
+    if (bounds.width() * s < viewport()->width() && bounds.height() * s < viewport()->height()) {
+      fitToView();
+    } else {
+      setTransform(QTransform::fromScale(s, s));
+      centerOn(QPointF(bounds.center().x(), bounds.top() + viewport()->height() / s / 2 - 10));
+    }
+  } else if (anchor_ != kNoId) {
+    QRectF r = sceneRectOf(anchor_);
+    if (!r.isEmpty()) centerOn(r.topLeft() + anchorOffset_);
+  }
+  anchor_ = kNoId;
+  if (centerAfterLayout_ != kNoId) {
+    centerOnElement(centerAfterLayout_);
+    centerAfterLayout_ = kNoId;
+  }
+  minimap_->refresh();
+  viewport()->update();
+  emit layoutFinished();
+}
+
+void GraphCanvas::rebuildScene() {
+  const VisualGraph& g = *graph_;
+  items_.assign(g.nodes.size(), nullptr);
+  edgeByElement_.clear();
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const VisualNode& n = g.nodes[i];
+    QGraphicsItem* parent = n.parent >= 0 ? items_[size_t(n.parent)] : nullptr;
+    auto* item = new NodeItem(&g, int(i), &paint_, parent);
+    QPointF topLeft = n.center - QPointF(n.size.width() / 2, n.size.height() / 2);
+    item->setPos(n.parent >= 0 ? topLeft + VisualGraph::contentOrigin() : QPointF(0, 0));
+    if (!parent) scene()->addItem(item);
+    items_[i] = item;
+  }
+  for (size_t e = 0; e < g.edges.size(); ++e) {
+    const VisualEdge& ve = g.edges[e];
+    auto* item = new EdgeItem(&g, int(e), &paint_, items_[size_t(ve.container)]);
+    item->setPos(VisualGraph::contentOrigin());
+    edgeByElement_.emplace(ve.element, int(e));
+  }
+}
+
+QRectF GraphCanvas::sceneRectOf(ElementId id) const {
+  if (!graph_) return {};
+  int v = graph_->find(id);
+  if (v < 0) {
+    // The nearest visible container.
+    auto chain = tree_.ancestors(id);
+    for (auto it = chain.rbegin(); it != chain.rend() && v < 0; ++it) v = graph_->find(*it);
+  }
+  if (v < 0) return {};
+  return QRectF(graph_->scenePos(v), graph_->nodes[size_t(v)].size);
+}
+
+// ---- selection, search, overlay ---------------------------------------------------------------------
+
+void GraphCanvas::showSelection(ElementId id) {
+  selected_ = id;
+  if (!graph_) return;
+  refreshSelection();
+  if (id == kNoId) return;
+  if (graph_->find(id) < 0 && !edgeByElement_.count(id) && tree_.find(id)) {
+    reveal(id);
+    return;
+  }
+  QRectF r = sceneRectOf(id);
+  if (!r.isEmpty()) ensureVisible(r, 60, 60);
+}
+
+void GraphCanvas::refreshSelection() {
+  paint_.selected = graph_ ? graph_->find(selected_) : -1;
+  auto e = edgeByElement_.find(selected_);
+  paint_.selectedEdge = e == edgeByElement_.end() ? -1 : e->second;
+  viewport()->update();
+}
+
+void GraphCanvas::centerOnElement(ElementId id) {
+  QRectF r = sceneRectOf(id);
+  if (r.isEmpty()) return;
+  // Zoom in far enough to read the element when the view is zoomed far out.
+  if (transform().m11() < 0.5) setTransform(QTransform::fromScale(0.8, 0.8));
+  centerOn(r.center());
+}
+
+int GraphCanvas::search(const QString& text, SearchMode mode) {
+  SearchResult r = searchElements(tree_, text, mode);
+  hits_ = std::move(r.hits);
+  searchError_ = r.error;
+  current_ = -1;
+  refreshMatches();
+  emit searchChanged(current_, int(hits_.size()));
+  return int(hits_.size());
+}
+
+void GraphCanvas::clearSearch() {
+  hits_.clear();
+  current_ = -1;
+  searchError_.clear();
+  refreshMatches();
+  emit searchChanged(-1, 0);
+}
+
+ElementId GraphCanvas::currentMatchElement() const {
+  return current_ >= 0 && current_ < int(hits_.size()) ? hits_[size_t(current_)] : kNoId;
+}
+
+void GraphCanvas::nextMatch() {
+  if (hits_.empty()) return;
+  current_ = (current_ + 1) % int(hits_.size());
+  refreshMatches();
+  ElementId id = hits_[size_t(current_)];
+  emit searchChanged(current_, int(hits_.size()));
+  emit selectionRequested(qulonglong(id));
+  reveal(id);
+}
+
+void GraphCanvas::previousMatch() {
+  if (hits_.empty()) return;
+  current_ = current_ <= 0 ? int(hits_.size()) - 1 : current_ - 1;
+  refreshMatches();
+  ElementId id = hits_[size_t(current_)];
+  emit searchChanged(current_, int(hits_.size()));
+  emit selectionRequested(qulonglong(id));
+  reveal(id);
+}
+
+void GraphCanvas::refreshMatches() {
+  if (!graph_) return;
+  paint_.match.assign(graph_->nodes.size(), 0);
+  for (size_t k = 0; k < hits_.size(); ++k) {
+    int v = graph_->find(hits_[k]);
+    if (v < 0) { // hidden: mark the collapsed container that holds it
+      auto chain = tree_.ancestors(hits_[k]);
+      for (auto it = chain.rbegin(); it != chain.rend() && v < 0; ++it) v = graph_->find(*it);
+    }
+    if (v < 0) continue;
+    unsigned char m = int(k) == current_ ? 2 : 1;
+    paint_.match[size_t(v)] = std::max(paint_.match[size_t(v)], m);
+  }
+  viewport()->update();
+}
+
+void GraphCanvas::setOverlay(const QString& title, std::unordered_map<ElementId, double> values) {
+  overlayTitle_ = title;
+  overlay_ = std::move(values);
+  refreshOverlay();
+  minimap_->refresh();
+}
+
+void GraphCanvas::refreshOverlay() {
+  if (!graph_) return;
+  paint_.overlay.assign(graph_->nodes.size(), -1.f);
+  if (overlay_.empty()) {
+    viewport()->update();
+    return;
+  }
+  overlayMin_ = INFINITY;
+  overlayMax_ = 0;
+  for (auto& [id, v] : overlay_)
+    if (v > 0) overlayMin_ = std::min(overlayMin_, v), overlayMax_ = std::max(overlayMax_, v);
+  if (!std::isfinite(overlayMin_)) overlayMin_ = overlayMax_ = 0;
+  const double lo = std::log10(overlayMin_ + 1), hi = std::log10(overlayMax_ + 1);
+  for (size_t i = 0; i < graph_->nodes.size(); ++i) {
+    const VisualNode& n = graph_->nodes[i];
+    if (n.expanded && n.kind != VisualKind::Library && n.kind != VisualKind::NestedSdfg) continue;
+    auto it = overlay_.find(n.element);
+    if (it == overlay_.end()) continue;
+    double t = hi > lo ? (std::log10(it->second + 1) - lo) / (hi - lo) : (it->second > 0 ? 1.0 : 0.0);
+    paint_.overlay[i] = float(std::clamp(t, 0.0, 1.0));
+  }
+  viewport()->update();
+}
+
+void GraphCanvas::paintLegend(QPainter& p, const QRectF& area) const {
+  if (overlay_.empty()) return;
+  const CanvasTheme& t = paint_.theme;
+  QRectF box(area.left() + 12, area.bottom() - 64, 230, 52);
+  QColor bg = t.background;
+  bg.setAlpha(235);
+  p.setPen(QPen(t.frameBorder, 1));
+  p.setBrush(bg);
+  p.drawRoundedRect(box, 5, 5);
+  p.setFont(paint_.bold);
+  p.setPen(t.text);
+  p.drawText(QRectF(box.left() + 8, box.top() + 3, box.width() - 16, 16), Qt::AlignLeft | Qt::AlignVCenter, overlayTitle_);
+  QRectF bar(box.left() + 8, box.top() + 22, box.width() - 16, 10);
+  QLinearGradient grad(bar.topLeft(), bar.topRight());
+  for (double s : {0.0, 0.25, 0.5, 0.75, 1.0}) grad.setColorAt(s, t.ramp(s));
+  p.setPen(Qt::NoPen);
+  p.setBrush(grad);
+  p.drawRect(bar);
+  p.setFont(paint_.small);
+  p.setPen(t.textDim);
+  QRectF labels(bar.left(), bar.bottom() + 1, bar.width(), 14);
+  p.drawText(labels, Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(analysis::formatCount(overlayMin_)));
+  p.drawText(labels, Qt::AlignHCenter | Qt::AlignVCenter, tr("log scale"));
+  p.drawText(labels, Qt::AlignRight | Qt::AlignVCenter, QString::fromStdString(analysis::formatCount(overlayMax_)));
+}
+
+// ---- navigation -------------------------------------------------------------------------------------
+
+int GraphCanvas::currentVisual() const { return graph_ ? graph_->find(selected_) : -1; }
+
+void GraphCanvas::requestSelectionOfVisual(int v) {
+  if (!graph_ || v < 0) return;
+  ElementId id = graph_->nodes[size_t(v)].element;
+  emit selectionRequested(qulonglong(id));
+  QRectF r(graph_->scenePos(v), graph_->nodes[size_t(v)].size);
+  ensureVisible(r, 60, 60);
+}
+
+void GraphCanvas::moveToProducer() {
+  int v = currentVisual();
+  if (v < 0) return;
+  auto preds = graph_->predecessors(v);
+  if (!preds.empty()) requestSelectionOfVisual(preds.front());
+  else if (graph_->nodes[size_t(v)].parent > 0) requestSelectionOfVisual(graph_->nodes[size_t(v)].parent);
+}
+
+void GraphCanvas::moveToConsumer() {
+  int v = currentVisual();
+  if (v < 0) return;
+  if (graph_->nodes[size_t(v)].expanded && !graph_->nodes[size_t(v)].children.empty()) {
+    requestSelectionOfVisual(graph_->nodes[size_t(v)].children.front()); // step into an open container
+    return;
+  }
+  auto succ = graph_->successors(v);
+  if (!succ.empty()) requestSelectionOfVisual(succ.front());
+}
+
+void GraphCanvas::moveSideways(int direction) {
+  int v = currentVisual();
+  if (v < 0) return;
+  const VisualNode& n = graph_->nodes[size_t(v)];
+  if (n.parent < 0) return;
+  int best = -1;
+  double bestDx = 1e18;
+  for (int s : graph_->nodes[size_t(n.parent)].children) {
+    if (s == v) continue;
+    const VisualNode& o = graph_->nodes[size_t(s)];
+    double dy = std::abs(o.center.y() - n.center.y()), dx = (o.center.x() - n.center.x()) * direction;
+    if (dx <= 0 || dy > std::max(n.size.height(), o.size.height())) continue;
+    if (dx < bestDx) bestDx = dx, best = s;
+  }
+  if (best >= 0) requestSelectionOfVisual(best);
+}
+
+void GraphCanvas::fitToView() {
+  QRectF bounds = scene()->itemsBoundingRect();
+  if (bounds.isEmpty()) return;
+  fitInView(bounds.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+  minimap_->update();
+}
+
+void GraphCanvas::zoomBy(double factor) {
+  double s = transform().m11() * factor;
+  if (s < 0.01 || s > 6) return;
+  scale(factor, factor);
+  minimap_->update();
+}
+
+// ---- export -----------------------------------------------------------------------------------------
+
+QRectF GraphCanvas::exportRect(ExportRegion region) const {
+  if (scene()->items().isEmpty()) return {};
+  if (region == ExportRegion::CurrentView) return mapToScene(viewport()->rect()).boundingRect();
+  return scene()->itemsBoundingRect().adjusted(-16, -16, 16, 16);
+}
+
+bool GraphCanvas::exportSvg(const QString& path, ExportRegion region, QString* error) {
+  ExportOptions o;
+  o.sceneRect = exportRect(region);
+  o.background = paint_.theme.background;
+  o.title = sdfg_ ? QString::fromStdString(sdfg_->name()) : QString();
+  o.decorate = [this](QPainter& p, const QRectF& r) { paintLegend(p, r); };
+  paint_.fullDetail = true;
+  bool ok = views::exportSvg(*scene(), path, o, error);
+  paint_.fullDetail = false;
+  return ok;
+}
+
+bool GraphCanvas::exportPng(const QString& path, ExportRegion region, double scale, QString* error) {
+  ExportOptions o;
+  o.sceneRect = exportRect(region);
+  o.background = paint_.theme.background;
+  o.scale = scale;
+  o.decorate = [this](QPainter& p, const QRectF& r) { paintLegend(p, r); };
+  paint_.fullDetail = true;
+  bool ok = views::exportPng(*scene(), path, o, error);
+  paint_.fullDetail = false;
+  return ok;
+}
+
+// ---- events -----------------------------------------------------------------------------------------
+
+void GraphCanvas::paintEvent(QPaintEvent* event) {
+  QGraphicsView::paintEvent(event);
+  if (!firstPaintDone_ && graph_ && !layoutPending_) {
+    firstPaintDone_ = true;
+    emit firstPainted();
+  }
+}
+
+void GraphCanvas::drawForeground(QPainter* painter, const QRectF&) {
+  if (overlay_.empty()) return;
+  painter->save();
+  painter->resetTransform();
+  paintLegend(*painter, QRectF(viewport()->rect()));
+  painter->restore();
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  minimap_->reposition();
+}
+
+void GraphCanvas::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  if (!overlay_.empty()) viewport()->update(); // the legend is fixed to the viewport
+  minimap_->update();
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent* event) {
+  if (event->modifiers() & Qt::ShiftModifier) {
+    QGraphicsView::wheelEvent(event); // scroll
+    return;
+  }
+  double steps = event->angleDelta().y() / 120.0;
+  if (steps == 0) return;
+  zoomBy(std::pow(1.2, steps));
+  if (!overlay_.empty()) viewport()->update();
+  event->accept();
+}
+
+int GraphCanvas::visualAt(const QPoint& pos, bool* onMarker, int* edge) const {
+  if (onMarker) *onMarker = false;
+  if (edge) *edge = -1;
+  for (QGraphicsItem* item : items(pos)) {
+    if (item->type() == EdgeItem::Type) {
+      if (edge && *edge < 0) *edge = static_cast<EdgeItem*>(item)->index();
+      continue;
+    }
+    if (item->type() != NodeItem::Type) continue;
+    auto* n = static_cast<NodeItem*>(item);
+    if (edge && *edge >= 0) return -1; // an edge above a container frame wins
+    if (onMarker) *onMarker = n->markerRect().contains(n->mapFromScene(mapToScene(pos)));
+    return n->index();
+  }
+  return -1;
+}
+
+void GraphCanvas::mousePressEvent(QMouseEvent* event) {
+  pressPos_ = event->pos();
+  QGraphicsView::mousePressEvent(event);
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
+  QGraphicsView::mouseReleaseEvent(event);
+  if (event->button() != Qt::LeftButton || !graph_) return;
+  if ((event->pos() - pressPos_).manhattanLength() > 4) { // a drag, not a click
+    minimap_->update();
+    return;
+  }
+  bool marker = false;
+  int edge = -1;
+  int v = visualAt(event->pos(), &marker, &edge);
+  if (v >= 0 && marker) {
+    toggleExpanded(graph_->nodes[size_t(v)].element);
+    return;
+  }
+  if (v >= 0) emit selectionRequested(qulonglong(graph_->nodes[size_t(v)].element));
+  else if (edge >= 0) emit selectionRequested(qulonglong(graph_->edges[size_t(edge)].element));
+  else emit selectionRequested(qulonglong(kNoId));
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (!graph_) return;
+  int v = visualAt(event->pos());
+  if (v < 0) return;
+  const VisualNode& n = graph_->nodes[size_t(v)];
+  if (n.expandable && !n.expanded) toggleExpanded(n.element);
+  else emit elementActivated(qulonglong(n.element));
+}
+
+void GraphCanvas::keyPressEvent(QKeyEvent* event) {
+  const bool plain = !(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier));
+  switch (event->key()) {
+  case Qt::Key_Up: if (plain) return moveToProducer(); break;
+  case Qt::Key_Down: if (plain) return moveToConsumer(); break;
+  case Qt::Key_Left: if (plain) return moveSideways(-1); break;
+  case Qt::Key_Right: if (plain) return moveSideways(+1); break;
+  case Qt::Key_Return:
+  case Qt::Key_Enter:
+  case Qt::Key_Plus:
+    if (selected_ != kNoId && isExpandable(selected_) && !isExpanded(selected_)) return setExpanded(selected_, true);
+    break;
+  case Qt::Key_Minus:
+  case Qt::Key_Backspace:
+    if (selected_ != kNoId && isExpanded(selected_)) return setExpanded(selected_, false);
+    if (int v = currentVisual(); v >= 0 && graph_->nodes[size_t(v)].parent > 0) {
+      // Collapse the container around the selection and select it.
+      int p = graph_->nodes[size_t(v)].parent;
+      if (graph_->nodes[size_t(p)].kind == VisualKind::Map || graph_->nodes[size_t(p)].kind == VisualKind::Library ||
+          graph_->nodes[size_t(p)].kind == VisualKind::NestedSdfg || graph_->nodes[size_t(p)].kind == VisualKind::State) {
+        ElementId c = graph_->nodes[size_t(p)].element;
+        emit selectionRequested(qulonglong(c));
+        return setExpanded(c, false);
+      }
+    }
+    break;
+  case Qt::Key_F:
+    if (plain) return fitToView();
+    break;
+  case Qt::Key_Equal:
+    if (plain || (event->modifiers() & Qt::ControlModifier)) return zoomBy(1.25);
+    break;
+  default: break;
+  }
+  QGraphicsView::keyPressEvent(event);
+}
+
+} // namespace dcw::views

@@ -1,0 +1,166 @@
+// GraphCanvas: the hierarchical graph view of an SDFG — a QGraphicsView over the laid-out
+// VisualGraph, with in-place expand/collapse of every state, map scope, library node (its bodies and
+// its `pure` implementation, through VisualGraph::ExpansionProvider) and nested SDFG; level of
+// detail; a minimap; search highlights with next/previous; overlays (a value per element on a colour
+// ramp, with a legend); keyboard navigation; and SVG/PNG export of the view or the whole graph.
+//
+// Layout runs on a worker thread (QtConcurrent, GraphLayout); the canvas stays responsive and shows
+// the previous picture until the new one is ready (layoutFinished()). Layouts are cached per
+// container, so opening one node re-lays out only that node and its ancestors, and the view keeps
+// the toggled node where it was on screen.
+//
+// The canvas never changes the SDFG and never sets the shared selection itself: clicks and keyboard
+// moves emit selectionRequested(id); the owner sets views::Selection and calls showSelection(id).
+// Expansion is view state, not a model edit, so the canvas changes it directly.
+#pragma once
+
+#include "core/ir/Element.h"
+#include "views/CanvasItems.h"
+#include "views/ElementTree.h"
+#include "views/GraphLayout.h"
+#include "views/GraphSearch.h"
+#include "views/Theme.h"
+#include "views/VisualGraph.h"
+
+#include <QElapsedTimer>
+#include <QGraphicsView>
+
+#include <memory>
+#include <unordered_map>
+
+namespace dcw::views {
+
+class Minimap;
+
+class GraphCanvas : public QGraphicsView {
+  Q_OBJECT
+public:
+  enum class ExportRegion { WholeGraph, CurrentView };
+
+  explicit GraphCanvas(QWidget* parent = nullptr);
+  ~GraphCanvas() override;
+
+  // Shows `sdfg` (nullptr: nothing). The SDFG must stay alive and unchanged while shown; call again
+  // after an edit. Expansion state and layout cache are reset; the first layout fits the view.
+  void setSdfg(const ir::Sdfg* sdfg);
+  const ir::Sdfg* sdfg() const { return sdfg_; }
+  void setExpansionProvider(VisualGraph::ExpansionProvider provider);
+  void setShowConstants(bool on);
+  bool showConstants() const { return options_.showConstants; }
+
+  void setTheme(ThemeKind kind);
+  ThemeKind theme() const { return paint_.theme.kind; }
+
+  // Expansion (view state). Each call starts one background re-layout.
+  bool isExpandable(ir::ElementId id) const;
+  bool isExpanded(ir::ElementId id) const;
+  void setExpanded(ir::ElementId id, bool expanded);
+  void toggleExpanded(ir::ElementId id);
+  void expandAll();
+  void collapseAll();
+  // Opens every collapsed container that holds `id` so that it becomes visible.
+  void reveal(ir::ElementId id);
+
+  // Selection as the owner reports it; reveals and scrolls to the element.
+  void showSelection(ir::ElementId id);
+  ir::ElementId shownSelection() const { return selected_; }
+
+  // Search (highlights every hit; next/previous reveal, center and request selection of a hit).
+  int search(const QString& text, SearchMode mode); // number of hits; see searchError()
+  QString searchError() const { return searchError_; }
+  void nextMatch();
+  void previousMatch();
+  void clearSearch();
+  int matchCount() const { return int(hits_.size()); }
+  int currentMatch() const { return current_; }
+  ir::ElementId currentMatchElement() const;
+
+  // Overlay: a value per element (library nodes, tasklets, maps, nested SDFGs), drawn on a log colour
+  // ramp with a legend. An empty map turns the overlay off.
+  void setOverlay(const QString& title, std::unordered_map<ir::ElementId, double> values);
+  bool hasOverlay() const { return !overlay_.empty(); }
+
+  // Keyboard navigation over the visible graph.
+  void moveToProducer();
+  void moveToConsumer();
+  void moveSideways(int direction); // -1 left, +1 right, among nodes of the same row
+  void fitToView();
+  void zoomBy(double factor);
+
+  bool exportSvg(const QString& path, ExportRegion region, QString* error);
+  bool exportPng(const QString& path, ExportRegion region, double scale, QString* error);
+
+  // State and figures, for tests, benchmarks and the status bar.
+  bool isLayoutPending() const { return layoutPending_; }
+  const VisualGraph* visualGraph() const { return graph_.get(); }
+  const LayoutStats& lastLayoutStats() const { return stats_; }
+  double lastSceneBuildMs() const { return sceneBuildMs_; }
+  const LayoutCache& layoutCache() const { return *cache_; }
+  Minimap* minimap() const { return minimap_; }
+  // Scene position of an element's box (its nearest visible container when hidden).
+  QRectF sceneRectOf(ir::ElementId id) const;
+
+signals:
+  void selectionRequested(qulonglong id); // intent: make this the current element
+  void elementActivated(qulonglong id);   // double-click on an element that does not expand
+  void layoutFinished();
+  void firstPainted();                    // the first paint with a laid-out graph
+  void searchChanged(int current, int total);
+  void expansionChanged();
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void drawForeground(QPainter* painter, const QRectF& rect) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
+
+private:
+  struct Job;
+  void relayout(ir::ElementId anchor = ir::kNoId);
+  void applyLayout(std::shared_ptr<Job> job);
+  void rebuildScene();
+  void refreshMatches();
+  void refreshOverlay();
+  void refreshSelection();
+  void centerOnElement(ir::ElementId id);
+  void requestSelectionOfVisual(int visual);
+  void paintLegend(QPainter& p, const QRectF& area) const;
+  QRectF exportRect(ExportRegion region) const;
+  int visualAt(const QPoint& viewPos, bool* onMarker = nullptr, int* edge = nullptr) const;
+  int currentVisual() const;
+
+  const ir::Sdfg* sdfg_ = nullptr;
+  ElementTree tree_;
+  ExpansionState expansion_;
+  VisualGraph::Options options_;
+  std::unique_ptr<VisualGraph> graph_;
+  std::shared_ptr<LayoutCache> cache_;
+  CanvasPaintState paint_;
+  std::vector<QGraphicsItem*> items_;       // per visual node
+  std::unordered_map<ir::ElementId, int> edgeByElement_;
+  quint64 serial_ = 0;
+  bool layoutPending_ = false;
+  bool fitPending_ = false;
+  bool firstPaintDone_ = false;
+  LayoutStats stats_;
+  double sceneBuildMs_ = 0;
+  ir::ElementId anchor_ = ir::kNoId;
+  QPointF anchorOffset_;                    // view centre minus the anchor's scene position
+  ir::ElementId centerAfterLayout_ = ir::kNoId;
+  ir::ElementId selected_ = ir::kNoId;
+  std::vector<ir::ElementId> hits_;
+  int current_ = -1;
+  QString searchError_;
+  QString overlayTitle_;
+  std::unordered_map<ir::ElementId, double> overlay_;
+  double overlayMin_ = 0, overlayMax_ = 0;
+  Minimap* minimap_ = nullptr;
+  QPoint pressPos_;
+};
+
+} // namespace dcw::views

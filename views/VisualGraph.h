@@ -1,0 +1,131 @@
+// VisualGraph: what the canvas shows of an SDFG, as plain data — a tree of visual nodes (the root SDFG,
+// its states and regions, the dataflow nodes of each state, map scopes, and the SDFGs inside library
+// and nested-SDFG nodes) plus the edges drawn inside each expanded container.
+//
+// Why a separate tree: the IR is a multigraph of states with implicit map scopes, and the canvas needs
+// containers it can collapse and lay out one at a time. Every state, region, map scope, library node
+// with a body and nested SDFG is a container; collapsed, it is one box and every edge into its insides
+// ends on that box. A library node's `pure` implementation is "just another nested SDFG" shown in
+// place: an ExpansionProvider hands the canvas an SDFG for a library node (the lowering registry will
+// plug in here) and it is drawn inside the node's box exactly like If/Loop/Scan bodies are.
+//
+// The tree holds no pointer into the IR (labels are copied), so it can be moved to a worker thread
+// for layout while the SDFG stays with the UI thread. Building it is linear in the size of the SDFG.
+#pragma once
+
+#include "core/ir/Element.h"
+
+#include <QPainterPath>
+#include <QPointF>
+#include <QSizeF>
+#include <QString>
+
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+class QFont;
+
+namespace dcw::ir {
+class LibraryNode;
+class Sdfg;
+} // namespace dcw::ir
+
+namespace dcw::views {
+
+enum class VisualKind : unsigned char {
+  Access,      // ellipse
+  Tasklet,     // octagon
+  MapEntry,    // trapezoid (inside an expanded map scope)
+  MapExit,     // inverted trapezoid
+  Map,         // a map scope: collapsed, one trapezoid; expanded, a frame holding entry, body, exit
+  Library,     // rectangle with the op name
+  NestedSdfg,  // framed box
+  State,       // framed box
+  Loop,
+  Conditional,
+  Branch,
+  Sdfg,        // the root, a nested SDFG's body, a library node's subgraph or expansion
+};
+
+// Which containers are open. States, regions and SDFG bodies start open, nodes with insides start
+// closed; `expandAll` opens everything that has no explicit setting.
+class ExpansionState {
+public:
+  bool isExpanded(ir::ElementId id, VisualKind kind) const;
+  void set(ir::ElementId id, bool expanded) { overrides_[id] = expanded; }
+  void clear() { overrides_.clear(); expandAll_ = false; }
+  void setExpandAll(bool on) { overrides_.clear(); expandAll_ = on; }
+  bool expandAll() const { return expandAll_; }
+
+private:
+  std::unordered_map<ir::ElementId, bool> overrides_;
+  bool expandAll_ = false;
+};
+
+struct VisualNode {
+  int parent = -1;                   // container (index into nodes), -1 for the root
+  int depth = 0;
+  ir::ElementId element = ir::kNoId; // the element a click selects
+  VisualKind kind = VisualKind::Access;
+  QString label;                     // first line (name)
+  QString detail;                    // second line (op class, type, ranges)
+  QString extra;                     // third line (folded constants), may be empty
+  bool expandable = false;
+  bool expanded = false;             // a container whose children are shown
+  bool constant = false;             // an access node of a constant array
+  bool transient = false;
+  std::vector<int> children;
+  std::vector<int> edges;            // edges drawn inside this container
+  QSizeF size;                       // leaf: from text; container: set by layout
+  QPointF center;                    // set by layout: relative to the parent's content origin
+};
+
+struct VisualEdge {
+  int src = -1, dst = -1;            // children of `container`
+  int container = -1;
+  ir::ElementId element = ir::kNoId; // the dataflow or interstate edge (one of them when merged)
+  QString label;                     // "X[0:N] · 1×64×56×56", an interstate condition, …
+  bool interstate = false;
+  bool merged = false;               // stands for several edges into or out of a collapsed scope
+  QPainterPath path;                 // set by layout, in the container's content coordinates
+};
+
+class VisualGraph {
+public:
+  // The SDFG that implements a library node (its `pure` expansion), or nullptr when there is none.
+  // The SDFG must outlive the graphs built from it and its ids must not collide with the model's.
+  using ExpansionProvider = std::function<const ir::Sdfg*(const ir::LibraryNode&)>;
+  struct Options {
+    bool showConstants = false; // constant arrays as access nodes (else folded into their reader's box)
+    ExpansionProvider expansions;
+  };
+
+  // Container padding and title height, shared by layout and painting.
+  static constexpr double kPad = 14;
+  static constexpr double kHeader = 24;
+
+  static VisualGraph build(const ir::Sdfg& root, const ExpansionState& expansion, const Options& options,
+                           const QFont& font);
+
+  std::vector<VisualNode> nodes;
+  std::vector<VisualEdge> edges;
+
+  int root() const { return nodes.empty() ? -1 : 0; }
+  // The visual node showing element `id`, or -1 when it is hidden (inside a collapsed container).
+  int find(ir::ElementId id) const;
+  bool isContainer(int i) const { return nodes[size_t(i)].expanded; }
+  // Visual nodes connected by an edge, in either direction, inside the same container.
+  std::vector<int> predecessors(int i) const;
+  std::vector<int> successors(int i) const;
+  // Top-left of a container's content area relative to the container's own top-left.
+  static QPointF contentOrigin() { return QPointF(kPad, kHeader); }
+  // Position of node i's top-left in scene coordinates (after layout).
+  QPointF scenePos(int i) const;
+  size_t visibleNodeCount() const { return nodes.size(); }
+
+  std::unordered_map<ir::ElementId, int> byElement;
+};
+
+} // namespace dcw::views
