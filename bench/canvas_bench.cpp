@@ -2,15 +2,17 @@
 //   load time, layout time (off the UI thread) and scene build time, re-layout time after opening one
 //   node (layout cache), and frame times while panning at 100 % zoom and at "fit".
 //
-//   canvas_bench MODEL [--expand-all] [--synthetic-expansions]   a model file (.onnx / .dcw.json)
+//   canvas_bench MODEL [--expand-all] [--pure | --synthetic-expansions]   a model file (.onnx / .dcw.json)
 //   canvas_bench --synthetic N [--expand-all]                    a generated SDFG with N operators
 //
+// --pure opens library nodes into their real `pure` implementations (core/expansions, as dcw-gui does);
 // --synthetic-expansions gives every library node a stand-in `pure` implementation (a map with a
 // tasklet; bench/SyntheticExpansion.h) so "fully expanded" has the size it will have once lowering
 // exists. --synthetic N builds a ResNet-like chain (op, its weights, skip connections every 3 ops).
 #include "bench/SyntheticExpansion.h"
 #include "core/io/ModelFile.h"
 #include "views/GraphCanvas.h"
+#include "views/PureExpansions.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -100,6 +102,7 @@ int main(int argc, char** argv) {
   QStringList args = app.arguments().mid(1);
   bool expandAll = args.removeAll(QStringLiteral("--expand-all")) > 0;
   bool synthExp = args.removeAll(QStringLiteral("--synthetic-expansions")) > 0;
+  bool pureExp = args.removeAll(QStringLiteral("--pure")) > 0;
   std::unique_ptr<ir::Sdfg> owned;
   io::LoadedModel loaded;
   QElapsedTimer t;
@@ -124,7 +127,11 @@ int main(int argc, char** argv) {
   canvas.resize(1600, 1000);
   canvas.show();
   bench::SyntheticExpansions expansions(*owned);
+  views::PureExpansions pure(*owned);
   if (synthExp) canvas.setExpansionProvider([&](const ir::LibraryNode& l) { return expansions.get(l); });
+  if (pureExp)
+    canvas.setExpansionProvider([&](const ir::LibraryNode& l) { return pure.get(l); },
+                                [&](const ir::LibraryNode& l) { return pure.has(l); });
   QSignalSpy done(&canvas, &views::GraphCanvas::layoutFinished);
   t.restart();
   canvas.setSdfg(owned.get());

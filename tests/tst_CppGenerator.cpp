@@ -336,9 +336,23 @@ private slots:
       auto* t1 = addTasklet(ist, "t1", "o = v * 3 + k", {"v"}, {"o"});
       mapIn(ist, *x, m1, *t1, "v", "x", "0:K", "k");
       mapOut(ist, *t1, "o", m1, *tmp, "tmp", "k", "0:K");
+      // A constant of the nested SDFG (as the Constant expansion makes): embedded in the program.
+      auto* w = inner->addArray("w", DType::Float32, {6}, true);
+      auto tensor = std::make_shared<Tensor>();
+      tensor->dtype = DType::Float32;
+      tensor->dims = {6};
+      std::string bytes(6 * sizeof(float), '\0');
+      for (int k = 0; k < 6; ++k) {
+        float v = 0.5f * float(k) + (k == 2 ? 1e-7f : 0.f);
+        std::memcpy(&bytes[size_t(k) * sizeof(float)], &v, sizeof v);
+      }
+      tensor->bytes = std::make_shared<const std::string>(bytes);
+      w->constant = tensor;
+      auto* wr = ist->add<AccessNode>("w");
       auto m2 = addMap(ist, "shift", {"k"}, "0:K");
-      auto* t2 = addTasklet(ist, "t2", "o = v - 1", {"v"}, {"o"});
+      auto* t2 = addTasklet(ist, "t2", "o = v - 1 + c", {"v", "c"}, {"o"});
       mapIn(ist, *tmp, m2, *t2, "v", "tmp", "0:K", "k");
+      mapIn(ist, *wr, m2, *t2, "c", "w", "0:6", "k");
       mapOut(ist, *t2, "o", m2, *y, "y", "k", "0:K");
     }
     auto* n = st->add<NestedSdfgNode>("nest", std::move(inner));
@@ -357,7 +371,8 @@ private slots:
     int64_t syms[] = {Mm, N};
     QVERIFY(built.program->run(args, syms));
     for (int i = 0; i < N; ++i)
-      for (int k = 0; k < Mm; ++k) QCOMPARE(B[size_t(i * Mm + k)], A[size_t(i * Mm + k)] * 3 + float(k) - 1);
+      for (int k = 0; k < Mm; ++k)
+        QCOMPARE(B[size_t(i * Mm + k)], A[size_t(i * Mm + k)] * 3 + float(k) - 1 + (0.5f * float(k) + (k == 2 ? 1e-7f : 0.f)));
     checkSourceMap(s, built);
   }
 
@@ -569,7 +584,7 @@ private slots:
     const char* outs[] = {"O1", "O2", "O3", "O4", "O5"};
     for (int k = 0; k < 5; ++k) {
       auto* o = st->add<AccessNode>(outs[k]);
-      mapOut(st, *t, "o" + std::to_string(k + 1), m, *o, outs[k], "i", "0:4");
+      mapOut(st, *t, std::string("o") + std::to_string(k + 1), m, *o, outs[k], "i", "0:4");
     }
     Built built;
     QString err = build(s, built);

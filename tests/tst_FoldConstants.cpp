@@ -93,7 +93,7 @@ private slots:
     QCOMPARE(v, (std::vector<int64_t>{2, -1}));
     QVERIFY(!r->sdfg->findData("idx") && !r->sdfg->findData("g"));
     auto d = validate(*r->sdfg);
-    QVERIFY(!d.hasErrors());
+    QVERIFY2(!d.hasErrors(), d.firstError() ? d.firstError()->str().c_str() : "");
   }
 
   void leavesDataDependentWork() {

@@ -49,7 +49,8 @@ private slots:
     QCOMPARE(s.nans, int64_t(1));
     QCOMPARE(s.infs, int64_t(1));
     QCOMPARE(s.histogram.size(), size_t(4));
-    QCOMPARE(s.histogram[0], int64_t(3)); // 0, 0, 1 in [0, 1)
+    QCOMPARE(s.histogram[0], int64_t(2)); // 0, 0 in [0, 1)
+    QCOMPARE(s.histogram[1], int64_t(1)); // 1 in [1, 2)
     QCOMPARE(s.histogram[3], int64_t(2)); // 3 and the maximum 4
     int64_t total = 0;
     for (auto h : s.histogram) total += h;

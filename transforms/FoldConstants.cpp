@@ -105,6 +105,7 @@ public:
       auto* lib = dynamic_cast<LibraryNode*>(n);
       if (!lib || !lib->domain.empty() || !lib->subgraphs().empty()) continue;
       if (fold(*lib)) ++folded;
+      else if (lib->opType == "Reshape") refineReshape(*lib);
     }
     if (folded) cleanUp();
     return folded;
@@ -188,6 +189,9 @@ private:
         x->dtype = t;
         if (t == DType::Bool)
           for (auto& v : x->v) v = v != 0;
+        result = tensorOf(*x);
+      } else if (op == "Neg" || op == "Abs") {
+        for (auto& v : x->v) v = op == "Neg" ? -v : std::abs(v);
         result = tensorOf(*x);
       } else if (op == "Unsqueeze" || op == "Squeeze") {
         if (!out->rankKnown) return false;
@@ -310,8 +314,63 @@ private:
     out->dataKind = out->shape.empty() ? DataKind::Scalar : DataKind::Array;
     out->strides = DataDescriptor::contiguousStrides(out->shape);
     out->rankKnown = true;
+    resetMemlets(*out);
     st_.removeNode(n.id());
     return true;
+  }
+
+  // A Reshape whose target shape became constant gets the output shape shape inference could not
+  // give (0 copies the input dim unless allowzero, -1 takes the remaining elements).
+  void refineReshape(LibraryNode& n) {
+    auto in = inputs(n);
+    auto outs = st_.outEdges(n.id());
+    if (in.size() < 2 || !in[0] || !in[1] || !in[1]->constant || outs.size() != 1) return;
+    DataDescriptor* out = dataOf(outs[0]->dst);
+    if (!out || (out->rankKnown && !out->freeSymbols().size())) return;
+    auto target = intsOf(*in[1]->constant);
+    if (!target || !in[0]->rankKnown) return;
+    std::vector<int64_t> src;
+    for (auto& e : in[0]->shape) {
+      auto v = e.constantValue();
+      if (!v) return;
+      src.push_back(*v);
+    }
+    auto* a = n.attribute("allowzero");
+    bool allowZero = a && std::holds_alternative<int64_t>(a->value) && std::get<int64_t>(a->value) != 0;
+    std::vector<int64_t> dims = target->v;
+    int64_t known = 1, inferAt = -1;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (dims[k] == 0 && !allowZero) {
+        if (k >= src.size()) return;
+        dims[k] = src[k];
+      }
+      if (dims[k] == -1) {
+        if (inferAt >= 0) return;
+        inferAt = int64_t(k);
+      } else {
+        known *= dims[k];
+      }
+    }
+    int64_t total = count(src);
+    if (inferAt >= 0) {
+      if (known == 0 || total % known) return;
+      dims[size_t(inferAt)] = total / known;
+    } else if (known != total) {
+      return;
+    }
+    out->shape.clear();
+    for (auto d : dims) out->shape.emplace_back(d);
+    out->rankKnown = true;
+    out->dataKind = out->shape.empty() ? DataKind::Scalar : DataKind::Array;
+    out->strides = DataDescriptor::contiguousStrides(out->shape);
+    resetMemlets(*out);
+  }
+
+  // Memlets made while a value's shape was unknown or symbolic move the whole (now known) array.
+  void resetMemlets(const DataDescriptor& d) {
+    for (State* s : sdfg_.allStates())
+      for (auto& e : s->edges())
+        if (e->memlet.data == d.name()) e->memlet = Memlet::full(d.name(), d.shape);
   }
 
   // Drops access nodes left without edges, then data nothing accesses any more.
@@ -330,6 +389,14 @@ private:
     for (auto& d : sdfg_.data())
       if (!used.count(d->name())) dead.push_back(d->name());
     for (auto& name : dead) sdfg_.removeData(name);
+    // Symbols that only sized folded values (e.g. shape inference's unk__N) are gone with them.
+    std::set<std::string> usedSymbols;
+    for (auto& d : sdfg_.data())
+      for (auto& sname : d->freeSymbols()) usedSymbols.insert(sname);
+    std::vector<std::string> unused;
+    for (auto& [sname, type] : sdfg_.symbols())
+      if (!usedSymbols.count(sname)) unused.push_back(sname);
+    for (auto& sname : unused) sdfg_.removeSymbol(sname);
   }
 };
 

@@ -6,7 +6,7 @@
 // Before:  x:float32[2,3] → Shape → s → Gather(idx=0) → g → Unsqueeze → u → Concat(u, [-1]) → shape
 // After:   shape = constant int64[2] {2, -1}   (the four nodes are gone)
 //
-// Folds integer-valued ops only (Shape, Size, Constant, Identity, Cast, Gather, Unsqueeze, Squeeze,
+// Folds integer-valued ops only (Shape, Size, Constant, Identity, Cast, Neg, Abs, Gather, Unsqueeze, Squeeze,
 // Concat, Slice, Reshape, Add, Sub, Mul, Div, Equal, Where, ConstantOfShape, Range, ReduceProd);
 // anything else is left for the expansion. Keeps the model differentiable (it only removes
 // computations on constants).

@@ -80,9 +80,10 @@ void GraphCanvas::setSdfg(const ir::Sdfg* sdfg) {
   relayout();
 }
 
-void GraphCanvas::setExpansionProvider(VisualGraph::ExpansionProvider provider) {
+void GraphCanvas::setExpansionProvider(VisualGraph::ExpansionProvider provider,
+                                       std::function<bool(const ir::LibraryNode&)> canExpand) {
   options_.expansions = std::move(provider);
-  if (sdfg_) relayout();
+  options_.canExpand = std::move(canExpand);
 }
 
 void GraphCanvas::setShowConstants(bool on) {
@@ -222,8 +223,17 @@ void GraphCanvas::applyLayout(std::shared_ptr<Job> job) {
     if (bounds.width() * s < viewport()->width() && bounds.height() * s < viewport()->height()) {
       fitToView();
     } else {
+      s = std::max(s, 0.6);
       setTransform(QTransform::fromScale(s, s));
-      centerOn(QPointF(bounds.center().x(), bounds.top() + viewport()->height() / s / 2 - 10));
+      // Start at the top, around the first node of the dataflow (the model's input, typically).
+      double x = bounds.center().x(), top = 1e18;
+      for (size_t i = 0; i < graph_->nodes.size(); ++i)
+        if (!graph_->nodes[i].expanded) {
+          QPointF p = graph_->scenePos(int(i));
+          if (p.y() < top) top = p.y(), x = p.x() + graph_->nodes[i].size.width() / 2;
+        }
+      x = std::clamp(x, bounds.left() + viewport()->width() / s / 2, std::max(bounds.left() + viewport()->width() / s / 2, bounds.right() - viewport()->width() / s / 2));
+      centerOn(QPointF(x, bounds.top() + viewport()->height() / s / 2 - 10));
     }
   } else if (anchor_ != kNoId) {
     QRectF r = sceneRectOf(anchor_);

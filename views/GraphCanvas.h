@@ -44,7 +44,9 @@ public:
   // after an edit. Expansion state and layout cache are reset; the first layout fits the view.
   void setSdfg(const ir::Sdfg* sdfg);
   const ir::Sdfg* sdfg() const { return sdfg_; }
-  void setExpansionProvider(VisualGraph::ExpansionProvider provider);
+  // Where library nodes' implementations come from; takes effect with the next setSdfg().
+  void setExpansionProvider(VisualGraph::ExpansionProvider provider,
+                            std::function<bool(const ir::LibraryNode&)> canExpand = {});
   void setShowConstants(bool on);
   bool showConstants() const { return options_.showConstants; }
 

@@ -39,6 +39,9 @@ struct ContainerLayout {
   bool usedGraphviz = false;
 };
 
+// Containers with more nodes than this use layoutLayered (Graphviz would take seconds to minutes).
+constexpr int kMaxGraphvizNodes = 1500;
+
 // Lays out one graph. Thread-safe.
 ContainerLayout layoutGraph(const LayoutRequest& request);
 // The fallback (no Graphviz): layered ranks by longest path, order by barycentre, straight edges.

@@ -258,9 +258,10 @@ private:
       int i = add(container, VisualKind::Library, l->id(), qs(l->className()), name);
       auto f = folded_.find(l->id());
       if (f != folded_.end()) g_.nodes[size_t(i)].extra = f->second.join(QStringLiteral(" · "));
-      const Sdfg* pure = o_.expansions ? o_.expansions(*l) : nullptr;
-      if (l->subgraphs().empty() && !pure) return i;
+      const bool mayExpand = o_.expansions && (!o_.canExpand || o_.canExpand(*l));
+      if (l->subgraphs().empty() && !mayExpand) return i;
       if (expandInto(i, l->id(), VisualKind::Library)) {
+        const Sdfg* pure = mayExpand ? o_.expansions(*l) : nullptr;
         for (auto& sg : l->subgraphs()) {
           if (!sg.sdfg) continue;
           int s = add(i, VisualKind::Sdfg, sg.sdfg->id(), qs(sg.name), QStringLiteral("subgraph"));

@@ -100,6 +100,9 @@ public:
   struct Options {
     bool showConstants = false; // constant arrays as access nodes (else folded into their reader's box)
     ExpansionProvider expansions;
+    // Cheap test whether `expansions` has an implementation for a node (called for every library node
+    // on every build; the provider itself only for open nodes). Unset: every node may have one.
+    std::function<bool(const ir::LibraryNode&)> canExpand;
   };
 
   // Container padding and title height, shared by layout and painting.

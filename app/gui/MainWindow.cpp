@@ -4,11 +4,13 @@
 #include "core/analysis/ModelSummary.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/AccessNode.h"
+#include "core/ir/LibraryNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "views/GraphCanvas.h"
 #include "views/OutlineModel.h"
 #include "views/PropertyModel.h"
+#include "views/PureExpansions.h"
 #include "views/Selection.h"
 #include "views/SummaryView.h"
 #include "views/SymbolsView.h"
@@ -81,6 +83,7 @@ struct MainWindow::Model {
   io::LoadedModel loaded;
   analysis::ModelSummary summary;
   analysis::CostReport cost;
+  std::unique_ptr<views::PureExpansions> pure; // library nodes' `pure` implementations, shown in place
 };
 
 // Runs on a worker thread: touches no widget and nothing of the window.
@@ -551,6 +554,11 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   // Point the views at the new SDFG before the old one is destroyed.
   selection_->clear();
   outline_->setSdfg(next->loaded.sdfg.get());
+  next->pure = std::make_unique<views::PureExpansions>(*next->loaded.sdfg);
+  views::PureExpansions* pure = next->pure.get();
+  canvas_->setSdfg(nullptr); // the old provider goes with the old model
+  canvas_->setExpansionProvider([pure](const ir::LibraryNode& l) { return pure->get(l); },
+                                [pure](const ir::LibraryNode& l) { return pure->has(l); });
   canvas_->setSdfg(next->loaded.sdfg.get());
   model_ = std::move(next);
   file_ = r->path;

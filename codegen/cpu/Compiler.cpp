@@ -60,7 +60,9 @@ struct RunResult {
 RunResult runProcess(const std::vector<std::string>& argv) {
   RunResult r;
   int fds[2];
-  if (pipe(fds) != 0) {
+  // Close-on-exec, so that compilers spawned concurrently by other threads do not inherit the pipe
+  // (which would delay our end-of-file until they exit).
+  if (pipe2(fds, O_CLOEXEC) != 0) {
     r.spawnError = std::strerror(errno);
     return r;
   }
@@ -187,6 +189,12 @@ Expected<CompiledLibrary> compileShared(const std::string& source, const Compile
                 log.empty() ? std::string() : "the full compiler output is in " + log);
   }
   fs::rename(tmp, entry, ec);
+  if (ec && !fs::is_regular_file(entry / "program.so")) {
+    // A stale, incomplete entry (an interrupted older layout, a crash): replace it.
+    std::error_code ec2;
+    fs::remove_all(entry, ec2);
+    fs::rename(tmp, entry, ec);
+  }
   if (ec) {
     // Another process finished the same program first: use its copy.
     cleanup();

@@ -37,6 +37,19 @@ inline int finish(char* error, size_t size) {
   return 0;
 }
 
+// ---- threads: set by dcw_set_threads for every calling thread (omp_set_num_threads would only set
+// the caller's own default), read by the num_threads clause of each parallel loop ----
+inline int& threads_ref() { static int n = 0; return n; }
+inline void set_threads(int n) { __atomic_store_n(&threads_ref(), n, __ATOMIC_RELAXED); }
+inline int num_threads() {
+  int n = __atomic_load_n(&threads_ref(), __ATOMIC_RELAXED);
+#ifdef _OPENMP
+  return n > 0 ? n : omp_get_max_threads();
+#else
+  return n > 0 ? n : 1;
+#endif
+}
+
 // ---- memory: aligned, zero-initialised; nullptr on a negative or overflowing size ----
 template <class T> T* alloc(int64_t n) {
   if (n < 0 || static_cast<uint64_t>(n) > (static_cast<uint64_t>(1) << 58) / sizeof(T)) return nullptr;
@@ -46,6 +59,12 @@ template <class T> T* alloc(int64_t n) {
   void* p = std::aligned_alloc(64, bytes);
   if (p) std::memset(p, 0, bytes);
   return static_cast<T*>(p);
+}
+// A constant embedded as bytes, decoded once (never freed: it lives as long as the program).
+template <class T> T* decode(const char* raw, size_t bytes) {
+  T* p = alloc<T>(static_cast<int64_t>((bytes + sizeof(T) - 1) / sizeof(T)));
+  if (p) std::memcpy(p, raw, bytes);
+  return p;
 }
 template <class T> struct Buffer {
   T* p;
@@ -135,11 +154,11 @@ inline uint16_t f32_to_f16(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 inline float bf16_to_f32(uint16_t h) { return bits_to_f32(static_cast<uint32_t>(h) << 16); }
+// float32 -> bfloat16 keeps the upper 16 bits (truncation), as ONNX 1.12's reference Cast does and its
+// conformance data expects; NaN stays a quiet NaN.
 inline uint16_t f32_to_bf16(float f) {
   uint32_t u = f32_to_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
-  uint32_t lsb = (u >> 16) & 1u;
-  u += 0x7fffu + lsb;
   return static_cast<uint16_t>(u >> 16);
 }
 inline float round_f16(float x) { return f16_to_f32(f32_to_f16(x)); }

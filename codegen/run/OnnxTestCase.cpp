@@ -53,7 +53,11 @@ double valueAt(const Tensor& t, int64_t i) {
 }
 
 // Empty string when equal within tolerance; otherwise what differs. Updates maxErr.
-std::string compare(const Tensor& expected, const Tensor& actual, const std::string& name, double& maxErr) {
+std::string compare(const Tensor& expectedIn, const Tensor& actual, const std::string& name, double& maxErr) {
+  // Test data may hold bfloat16/float16 values as uint16 bit patterns: read them as the actual type.
+  Tensor expected = expectedIn;
+  if (expected.dtype == DType::UInt16 && (actual.dtype == DType::BFloat16 || actual.dtype == DType::Float16))
+    expected.dtype = actual.dtype;
   if (expected.dtype != actual.dtype)
     return "output '" + name + "' has dtype " + std::string(dtypeName(actual.dtype)) + ", expected " + std::string(dtypeName(expected.dtype));
   if (expected.dims != actual.dims) {

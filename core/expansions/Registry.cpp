@@ -15,6 +15,9 @@ const ExpansionRegistry& registry() {
     registerConvolution(reg);
     registerPooling(reg);
     registerTensorOps(reg);
+    registerLosses(reg);
+    registerQuantization(reg);
+    registerMisc(reg);
     return reg;
   }();
   return r;

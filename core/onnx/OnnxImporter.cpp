@@ -740,6 +740,86 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 
+// ONNX shape inference reads shape operands (Reshape's shape, Expand's shape, ...) from initializers
+// but not from Constant nodes, which older exporters use. Inference therefore runs on a light copy in
+// which main-graph Constant nodes are initializers and large weights carry dims but no data; the
+// inferred types are then copied back. The model itself keeps its Constant nodes and its weights.
+void inferShapes(ModelProto& m, Ctx& c) {
+  constexpr int64_t kSmall = 4096;
+  ModelProto light;
+  *light.mutable_opset_import() = m.opset_import();
+  *light.mutable_functions() = m.functions();
+  light.set_ir_version(std::max<int64_t>(m.ir_version(), 4)); // initializers need not be graph inputs
+  const GraphProto& g = m.graph();
+  GraphProto& lg = *light.mutable_graph();
+  lg.set_name(g.name());
+  *lg.mutable_input() = g.input();
+  *lg.mutable_output() = g.output();
+  *lg.mutable_value_info() = g.value_info();
+  *lg.mutable_sparse_initializer() = g.sparse_initializer();
+  for (auto& t : g.initializer()) {
+    int64_t n = 1;
+    for (auto d : t.dims()) n *= d;
+    TensorProto* copy = lg.add_initializer();
+    if (n <= kSmall) {
+      *copy = t;
+    } else {
+      copy->set_name(t.name());
+      copy->set_data_type(t.data_type());
+      *copy->mutable_dims() = t.dims();
+      copy->set_raw_data(std::string()); // dims and type are all inference needs
+    }
+  }
+  for (auto& n : g.node()) {
+    if (n.op_type() == "Constant" && n.domain().empty() && n.output_size() == 1 && n.attribute_size() == 1 &&
+        n.attribute(0).name() == "value" && n.attribute(0).has_t()) {
+      TensorProto* t = lg.add_initializer();
+      *t = n.attribute(0).t();
+      t->set_name(n.output(0));
+      continue;
+    }
+    *lg.add_node() = n;
+  }
+  try {
+    ::onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true);
+    ::onnx::shape_inference::InferShapes(light, ::onnx::OpSchemaRegistry::Instance(), opts);
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (auto p = msg.find("\n"); p != std::string::npos) msg = msg.substr(0, p);
+    c.warnings.warning(c.source, "ONNX shape inference stopped early: " + msg,
+                       "shapes it could not infer are symbolic; the model may be inconsistent");
+  }
+  // Copy back: inferred value_info, refined outputs, and the subgraphs' inferred types.
+  *m.mutable_graph()->mutable_value_info() = lg.value_info();
+  for (int i = 0; i < lg.output_size() && i < m.graph().output_size(); ++i)
+    *m.mutable_graph()->mutable_output(i)->mutable_type() = lg.output(i).type();
+  int k = 0;
+  for (auto& n : *m.mutable_graph()->mutable_node()) {
+    if (n.op_type() == "Constant" && n.domain().empty() && n.output_size() == 1 && n.attribute_size() == 1 &&
+        n.attribute(0).name() == "value" && n.attribute(0).has_t())
+      continue;
+    const NodeProto& ln = lg.node(k++);
+    for (int a = 0; a < n.attribute_size() && a < ln.attribute_size(); ++a) {
+      if (n.attribute(a).has_g()) *n.mutable_attribute(a)->mutable_g()->mutable_value_info() = ln.attribute(a).g().value_info();
+      for (int j = 0; j < n.attribute(a).graphs_size() && j < ln.attribute(a).graphs_size(); ++j)
+        *n.mutable_attribute(a)->mutable_graphs(j)->mutable_value_info() = ln.attribute(a).graphs(j).value_info();
+    }
+  }
+  // Constant outputs are not in value_info when they became initializers: describe them.
+  std::set<std::string> typed;
+  for (auto& v : m.graph().value_info()) typed.insert(v.name());
+  for (auto& n : m.graph().node())
+    if (n.op_type() == "Constant" && n.domain().empty() && n.output_size() == 1 && n.attribute_size() == 1 &&
+        n.attribute(0).name() == "value" && n.attribute(0).has_t() && !typed.count(n.output(0))) {
+      auto* v = m.mutable_graph()->add_value_info();
+      v->set_name(n.output(0));
+      auto* tt = v->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(n.attribute(0).t().data_type());
+      auto* shape = tt->mutable_shape();
+      for (auto d : n.attribute(0).t().dims()) shape->add_dim()->set_dim_value(d);
+    }
+}
+
 Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   if (!m.has_graph() || m.ir_version() <= 0)
     return fail(c.source, std::string("not an ONNX model: ") + (m.has_graph() ? "it has no IR version" : "it contains no graph"),
@@ -772,17 +852,7 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
       return fail(c.source, "the ONNX checker rejects the model: " + msg, "fix the model (onnx.checker.check_model shows the same)");
     }
   }
-  if (c.options.runShapeInference) {
-    try {
-      ::onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true);
-      ::onnx::shape_inference::InferShapes(m, ::onnx::OpSchemaRegistry::Instance(), opts);
-    } catch (const std::exception& e) {
-      std::string msg = e.what();
-      if (auto p = msg.find("\n"); p != std::string::npos) msg = msg.substr(0, p);
-      c.warnings.warning(c.source, "ONNX shape inference stopped early: " + msg,
-                         "shapes it could not infer are symbolic; the model may be inconsistent");
-    }
-  }
+  if (c.options.runShapeInference) inferShapes(m, c);
 
   GraphBuilder b(c, 0);
   auto sdfg = b.build(*m.mutable_graph(), "main", {}, {}, "");

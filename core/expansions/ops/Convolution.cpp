@@ -61,9 +61,9 @@ bool taskletSafe(const std::string& s) { return s.find("//") == std::string::npo
 void initBias(SdfgBuilder& b, const ConvIO& io) {
   size_t r = io.Y->shape.size();
   if (io.B && io.B->rankKnown)
-    b.mappedTasklet("bias", fullRangeParams(io.Y->shape), {{"b", "B", "i1"}}, "y = b", {{"y", "Y", indexList(r)}});
+    b.mappedTasklet("bias", fullRangeParams(io.Y->shape), {{"b", "B", "i1"}}, "y = b", {{"y", "Y", indexList(r), ""}});
   else
-    b.mappedTasklet("zero", fullRangeParams(io.Y->shape), {}, "y = " + literal(0, io.Y->dtype), {{"y", "Y", indexList(r)}});
+    b.mappedTasklet("zero", fullRangeParams(io.Y->shape), {}, "y = " + literal(0, io.Y->dtype), {{"y", "Y", indexList(r), ""}});
 }
 
 Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {

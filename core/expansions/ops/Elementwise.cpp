@@ -9,7 +9,8 @@
 //   N-ary   C[i...] = f(A[bcast], B[bcast])  Add Sub Mul Div Pow Mod Max Min Sum Mean And Or Xor Equal Less
 //                                            Greater LessOrEqual GreaterOrEqual BitShift PRelu Where Clip.
 // Before opset 7, Add/Sub/Mul/Div/Pow and the logical and comparison ops broadcast B only with the
-// `broadcast` attribute, aligned at `axis` (default: trailing dims); that rule is followed.
+// `broadcast` attribute, aligned at `axis` (default: trailing dims); that rule is followed, as is
+// PRelu's (a slope [C, ...] follows X's channel axis 1 before opset 7).
 //
 // Types: float16/bfloat16 values are computed in float32 and rounded back; integer Div truncates
 // toward zero; Mod with fmod=0 follows Python's sign rule; integer Pow is an exact integer power;

@@ -31,7 +31,7 @@ namespace {
 void fill(SdfgBuilder& b, const std::string& data, const std::string& value) {
   auto& d = b.data(data);
   b.mappedTasklet(data + "_init", fullRangeParams(d.shape), {}, "o = " + value,
-                  {{"o", data, indexList(d.shape.size())}});
+                  {{"o", data, indexList(d.shape.size()), ""}});
 }
 
 Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
@@ -92,7 +92,7 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
     if (C->shape.size() > 2) return ctx.error("Gemm's C must have rank <= 2");
     std::string code = beta == 1.0 ? "y = c" : "y = " + literal(beta, isFloating(yt) ? yt : DType::Float64) + " * c";
     b.mappedTasklet("gemm_bias", fullRangeParams((*Y)->shape), {{"c", "C", broadcastSubset(C->shape, (*Y)->shape)}}, code,
-                    {{"y", "Y", "i0, i1"}});
+                    {{"y", "Y", "i0, i1", ""}});
   } else {
     fill(b, "Y", literal(0, yt));
   }

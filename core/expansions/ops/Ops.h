@@ -13,5 +13,8 @@ void registerLinalg(ExpansionRegistry& r);        // MatMul, Gemm, Einsum
 void registerConvolution(ExpansionRegistry& r);   // Conv, ConvTranspose
 void registerPooling(ExpansionRegistry& r);       // MaxPool, AveragePool, Global*Pool, LpPool
 void registerTensorOps(ExpansionRegistry& r);     // Reshape/Transpose/Concat/Split/Slice/Gather/Scatter/Pad/Tile/Expand/Resize, Shape/Size, Constant*
+void registerLosses(ExpansionRegistry& r);        // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void registerQuantization(ExpansionRegistry& r);  // Quantize/DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul/Conv, MatMulInteger, ConvInteger
+void registerMisc(ExpansionRegistry& r);          // Hann/Hamming/BlackmanWindow, Det, MaxUnpool, RoiAlign, GridSample
 
 } // namespace dcw::expansions

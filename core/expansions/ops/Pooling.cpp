@@ -52,7 +52,7 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, PoolKind
   if (r < 3 || ys.size() != r) return ctx.error("X and Y must have the same rank >= 3 (N, C, spatial dims)");
   size_t nd = r - 2;
   DType yt = (*Yd)->dtype;
-  int64_t p = ctx.attrInt("p", 2);
+  int64_t p = ctx.attrInt("p", int64_t(ctx.attrFloat("p", 2.0))); // LpPool-1 has a float p
 
   // Window positions: map params k<d> and, per dim, the input position and whether it is inside.
   std::vector<MapParam> outParams = fullRangeParams(ys, "i");
@@ -97,7 +97,7 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, PoolKind
   SdfgBuilder b(ctx);
   if (kind == PoolKind::Max) {
     std::string low = lowestLiteral(yt);
-    b.mappedTasklet("init", outParams, {}, "y = " + low, {{"y", "Y", yidx}});
+    b.mappedTasklet("init", outParams, {}, "y = " + low, {{"y", "Y", yidx, ""}});
     b.mappedTasklet("maxpool", params, {{"x", "X", join(xi)}}, cond.empty() ? "y = x" : "y = select(" + cond + ", x, " + low + ")",
                     {{"y", "Y", yidx, "max"}});
     if (ctx.hasOut("Indices")) {
@@ -120,7 +120,7 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, PoolKind
       std::string c = (cond.empty() ? "" : cond + " && ") + "x == y";
       std::string fl = flat.str();
       if (!taskletSafe(fl)) return ctx.error("Indices on symbolic padding is not supported");
-      b.mappedTasklet("indices_init", outParams, {}, "o = " + big, {{"o", "Indices", yidx}});
+      b.mappedTasklet("indices_init", outParams, {}, "o = " + big, {{"o", "Indices", yidx, ""}});
       b.mappedTasklet("argmax", params, {{"x", "X", join(xi)}, {"y", "Y", yidx}}, "o = select(" + c + ", int64(" + fl + "), " + big + ")",
                       {{"o", "Indices", yidx, "min"}});
     }
@@ -131,12 +131,12 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, PoolKind
   DType acc = isFloating(yt) ? yt : DType::Float64;
   std::string sum = b.transient("sum", acc, ys);
   std::string zero = literal(0, acc);
-  b.mappedTasklet("sum_init", outParams, {}, "s = " + zero, {{"s", sum, yidx}});
+  b.mappedTasklet("sum_init", outParams, {}, "s = " + zero, {{"s", sum, yidx, ""}});
   std::string term = kind == PoolKind::Lp ? powCode("x", p) : "x";
   b.mappedTasklet("window_sum", params, {{"x", "X", join(xi)}}, cond.empty() ? "s = " + term : "s = select(" + cond + ", " + term + ", " + zero + ")",
                   {{"s", sum, yidx, "sum"}});
   if (kind == PoolKind::Lp) {
-    b.mappedTasklet("root", outParams, {{"s", sum, yidx}}, "y = " + rootCode("s", p), {{"y", "Y", yidx}});
+    b.mappedTasklet("root", outParams, {{"s", sum, yidx}}, "y = " + rootCode("s", p), {{"y", "Y", yidx, ""}});
     return b.finish();
   }
   // Average: divide by the number of contributing positions.
@@ -147,14 +147,14 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, PoolKind
     Expr n(1);
     for (size_t d = r; d < params.size(); ++d) n = n * params[d].range.size();
     if (!taskletSafe(n.str())) return ctx.error("the pooling window size is not a simple expression");
-    b.mappedTasklet("average", outParams, {{"s", sum, yidx}}, "y = s / " + castTo(acc, n.str()), {{"y", "Y", yidx}});
+    b.mappedTasklet("average", outParams, {{"s", sum, yidx}}, "y = s / " + castTo(acc, n.str()), {{"y", "Y", yidx, ""}});
     return b.finish();
   }
   std::string count = b.transient("count", acc, ys);
-  b.mappedTasklet("count_init", outParams, {}, "c = " + zero, {{"c", count, yidx}});
+  b.mappedTasklet("count_init", outParams, {}, "c = " + zero, {{"c", count, yidx, ""}});
   b.mappedTasklet("window_count", params, {}, "c = select(" + countCond + ", " + literal(1, acc) + ", " + zero + ")",
                   {{"c", count, yidx, "sum"}});
-  b.mappedTasklet("average", outParams, {{"s", sum, yidx}, {"c", count, yidx}}, "y = s / c", {{"y", "Y", yidx}});
+  b.mappedTasklet("average", outParams, {{"s", sum, yidx}, {"c", count, yidx}}, "y = s / c", {{"y", "Y", yidx, ""}});
   return b.finish();
 }
 

@@ -15,8 +15,9 @@
 //                 WCR max and copied.
 //   Pad           constant (select of the value outside), edge (clamped index), reflect (mirrored index)
 //   Tile          y[i..] = x[i % dim..]           Expand  y[i..] = x[broadcast i..]
-//   Resize/Upsample  nearest (every nearest_mode) and n-linear, every coordinate_transformation_mode except
-//                 tf_crop_and_resize; cubic is refused. Scales constant or run-time; sizes from the output.
+//   Resize/Upsample  nearest (every nearest_mode), n-linear and cubic (cubic_coeff_a, exclude_outside), every
+//                 coordinate_transformation_mode (tf_crop_and_resize with roi and extrapolation_value). Scales constant or run-time;
+//                 sizes from the output.
 //   Shape/Size/Constant/ConstantOfShape/Range/EyeLike/OneHot/Trilu/DepthToSpace/SpaceToDepth/CumSum/
 //   ReverseSequence: one map each (CumSum: WCR sum over the axis).
 //   Compress: only with a constant condition (else the output shape is data-dependent); NonZero is refused.
@@ -575,13 +576,15 @@ Result expandResize(const ExpansionContext& ctx) {
   int64_t ver = ctx.node().opsetVersion;
   std::string mode = ctx.attrString("mode", "nearest");
   if (mode == "bilinear") mode = "linear";
-  if (mode == "cubic") return ctx.error("Resize mode 'cubic' is not supported by the pure expansion", "use mode nearest or linear");
-  if (mode != "nearest" && mode != "linear") return ctx.error("Resize mode '" + mode + "' is unknown");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic") return ctx.error("Resize mode '" + mode + "' is unknown");
   bool legacy = upsample || ver < 11; // Upsample and Resize-10: asymmetric coordinates, simple nearest rounding
   std::string ctm = legacy ? "asymmetric" : ctx.attrString("coordinate_transformation_mode", "half_pixel");
   std::string nearestMode = legacy ? "simple" : ctx.attrString("nearest_mode", "round_prefer_floor");
-  if (ctm == "tf_crop_and_resize") return ctx.error("coordinate_transformation_mode 'tf_crop_and_resize' is not supported", "use half_pixel, asymmetric or align_corners");
-  if (ctx.attrInt("exclude_outside", 0) != 0 && mode != "cubic") {} // only affects cubic
+  bool crop = ctm == "tf_crop_and_resize";
+  if (crop && (!ctx.hasIn("roi") || !ctx.in("roi")->rankKnown)) return ctx.error("tf_crop_and_resize needs the roi input");
+  std::vector<std::string> outside; // tf_crop_and_resize: coordinates outside the input read extrapolation_value
+  double cubicA = ctx.attrFloat("cubic_coeff_a", -0.75);
+  bool excludeOutside = ctx.attrInt("exclude_outside", 0) != 0;
   SdfgBuilder b(ctx);
   Read rd;
   rd.runtime = true;
@@ -610,9 +613,10 @@ Result expandResize(const ExpansionContext& ctx) {
   }
   if (haveScales && !(cscales && cscales->size() == r)) rd.extra.push_back({"scales", scalesConn, ""});
   std::vector<size_t> interp; // dims whose coordinate is not the identity
+  std::vector<std::vector<std::pair<std::string, std::string>>> taps; // per interp dim: (index local, weight)
   std::string lets;
   for (size_t k = 0; k < r; ++k) {
-    bool identity = xs[k] == ys[k] && (!haveScales || (cscales && cscales->size() == r && (*cscales)[k] == 1.0));
+    bool identity = !crop && xs[k] == ys[k] && (!haveScales || (cscales && cscales->size() == r && (*cscales)[k] == 1.0));
     std::string ks = std::to_string(k), i = "float64(" + I(k) + ")";
     if (identity) {
       rd.idx.push_back(I(k));
@@ -627,6 +631,12 @@ Result expandResize(const ExpansionContext& ctx) {
     else if (ctm == "align_corners") c = "select(" + O + " > 1.0, " + i + " * (" + In + " - 1.0) / (" + O + " - 1.0), 0.0)";
     else if (ctm == "asymmetric") c = i + " / " + s;
     else if (ctm == "tf_half_pixel_for_nn") c = "(" + i + " + 0.5) / " + s;
+    else if (crop) {
+      std::string s0 = "float64(" + elem("roi", k, 2 * r) + ")", e0 = "float64(" + elem("roi", k + r, 2 * r) + ")";
+      c = "select(" + O + " > 1.0, " + s0 + " * (" + In + " - 1.0) + " + i + " * (" + e0 + " - " + s0 + ") * (" + In + " - 1.0) / (" + O +
+          " - 1.0), 0.5 * (" + s0 + " + " + e0 + ") * (" + In + " - 1.0))";
+      outside.push_back("c" + ks + " < 0.0 || c" + ks + " > " + In + " - 1.0");
+    }
     else return ctx.error("coordinate_transformation_mode '" + ctm + "' is unknown");
     lets += "let c" + ks + " = " + c + "; ";
     std::string Dm = par(xs[k] - 1);
@@ -640,35 +650,72 @@ Result expandResize(const ExpansionContext& ctx) {
       else return ctx.error("nearest_mode '" + nearestMode + "' is unknown");
       lets += "let n" + ks + " = min(max(int64(" + n + "), 0), " + Dm + "); ";
       rd.idx.push_back("n" + ks);
-    } else {
+    } else if (mode == "linear") {
       lets += "let d" + ks + " = min(max(c" + ks + ", 0.0), float64(" + Dm + ")); let a" + ks + " = int64(floor(d" + ks + ")); let b" + ks +
               " = min(a" + ks + " + 1, " + Dm + "); let w" + ks + " = d" + ks + " - float64(a" + ks + "); ";
       rd.idx.push_back("");
       interp.push_back(k);
+      taps.push_back({{"a" + ks, "(1.0 - w" + ks + ")"}, {"b" + ks, "w" + ks}});
+    } else {
+      // cubic: taps floor(c)-1 .. floor(c)+2 (edge-clamped) with the Keys kernel of parameter A; with
+      // exclude_outside the weights of taps outside the input are dropped and the rest renormalised.
+      std::string A = literal(cubicA, DType::Float64);
+      lets += "let f" + ks + " = floor(c" + ks + "); let r" + ks + " = c" + ks + " - f" + ks + "; ";
+      auto kernel = [&](const std::string& t) { // |t| in [0, 2]
+        return "select(" + t + " <= 1.0, ((" + A + " + 2.0) * " + t + " - (" + A + " + 3.0)) * " + t + " * " + t + " + 1.0, ((" + A +
+               " * " + t + " - 5.0 * " + A + ") * " + t + " + 8.0 * " + A + ") * " + t + " - 4.0 * " + A + ")";
+      };
+      std::vector<std::pair<std::string, std::string>> tv;
+      std::string norm;
+      for (int t = 0; t < 4; ++t) {
+        std::string ts = ks + "_" + std::to_string(t);
+        std::string pos = "int64(f" + ks + ") + " + std::to_string(t - 1);
+        std::string dist = t == 0 ? "(r" + ks + " + 1.0)" : t == 1 ? "r" + ks : t == 2 ? "(1.0 - r" + ks + ")" : "(2.0 - r" + ks + ")";
+        lets += "let p" + ts + " = min(max(" + pos + ", 0), " + Dm + "); ";
+        std::string wt = kernel(dist);
+        if (excludeOutside) wt = "select(" + pos + " >= 0 && " + pos + " <= " + Dm + ", " + wt + ", 0.0)";
+        lets += "let q" + ts + " = " + wt + "; ";
+        norm += (t ? " + q" : "q") + ts;
+        tv.push_back({"p" + ts, "q" + ts});
+      }
+      if (excludeOutside)
+        for (auto& [i, w] : tv) w = "(" + w + " / (" + norm + "))";
+      rd.idx.push_back("");
+      interp.push_back(k);
+      taps.push_back(tv);
     }
   }
   rd.lets = lets;
+  if (crop) rd.extra.push_back({"roi", "roi", ""});
+  std::string extrapolation = literal(ctx.attrFloat("extrapolation_value", 0.0), (*Y)->dtype);
+  if (!outside.empty()) {
+    rd.cond = "!(" + join(outside, " || ") + ")";
+    rd.otherwise = extrapolation;
+  }
   if (interp.empty()) {
     emitRead(b, "resize", "X", "Y", rd);
     return b.finish();
   }
-  if (interp.size() > 4) return ctx.error("linear resize over more than 4 dims is not supported");
-  // n-linear: the weighted sum over 2^n corners.
+  size_t terms = 1;
+  for (auto& t : taps) terms *= t.size();
+  if (terms > 256) return ctx.error("interpolation over this many dims is not supported (" + std::to_string(terms) + " taps)");
+  // The weighted sum over the cartesian product of the taps of every interpolated dim.
   std::string sum;
-  for (size_t m = 0; m < (size_t(1) << interp.size()); ++m) {
+  for (size_t m = 0; m < terms; ++m) {
     std::vector<std::string> idx = rd.idx;
     std::string w;
+    size_t rest = m;
     for (size_t j = 0; j < interp.size(); ++j) {
-      std::string ks = std::to_string(interp[j]);
-      bool hi = (m >> j) & 1;
-      idx[interp[j]] = (hi ? "b" : "a") + ks;
-      w += (j ? " * " : "") + (hi ? "w" + ks : "(1.0 - w" + ks + ")");
+      auto& [i, wt] = taps[j][rest % taps[j].size()];
+      rest /= taps[j].size();
+      idx[interp[j]] = i;
+      w += (j ? " * " : "") + wt;
     }
     sum += (m ? " + " : "") + w + " * x[" + linearIndex(idx, xs) + "]";
   }
   std::vector<TaskletIn> ins = rd.extra;
   ins.push_back({"x", "X", ""});
-  b.mappedTasklet("resize", fullRangeParams(ys), ins, lets + "y = " + sum, {{"y", "Y", indexList(r), ""}});
+  b.mappedTasklet("resize", fullRangeParams(ys), ins, lets + "y = " + (rd.cond.empty() ? sum : "select(" + rd.cond + ", " + sum + ", " + rd.otherwise + ")"), {{"y", "Y", indexList(r), ""}});
   return b.finish();
 }
 
@@ -762,9 +809,14 @@ Result constantOut(const ExpansionContext& ctx, const std::string& out, const Te
     return b.finish();
   }
   std::vector<std::string> lits;
-  for (double v : values) {
-    if (dt == DType::Int64 && std::fabs(v) > 9.0e15) return ctx.error("int64 constant too large for an exact literal");
-    lits.push_back(literal(v, dt));
+  if (t && t->dtype == DType::Int64 && t->bytes) { // exact, beyond the 53 bits a double holds
+    for (int64_t i = 0; i < t->elementCount(); ++i) {
+      int64_t v;
+      std::memcpy(&v, t->bytes->data() + i * 8, 8);
+      lits.push_back(v == INT64_MIN ? "(-9223372036854775807 - 1)" : num(v));
+    }
+  } else {
+    for (double v : values) lits.push_back(literal(v, dt));
   }
   writeValues(b, out, lits);
   return b.finish();
@@ -1006,8 +1058,8 @@ void registerTensorOps(ExpansionRegistry& r) {
   r.add("", "Pad", "pure", expandPad, "map over the output: constant outside, edge clamps, reflect mirrors");
   r.add("", "Tile", "pure", expandTile, "map over the output reading i % dim");
   r.add("", "Expand", "pure", expandExpand, "broadcasting copy");
-  r.add("", "Resize", "pure", expandResize, "nearest or n-linear interpolation map");
-  r.add("", "Upsample", "pure", expandResize, "nearest or n-linear interpolation map");
+  r.add("", "Resize", "pure", expandResize, "nearest, n-linear or cubic interpolation map");
+  r.add("", "Upsample", "pure", expandResize, "nearest, n-linear or cubic interpolation map");
   r.add("", "Shape", "pure", expandShape, "writes the (symbolic) dims");
   r.add("", "Size", "pure", expandSize, "writes the (symbolic) element count");
   r.add("", "Constant", "pure", expandConstant, "writes the constant value");
