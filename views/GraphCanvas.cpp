@@ -207,7 +207,10 @@ void GraphCanvas::applyLayout(std::shared_ptr<Job> job) {
   scene()->clear(); // items point into the old graph: remove them first
   items_.clear();
   graph_ = std::make_unique<VisualGraph>(std::move(job->graph));
+  // Inserting thousands of items into a live BSP tree is quadratic; index once, after insertion.
+  scene()->setItemIndexMethod(QGraphicsScene::NoIndex);
   rebuildScene();
+  scene()->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
   refreshMatches();
   refreshOverlay();
   refreshSelection();

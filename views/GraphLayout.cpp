@@ -87,6 +87,15 @@ ContainerLayout layoutLayered(const LayoutRequest& r) {
         rank[size_t(w)] = std::max(rank[size_t(w)], rank[size_t(v)] + 1);
         maxRank = std::max(maxRank, rank[size_t(w)]);
       }
+  // Sources (weights, constants) sit right above their first reader, not all in the top row.
+  for (int v : order) {
+    bool hasPred = false;
+    hasPred = !pred[size_t(v)].empty();
+    if (hasPred || succ[size_t(v)].empty()) continue;
+    int first = maxRank + 1;
+    for (int w : succ[size_t(v)]) first = std::min(first, rank[size_t(w)]);
+    if (first > 0 && first <= maxRank) rank[size_t(v)] = first - 1;
+  }
   std::vector<std::vector<int>> ranks(size_t(maxRank + 1));
   for (int v : order) ranks[size_t(rank[size_t(v)])].push_back(v);
   std::vector<double> pos(size_t(n), 0);

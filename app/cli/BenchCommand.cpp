@@ -34,15 +34,18 @@ std::function<int()> setupBench(CLI::App& sub) {
   return [o]() -> int {
     codegen::RunOptions opts;
     opts.threads = o->threads;
-    auto prepared = codegen::prepareModel(o->model, opts);
-    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
-    auto& p = std::get<codegen::PreparedModel>(prepared);
     std::map<std::string, int64_t> dims;
     for (auto& d : o->dims) {
       auto eq = d.find('=');
       if (eq == std::string::npos) return reportError(Diagnostic::error("--dim " + d, "expected NAME=VALUE"));
       dims[d.substr(0, eq)] = std::atoll(d.c_str() + eq + 1);
     }
+    auto fixed = codegen::dimsFromValues(o->model, dims); // specialize dynamic dims before compiling
+    if (!fixed) return reportError(fixed.error());
+    opts.fixedDims = *fixed;
+    auto prepared = codegen::prepareModel(o->model, opts);
+    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
+    auto& p = std::get<codegen::PreparedModel>(prepared);
     std::mt19937 rng(0);
     std::uniform_real_distribution<float> uf(-1.f, 1.f);
     std::vector<Tensor> inputs;

@@ -78,13 +78,10 @@ std::function<int()> setupRun(CLI::App& sub) {
       return reportError(Diagnostic::error("dcw run", "no inputs given", "use --inputs DIR or --random SEED"));
     codegen::RunOptions opts;
     opts.threads = o->threads;
-    auto prepared = codegen::prepareModel(o->model, opts);
-    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
-    auto& p = std::get<codegen::PreparedModel>(prepared);
-    const auto& sig = p.executor->code().signature;
+    // The model is specialized to the input shapes (dynamic dims become constants) before compiling.
     std::vector<Tensor> inputs;
+    std::map<std::string, int64_t> dims;
     if (o->random) {
-      std::map<std::string, int64_t> dims;
       for (auto& d : o->dims) {
         auto eq = d.find('=');
         if (eq == std::string::npos)
@@ -95,6 +92,29 @@ std::function<int()> setupRun(CLI::App& sub) {
           return reportError(Diagnostic::error("--dim " + d, "the value is not an integer"));
         }
       }
+      auto fixed = codegen::dimsFromValues(o->model, dims);
+      if (!fixed) return reportError(fixed.error());
+      opts.fixedDims = *fixed;
+    } else {
+      for (size_t i = 0;; ++i) {
+        std::string f = (fs::path(o->inputs) / ("input_" + std::to_string(i) + ".pb")).string();
+        if (!fs::exists(f)) {
+          if (i == 0) return reportError(Diagnostic::error(o->inputs, "holds no input_0.pb", "write the inputs as input_N.pb TensorProto files"));
+          break;
+        }
+        auto t = onnx::readTensorFile(f);
+        if (!t) return reportError(t.error());
+        inputs.push_back(std::move(t->tensor));
+      }
+      auto fixed = codegen::dimsFromInputs(o->model, inputs);
+      if (!fixed) return reportError(fixed.error());
+      opts.fixedDims = *fixed;
+    }
+    auto prepared = codegen::prepareModel(o->model, opts);
+    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
+    auto& p = std::get<codegen::PreparedModel>(prepared);
+    const auto& sig = p.executor->code().signature;
+    if (o->random) {
       std::mt19937_64 rng(o->seed);
       for (auto& a : sig.args)
         if (a.role == codegen::ProgramArg::Role::Input) {
@@ -102,13 +122,6 @@ std::function<int()> setupRun(CLI::App& sub) {
           if (!t) return reportError(t.error());
           inputs.push_back(std::move(*t));
         }
-    } else {
-      for (size_t i = 0; i < p.model.sdfg->inputs.size(); ++i) {
-        std::string f = (fs::path(o->inputs) / ("input_" + std::to_string(i) + ".pb")).string();
-        auto t = onnx::readTensorFile(f);
-        if (!t) return reportError(t.error());
-        inputs.push_back(std::move(t->tensor));
-      }
     }
     auto out = p.executor->run(inputs);
     if (!out) return reportError(out.error());

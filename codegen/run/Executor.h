@@ -16,6 +16,7 @@ namespace dcw::codegen {
 
 struct RunOptions {
   int threads = 0; // 0: OpenMP's default
+  std::map<std::string, int64_t> fixedDims; // specialize dynamic dims (by the model's dim names) before compiling
   CompileOptions compile;
 };
 

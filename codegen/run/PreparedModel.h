@@ -26,6 +26,11 @@ struct PrepareError {
 
 std::variant<PreparedModel, PrepareError> prepareModel(const std::string& path, const RunOptions& options = {});
 // Loads and expands only (for `dcw codegen`).
-Expected<io::LoadedModel> loadExpanded(const std::string& path, int* expandedNodes = nullptr);
+Expected<io::LoadedModel> loadExpanded(const std::string& path, int* expandedNodes = nullptr, const io::LoadOptions& load = {});
+// Model dim names (ONNX dim_param) with the values the given input tensors have, for specialization.
+Expected<std::map<std::string, int64_t>> dimsFromInputs(const std::string& path, const std::vector<ir::Tensor>& inputs);
+// Model dim names of the inputs' symbolic dims, each with the value given by symbol name in `values`
+// (default 1), for specialization before random inputs are made.
+Expected<std::map<std::string, int64_t>> dimsFromValues(const std::string& path, const std::map<std::string, int64_t>& values);
 
 } // namespace dcw::codegen

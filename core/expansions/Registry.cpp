@@ -18,6 +18,8 @@ const ExpansionRegistry& registry() {
     registerLosses(reg);
     registerQuantization(reg);
     registerMisc(reg);
+    registerRecurrent(reg);
+    registerControlFlow(reg);
     return reg;
   }();
   return r;

@@ -26,7 +26,7 @@ bool looksLikeJson(const std::string& path) {
 
 } // namespace
 
-Expected<LoadedModel> loadModel(const std::string& path) {
+Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return fail(path, "no such file", "check the path");
   LoadedModel out;
@@ -39,7 +39,9 @@ Expected<LoadedModel> loadModel(const std::string& path) {
     out.sdfg = std::move(*s);
   } else {
     out.format = ModelFormat::Onnx;
-    auto r = onnx::importOnnxFile(path);
+    onnx::ImportOptions io;
+    io.fixedDims = options.fixedDims;
+    auto r = onnx::importOnnxFile(path, io);
     if (!r) return r.takeError();
     out.sdfg = std::move(r->sdfg);
     out.warnings = std::move(r->warnings);

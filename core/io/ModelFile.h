@@ -7,6 +7,8 @@
 #include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -24,6 +26,11 @@ struct LoadedModel {
 
 // Chooses the format by extension (.onnx / .dcw.json / .json) and, failing that, by content.
 // Fails when the file cannot be loaded or does not validate (the first validation error is reported).
-Expected<LoadedModel> loadModel(const std::string& path);
+struct LoadOptions {
+  // Values for dynamic dims by the model's own dim names (ONNX dim_param): the model is specialized.
+  std::map<std::string, int64_t> fixedDims;
+};
+
+Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& options = {});
 
 } // namespace dcw::io

@@ -9,6 +9,7 @@
 #include "core/ir/LibraryNode.h"
 #include "core/onnx/OnnxTypes.h"
 #include "core/onnx/OpCatalog.h"
+#include "core/onnx/ShapeArithmetic.h"
 
 #include <onnx/checker.h>
 #include <onnx/common/version.h>
@@ -740,6 +741,79 @@ private:
 
 // ---------------------------------------------------------------------------------------------
 
+// Folds, in the light copy used for inference, the nodes whose operands are now constant or
+// statically shaped (see ShapeArithmetic.h): their outputs become initializers. True if any folded.
+bool foldShapeArithmetic(GraphProto& g, int64_t opset) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  auto record = [&](const ::onnx::ValueInfoProto& v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    std::vector<int64_t> dims;
+    for (auto& d : v.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) return;
+      dims.push_back(d.dim_value());
+    }
+    shapes[v.name()] = dims;
+  };
+  for (auto& v : g.input()) record(v);
+  for (auto& v : g.value_info()) record(v);
+  for (auto& v : g.output()) record(v);
+  std::map<std::string, ir::Tensor> values;
+  for (auto& t : g.initializer()) {
+    shapes[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
+    if (t.data_type() != TensorProto::INT64 && t.data_type() != TensorProto::INT32 && t.data_type() != TensorProto::BOOL) continue;
+    TensorProto copy = t;
+    if (auto v = tensorFromOnnx(copy, t.name(), true)) values.emplace(t.name(), std::move(*v));
+  }
+  static const std::set<std::string> kFoldable = {"Shape", "Size", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice",
+                                                  "Cast", "Neg", "Abs", "Add", "Sub", "Mul", "Div", "Equal", "Where",
+                                                  "ConstantOfShape", "Range", "ReduceProd", "Reshape", "Identity"};
+  bool folded = false;
+  std::vector<NodeProto> kept;
+  for (auto& n : g.node()) {
+    std::optional<ir::Tensor> r;
+    if (n.domain().empty() && n.output_size() == 1 && kFoldable.count(n.op_type())) {
+      std::vector<ShapeOpInput> in;
+      for (auto& name : n.input()) {
+        ShapeOpInput x;
+        x.present = !name.empty();
+        if (auto it = values.find(name); it != values.end()) x.value = &it->second;
+        if (auto it = shapes.find(name); it != shapes.end()) x.staticShape = it->second;
+        in.push_back(std::move(x));
+      }
+      std::vector<ir::Attribute> attrs;
+      for (auto& a : n.attribute()) {
+        if (a.type() == ::onnx::AttributeProto::INT) attrs.push_back({a.name(), int64_t(a.i())});
+        else if (a.type() == ::onnx::AttributeProto::INTS) attrs.push_back({a.name(), std::vector<int64_t>(a.ints().begin(), a.ints().end())});
+        else if (a.type() == ::onnx::AttributeProto::TENSOR) {
+          TensorProto copy = a.t();
+          if (auto v = tensorFromOnnx(copy, a.name(), true)) attrs.push_back({a.name(), std::move(*v)});
+        }
+      }
+      std::optional<std::vector<int64_t>> outShape;
+      if (auto it = shapes.find(n.output(0)); it != shapes.end()) outShape = it->second;
+      r = evaluateShapeOp(n.op_type(), opset, attrs, in, outShape);
+    }
+    if (r && r->elementCount() <= 4096) {
+      *g.add_initializer() = tensorToOnnx(*r, n.output(0));
+      values.emplace(n.output(0), *r);
+      shapes[n.output(0)] = r->dims;
+      folded = true;
+    } else {
+      kept.push_back(n);
+    }
+  }
+  if (folded) {
+    g.clear_node();
+    for (auto& n : kept) *g.add_node() = std::move(n);
+    // value_info of folded values would contradict the new initializers: inference recomputes it.
+    google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> vi;
+    for (auto& v : g.value_info())
+      if (!values.count(v.name())) *vi.Add() = v;
+    *g.mutable_value_info() = vi;
+  }
+  return folded;
+}
+
 // ONNX shape inference reads shape operands (Reshape's shape, Expand's shape, ...) from initializers
 // but not from Constant nodes, which older exporters use. Inference therefore runs on a light copy in
 // which main-graph Constant nodes are initializers and large weights carry dims but no data; the
@@ -780,44 +854,52 @@ void inferShapes(ModelProto& m, Ctx& c) {
     }
     *lg.add_node() = n;
   }
-  try {
-    ::onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true);
-    ::onnx::shape_inference::InferShapes(light, ::onnx::OpSchemaRegistry::Instance(), opts);
-  } catch (const std::exception& e) {
-    std::string msg = e.what();
-    if (auto p = msg.find("\n"); p != std::string::npos) msg = msg.substr(0, p);
-    c.warnings.warning(c.source, "ONNX shape inference stopped early: " + msg,
-                       "shapes it could not infer are symbolic; the model may be inconsistent");
+  // Inference, then folding of the shape arithmetic it made constant, until nothing more folds.
+  for (int round = 0; round < 16; ++round) {
+    try {
+      ::onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true);
+      ::onnx::shape_inference::InferShapes(light, ::onnx::OpSchemaRegistry::Instance(), opts);
+    } catch (const std::exception& e) {
+      std::string msg = e.what();
+      if (auto p = msg.find("\n"); p != std::string::npos) msg = msg.substr(0, p);
+      c.warnings.warning(c.source, "ONNX shape inference stopped early: " + msg,
+                         "shapes it could not infer are symbolic; the model may be inconsistent");
+      break;
+    }
+    if (!foldShapeArithmetic(lg, c.opsets.count("") ? c.opsets.at("") : 0)) break;
   }
   // Copy back: inferred value_info, refined outputs, and the subgraphs' inferred types.
   *m.mutable_graph()->mutable_value_info() = lg.value_info();
   for (int i = 0; i < lg.output_size() && i < m.graph().output_size(); ++i)
     *m.mutable_graph()->mutable_output(i)->mutable_type() = lg.output(i).type();
-  int k = 0;
+  std::map<std::string, const NodeProto*> lightByOutput; // folded and Constant nodes are not there
+  for (auto& ln : lg.node())
+    if (ln.output_size() > 0) lightByOutput[ln.output(0)] = &ln;
   for (auto& n : *m.mutable_graph()->mutable_node()) {
-    if (n.op_type() == "Constant" && n.domain().empty() && n.output_size() == 1 && n.attribute_size() == 1 &&
-        n.attribute(0).name() == "value" && n.attribute(0).has_t())
-      continue;
-    const NodeProto& ln = lg.node(k++);
+    if (n.output_size() == 0 || !lightByOutput.count(n.output(0))) continue;
+    const NodeProto& ln = *lightByOutput[n.output(0)];
     for (int a = 0; a < n.attribute_size() && a < ln.attribute_size(); ++a) {
       if (n.attribute(a).has_g()) *n.mutable_attribute(a)->mutable_g()->mutable_value_info() = ln.attribute(a).g().value_info();
       for (int j = 0; j < n.attribute(a).graphs_size() && j < ln.attribute(a).graphs_size(); ++j)
         *n.mutable_attribute(a)->mutable_graphs(j)->mutable_value_info() = ln.attribute(a).graphs(j).value_info();
     }
   }
-  // Constant outputs are not in value_info when they became initializers: describe them.
+  // Outputs of Constant and folded nodes became initializers of the copy, so value_info lacks them:
+  // describe them from those initializers.
   std::set<std::string> typed;
   for (auto& v : m.graph().value_info()) typed.insert(v.name());
-  for (auto& n : m.graph().node())
-    if (n.op_type() == "Constant" && n.domain().empty() && n.output_size() == 1 && n.attribute_size() == 1 &&
-        n.attribute(0).name() == "value" && n.attribute(0).has_t() && !typed.count(n.output(0))) {
-      auto* v = m.mutable_graph()->add_value_info();
-      v->set_name(n.output(0));
-      auto* tt = v->mutable_type()->mutable_tensor_type();
-      tt->set_elem_type(n.attribute(0).t().data_type());
-      auto* shape = tt->mutable_shape();
-      for (auto d : n.attribute(0).t().dims()) shape->add_dim()->set_dim_value(d);
-    }
+  for (auto& t : m.graph().initializer()) typed.insert(t.name());
+  for (auto& v : m.graph().input()) typed.insert(v.name());
+  for (auto& v : m.graph().output()) typed.insert(v.name());
+  for (auto& t : lg.initializer()) {
+    if (typed.count(t.name())) continue;
+    auto* v = m.mutable_graph()->add_value_info();
+    v->set_name(t.name());
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(t.data_type());
+    auto* shape = tt->mutable_shape();
+    for (auto d : t.dims()) shape->add_dim()->set_dim_value(d);
+  }
 }
 
 Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
@@ -841,6 +923,19 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   for (auto& f : m.functions()) c.functions[(f.domain() == "ai.onnx" ? "" : f.domain()) + "::" + f.name()] = &f;
 
   if (auto r = loadExternalInGraph(*m.mutable_graph(), c, 0); !r) return r.takeError();
+  if (!c.options.fixedDims.empty()) {
+    auto fix = [&](google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>& values) {
+      for (auto& v : values) {
+        if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+        for (auto& d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+          if (d.has_dim_param())
+            if (auto it = c.options.fixedDims.find(d.dim_param()); it != c.options.fixedDims.end()) d.set_dim_value(it->second);
+      }
+    };
+    fix(*m.mutable_graph()->mutable_input());
+    fix(*m.mutable_graph()->mutable_output());
+    m.mutable_graph()->clear_value_info(); // recomputed by shape inference from the fixed inputs
+  }
   if (auto r = checkGraphStructure(*m.mutable_graph(), {}, c, "", 0); !r) return r.takeError();
 
   if (c.options.runChecker) {

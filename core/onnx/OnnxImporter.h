@@ -12,6 +12,7 @@
 #include "core/support/Expected.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,9 @@ struct ImportOptions {
   bool runShapeInference = true;
   // Refuse files larger than this before reading them (bytes).
   uint64_t maxFileSize = uint64_t(4) << 30;
+  // Specialization: concrete values for dynamic dims, by the model's dim_param name. Applied to graph
+  // inputs, outputs and value_info before shape inference, so the whole graph gets static shapes.
+  std::map<std::string, int64_t> fixedDims;
 };
 
 struct ImportResult {

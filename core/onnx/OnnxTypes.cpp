@@ -71,6 +71,20 @@ std::string typeText(const ::onnx::TypeProto& t) {
   }
 }
 
+::onnx::TensorProto tensorToOnnx(const ir::Tensor& tensor, const std::string& name) {
+  ::onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(dtypeToOnnx(tensor.dtype));
+  for (auto d : tensor.dims) t.add_dims(d);
+  if (tensor.dtype == ir::DType::String) {
+    if (tensor.strings)
+      for (auto& s : *tensor.strings) t.add_string_data(s);
+  } else if (tensor.bytes) {
+    t.set_raw_data(*tensor.bytes);
+  }
+  return t;
+}
+
 std::optional<int64_t> checkedElementCount(const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {

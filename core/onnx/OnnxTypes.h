@@ -24,6 +24,9 @@ std::string typeText(const ::onnx::TypeProto& t);
 Expected<ir::Tensor> tensorFromOnnx(::onnx::TensorProto& t, const std::string& where, bool steal);
 Expected<ir::Tensor> tensorFromOnnx(const ::onnx::SparseTensorProto& t, const std::string& where);
 
+// The TensorProto of a tensor (raw data), named `name`.
+::onnx::TensorProto tensorToOnnx(const ir::Tensor& t, const std::string& name);
+
 // Product of dims with overflow detection; nullopt when the product does not fit in int64.
 std::optional<int64_t> checkedElementCount(const std::vector<int64_t>& dims);
 

@@ -21,16 +21,7 @@ Expected<NamedTensor> readTensorFile(const std::string& path) {
 }
 
 Expected<void> writeTensorFile(const std::string& path, const ir::Tensor& tensor, const std::string& name) {
-  ::onnx::TensorProto t;
-  t.set_name(name);
-  t.set_data_type(dtypeToOnnx(tensor.dtype));
-  for (auto d : tensor.dims) t.add_dims(d);
-  if (tensor.dtype == ir::DType::String) {
-    if (tensor.strings)
-      for (auto& s : *tensor.strings) t.add_string_data(s);
-  } else if (tensor.bytes) {
-    t.set_raw_data(*tensor.bytes);
-  }
+  ::onnx::TensorProto t = tensorToOnnx(tensor, name);
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

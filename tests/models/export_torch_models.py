@@ -79,15 +79,28 @@ def _lstm():
     return model, (x,), ["input"], ["output", "h_n", "c_n"], axes
 
 
+def _static(build):
+    """The same model exported with static shapes (what `dcw run` compiles without specialization)."""
+
+    def static():
+        model, args, ins, outs, _ = build()
+        return model, args, ins, outs, None
+
+    return static
+
+
 MODELS = {
     "resnet18": _vision(torchvision.models.resnet18),
     "mobilenet_v2": _vision(torchvision.models.mobilenet_v2),
     "efficientnet_b0": _vision(torchvision.models.efficientnet_b0),
     "transformer_encoder": _transformer_encoder,
     "lstm": _lstm,
+    "transformer_encoder_static": _static(_transformer_encoder),
+    "lstm_static": _static(_lstm),
     "resnet50": _vision(torchvision.models.resnet50),
 }
-DEFAULT = ["resnet18", "mobilenet_v2", "efficientnet_b0", "transformer_encoder", "lstm"]
+DEFAULT = ["resnet18", "mobilenet_v2", "efficientnet_b0", "transformer_encoder", "lstm",
+           "transformer_encoder_static", "lstm_static"]
 
 
 def export(name, outdir, opset):

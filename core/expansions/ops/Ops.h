@@ -15,6 +15,8 @@ void registerPooling(ExpansionRegistry& r);       // MaxPool, AveragePool, Globa
 void registerTensorOps(ExpansionRegistry& r);     // Reshape/Transpose/Concat/Split/Slice/Gather/Scatter/Pad/Tile/Expand/Resize, Shape/Size, Constant*
 void registerLosses(ExpansionRegistry& r);        // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void registerQuantization(ExpansionRegistry& r);  // Quantize/DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul/Conv, MatMulInteger, ConvInteger
-void registerMisc(ExpansionRegistry& r);          // Hann/Hamming/BlackmanWindow, Det, MaxUnpool, RoiAlign, GridSample
+void registerMisc(ExpansionRegistry& r);          // Hann/Hamming/BlackmanWindow, Det, MaxUnpool, RoiAlign, GridSample, DFT, STFT, MelWeightMatrix
+void registerRecurrent(ExpansionRegistry& r);     // RNN, GRU, LSTM
+void registerControlFlow(ExpansionRegistry& r);   // If, Loop, Scan
 
 } // namespace dcw::expansions
