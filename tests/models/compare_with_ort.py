@@ -61,6 +61,7 @@ def main():
                 bad += 1
                 continue
             worst = 0.0
+            scale = max((float(np.max(np.abs(y))) for y in b if y.size), default=0.0)
             ok = True
             for x, y in zip(a, b):
                 if x.shape != y.shape:
@@ -69,7 +70,8 @@ def main():
                     break
                 worst = max(worst, float(np.max(np.abs(x.astype(np.float64) - y.astype(np.float64)))) if x.size else 0.0)
                 ok = ok and np.allclose(x, y, rtol=ns.rtol, atol=ns.atol)
-            print(f"{'passed ' if ok else 'FAILED '}  {name}: max abs difference {worst:.3g} (rtol {ns.rtol}, atol {ns.atol})")
+            print(f"{'passed ' if ok else 'FAILED '}  {name}: max abs difference {worst:.3g}, largest output magnitude "
+                  f"{scale:.3g} (rtol {ns.rtol}, atol {ns.atol})")
             bad += 0 if ok else 1
     print(f"{len(ns.models) - bad} passed, {bad} failed")
     return 1 if bad else 0
