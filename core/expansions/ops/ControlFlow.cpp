@@ -29,10 +29,11 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
+#include "core/ir/Walk.h"
 
 #include <map>
 #include <set>
-#include <sstream>
+#include <unordered_map>
 
 namespace dcw::expansions {
 
@@ -301,6 +302,32 @@ std::unique_ptr<DataDescriptor> cloneData(const DataDescriptor& d, const std::st
   return c;
 }
 
+// Gives every element of a standalone SDFG a provisional id (unique across all SDFGs), translating
+// the references. A copy numbered by its own allocator would share ids with its sibling copies (the
+// then and else bodies of one node), and adopting both in one subtree would then confuse them.
+void renumberProvisional(Sdfg& s) {
+  std::unordered_map<ElementId, ElementId> remap;
+  walk(s, [&](Element& e) {
+    ElementId fresh = provisionalId();
+    if (e.id() != kNoId) remap.emplace(e.id(), fresh);
+    e.setId(fresh);
+  });
+  auto m = [&](ElementId id) {
+    auto it = remap.find(id);
+    return it == remap.end() ? id : it->second;
+  };
+  walk(s, [&](Element& e) {
+    if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) r->setStartBlock(m(r->startBlock()));
+    if (auto* ie = dynamic_cast<InterstateEdge*>(&e)) ie->src = m(ie->src), ie->dst = m(ie->dst);
+    if (auto* de = dynamic_cast<DataflowEdge*>(&e)) de->src = m(de->src), de->dst = m(de->dst);
+    if (auto* me = dynamic_cast<MapEntry*>(&e)) me->exitId = m(me->exitId);
+    if (auto* mx = dynamic_cast<MapExit*>(&e)) mx->entryId = m(mx->entryId);
+  });
+  walk(s, [&](Element& e) {
+    if (auto* st = dynamic_cast<State*>(&e)) st->reindex();
+  });
+}
+
 std::unique_ptr<Sdfg> cloneSdfg(const Sdfg& src) {
   auto out = std::make_unique<Sdfg>(src.name());
   for (auto& d : src.data()) out->addData(cloneData(*d, d->name()));
@@ -309,6 +336,7 @@ std::unique_ptr<Sdfg> cloneSdfg(const Sdfg& src) {
   out->outputs = src.outputs;
   out->metadata = src.metadata;
   cloneRegionInto(src, *out);
+  renumberProvisional(*out);
   return out;
 }
 
@@ -457,6 +485,10 @@ Expected<void> placeBody(SdfgBuilder& b, const ExpansionContext& ctx, Body body,
     for (auto& bd : *list) {
       DataDescriptor* d = s.findData(bd.inner);
       if (!d) return ctx.error("the body has no value '" + bd.inner + "'", "this is a bug in the expansion");
+      // A value the body's types do not describe (e.g. an initializer captured from the outer graph)
+      // takes the type of the data bound to it.
+      if (d->dtype == DType::Undefined)
+        if (const DataDescriptor* od = b.sdfg().findData(bd.data)) d->dtype = od->dtype;
       if (auto r = unify(ctx, *d, bd.shape, symbols, label + " value"); !r) return r;
       if (list == &outs) boundOut.insert(bd.inner);
     }

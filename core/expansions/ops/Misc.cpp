@@ -238,7 +238,7 @@ Result expandRoiAlign(const ExpansionContext& ctx) {
   auto cv = [&](const std::string& e) { return ew::castTo(ct, e); };
   Expr H = xs[2], W = xs[3];
   std::string Hs = th::par(H), Ws = th::par(W), Ns = th::par(xs[0]);
-  std::string plane = th::par(xs[1] * H * W), hw = th::par(H * W);
+  std::string plane = th::par(xs[1] * H * W);
 
   std::vector<MapParam> params = fullRangeParams(ys);
   params.push_back({"iy", ir::Range::full(sr)});
@@ -274,7 +274,6 @@ Result expandRoiAlign(const ExpansionContext& ctx) {
     code += "y = outside ? " + L(0) + " : max(max(v1, v2), max(v3, v4))";
     wcr = "max";
   }
-  (void)hw;
 
   SdfgBuilder b(ctx);
   std::string acc = b.transient("acc", ct, ys);
@@ -485,7 +484,6 @@ Result expandDft(const ExpansionContext& ctx) {
   }
   Expr L = xs[size_t(axis)];
   Expr J = sym::min(L, n);
-  DType yt = (*Y)->dtype;
   auto params = fullRangeParams(Shape(ys.begin(), ys.end() - 1));
   params.push_back({"j", ir::Range::full(J)});
   std::vector<std::string> xi;
@@ -536,7 +534,6 @@ Result expandStft(const ExpansionContext& ctx) {
   if (nKnown) n = th::par(*nKnown);
   Expr K = ys[2];
   Expr J = nKnown ? *nKnown : (onesided ? K * 2 - 1 : K);
-  DType yt = (*Y)->dtype;
   Expr Lx = xs[1];
   std::vector<MapParam> params{{"i0", ir::Range::full(ys[0])}, {"i1", ir::Range::full(ys[1])}, {"i2", ir::Range::full(ys[2])},
                                {"j", ir::Range::full(J)}};
@@ -562,7 +559,6 @@ Result expandStft(const ExpansionContext& ctx) {
   b.nextState("stft");
   b.mappedTasklet("stft", params, ins, code, {{"a", re, "i0, i1, i2", "sum"}, {"b", imag, "i0, i1, i2", "sum"}});
   complexOutput(b, re, imag, "output", "");
-  (void)yt;
   return b.finish();
 }
 

@@ -72,7 +72,7 @@ public:
   ir::LoopRegion& beginLoop(const std::string& label, const std::string& var, Expr init, Expr cond, Expr update) {
     sync();
     ir::ControlFlowRegion* cur = regions_.back();
-    auto* loop = static_cast<ir::LoopRegion*>(cur->addBlock(std::make_unique<ir::LoopRegion>(cur->uniqueBlockLabel(label))));
+    auto* loop = static_cast<ir::LoopRegion*>(cur->addBlock(std::make_unique<ir::LoopRegion>(uniqueLabel(label))));
     loop->loopVariable = var;
     loop->init = std::move(init);
     loop->condition = std::move(cond);
@@ -388,22 +388,21 @@ Result expandRecurrent(const ExpansionContext& ctx, Cell cell) {
       body += "; let ac = " + clipped("gc") + "; let ct = " + apply(f[1], "ac") + "; let cn = ft * c + it * ct";
       body += "; let ao = " + clipped("go" + po) + "; let ot = " + apply(f[0], "ao") + "; let hn = ot * " + apply(f[2], "cn");
     }
-    cin.push_back({"h", hs, join({bi, j})});
+    if (cell == Cell::Gru || hasLens) cin.push_back({"h", hs, join({bi, j})});
     std::vector<TaskletOut> cout{{"ho", hs, join({bi, j}), ""}};
-    std::string active = "true";
     if (hasLens) {
+      // Steps past the batch entry's length keep the state and write 0.
       cin.push_back({"len", "sequence_lens", bi});
-      active = t + " < int64(len)";
+      body += "; let active = " + t + " < int64(len); ho = active ? hn : h";
+      if (cell == Cell::Lstm) body += "; co = active ? cn : c";
+      if (hasY) body += "; y = active ? hn : 0.0";
+    } else {
+      body += "; ho = hn";
+      if (cell == Cell::Lstm) body += "; co = cn";
+      if (hasY) body += "; y = hn";
     }
-    body += "; let active = " + active + "; ho = active ? hn : h";
-    if (cell == Cell::Lstm) {
-      body += "; co = active ? cn : c";
-      cout.push_back({"co", cs, join({bi, j}), ""});
-    }
-    if (hasY) {
-      body += "; y = active ? hn : 0.0";
-      cout.push_back({"y", "Y", layout == 0 ? join({t, ds, bi, j}) : join({bi, t, ds, j}), ""});
-    }
+    if (cell == Cell::Lstm) cout.push_back({"co", cs, join({bi, j}), ""});
+    if (hasY) cout.push_back({"y", "Y", layout == 0 ? join({t, ds, bi, j}) : join({bi, t, ds, j}), ""});
     // Drop a duplicate `h` input (GRU without linear_before_reset read it for the reset gate).
     std::vector<TaskletIn> uniq;
     for (auto& in : cin)

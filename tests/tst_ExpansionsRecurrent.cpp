@@ -1,0 +1,365 @@
+// Structural tests of the `pure` expansions of the recurrent (RNN, GRU, LSTM) and control-flow (If,
+// Loop, Scan) families: every ONNX backend node test of these ops is loaded and expanded completely
+// (bodies included); the result must validate with no library node left, or be refused with the
+// expected message (sequences, data-dependent shapes). The loops, conditionals, map ranges and WCR
+// sums are checked in detail on a few models, and the refusals of bad attributes by message.
+#include "core/expansions/ExpandPass.h"
+#include "core/expansions/Expansion.h"
+#include "core/io/ModelFile.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Validate.h"
+
+#include <QtTest>
+
+#include <filesystem>
+#include <set>
+
+namespace fs = std::filesystem;
+using namespace dcw;
+using namespace dcw::ir;
+
+namespace {
+
+const std::string kData = "/usr/share/libonnx-testdata/data";
+
+const std::vector<std::string>& nodePrefixes() {
+  static const std::vector<std::string> p{"test_rnn_", "test_gru_", "test_lstm_", "test_simple_rnn_", "test_if", "test_loop", "test_scan"};
+  return p;
+}
+
+// Expected outcomes by folder: "refuse:<text>" (a refusal containing text) or "maybe:<text>" (either
+// expanded, or refused with text). Every other case must expand and validate.
+const std::map<std::string, std::string>& expectations() {
+  static const std::map<std::string, std::string> m{
+      {"test_if_opt", "refuse:sequence"},
+      {"test_if_seq", "refuse:sequence"},
+      {"test_loop13_seq", "refuse:sequences and optionals"},
+      {"test_loop16_seq_none", "refuse:sequences and optionals"},
+      // The body slices with a run-time start: the slice's shape is data-dependent.
+      {"test_loop11", "maybe:data-dependent"},
+  };
+  return m;
+}
+
+template <class T>
+std::vector<std::pair<State*, T*>> nodesOf(const Sdfg& s) {
+  std::vector<std::pair<State*, T*>> out;
+  for (State* st : s.allStates())
+    for (auto& n : st->nodes()) {
+      if (auto* t = dynamic_cast<T*>(n.get())) out.push_back({st, t});
+      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) {
+        auto inner = nodesOf<T>(ns->sdfg());
+        out.insert(out.end(), inner.begin(), inner.end());
+      }
+    }
+  return out;
+}
+
+template <class T>
+void blocksOf(const ControlFlowBlock& b, std::vector<const T*>& out) {
+  if (auto* t = dynamic_cast<const T*>(&b)) out.push_back(t);
+  if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b))
+    for (auto& c : r->blocks()) blocksOf<T>(*c, out);
+  if (auto* c = dynamic_cast<const ConditionalRegion*>(&b))
+    for (auto& br : c->branches()) blocksOf<T>(*br, out);
+}
+// Control-flow blocks of a kind in an SDFG (not in nested SDFGs).
+template <class T>
+std::vector<const T*> blocksOf(const Sdfg& s) {
+  std::vector<const T*> out;
+  for (auto& b : s.blocks()) blocksOf<T>(*b, out);
+  return out;
+}
+
+LibraryNode* findOp(Sdfg& s, const std::string& op) {
+  for (auto [st, l] : nodesOf<LibraryNode>(s))
+    if (l->opType == op) return l;
+  return nullptr;
+}
+
+// The nested SDFG that replaced the node labelled `label` in the root's first state.
+const Sdfg* expansionOf(const Sdfg& root, const std::string& label) {
+  for (auto [st, ns] : nodesOf<NestedSdfgNode>(root))
+    if (ns->label() == label) return &ns->sdfg();
+  return nullptr;
+}
+
+struct MapInfo {
+  MapEntry* entry = nullptr;
+  std::set<std::string> wcr;
+};
+MapInfo findMap(const Sdfg& s, const std::string& label) {
+  MapInfo info;
+  for (auto [st, me] : nodesOf<MapEntry>(s)) {
+    if (me->label().rfind(label, 0) != 0) continue;
+    info.entry = me;
+    for (auto* e : st->inEdges(me->exitId)) info.wcr.insert(e->memlet.wcr);
+    return info;
+  }
+  return info;
+}
+
+// A one-op model: float32 inputs and outputs named after the connectors.
+struct OneOp {
+  std::unique_ptr<Sdfg> sdfg;
+  LibraryNode* node = nullptr;
+};
+OneOp oneOp(const std::string& op, int64_t opset, const std::vector<std::pair<std::string, std::vector<int64_t>>>& ins,
+            const std::vector<std::pair<std::string, std::vector<int64_t>>>& outs, std::vector<Attribute> attrs) {
+  OneOp m;
+  m.sdfg = std::make_unique<Sdfg>("main");
+  State* st = m.sdfg->addState("state0");
+  auto* ln = st->add<LibraryNode>(op + "_0");
+  ln->opType = op;
+  ln->opsetVersion = opset;
+  ln->attributes = std::move(attrs);
+  auto shapeOf = [](const std::vector<int64_t>& d) {
+    std::vector<sym::Expr> s;
+    for (auto x : d) s.emplace_back(x);
+    return s;
+  };
+  for (auto& [name, dims] : ins) {
+    m.sdfg->addArray(name, DType::Float32, shapeOf(dims));
+    m.sdfg->inputs.push_back(name);
+    auto* a = st->add<AccessNode>(name);
+    ln->addIn({name, DType::Float32, false});
+    st->addEdge(*a, "", *ln, name, Memlet::full(name, shapeOf(dims)));
+  }
+  for (auto& [name, dims] : outs) {
+    m.sdfg->addArray(name, DType::Float32, shapeOf(dims));
+    m.sdfg->outputs.push_back(name);
+    auto* a = st->add<AccessNode>(name);
+    ln->addOut({name, DType::Float32, false});
+    st->addEdge(*ln, name, *a, "", Memlet::full(name, shapeOf(dims)));
+  }
+  m.node = ln;
+  return m;
+}
+
+} // namespace
+
+class TestExpansionsRecurrent : public QObject {
+  Q_OBJECT
+private slots:
+  void conformance_data() {
+    QTest::addColumn<QString>("path");
+    if (!fs::exists(kData)) return;
+    std::vector<std::string> paths;
+    for (auto& d : fs::directory_iterator(fs::path(kData) / "node")) {
+      std::string name = d.path().filename().string();
+      for (auto& p : nodePrefixes())
+        if (name.rfind(p, 0) == 0 && name.find("_expanded") == std::string::npos) paths.push_back(d.path().string());
+    }
+    std::sort(paths.begin(), paths.end());
+    for (auto& p : paths) QTest::newRow(fs::path(p).filename().string().c_str()) << QString::fromStdString(p);
+  }
+
+  void conformance() {
+    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
+    QFETCH(QString, path);
+    std::string folder = fs::path(path.toStdString()).filename().string();
+    auto m = io::loadModel(path.toStdString() + "/model.onnx");
+    QVERIFY2(m, m ? "" : m.error().str().c_str());
+    auto r = expansions::expandAll(*m->sdfg);
+    std::string err = r ? std::string() : r.error().str();
+    auto it = expectations().find(folder);
+    std::string expect = it == expectations().end() ? "" : it->second;
+    if (expect.rfind("refuse:", 0) == 0) {
+      QVERIFY2(!err.empty(), "expected a refusal");
+      QVERIFY2(err.find(expect.substr(7)) != std::string::npos, err.c_str());
+      return;
+    }
+    if (expect.rfind("maybe:", 0) == 0 && !err.empty()) {
+      QVERIFY2(err.find(expect.substr(6)) != std::string::npos, err.c_str());
+      return;
+    }
+    QVERIFY2(err.empty(), err.c_str());
+    QVERIFY(r->expanded > 0);
+    Diagnostics v = validate(*m->sdfg);
+    QVERIFY2(!v.hasErrors(), v.hasErrors() ? v.firstError()->str().c_str() : "");
+    QVERIFY(nodesOf<LibraryNode>(*m->sdfg).empty());
+  }
+
+  // LSTM: one loop over the time steps; the gate products are maps with WCR sum into the gates.
+  void lstmIsTimeLoopWithWcrProducts() {
+    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
+    auto m = io::loadModel(kData + "/node/test_lstm_defaults/model.onnx"); // X [1, 3, 2], hidden 3
+    QVERIFY(m);
+    LibraryNode* l = findOp(*m->sdfg, "LSTM");
+    QVERIFY(l);
+    std::string label = l->label();
+    auto r = expansions::expandNode(*m->sdfg, l->id());
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    QVERIFY(!validate(*m->sdfg).hasErrors());
+    const Sdfg* e = expansionOf(*m->sdfg, label);
+    QVERIFY(e);
+    auto loops = blocksOf<LoopRegion>(*e);
+    QCOMPARE(loops.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(loops[0]->loopVariable), QString("rt"));
+    QCOMPARE(QString::fromStdString(loops[0]->init.str()), QString("0"));
+    QCOMPARE(QString::fromStdString(loops[0]->condition.str()), QString("rt < 1"));
+    QCOMPARE(QString::fromStdString(loops[0]->update.str()), QString("rt + 1"));
+    MapInfo in = findMap(*e, "input_product");
+    QVERIFY(in.entry);
+    QCOMPARE(QString::fromStdString(in.entry->range.str()), QString("0:3, 0:12, 0:2")); // batch, 4 gates x hidden, input
+    QCOMPARE(in.wcr, std::set<std::string>{"sum"});
+    MapInfo rec = findMap(*e, "recurrent_product");
+    QVERIFY(rec.entry);
+    QCOMPARE(QString::fromStdString(rec.entry->range.str()), QString("0:3, 0:12, 0:3"));
+    QCOMPARE(rec.wcr, std::set<std::string>{"sum"});
+    MapInfo cell = findMap(*e, "cell");
+    QVERIFY(cell.entry);
+    QCOMPARE(QString::fromStdString(cell.entry->range.str()), QString("0:3, 0:3"));
+    QCOMPARE(cell.wcr, std::set<std::string>{""});
+    // The cell and the products run inside the loop; the final state is copied out after it.
+    bool cellInLoop = false;
+    for (auto [st, me] : nodesOf<MapEntry>(*e))
+      if (me == cell.entry)
+        for (const ControlFlowBlock* p = st->parent(); p; p = p->parent()) cellInLoop |= p == loops[0];
+    QVERIFY(cellInLoop);
+    QVERIFY(findMap(*e, "final_h").entry);
+  }
+
+  // Bidirectional GRU without linear_before_reset: a forward and a reverse loop, each with the second
+  // product (r * h) Rh^T.
+  void bidirectionalGruHasTwoLoops() {
+    auto m = oneOp("GRU", 14, {{"X", {4, 2, 3}}, {"W", {2, 9, 3}}, {"R", {2, 9, 3}}, {"B", {2, 18}}},
+                   {{"Y", {4, 2, 2, 3}}, {"Y_h", {2, 2, 3}}},
+                   {{"hidden_size", int64_t(3)}, {"direction", std::string("bidirectional")}});
+    auto r = expansions::expandNode(*m.sdfg, m.node->id());
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    Diagnostics v = validate(*m.sdfg);
+    QVERIFY2(!v.hasErrors(), v.hasErrors() ? v.firstError()->str().c_str() : "");
+    const Sdfg* e = expansionOf(*m.sdfg, "GRU_0");
+    QVERIFY(e);
+    auto loops = blocksOf<LoopRegion>(*e);
+    QCOMPARE(loops.size(), size_t(2));
+    QCOMPARE(QString::fromStdString(loops[0]->init.str()), QString("0"));
+    QCOMPARE(QString::fromStdString(loops[1]->init.str()), QString("3"));
+    QCOMPARE(QString::fromStdString(loops[1]->condition.str()), QString("rt >= 0"));
+    QCOMPARE(QString::fromStdString(loops[1]->update.str()), QString("rt - 1"));
+    MapInfo reset = findMap(*e, "reset_product");
+    QVERIFY(reset.entry);
+    QCOMPARE(QString::fromStdString(reset.entry->range.str()), QString("0:2, 0:3, 0:3"));
+    QCOMPARE(reset.wcr, std::set<std::string>{"sum"});
+    // z and r use only the first two gate blocks of R before the reset product.
+    MapInfo rec = findMap(*e, "recurrent_product");
+    QVERIFY(rec.entry);
+    QCOMPARE(QString::fromStdString(rec.entry->range.str()), QString("0:2, 0:6, 0:3"));
+  }
+
+  void refusals_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("bad activation") << "RNN" << "activation 'Foo'";
+    QTest::newRow("activation count") << "LSTM" << "takes 3";
+    QTest::newRow("X of rank 2") << "GRU" << "rank 3";
+    QTest::newRow("loop without bound") << "Loop" << "would not end";
+  }
+  void refusals() {
+    QFETCH(QString, op);
+    QFETCH(QString, message);
+    OneOp m;
+    if (op == "RNN")
+      m = oneOp("RNN", 14, {{"X", {2, 1, 3}}, {"W", {1, 4, 3}}, {"R", {1, 4, 4}}}, {{"Y_h", {1, 1, 4}}},
+                {{"hidden_size", int64_t(4)}, {"activations", std::vector<std::string>{"Foo"}}});
+    else if (op == "LSTM")
+      m = oneOp("LSTM", 14, {{"X", {2, 1, 3}}, {"W", {1, 16, 3}}, {"R", {1, 16, 4}}}, {{"Y_h", {1, 1, 4}}},
+                {{"hidden_size", int64_t(4)}, {"activations", std::vector<std::string>{"Sigmoid", "Tanh"}}});
+    else if (op == "GRU")
+      m = oneOp("GRU", 14, {{"X", {2, 3}}, {"W", {1, 12, 3}}, {"R", {1, 12, 4}}}, {{"Y_h", {1, 1, 4}}}, {{"hidden_size", int64_t(4)}});
+    else
+      m = oneOp("Loop", 16, {{"v_initial_0", {2}}}, {{"v_final_and_scan_outputs_0", {2}}}, {});
+    auto r = expansions::expandNode(*m.sdfg, m.node->id());
+    QVERIFY(!r);
+    QVERIFY2(r.error().str().find(message.toStdString()) != std::string::npos, r.error().str().c_str());
+  }
+
+  // If: a conditional region reading the bool input; each branch inlines a copy of its body.
+  void ifIsConditionalRegion() {
+    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
+    auto m = io::loadModel(kData + "/node/test_if/model.onnx");
+    QVERIFY(m);
+    LibraryNode* l = findOp(*m->sdfg, "If");
+    QVERIFY(l);
+    std::string label = l->label();
+    QVERIFY(expansions::expandNode(*m->sdfg, l->id()));
+    QVERIFY(!validate(*m->sdfg).hasErrors());
+    const Sdfg* e = expansionOf(*m->sdfg, label);
+    QVERIFY(e);
+    auto conds = blocksOf<ConditionalRegion>(*e);
+    QCOMPARE(conds.size(), size_t(1));
+    QCOMPARE(conds[0]->branches().size(), size_t(2));
+    QVERIFY(conds[0]->branches()[0]->condition);
+    QCOMPARE(QString::fromStdString(conds[0]->branches()[0]->condition->str()), QString("cond != 0"));
+    QVERIFY(!conds[0]->branches()[1]->condition);
+    for (auto& br : conds[0]->branches()) {
+      int bodies = 0;
+      for (auto& b : br->blocks())
+        if (auto* st = dynamic_cast<const State*>(b.get()))
+          for (auto& n : st->nodes()) bodies += n->kind() == ElementKind::NestedSdfg;
+      QCOMPARE(bodies, 1);
+    }
+    // The bodies' Constant nodes expand in later rounds; the node's own subgraphs are left as they were.
+    QVERIFY(findOp(*m->sdfg, "Constant"));
+    auto all = expansions::expandAll(*m->sdfg);
+    QVERIFY2(all, all ? "" : all.error().str().c_str());
+    QVERIFY(!validate(*m->sdfg).hasErrors());
+    QVERIFY(nodesOf<LibraryNode>(*m->sdfg).empty());
+  }
+
+  // Loop: a loop region bounded by M, the condition and the scan output's rows; the body writes its
+  // scan output into row loop_i.
+  void loopIsLoopRegion() {
+    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
+    auto m = io::loadModel(kData + "/node/test_loop11/model.onnx");
+    QVERIFY(m);
+    LibraryNode* l = findOp(*m->sdfg, "Loop");
+    QVERIFY(l);
+    std::string label = l->label();
+    auto r = expansions::expandNode(*m->sdfg, l->id());
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    Diagnostics v = validate(*m->sdfg);
+    QVERIFY2(!v.hasErrors(), v.hasErrors() ? v.firstError()->str().c_str() : "");
+    const Sdfg* e = expansionOf(*m->sdfg, label);
+    QVERIFY(e);
+    auto loops = blocksOf<LoopRegion>(*e);
+    QCOMPARE(loops.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(loops[0]->loopVariable), QString("loop_i"));
+    auto syms = loops[0]->condition.freeSymbols();
+    QVERIFY(syms.count("M") && syms.count("condition") && syms.count("loop_i"));
+    bool scanRow = false;
+    for (auto [st, ns] : nodesOf<NestedSdfgNode>(*e))
+      for (auto* edge : st->outEdges(ns->id()))
+        if (edge->memlet.data == "v_final_and_scan_outputs_1")
+          scanRow = edge->memlet.subset[0].begin == sym::Expr::symbol("loop_i") && edge->memlet.subset[0].isIndex();
+    QVERIFY(scanRow);
+  }
+
+  // Scan: a loop over the scan axis with the slices copied in and out by maps.
+  void scanIsLoopWithSliceMaps() {
+    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
+    auto m = io::loadModel(kData + "/node/test_scan9_sum/model.onnx"); // x [3, 2]
+    QVERIFY(m);
+    LibraryNode* l = findOp(*m->sdfg, "Scan");
+    QVERIFY(l);
+    std::string label = l->label();
+    QVERIFY(expansions::expandNode(*m->sdfg, l->id()));
+    QVERIFY(!validate(*m->sdfg).hasErrors());
+    const Sdfg* e = expansionOf(*m->sdfg, label);
+    QVERIFY(e);
+    auto loops = blocksOf<LoopRegion>(*e);
+    QCOMPARE(loops.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(loops[0]->condition.str()), QString("scan_t < 3"));
+    MapInfo in = findMap(*e, "scan_in");
+    QVERIFY(in.entry);
+    QCOMPARE(QString::fromStdString(in.entry->range.str()), QString("0:2"));
+    QVERIFY(findMap(*e, "scan_out").entry);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestExpansionsRecurrent)
+#include "tst_ExpansionsRecurrent.moc"
