@@ -16,6 +16,9 @@ struct Run {
 
 Run dcw(const QStringList& args) {
   QProcess p;
+  auto env = QProcessEnvironment::systemEnvironment();
+  env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_BINARY_DIR "/kernel-cache"));
+  p.setProcessEnvironment(env);
   p.start(DCW_CLI, args);
   p.waitForFinished(120000);
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
@@ -96,6 +99,57 @@ private slots:
     QFile f1(out), f2(again);
     QVERIFY(f1.open(QIODevice::ReadOnly) && f2.open(QIODevice::ReadOnly));
     QVERIFY(f1.readAll() == f2.readAll());
+  }
+
+  void runCodegenBenchTestOnnx() {
+    QTemporaryDir dir;
+    auto r = dcw({"run", kExample, "--random", "7", "--outputs", dir.path()});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("logits: float32[1, 10]"));
+    QVERIFY(QFile::exists(dir.filePath("input_0.pb")) && QFile::exists(dir.filePath("output_0.pb")));
+    // The written inputs give the same outputs again.
+    QTemporaryDir again;
+    auto r2 = dcw({"run", kExample, "--inputs", dir.path(), "--outputs", again.path()});
+    QVERIFY2(r2.code == 0, qPrintable(r2.err));
+    QFile a(dir.filePath("output_0.pb")), b(again.filePath("output_0.pb"));
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QVERIFY(a.readAll() == b.readAll());
+
+    auto g = dcw({"codegen", kExample, "--target", "cpu", "-o", dir.filePath("gen")});
+    QVERIFY2(g.code == 0, qPrintable(g.err));
+    QFile src(dir.filePath("gen/program.cpp"));
+    QVERIFY(src.open(QIODevice::ReadOnly));
+    QVERIFY(src.readAll().contains("dcw_program"));
+    QFile map(dir.filePath("gen/program.sourcemap.json"));
+    QVERIFY(map.open(QIODevice::ReadOnly));
+    QVERIFY(QJsonDocument::fromJson(map.readAll()).array().size() > 10);
+
+    auto bench = dcw({"bench", kExample, "--warmup", "1", "--repeat", "3", "--json"});
+    QVERIFY2(bench.code == 0, qPrintable(bench.err));
+    auto j = QJsonDocument::fromJson(bench.out.toUtf8()).object();
+    QVERIFY(j["median_ms"].toDouble() > 0 && j["min_ms"].toDouble() > 0);
+
+    auto t = dcw({"test-onnx", "/usr/share/libonnx-testdata/data/node/test_relu", "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding"});
+    QVERIFY2(t.code == 0, qPrintable(t.err));
+    QVERIFY2(t.out.endsWith("2 passed, 0 failed, 0 skipped\n"), qPrintable(t.out));
+  }
+
+  void runRefusals() {
+    // An op without implementation: the error names the node and the op.
+    auto u = dcw({"run", bad("unknown_domain.onnx"), "--random", "1"});
+    QCOMPARE(u.code, 2);
+    QVERIFY2(u.err.contains("com.example.custom::MyOp") && u.err.contains("main/state0/"), qPrintable(u.err));
+    QCOMPARE(u.err.count('\n'), 1);
+    // Inputs of the wrong dtype or shape: the error names the input.
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy("/usr/share/libonnx-testdata/data/node/test_argmax_default_axis_example/test_data_set_0/input_0.pb",
+                        dir.filePath("input_0.pb")));
+    auto d = dcw({"run", kExample, "--inputs", dir.path()});
+    QCOMPARE(d.code, 2);
+    QVERIFY2(d.err.startsWith("error: input 'input': has "), qPrintable(d.err));
+    auto n = dcw({"run", kExample});
+    QCOMPARE(n.code, 2);
+    QVERIFY(n.err.contains("--inputs DIR or --random SEED"));
   }
 
   void badInputOneLineExit2_data() {
