@@ -80,23 +80,46 @@ namespace {
 
 template <class Subtree>
 void adoptInto(Sdfg& owner, Subtree& subtree) {
-  std::unordered_map<ElementId, ElementId> remap;
-  walk(subtree, [&](Element& e) {
-    ElementId fresh = owner.allocateId();
-    if (e.id() != kNoId) remap.emplace(e.id(), fresh);
-    e.setId(fresh);
-  });
-  auto m = [&](ElementId id) {
-    auto it = remap.find(id);
-    return it == remap.end() ? id : it->second;
+  // References (edge ends, start blocks, map links) are local to their state or region. They are
+  // resolved to pointers before renumbering, so that separately numbered parts of the subtree whose
+  // old ids collide (e.g. two SDFGs built apart) cannot be confused, and written back afterwards.
+  struct Fix {
+    ElementId* slot;
+    Element* target;
   };
+  std::vector<Fix> fixes;
   walk(subtree, [&](Element& e) {
-    if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) r->setStartBlock(m(r->startBlock()));
-    if (auto* ie = dynamic_cast<InterstateEdge*>(&e)) ie->src = m(ie->src), ie->dst = m(ie->dst);
-    if (auto* de = dynamic_cast<DataflowEdge*>(&e)) de->src = m(de->src), de->dst = m(de->dst);
-    if (auto* me = dynamic_cast<MapEntry*>(&e)) me->exitId = m(me->exitId);
-    if (auto* mx = dynamic_cast<MapExit*>(&e)) mx->entryId = m(mx->entryId);
+    if (auto* st = dynamic_cast<State*>(&e)) {
+      std::unordered_map<ElementId, Node*> local;
+      for (auto& n : st->nodes()) local.emplace(n->id(), n.get());
+      auto at = [&](ElementId id) -> Element* {
+        auto it = local.find(id);
+        return it == local.end() ? nullptr : it->second;
+      };
+      for (auto& ed : st->edges()) {
+        fixes.push_back({&ed->src, at(ed->src)});
+        fixes.push_back({&ed->dst, at(ed->dst)});
+      }
+      for (auto& n : st->nodes()) {
+        if (auto* me = dynamic_cast<MapEntry*>(n.get())) fixes.push_back({&me->exitId, at(me->exitId)});
+        if (auto* mx = dynamic_cast<MapExit*>(n.get())) fixes.push_back({&mx->entryId, at(mx->entryId)});
+      }
+    } else if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) {
+      for (auto& ie : r->edges()) {
+        fixes.push_back({&ie->src, r->block(ie->src)});
+        fixes.push_back({&ie->dst, r->block(ie->dst)});
+      }
+    }
   });
+  std::vector<std::pair<ControlFlowRegion*, ControlFlowBlock*>> starts;
+  walk(subtree, [&](Element& e) {
+    if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) starts.emplace_back(r, r->block(r->startBlock()));
+  });
+  walk(subtree, [&](Element& e) { e.setId(owner.allocateId()); });
+  for (auto& f : fixes)
+    if (f.target) *f.slot = f.target->id();
+  for (auto& [r, b] : starts)
+    if (b) r->setStartBlock(b->id());
   walk(subtree, [&](Element& e) {
     if (auto* st = dynamic_cast<State*>(&e)) st->reindex();
   });
