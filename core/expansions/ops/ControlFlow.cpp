@@ -27,6 +27,7 @@
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/NestedSdfgNode.h"
+#include "core/expansions/RegionFlow.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
 #include "core/ir/Walk.h"
@@ -43,103 +44,6 @@ using namespace dcw::ir;
 using sym::Expr;
 using Result = Expected<std::unique_ptr<Sdfg>>;
 
-// ---- control flow around SdfgBuilder --------------------------------------------------------
-// The builder appends its states to the root chain; Flow moves each new state into the region being
-// built (a loop body, a branch) and chains it there, so that builder calls compose with regions.
-class Flow {
-public:
-  explicit Flow(SdfgBuilder& b) : b_(b) {
-    regions_.push_back(&b.sdfg());
-    last_[&b.sdfg()] = &b.state();
-    placed_ = &b.state();
-  }
-
-  // Places the builder's current state if it is new; call after every builder operation.
-  void sync() {
-    State* s = &b_.state();
-    if (s == placed_) return;
-    placed_ = s;
-    Sdfg& root = b_.sdfg();
-    ControlFlowRegion* cur = regions_.back();
-    for (auto* e : root.inEdges(s->id())) root.removeEdge(e->id());
-    if (cur != &root) cur->addBlock(root.removeBlock(s->id()));
-    chain(s);
-  }
-  State& newState(const std::string& label = {}) {
-    sync();
-    b_.nextState(label.empty() ? std::string() : uniqueLabel(label));
-    sync();
-    return b_.state();
-  }
-  // The interstate edge that entered the last block placed in the current region (nullptr: none).
-  InterstateEdge* lastEdge() const { return lastEdge_; }
-
-  LoopRegion& beginLoop(const std::string& label, const std::string& var, Expr init, Expr cond, Expr update) {
-    sync();
-    ControlFlowRegion* cur = regions_.back();
-    auto* loop = static_cast<LoopRegion*>(cur->addBlock(std::make_unique<LoopRegion>(uniqueLabel(label))));
-    loop->loopVariable = var;
-    loop->init = std::move(init);
-    loop->condition = std::move(cond);
-    loop->update = std::move(update);
-    chain(loop);
-    InterstateEdge* entry = lastEdge_;
-    regions_.push_back(loop);
-    last_[loop] = nullptr;
-    newState(label + "_body");
-    lastEdge_ = entry;
-    return *loop;
-  }
-  void endLoop() { endRegion(); }
-
-  ConditionalRegion& beginConditional(const std::string& label) {
-    sync();
-    ControlFlowRegion* cur = regions_.back();
-    cond_ = static_cast<ConditionalRegion*>(cur->addBlock(std::make_unique<ConditionalRegion>(uniqueLabel(label))));
-    chain(cond_);
-    return *cond_;
-  }
-  void beginBranch(const std::string& label, std::optional<Expr> condition) {
-    sync();
-    auto br = std::make_unique<BranchRegion>(label);
-    br->condition = std::move(condition);
-    BranchRegion* raw = cond_->addBranch(std::move(br));
-    regions_.push_back(raw);
-    last_[raw] = nullptr;
-    newState(label + "_state");
-  }
-  void endBranch() {
-    sync();
-    regions_.pop_back();
-  }
-  void endConditional() { newState("after_" + cond_->label()); }
-
-private:
-  void chain(ControlFlowBlock* b) {
-    ControlFlowRegion* cur = regions_.back();
-    lastEdge_ = nullptr;
-    if (ControlFlowBlock* prev = last_[cur]) lastEdge_ = cur->addEdge(prev->id(), b->id());
-    last_[cur] = b;
-  }
-  void endRegion() {
-    sync();
-    std::string label = regions_.back()->label();
-    regions_.pop_back();
-    newState("after_" + label);
-  }
-  std::string uniqueLabel(const std::string& base) {
-    int& n = labels_[base];
-    return base + (n++ ? "_" + std::to_string(n - 1) : std::string());
-  }
-
-  SdfgBuilder& b_;
-  std::vector<ControlFlowRegion*> regions_;
-  std::map<ControlFlowRegion*, ControlFlowBlock*> last_;
-  State* placed_ = nullptr;
-  ConditionalRegion* cond_ = nullptr;
-  InterstateEdge* lastEdge_ = nullptr;
-  std::map<std::string, int> labels_;
-};
 
 // ---- copying a body ---------------------------------------------------------------------------
 // A deep copy with fresh (provisional) ids; references (edge ends, start blocks, map entry/exit) are
@@ -614,7 +518,7 @@ Result expandIf(const ExpansionContext& ctx) {
                            "; If with sequence, optional or unknown-rank outputs cannot be expanded",
                        "give the model static shapes (tensors only)");
   SdfgBuilder b(ctx);
-  Flow flow(b);
+  RegionFlow flow(b);
   flow.beginConditional("if");
   for (int branch = 0; branch < 2; ++branch) {
     const std::string what = branch == 0 ? "then_branch" : "else_branch";
@@ -681,7 +585,7 @@ Result expandLoop(const ExpansionContext& ctx) {
   }
 
   SdfgBuilder b(ctx);
-  Flow flow(b);
+  RegionFlow flow(b);
   const std::string iter = b.transient("iteration", DType::Int64, {});
   const std::string condc = b.transient("condition", DType::Bool, {});
   const std::string condn = b.transient("next_condition", DType::Bool, {});
@@ -786,7 +690,7 @@ Result expandScan(const ExpansionContext& ctx) {
   const bool hasLens = v8 && ctx.hasIn("sequence_lens");
 
   SdfgBuilder b(ctx);
-  Flow flow(b);
+  RegionFlow flow(b);
   auto drop = [](const std::vector<Expr>& s, std::vector<size_t> axes) {
     std::vector<Expr> out;
     for (size_t q = 0; q < s.size(); ++q)

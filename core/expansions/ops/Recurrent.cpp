@@ -20,6 +20,7 @@
 // that the reverse direction starts at len - 1 as the spec requires.
 // Preconditions: float16/bfloat16/float32/float64 tensors of known rank 3 (X, W, R); float16 and
 // bfloat16 compute in float32.
+#include "core/expansions/RegionFlow.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/Ops.h"
 #include "core/ir/Sdfg.h"
@@ -37,72 +38,6 @@ namespace {
 using ir::DType;
 using sym::Expr;
 using Result = Expected<std::unique_ptr<ir::Sdfg>>;
-
-// ---- control flow around SdfgBuilder --------------------------------------------------------
-// The builder appends its states to the root chain; Flow moves each new state into the region being
-// built (a loop body) and chains it there, so that builder calls compose with loops.
-class Flow {
-public:
-  explicit Flow(SdfgBuilder& b) : b_(b) {
-    regions_.push_back(&b.sdfg());
-    last_[&b.sdfg()] = &b.state();
-    placed_ = &b.state();
-  }
-
-  // Places the builder's current state if it is new; call after every builder operation.
-  void sync() {
-    ir::State* s = &b_.state();
-    if (s == placed_) return;
-    placed_ = s;
-    ir::Sdfg& root = b_.sdfg();
-    ir::ControlFlowRegion* cur = regions_.back();
-    for (auto* e : root.inEdges(s->id())) root.removeEdge(e->id());
-    if (cur != &root) cur->addBlock(root.removeBlock(s->id()));
-    if (ir::ControlFlowBlock* prev = last_[cur]) cur->addEdge(prev->id(), s->id());
-    last_[cur] = s;
-  }
-  ir::State& newState(const std::string& label = {}) {
-    sync();
-    b_.nextState(label.empty() ? std::string() : uniqueLabel(label));
-    sync();
-    return b_.state();
-  }
-  // Opens a loop `for (var = init; cond; var = update)` after the current block; builder calls go
-  // into its body until endLoop().
-  ir::LoopRegion& beginLoop(const std::string& label, const std::string& var, Expr init, Expr cond, Expr update) {
-    sync();
-    ir::ControlFlowRegion* cur = regions_.back();
-    auto* loop = static_cast<ir::LoopRegion*>(cur->addBlock(std::make_unique<ir::LoopRegion>(uniqueLabel(label))));
-    loop->loopVariable = var;
-    loop->init = std::move(init);
-    loop->condition = std::move(cond);
-    loop->update = std::move(update);
-    if (ir::ControlFlowBlock* prev = last_[cur]) cur->addEdge(prev->id(), loop->id());
-    last_[cur] = loop;
-    regions_.push_back(loop);
-    last_[loop] = nullptr;
-    newState(label + "_body");
-    return *loop;
-  }
-  void endLoop() {
-    sync();
-    std::string label = regions_.back()->label();
-    regions_.pop_back();
-    newState("after_" + label);
-  }
-
-private:
-  std::string uniqueLabel(const std::string& base) {
-    int& n = labels_[base];
-    return base + (n++ ? "_" + std::to_string(n - 1) : std::string());
-  }
-
-  SdfgBuilder& b_;
-  std::vector<ir::ControlFlowRegion*> regions_;
-  std::map<ir::ControlFlowRegion*, ir::ControlFlowBlock*> last_;
-  ir::State* placed_ = nullptr;
-  std::map<std::string, int> labels_;
-};
 
 // ---- tasklet text -----------------------------------------------------------------------------
 
@@ -257,7 +192,7 @@ Result expandRecurrent(const ExpansionContext& ctx, Cell cell) {
   const bool hasY = ctx.hasOut("Y"), hasYh = ctx.hasOut("Y_h"), hasYc = cell == Cell::Lstm && ctx.hasOut("Y_c");
 
   SdfgBuilder b(ctx);
-  Flow flow(b);
+  RegionFlow flow(b);
   const std::string hs = b.transient("h_state", ct, {Bn, H});
   const std::string cs = cell == Cell::Lstm ? b.transient("c_state", ct, {Bn, H}) : std::string();
   const std::string gx = b.transient("gates_x", ct, {Bn, H * G});
