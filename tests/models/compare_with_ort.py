@@ -39,6 +39,9 @@ def main():
     ap.add_argument("--atol", type=float, default=1e-4)
     ap.add_argument("--ort", default=os.path.normpath(os.path.join(here, "../../../shared/peers/ort")))
     ns = ap.parse_args()
+    if not os.path.exists(ns.ort):
+        print(f"skipped: the ONNX Runtime peer is not at {ns.ort} (it comes with the shared/ folder beside the repository)")
+        return 77
     bad = 0
     for model in ns.models:
         name = os.path.basename(model)
