@@ -1,13 +1,15 @@
 // Compiler: content-addressed builds of generated C++ into shared libraries.
 //
-// Cache layout: <cacheDir>/<hash>/program.cpp and program.so, where hash = FNV-1a 128 of the compiler,
-// the flags and the source. A build happens in a private temporary folder next to the cache entries
+// Cache layout: <cacheDir>/<hash>/program.cpp and program.so, where hash = FNV-1a 128 of the compiler
+// (its name and version line), the flags and the source. A build happens in a private temporary folder next to the cache entries
 // and is renamed into place atomically, so concurrent builds of the same program never see a
 // half-written library; the loser of a race discards its copy. The compiler runs through posix_spawnp
 // with an argument vector (no shell), its output captured through a pipe.
 #include "codegen/cpu/Compiler.h"
 
 #include <cerrno>
+#include <map>
+#include <mutex>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -130,8 +132,23 @@ std::string defaultCacheDir() {
   return (fs::temp_directory_path() / ("dcw-cache-" + std::to_string(getuid()))).string();
 }
 
+// The compiler's own version line (`g++ --version`), asked once per compiler and process, so that
+// upgrading the compiler does not keep serving programs it did not build.
+std::string compilerIdentity(const std::string& compiler) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> known;
+  std::lock_guard lock(mu);
+  auto it = known.find(compiler);
+  if (it != known.end()) return it->second;
+  RunResult r = runProcess({compiler, "--version"});
+  std::string line = r.output.substr(0, r.output.find('\n'));
+  return known[compiler] = line;
+}
+
 Expected<CompiledLibrary> compileShared(const std::string& source, const CompileOptions& options) {
   std::string key = options.compiler;
+  key += '\0';
+  key += compilerIdentity(options.compiler);
   key += '\0';
   for (auto& f : options.flags) {
     key += f;
