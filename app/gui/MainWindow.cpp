@@ -1,5 +1,7 @@
 #include "app/gui/MainWindow.h"
 
+#include "codegen/cpu/CppGenerator.h"
+#include "codegen/run/PreparedModel.h"
 #include "core/analysis/Cost.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/io/ModelFile.h"
@@ -7,6 +9,7 @@
 #include "core/ir/LibraryNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
+#include "views/CodeView.h"
 #include "views/GraphCanvas.h"
 #include "views/OutlineModel.h"
 #include "views/PropertyModel.h"
@@ -79,6 +82,14 @@ struct LoadResult {
   qint64 elapsedMs = 0;
 };
 
+// What the code-generation worker produces: the CPU source and its source map, or why there is none.
+struct CodeResult {
+  QString path;
+  QString source;
+  std::vector<codegen::SourceMapEntry> sourceMap;
+  QString error;
+};
+
 struct MainWindow::Model {
   io::LoadedModel loaded;
   analysis::ModelSummary summary;
@@ -111,6 +122,32 @@ static std::shared_ptr<LoadResult> loadInBackground(const QString& path) {
     r->error = path + QStringLiteral(": internal error while loading");
   }
   r->elapsedMs = timer.elapsed();
+  return r;
+}
+
+// Runs on a worker thread on its own copy of the model (loaded again and expanded), so the model on
+// screen is never changed.
+static std::shared_ptr<CodeResult> generateInBackground(const QString& path) {
+  auto r = std::make_shared<CodeResult>();
+  r->path = path;
+  try {
+    auto m = codegen::loadExpanded(path.toStdString());
+    if (!m) {
+      r->error = failureText(path, m.error());
+      return r;
+    }
+    auto code = codegen::generateCpp(*m->sdfg);
+    if (!code) {
+      r->error = failureText(path, code.error());
+      return r;
+    }
+    r->source = QString::fromStdString(code->source);
+    r->sourceMap = std::move(code->sourceMap);
+  } catch (const std::exception& e) {
+    r->error = path + QStringLiteral(": internal error while generating code: ") + QString::fromUtf8(e.what());
+  } catch (...) {
+    r->error = path + QStringLiteral(": internal error while generating code");
+  }
   return r;
 }
 
@@ -235,6 +272,16 @@ void MainWindow::createDocks() {
   problemsDock_->setWidget(problems_);
   addDockWidget(Qt::BottomDockWidgetArea, problemsDock_);
 
+  code_ = new views::CodeView;
+  code_->setObjectName(QStringLiteral("codeView"));
+  connect(code_, &views::CodeView::pathClicked, this, &MainWindow::selectCodePath);
+  codeDock_ = new QDockWidget(tr("Code"), this);
+  codeDock_->setObjectName(QStringLiteral("codeDock"));
+  codeDock_->setWidget(code_);
+  addDockWidget(Qt::BottomDockWidgetArea, codeDock_);
+  tabifyDockWidget(problemsDock_, codeDock_);
+  problemsDock_->raise();
+
   resizeDocks({outlineDock_, inspectorDock_}, {300, 340}, Qt::Horizontal);
   resizeDocks({inspectorDock_, weightsDock_}, {480, 260}, Qt::Vertical);
   resizeDocks({problemsDock_}, {110}, Qt::Vertical);
@@ -339,7 +386,7 @@ void MainWindow::createActions() {
   view->addAction(tr("&Expand All"), canvas_, &views::GraphCanvas::expandAll);
   view->addAction(tr("&Collapse All"), canvas_, &views::GraphCanvas::collapseAll);
   view->addSeparator();
-  for (QDockWidget* d : {outlineDock_, inspectorDock_, summaryDock_, weightsDock_, symbolsDock_, problemsDock_})
+  for (QDockWidget* d : {outlineDock_, inspectorDock_, summaryDock_, weightsDock_, symbolsDock_, problemsDock_, codeDock_})
     view->addAction(d->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -368,6 +415,7 @@ void MainWindow::setTheme(views::ThemeKind kind) {
   theme_ = kind;
   qApp->setPalette(views::applicationPalette(kind));
   canvas_->setTheme(kind);
+  code_->setTheme(kind);
   if (darkAction_ && darkAction_->isChecked() != (kind == views::ThemeKind::Dark)) {
     QSignalBlocker block(darkAction_);
     darkAction_->setChecked(kind == views::ThemeKind::Dark);
@@ -449,6 +497,7 @@ void MainWindow::select(ir::ElementId id) { selection_->setCurrent(id); }
 
 void MainWindow::followSelection(ir::ElementId id) {
   canvas_->showSelection(id);
+  highlightCode(id);
   // The outline follows without asking for the selection again.
   {
     syncingOutline_ = true;
@@ -589,7 +638,51 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   statusBar()->showMessage(tr("Opened %1 in %2 ms").arg(QFileInfo(file_).fileName()).arg(r->elapsedMs), 10000);
   addRecentFile(file_);
   updateTitle();
+  generateCode();
   emit modelLoaded(file_);
+}
+
+// ---- generated code -------------------------------------------------------------------------------
+
+void MainWindow::generateCode() {
+  const quint64 serial = ++codeSerial_;
+  generatingCode_ = true;
+  code_->setMessage(tr("Generating code for %1…").arg(QFileInfo(file_).fileName()));
+  using Watcher = QFutureWatcher<std::shared_ptr<CodeResult>>;
+  auto* watcher = new Watcher(this);
+  connect(watcher, &Watcher::finished, this, [this, watcher, serial] {
+    watcher->deleteLater();
+    if (serial != codeSerial_) return; // a newer model is being generated
+    finishCode(watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run(&generateInBackground, file_));
+}
+
+void MainWindow::finishCode(std::shared_ptr<CodeResult> r) {
+  generatingCode_ = false;
+  const bool ok = r && r->error.isEmpty();
+  if (ok) {
+    code_->setCode(r->source, std::move(r->sourceMap));
+    highlightCode(selection_->current());
+  } else {
+    code_->setMessage(tr("No code: %1").arg(r ? r->error : tr("generation produced no result")));
+  }
+  emit codeGenerated(r ? r->path : QString(), ok);
+}
+
+// The generated code comes from a separate, expanded copy: its ids differ, its paths match.
+void MainWindow::highlightCode(ir::ElementId id) {
+  if (!model_ || id == ir::kNoId) {
+    code_->highlightPath({});
+    return;
+  }
+  code_->highlightPath(ir::pathOf(*model_->loaded.sdfg, id));
+}
+
+void MainWindow::selectCodePath(const QString& path) {
+  if (!model_) return;
+  auto e = ir::resolvePath(*model_->loaded.sdfg, path.toStdString());
+  if (e && *e) select((*e)->id());
 }
 
 void MainWindow::fillProblems() {

@@ -45,6 +45,7 @@ namespace dcw::analysis {
 struct CostReport;
 }
 namespace dcw::views {
+class CodeView;
 class GraphCanvas;
 class OutlineModel;
 class PropertyModel;
@@ -57,6 +58,7 @@ class WeightView;
 namespace dcw::gui {
 
 struct LoadResult; // what the worker thread hands back (MainWindow.cpp)
+struct CodeResult; // what the code-generation worker hands back (MainWindow.cpp)
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -104,6 +106,8 @@ public:
   views::WeightView* weightView() const { return weights_; }
   views::SymbolsView* symbolsView() const { return symbols_; }
   QListWidget* problemsList() const { return problems_; }
+  views::CodeView* codeView() const { return code_; }
+  bool isGeneratingCode() const { return generatingCode_; }
   QLineEdit* searchField() const { return searchEdit_; }
   QLabel* totalsLabel() const { return totals_; }
 
@@ -111,6 +115,8 @@ signals:
   void modelLoaded(const QString& path);
   void loadFailed(const QString& message); // "<file>: <problem>[; <hint>]"
   void loadingChanged(bool loading);
+  // The Code panel has new content for `path` (generated code, or the reason there is none).
+  void codeGenerated(const QString& path, bool ok);
 
 protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -135,11 +141,17 @@ private:
   void exportImage(bool svg, bool wholeGraph);
   void updateTitle();
   void setBusy(bool busy);
+  void generateCode();
+  void finishCode(std::shared_ptr<CodeResult> result);
+  void highlightCode(ir::ElementId id);
+  void selectCodePath(const QString& path);
 
   struct Model;                  // the loaded model, its summary and cost (MainWindow.cpp)
   std::unique_ptr<Model> model_; // what is on screen; nullptr when nothing is open
   QString file_;
   quint64 loadSerial_ = 0;       // bumped by every openFile(); stale results are dropped
+  quint64 codeSerial_ = 0;       // bumped by every generateCode(); stale results are dropped
+  bool generatingCode_ = false;
   bool loading_ = false;
   bool showsDialogs_ = true;
   bool syncingOutline_ = false;  // the outline follows the selection without re-requesting it
@@ -162,6 +174,8 @@ private:
   QDockWidget* weightsDock_ = nullptr;
   QDockWidget* symbolsDock_ = nullptr;
   QDockWidget* problemsDock_ = nullptr;
+  views::CodeView* code_ = nullptr;
+  QDockWidget* codeDock_ = nullptr;
   QLineEdit* searchEdit_ = nullptr;
   QComboBox* searchMode_ = nullptr;
   QLabel* searchState_ = nullptr;
