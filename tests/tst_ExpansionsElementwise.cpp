@@ -4,6 +4,7 @@
 // none of them left as a library node — or be refused with the expected message (string casts,
 // sequences, random dropout). A few expansions are checked in detail (map ranges, broadcast
 // subsets, WCR on reductions, the stable softmax passes, TopK's rank formulation).
+#include "tests/support/ExpansionTestSupport.h"
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/Expansion.h"
 #include "core/io/ModelFile.h"
@@ -63,35 +64,13 @@ const std::vector<std::string>& nodePrefixes() {
   return p;
 }
 
-struct Found {
-  State* state;
-  LibraryNode* node;
-};
+using Found = testsupport::FoundNode;
 
-void collect(Sdfg& s, std::vector<Found>& out) {
-  for (State* st : s.allStates())
-    for (auto& n : st->nodes()) {
-      if (auto* l = dynamic_cast<LibraryNode*>(n.get())) out.push_back({st, l});
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) collect(ns->sdfg(), out);
-    }
-}
+void collect(Sdfg& s, std::vector<Found>& out) { testsupport::collectLibraryNodes(s, out); }
 
 // Expands every node of the families' ops; returns the first refusal's message (empty when all expanded).
 std::string expandFamily(Sdfg& root, int& expanded) {
-  for (int round = 0; round < 8; ++round) {
-    std::vector<Found> found;
-    collect(root, found);
-    bool any = false;
-    for (auto& f : found) {
-      if (!f.node->domain.empty() || !familyOps().count(f.node->opType)) continue;
-      auto r = expansions::expandNode(root, f.node->id(), "pure");
-      if (!r) return r.error().str();
-      ++expanded;
-      any = true;
-    }
-    if (!any) break;
-  }
-  return {};
+  return testsupport::expandWhere(root, [](const LibraryNode& n) { return n.domain.empty() && familyOps().count(n.opType); }, expanded);
 }
 
 // Refusals that are expected, by test folder: the message must contain the text.

@@ -3,6 +3,7 @@
 // loaded, its nodes of these ops expanded, and the result must validate with none of them left as a
 // library node. A few expansions are checked in detail (map ranges, WCR on the reductions), and the
 // refusals name their reason.
+#include "tests/support/ExpansionTestSupport.h"
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/Expansion.h"
 #include "core/io/ModelFile.h"
@@ -42,45 +43,16 @@ const std::vector<std::string>& folderPrefixes() {
   return p;
 }
 
-struct Found {
-  State* state;
-  LibraryNode* node;
-};
+using Found = testsupport::FoundNode;
 
-void collect(Sdfg& s, std::vector<Found>& out) {
-  for (State* st : s.allStates())
-    for (auto& n : st->nodes()) {
-      if (auto* l = dynamic_cast<LibraryNode*>(n.get())) out.push_back({st, l});
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) collect(ns->sdfg(), out);
-    }
-}
+void collect(Sdfg& s, std::vector<Found>& out) { testsupport::collectLibraryNodes(s, out); }
 
 // Expands every node of the families; returns the first refusal's message (empty when all expanded).
 std::string expandFamily(Sdfg& root, int& expanded) {
-  std::vector<Found> found;
-  collect(root, found);
-  for (auto& f : found) {
-    if (!f.node->domain.empty() || !familyOps().count(f.node->opType)) continue;
-    auto r = expansions::expandNode(root, f.node->id(), "pure");
-    if (!r) return r.error().str();
-    ++expanded;
-  }
-  return {};
+  return testsupport::expandWhere(root, [](const LibraryNode& n) { return n.domain.empty() && familyOps().count(n.opType); }, expanded);
 }
 
-template <class T>
-std::vector<std::pair<State*, T*>> nodesOf(Sdfg& s) {
-  std::vector<std::pair<State*, T*>> out;
-  for (State* st : s.allStates())
-    for (auto& n : st->nodes()) {
-      if (auto* t = dynamic_cast<T*>(n.get())) out.push_back({st, t});
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) {
-        auto inner = nodesOf<T>(ns->sdfg());
-        out.insert(out.end(), inner.begin(), inner.end());
-      }
-    }
-  return out;
-}
+using testsupport::nodesOf;
 
 std::unique_ptr<Sdfg> loadAndExpand(const std::string& folder) {
   auto m = io::loadModel(kNode + "/" + folder + "/model.onnx");

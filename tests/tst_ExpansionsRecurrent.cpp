@@ -3,6 +3,7 @@
 // (bodies included); the result must validate with no library node left, or be refused with the
 // expected message (sequences, data-dependent shapes). The loops, conditionals, map ranges and WCR
 // sums are checked in detail on a few models, and the refusals of bad attributes by message.
+#include "tests/support/ExpansionTestSupport.h"
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/Expansion.h"
 #include "core/io/ModelFile.h"
@@ -44,19 +45,7 @@ const std::map<std::string, std::string>& expectations() {
   return m;
 }
 
-template <class T>
-std::vector<std::pair<State*, T*>> nodesOf(const Sdfg& s) {
-  std::vector<std::pair<State*, T*>> out;
-  for (State* st : s.allStates())
-    for (auto& n : st->nodes()) {
-      if (auto* t = dynamic_cast<T*>(n.get())) out.push_back({st, t});
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) {
-        auto inner = nodesOf<T>(ns->sdfg());
-        out.insert(out.end(), inner.begin(), inner.end());
-      }
-    }
-  return out;
-}
+using testsupport::nodesOf;
 
 template <class T>
 void blocksOf(const ControlFlowBlock& b, std::vector<const T*>& out) {

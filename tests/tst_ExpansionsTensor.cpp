@@ -3,6 +3,7 @@
 // its nodes of these ops expanded, and the result must validate with none of them left as a library
 // node — or be refused with the expected message (data-dependent shapes, unsupported modes). A few
 // expansions are checked in detail (map ranges, WCR on the reductions).
+#include "tests/support/ExpansionTestSupport.h"
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/Expansion.h"
 #include "core/io/ModelFile.h"
@@ -50,36 +51,13 @@ const std::vector<std::string>& nodePrefixes() {
   return p;
 }
 
-struct Found {
-  State* state;
-  LibraryNode* node;
-};
+using Found = testsupport::FoundNode;
 
-void collect(Sdfg& s, std::vector<Found>& out) {
-  for (State* st : s.allStates())
-    for (auto& n : st->nodes()) {
-      if (auto* l = dynamic_cast<LibraryNode*>(n.get())) out.push_back({st, l});
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) collect(ns->sdfg(), out);
-    }
-}
+void collect(Sdfg& s, std::vector<Found>& out) { testsupport::collectLibraryNodes(s, out); }
 
 // Expands every node of the family's ops; returns the first refusal's message (empty when all expanded).
 std::string expandFamily(Sdfg& root, int& expanded) {
-  for (int round = 0; round < 8; ++round) {
-    std::vector<Found> found;
-    collect(root, found);
-    bool any = false;
-    for (auto& f : found) {
-      if (!f.node->domain.empty() || !familyOps().count(f.node->opType)) continue;
-      if (!expansions::registry().find("", f.node->opType, "pure")) continue; // Identity belongs to another family
-      auto r = expansions::expandNode(root, f.node->id(), "pure");
-      if (!r) return r.error().str();
-      ++expanded;
-      any = true;
-    }
-    if (!any) break;
-  }
-  return {};
+  return testsupport::expandWhere(root, [](const LibraryNode& n) { return n.domain.empty() && familyOps().count(n.opType) && expansions::registry().find("", n.opType, "pure"); }, expanded);
 }
 
 // Refusals that are expected, by test folder: the message must contain the text.
