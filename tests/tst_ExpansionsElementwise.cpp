@@ -94,19 +94,7 @@ const std::map<std::string, std::string>& expectedRefusals() {
   return m;
 }
 
-template <class T>
-std::vector<std::pair<State*, T*>> nodesOf(Sdfg& s) {
-  std::vector<std::pair<State*, T*>> out;
-  for (State* st : s.allStates())
-    for (auto& n : st->nodes()) {
-      if (auto* t = dynamic_cast<T*>(n.get())) out.push_back({st, t});
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) {
-        auto inner = nodesOf<T>(ns->sdfg());
-        out.insert(out.end(), inner.begin(), inner.end());
-      }
-    }
-  return out;
-}
+using testsupport::nodesOf;
 
 std::unique_ptr<Sdfg> loadAndExpand(const std::string& folder, std::string* error = nullptr) {
   auto m = io::loadModel(kData + "/node/" + folder + "/model.onnx");

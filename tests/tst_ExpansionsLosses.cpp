@@ -62,21 +62,8 @@ std::unique_ptr<Sdfg> loadAndExpand(const std::string& folder) {
   return std::move(m->sdfg);
 }
 
-// The map whose label starts with `label`: its entry and the WCR of the memlets leaving its exit.
-struct MapInfo {
-  MapEntry* entry = nullptr;
-  std::set<std::string> wcr;
-};
-MapInfo findMap(Sdfg& s, const std::string& label) {
-  MapInfo info;
-  for (auto [st, me] : nodesOf<MapEntry>(s)) {
-    if (me->label().rfind(label, 0) != 0) continue;
-    info.entry = me;
-    for (auto* e : st->outEdges(me->exitId)) info.wcr.insert(e->memlet.wcr);
-    return info;
-  }
-  return info;
-}
+using testsupport::MapInfo;
+using testsupport::findMap;
 
 bool hasTasklet(Sdfg& s, const std::string& label) {
   for (auto [st, t] : nodesOf<Tasklet>(s))

@@ -72,20 +72,7 @@ const std::map<std::string, std::string>& expectedRefusals() {
   return m;
 }
 
-// All nodes of an SDFG tree of a kind.
-template <class T>
-std::vector<std::pair<State*, T*>> nodesOf(Sdfg& s) {
-  std::vector<std::pair<State*, T*>> out;
-  for (State* st : s.allStates())
-    for (auto& n : st->nodes()) {
-      if (auto* t = dynamic_cast<T*>(n.get())) out.push_back({st, t});
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) {
-        auto inner = nodesOf<T>(ns->sdfg());
-        out.insert(out.end(), inner.begin(), inner.end());
-      }
-    }
-  return out;
-}
+using testsupport::nodesOf;
 
 std::unique_ptr<Sdfg> loadAndExpand(const std::string& folder) {
   auto m = io::loadModel(kData + "/node/" + folder + "/model.onnx");
@@ -96,21 +83,8 @@ std::unique_ptr<Sdfg> loadAndExpand(const std::string& folder) {
   return std::move(m->sdfg);
 }
 
-// The map whose label starts with `label` and the WCR of the memlets leaving its exit.
-struct MapInfo {
-  MapEntry* entry = nullptr;
-  std::set<std::string> wcr;
-};
-MapInfo findMap(Sdfg& s, const std::string& label) {
-  MapInfo info;
-  for (auto [st, me] : nodesOf<MapEntry>(s)) {
-    if (me->label().rfind(label, 0) != 0) continue;
-    info.entry = me;
-    for (auto* e : st->outEdges(me->exitId)) info.wcr.insert(e->memlet.wcr);
-    return info;
-  }
-  return info;
-}
+using testsupport::MapInfo;
+using testsupport::findMap;
 
 } // namespace
 

@@ -4,10 +4,12 @@
 
 #include "core/expansions/ExpandPass.h"
 #include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Sdfg.h"
 
 #include <functional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +29,23 @@ std::vector<std::pair<ir::State*, T*>> nodesOf(const ir::Sdfg& s) {
       }
     }
   return out;
+}
+
+// The first map whose label starts with `label`: its entry and the WCR of the memlets leaving its exit.
+struct MapInfo {
+  ir::MapEntry* entry = nullptr;
+  std::set<std::string> wcr;
+};
+
+inline MapInfo findMap(const ir::Sdfg& s, const std::string& label) {
+  MapInfo info;
+  for (auto [st, me] : nodesOf<ir::MapEntry>(s)) {
+    if (me->label().rfind(label, 0) != 0) continue;
+    info.entry = me;
+    for (auto* e : st->outEdges(me->exitId)) info.wcr.insert(e->memlet.wcr);
+    return info;
+  }
+  return info;
 }
 
 struct FoundNode {
