@@ -126,4 +126,20 @@ void fill(SdfgBuilder& b, const std::string& label, const std::string& data, con
   b.mappedTasklet(label, fullRangeParams(shape), {}, "o = " + value, {{"o", data, indexList(shape.size()), ""}});
 }
 
+Expected<void> requireRanked(const ExpansionContext& ctx) {
+  for (auto& c : ctx.inputs()) {
+    auto* d = ctx.in(c);
+    if (!d->wrappers.empty() || !d->rankKnown)
+      return ctx.error("operand '" + c + "' (" + d->typeString() + ") is not a tensor of known rank",
+                       "give the model static shapes (ONNX shape inference) before expanding");
+  }
+  for (auto& c : ctx.outputs()) {
+    auto* d = ctx.out(c);
+    if (!d->wrappers.empty() || !d->rankKnown)
+      return ctx.error("the rank of output '" + c + "' is unknown (its shape is data-dependent)",
+                       "give the model static shapes (ONNX shape inference) before expanding");
+  }
+  return {};
+}
+
 } // namespace dcw::expansions::ew

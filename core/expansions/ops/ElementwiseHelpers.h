@@ -56,4 +56,7 @@ void broadcastMap(SdfgBuilder& b, const std::string& label, const std::vector<Ar
 // Writes `value` (tasklet expression) into every element of `data`.
 void fill(SdfgBuilder& b, const std::string& label, const std::string& data, const std::string& value);
 
+// Refuses (naming the connector) operands and outputs that are not tensors of known rank.
+Expected<void> requireRanked(const ExpansionContext& ctx);
+
 } // namespace dcw::expansions::ew

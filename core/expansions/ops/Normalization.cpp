@@ -28,18 +28,6 @@ using ir::DType;
 using sym::Expr;
 using Result = Expected<std::unique_ptr<ir::Sdfg>>;
 
-Expected<void> requireRanked(const ExpansionContext& ctx) {
-  for (auto& c : ctx.inputs())
-    if (!ctx.in(c)->wrappers.empty() || !ctx.in(c)->rankKnown)
-      return ctx.error("operand '" + c + "' (" + ctx.in(c)->typeString() + ") is not a tensor of known rank",
-                       "give the model static shapes (ONNX shape inference) before expanding");
-  for (auto& c : ctx.outputs())
-    if (!ctx.out(c)->wrappers.empty() || !ctx.out(c)->rankKnown)
-      return ctx.error("the rank of output '" + c + "' is unknown (its shape is data-dependent)",
-                       "give the model static shapes (ONNX shape inference) before expanding");
-  return {};
-}
-
 // Collects the tasklet inputs of a map and converts them to the compute type on the way in.
 struct Loader {
   SdfgBuilder& b;

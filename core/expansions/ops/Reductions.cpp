@@ -33,22 +33,6 @@ using ir::DType;
 using sym::Expr;
 using Result = Expected<std::unique_ptr<ir::Sdfg>>;
 
-Expected<void> requireRanked(const ExpansionContext& ctx) {
-  for (auto& c : ctx.inputs()) {
-    auto* d = ctx.in(c);
-    if (!d->wrappers.empty() || !d->rankKnown)
-      return ctx.error("operand '" + c + "' (" + d->typeString() + ") is not a tensor of known rank",
-                       "give the model static shapes (ONNX shape inference) before expanding");
-  }
-  for (auto& c : ctx.outputs()) {
-    auto* d = ctx.out(c);
-    if (!d->wrappers.empty() || !d->rankKnown)
-      return ctx.error("the rank of output '" + c + "' is unknown (its shape is data-dependent)",
-                       "give the model static shapes (ONNX shape inference) before expanding");
-  }
-  return {};
-}
-
 bool sameShape(const std::vector<Expr>& a, const std::vector<Expr>& b) {
   if (a.size() != b.size()) return false;
   for (size_t k = 0; k < a.size(); ++k)
