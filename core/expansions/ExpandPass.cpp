@@ -1,5 +1,6 @@
 #include "core/expansions/ExpandPass.h"
 
+#include "core/edit/Editor.h"
 #include "core/expansions/Expansion.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/NestedSdfgNode.h"
@@ -33,11 +34,19 @@ std::string joined(const std::vector<std::string>& v) {
 } // namespace
 
 Expected<void> expandNode(Sdfg& root, ElementId id, const std::string& implementation) {
+  edit::Editor editor(root);
   auto* lib = dynamic_cast<LibraryNode*>(root.findElement(id));
+  if (!lib) return fail("element " + std::to_string(id), "is not a library node of this model");
+  return expandNode(editor, *lib, implementation);
+}
+
+Expected<void> expandNode(edit::Editor& editor, LibraryNode& node, const std::string& implementation) {
+  ElementId id = node.id();
+  auto* lib = &node;
   if (!lib || !lib->parent()) return fail("element " + std::to_string(id), "is not a library node of this model");
   State& st = *lib->parent();
   Sdfg* owner = owningSdfg(&st);
-  const std::string path = pathOf(root, id);
+  const std::string path = pathOf(*lib);
   const ExpansionInfo* info = registry().find(lib->domain, lib->opType, implementation);
   if (!info) {
     auto impls = registry().implementations(lib->domain, lib->opType);
@@ -54,31 +63,33 @@ Expected<void> expandNode(Sdfg& root, ElementId id, const std::string& implement
 
   // Put a NestedSdfgNode with the same label and connected connectors in the library node's place.
   std::string label = lib->label();
-  auto node = std::make_unique<NestedSdfgNode>(label + "__expanding", std::move(*nested));
-  Sdfg& inner = node->sdfg();
+  auto nsn = std::make_unique<NestedSdfgNode>(label + "__expanding", std::move(*nested));
+  Sdfg& inner = nsn->sdfg();
   for (auto& c : lib->inConnectors())
-    if (inner.findData(c.name)) node->addIn(c);
+    if (inner.findData(c.name)) nsn->addIn(c);
   for (auto& c : lib->outConnectors())
-    if (inner.findData(c.name)) node->addOut(c);
-  for (auto& [name, type] : inner.symbols()) node->symbolMapping[name] = sym::Expr::symbol(name);
+    if (inner.findData(c.name)) nsn->addOut(c);
+  for (auto& [name, type] : inner.symbols()) nsn->symbolMapping[name] = sym::Expr::symbol(name);
   inner.metadata["expanded_from"] = lib->className();
   inner.metadata["implementation"] = implementation;
 
-  std::vector<std::unique_ptr<DataflowEdge>> edges;
-  for (auto* e : st.inEdges(lib->id())) edges.push_back(st.removeEdge(e->id()));
-  for (auto* e : st.outEdges(lib->id())) edges.push_back(st.removeEdge(e->id()));
-  ElementId oldId = lib->id();
-  st.removeNode(oldId);
-  Node* placed = st.addNode(std::move(node));
-  st.relabel(*placed, label);
-  for (auto& e : edges) {
-    bool in = e->dst == oldId;
-    const std::string& conn = in ? e->dstConnector : e->srcConnector;
-    if (!inner.findData(conn)) continue; // an unconnected optional connector
-    if (in) e->dst = placed->id();
-    else e->src = placed->id();
-    e->setId(kNoId);
-    st.addEdge(std::move(e));
+  struct Saved {
+    bool in;
+    ElementId other;
+    std::string otherConn, conn;
+    Memlet memlet;
+  };
+  std::vector<Saved> saved;
+  for (auto* e : st.inEdges(lib->id())) saved.push_back({true, e->src, e->srcConnector, e->dstConnector, e->memlet});
+  for (auto* e : st.outEdges(lib->id())) saved.push_back({false, e->dst, e->dstConnector, e->srcConnector, e->memlet});
+  editor.removeNode(st, lib->id());
+  Node* placed = editor.addNode(st, std::move(nsn));
+  editor.relabel(*placed, label);
+  for (auto& e : saved) {
+    if (!inner.findData(e.conn)) continue; // an unconnected optional connector
+    Node* other = st.node(e.other);
+    if (e.in) editor.addEdge(st, *other, e.otherConn, *placed, e.conn, e.memlet);
+    else editor.addEdge(st, *placed, e.conn, *other, e.otherConn, e.memlet);
   }
   return {};
 }
@@ -89,8 +100,9 @@ Expected<ExpandReport> expandAll(Sdfg& root, const std::string& implementation) 
     std::vector<Found> found;
     collect(root, found);
     if (found.empty()) return report;
+    edit::Editor editor(root); // a pass: its journal is not kept
     for (auto& f : found) {
-      if (auto r = expandNode(root, f.node->id(), implementation); !r) return r.takeError();
+      if (auto r = expandNode(editor, *f.node, implementation); !r) return r.takeError();
       ++report.expanded;
     }
   }

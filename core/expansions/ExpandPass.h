@@ -8,10 +8,19 @@
 
 #include <string>
 
+namespace dcw::edit {
+class Editor;
+}
+namespace dcw::ir {
+class LibraryNode;
+}
+
 namespace dcw::expansions {
 
 // Expands one library node with the named implementation ("pure").
 Expected<void> expandNode(ir::Sdfg& root, ir::ElementId node, const std::string& implementation = "pure");
+// The same through a journaling editor (the ExpandLibraryNode transformation; undoable).
+Expected<void> expandNode(edit::Editor& editor, ir::LibraryNode& node, const std::string& implementation = "pure");
 
 struct ExpandReport {
   int expanded = 0;

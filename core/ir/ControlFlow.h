@@ -55,6 +55,12 @@ public:
   InterstateEdge* addEdge(std::unique_ptr<InterstateEdge> edge);
   std::unique_ptr<ControlFlowBlock> removeBlock(ElementId id); // also removes its interstate edges
   std::unique_ptr<InterstateEdge> removeEdge(ElementId id);
+  // Journal primitives (core/edit): out and back in at the same position, ids unchanged.
+  // detachBlock requires the block to have no interstate edges left; it leaves the start block alone.
+  std::unique_ptr<ControlFlowBlock> detachBlock(ElementId id, size_t* position);
+  ControlFlowBlock* attachBlock(std::unique_ptr<ControlFlowBlock> block, size_t position);
+  std::unique_ptr<InterstateEdge> detachEdge(ElementId id, size_t* position);
+  InterstateEdge* attachEdge(std::unique_ptr<InterstateEdge> edge, size_t position);
 
   ControlFlowBlock* block(ElementId id) const;
   ControlFlowBlock* blockByLabel(std::string_view label) const;

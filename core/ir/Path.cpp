@@ -106,7 +106,79 @@ std::string pathOf(const Sdfg& root, ElementId id) {
   return out;
 }
 
+namespace {
+
+// Descends segment by segment (no index of the whole tree); nullptr when a segment is not a plain
+// label lookup (edges) or matches nothing, in which case the caller falls back to the full index.
+Element* descend(const Sdfg& root, std::string_view path) {
+  std::vector<std::string_view> segs;
+  for (size_t s = 0;;) {
+    size_t c = path.find('/', s);
+    segs.push_back(path.substr(s, c == std::string_view::npos ? std::string_view::npos : c - s));
+    if (c == std::string_view::npos) break;
+    s = c + 1;
+  }
+  if (segs.empty() || segs[0] != root.name()) return nullptr;
+  Element* cur = const_cast<Sdfg*>(&root);
+  for (size_t i = 1; i < segs.size(); ++i) {
+    std::string_view seg = segs[i];
+    bool last = i + 1 == segs.size();
+    if (seg.find("->") != std::string_view::npos || seg.find("=>") != std::string_view::npos) return nullptr;
+    Element* next = nullptr;
+    if (auto* st = dynamic_cast<State*>(cur)) {
+      next = st->nodeByLabel(seg);
+    } else if (auto* ns = dynamic_cast<NestedSdfgNode*>(cur)) {
+      if (last && ns->sdfg().name() == seg) next = &ns->sdfg();
+      else next = ns->sdfg().blockByLabel(seg);
+      if (!next && seg.size() > 1 && seg[0] == '@') next = ns->sdfg().findData(seg.substr(1));
+    } else if (auto* lib = dynamic_cast<LibraryNode*>(cur)) {
+      next = lib->subgraph(seg);
+    } else if (auto* c = dynamic_cast<ConditionalRegion*>(cur)) {
+      for (auto& b : c->branches())
+        if (b->label() == seg) next = b.get();
+    } else if (auto* r = dynamic_cast<ControlFlowRegion*>(cur)) {
+      if (seg.size() > 1 && seg[0] == '@') {
+        if (auto* sd = dynamic_cast<Sdfg*>(r)) next = sd->findData(seg.substr(1));
+      } else {
+        next = r->blockByLabel(seg);
+      }
+    }
+    if (!next) return nullptr;
+    cur = next;
+  }
+  return cur;
+}
+
+} // namespace
+
+std::string pathOf(const ControlFlowBlock& block) {
+  std::string p;
+  const ControlFlowBlock* b = &block;
+  while (b) {
+    if (b->kind() == ElementKind::Sdfg) {
+      auto* s = static_cast<const Sdfg*>(b);
+      Node* owner = s->parentNode();
+      if (!owner) return p.empty() ? s->name() : s->name() + "/" + p;
+      if (auto* lib = dynamic_cast<LibraryNode*>(owner)) {
+        for (auto& g : lib->subgraphs())
+          if (g.sdfg.get() == s) p = p.empty() ? g.name : g.name + "/" + p;
+      } else if (p.empty()) {
+        p = s->name(); // a nested SDFG itself: "<node>/<name>"
+      }
+      return pathOf(*owner) + "/" + p;
+    }
+    p = p.empty() ? b->label() : b->label() + "/" + p;
+    b = b->parent();
+  }
+  return p;
+}
+
+std::string pathOf(const Node& node) {
+  return node.parent() ? pathOf(*node.parent()) + "/" + node.label() : node.label();
+}
+
 Expected<Element*> resolvePath(const Sdfg& root, std::string_view path) {
+  if (Element* e = descend(root, path)) return e;
   PathIndex idx(root);
   if (ElementId id = idx.idOf(path)) return idx.element(id);
   // Find the longest prefix that exists, to say which segment is wrong.

@@ -37,6 +37,11 @@ private:
 };
 
 std::string pathOf(const Sdfg& root, ElementId id);
+class Node;
+class ControlFlowBlock;
+// The path of a node or block attached to a tree, computed upwards (no walk of the tree).
+std::string pathOf(const Node& node);
+std::string pathOf(const ControlFlowBlock& block);
 // Resolves a path; the error names the first segment that matches nothing.
 Expected<Element*> resolvePath(const Sdfg& root, std::string_view path);
 // True if a label can be a path segment (non-empty, no '/', no leading '@', no "->" or "=>").

@@ -32,6 +32,9 @@ public:
   DataDescriptor* addScalar(const std::string& name, DType dtype, bool transient = false);
   DataDescriptor* findData(std::string_view name) const;
   std::unique_ptr<DataDescriptor> removeData(std::string_view name);
+  // Journal primitives (core/edit): out and back in at the same position, id unchanged.
+  std::unique_ptr<DataDescriptor> detachData(std::string_view name, size_t* position);
+  DataDescriptor* attachData(std::unique_ptr<DataDescriptor> desc, size_t position);
 
   // Symbols (name -> integer type), ordered by name.
   const std::map<std::string, DType>& symbols() const { return symbols_; }

@@ -65,6 +65,40 @@ std::unique_ptr<DataflowEdge> State::removeEdge(ElementId id) {
   return out;
 }
 
+std::unique_ptr<Node> State::detachNode(ElementId id, size_t* position) {
+  auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](auto& n) { return n->id() == id; });
+  if (it == nodes_.end()) return nullptr;
+  *position = size_t(it - nodes_.begin());
+  auto out = std::move(*it);
+  nodes_.erase(it);
+  reindex();
+  out->setParent(nullptr);
+  return out;
+}
+
+Node* State::attachNode(std::unique_ptr<Node> node, size_t position) {
+  node->setParent(this);
+  Node* raw = node.get();
+  nodes_.insert(nodes_.begin() + std::min(position, nodes_.size()), std::move(node));
+  reindex();
+  return raw;
+}
+
+std::unique_ptr<DataflowEdge> State::detachEdge(ElementId id, size_t* position) {
+  auto it = std::find_if(edges_.begin(), edges_.end(), [&](auto& e) { return e->id() == id; });
+  if (it == edges_.end()) return nullptr;
+  *position = size_t(it - edges_.begin());
+  auto out = std::move(*it);
+  edges_.erase(it);
+  return out;
+}
+
+DataflowEdge* State::attachEdge(std::unique_ptr<DataflowEdge> edge, size_t position) {
+  DataflowEdge* raw = edge.get();
+  edges_.insert(edges_.begin() + std::min(position, edges_.size()), std::move(edge));
+  return raw;
+}
+
 void State::reindex() {
   byId_.clear();
   byLabel_.clear();

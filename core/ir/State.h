@@ -44,6 +44,12 @@ public:
   DataflowEdge* addEdge(std::unique_ptr<DataflowEdge> edge);
   std::unique_ptr<Node> removeNode(ElementId id); // also removes its edges
   std::unique_ptr<DataflowEdge> removeEdge(ElementId id);
+  // Journal primitives (core/edit): take an element out keeping its id and report where it was, and
+  // put it back at that position unchanged. detachNode requires the node to have no edges left.
+  std::unique_ptr<Node> detachNode(ElementId id, size_t* position);
+  Node* attachNode(std::unique_ptr<Node> node, size_t position);
+  std::unique_ptr<DataflowEdge> detachEdge(ElementId id, size_t* position);
+  DataflowEdge* attachEdge(std::unique_ptr<DataflowEdge> edge, size_t position);
 
   Node* node(ElementId id) const;
   Node* nodeByLabel(std::string_view label) const;
