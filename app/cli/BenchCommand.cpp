@@ -3,6 +3,7 @@
 #include "app/cli/Cli.h"
 
 #include "codegen/run/PreparedModel.h"
+#include "codegen/run/RandomInputs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,26 +47,9 @@ std::function<int()> setupBench(CLI::App& sub) {
     auto prepared = codegen::prepareModel(o->model, opts);
     if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
     auto& p = std::get<codegen::PreparedModel>(prepared);
-    std::mt19937 rng(0);
-    std::uniform_real_distribution<float> uf(-1.f, 1.f);
-    std::vector<Tensor> inputs;
-    for (auto& a : p.executor->code().signature.args) {
-      if (a.role != codegen::ProgramArg::Role::Input) continue;
-      Tensor t;
-      t.dtype = a.dtype;
-      for (auto& e : a.shape) {
-        auto v = e.evaluate(dims);
-        t.dims.push_back(v ? *v : 1);
-      }
-      auto bytes = std::make_shared<std::string>(size_t(t.elementCount()) * dtypeSize(a.dtype), '\0');
-      if (a.dtype == DType::Float32)
-        for (int64_t i = 0; i < t.elementCount(); ++i) {
-          float v = uf(rng);
-          std::memcpy(bytes->data() + i * 4, &v, 4);
-        }
-      t.bytes = bytes;
-      inputs.push_back(std::move(t));
-    }
+    auto random = codegen::randomInputs(p.executor->code().signature, 0, dims);
+    if (!random) return reportError(random.error());
+    std::vector<Tensor> inputs = std::move(*random);
     for (int i = 0; i < o->warmup; ++i)
       if (auto r = p.executor->run(inputs); !r) return reportError(r.error());
     std::vector<double> ms;

@@ -4,6 +4,7 @@
 #include "app/cli/Cli.h"
 
 #include "codegen/run/PreparedModel.h"
+#include "codegen/run/RandomInputs.h"
 #include "core/onnx/TensorFile.h"
 
 #include <cstring>
@@ -17,43 +18,6 @@ namespace dcw::cli {
 namespace fs = std::filesystem;
 using namespace dcw::ir;
 
-namespace {
-
-// Random values of the argument's dtype; symbolic dims take 1 unless a --dim gives a value.
-Expected<Tensor> randomTensor(const codegen::ProgramArg& a, std::mt19937_64& rng, const std::map<std::string, int64_t>& dims) {
-  Tensor t;
-  t.dtype = a.dtype;
-  for (auto& e : a.shape) {
-    auto v = e.evaluate(dims);
-    if (!v) {
-      if (e.isSymbol()) t.dims.push_back(1);
-      else return fail("input '" + a.name + "'", "dimension " + e.str() + " cannot be chosen", "give its symbols with --dim NAME=VALUE");
-    } else {
-      t.dims.push_back(*v);
-    }
-  }
-  size_t n = size_t(t.elementCount());
-  auto bytes = std::make_shared<std::string>(n * dtypeSize(a.dtype), '\0');
-  std::uniform_real_distribution<float> uf(-1.f, 1.f);
-  std::uniform_int_distribution<int> ui(0, 9);
-  for (size_t i = 0; i < n; ++i) {
-    char* p = bytes->data() + i * dtypeSize(a.dtype);
-    switch (a.dtype) {
-    case DType::Float32: { float v = uf(rng); std::memcpy(p, &v, 4); break; }
-    case DType::Float64: { double v = uf(rng); std::memcpy(p, &v, 8); break; }
-    case DType::Int64: { int64_t v = ui(rng); std::memcpy(p, &v, 8); break; }
-    case DType::Int32: { int32_t v = ui(rng); std::memcpy(p, &v, 4); break; }
-    case DType::Bool: { uint8_t v = ui(rng) & 1; std::memcpy(p, &v, 1); break; }
-    case DType::UInt8: case DType::Int8: { uint8_t v = uint8_t(ui(rng)); std::memcpy(p, &v, 1); break; }
-    default: return fail("input '" + a.name + "'", "random values of dtype " + std::string(dtypeName(a.dtype)) + " are not supported",
-                         "give the inputs with --inputs DIR");
-    }
-  }
-  t.bytes = bytes;
-  return t;
-}
-
-} // namespace
 
 std::function<int()> setupRun(CLI::App& sub) {
   struct Opts {
@@ -115,13 +79,9 @@ std::function<int()> setupRun(CLI::App& sub) {
     auto& p = std::get<codegen::PreparedModel>(prepared);
     const auto& sig = p.executor->code().signature;
     if (o->random) {
-      std::mt19937_64 rng(o->seed);
-      for (auto& a : sig.args)
-        if (a.role == codegen::ProgramArg::Role::Input) {
-          auto t = randomTensor(a, rng, dims);
-          if (!t) return reportError(t.error());
-          inputs.push_back(std::move(*t));
-        }
+      auto r = codegen::randomInputs(sig, o->seed, dims);
+      if (!r) return reportError(r.error());
+      inputs = std::move(*r);
     }
     auto out = p.executor->run(inputs);
     if (!out) return reportError(out.error());
