@@ -80,6 +80,23 @@ void GraphCanvas::setSdfg(const ir::Sdfg* sdfg) {
   relayout();
 }
 
+void GraphCanvas::modelEdited() {
+  if (!sdfg_) return;
+  tree_ = ElementTree(*sdfg_);
+  if (selected_ != kNoId && !tree_.find(selected_)) selected_ = kNoId;
+  hits_.clear();
+  current_ = -1;
+  preview_.clear();
+  fitPending_ = false;
+  relayout();
+}
+
+void GraphCanvas::setPreview(std::vector<ElementId> ids) {
+  preview_ = std::move(ids);
+  for (ElementId id : preview_) reveal(id);
+  refreshMatches();
+}
+
 void GraphCanvas::setExpansionProvider(VisualGraph::ExpansionProvider provider,
                                        std::function<bool(const ir::LibraryNode&)> canExpand) {
   options_.expansions = std::move(provider);
@@ -369,6 +386,10 @@ void GraphCanvas::refreshMatches() {
     if (v < 0) continue;
     unsigned char m = int(k) == current_ ? 2 : 1;
     paint_.match[size_t(v)] = std::max(paint_.match[size_t(v)], m);
+  }
+  for (ElementId id : preview_) {
+    int v = graph_->find(id);
+    if (v >= 0) paint_.match[size_t(v)] = 2;
   }
   viewport()->update();
 }

@@ -44,6 +44,11 @@ public:
   // after an edit. Expansion state and layout cache are reset; the first layout fits the view.
   void setSdfg(const ir::Sdfg* sdfg);
   const ir::Sdfg* sdfg() const { return sdfg_; }
+  // The shown SDFG was edited in place (a command, undo, redo): re-lay it out keeping the view, the
+  // open containers that still exist and the layouts of unchanged containers.
+  void modelEdited();
+  // Elements a previewed transformation would touch, highlighted like the current search hit (empty: none).
+  void setPreview(std::vector<ir::ElementId> ids);
   // Where library nodes' implementations come from; takes effect with the next setSdfg().
   void setExpansionProvider(VisualGraph::ExpansionProvider provider,
                             std::function<bool(const ir::LibraryNode&)> canExpand = {});
@@ -127,6 +132,7 @@ private:
   void applyLayout(std::shared_ptr<Job> job);
   void rebuildScene();
   void refreshMatches();
+  std::vector<ir::ElementId> preview_;
   void refreshOverlay();
   void refreshSelection();
   void centerOnElement(ir::ElementId id);

@@ -1,15 +1,22 @@
 #include "app/gui/MainWindow.h"
+#include "app/gui/SessionTypes.h"
 
 #include "codegen/cpu/CppGenerator.h"
 #include "codegen/run/PreparedModel.h"
+#include "core/expansions/ExpandPass.h"
 #include "core/analysis/Cost.h"
 #include "core/analysis/ModelSummary.h"
+#include "core/edit/History.h"
 #include "core/io/ModelFile.h"
+#include "core/support/Sha256.h"
+#include "transforms/Project.h"
+#include "transforms/Script.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "views/CodeView.h"
+#include "views/HistoryModel.h"
 #include "views/GraphCanvas.h"
 #include "views/OutlineModel.h"
 #include "views/PropertyModel.h"
@@ -90,12 +97,6 @@ struct CodeResult {
   QString error;
 };
 
-struct MainWindow::Model {
-  io::LoadedModel loaded;
-  analysis::ModelSummary summary;
-  analysis::CostReport cost;
-  std::unique_ptr<views::PureExpansions> pure; // library nodes' `pure` implementations, shown in place
-};
 
 // Runs on a worker thread: touches no widget and nothing of the window.
 static std::shared_ptr<LoadResult> loadInBackground(const QString& path) {
@@ -127,13 +128,32 @@ static std::shared_ptr<LoadResult> loadInBackground(const QString& path) {
 
 // Runs on a worker thread on its own copy of the model (loaded again and expanded), so the model on
 // screen is never changed.
-static std::shared_ptr<CodeResult> generateInBackground(const QString& path) {
+static std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps) {
   auto r = std::make_shared<CodeResult>();
   r->path = path;
   try {
-    auto m = codegen::loadExpanded(path.toStdString());
+    auto m = io::loadModel(path.toStdString());
     if (!m) {
       r->error = failureText(path, m.error());
+      return r;
+    }
+    {
+      edit::History h(*m->sdfg); // the steps of the history on screen, replayed on this copy
+      h.validateEachStep = false;
+      for (auto& line : steps) {
+        auto cmd = transforms::parseCommand(line, "history");
+        if (!cmd) {
+          r->error = failureText(path, cmd.error());
+          return r;
+        }
+        if (auto ok = h.execute(std::move(*cmd)); !ok) {
+          r->error = failureText(path, ok.error());
+          return r;
+        }
+      }
+    }
+    if (auto ex = expansions::expandAll(*m->sdfg); !ex) {
+      r->error = failureText(path, ex.error());
       return r;
     }
     auto code = codegen::generateCpp(*m->sdfg);
@@ -162,6 +182,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createDocks();
   createCanvasToolbar();
   createActions();
+  createEditing();
 
   busy_ = new QProgressBar(this);
   busy_->setObjectName(QStringLiteral("loadProgress"));
@@ -566,7 +587,20 @@ void MainWindow::showOpenDialog() {
   openFile(path);
 }
 
-void MainWindow::openFile(const QString& path) {
+void MainWindow::openFile(const QString& requested) {
+  QString path = requested;
+  pendingProject_.reset();
+  if (path.endsWith(QStringLiteral(".dcwproj"), Qt::CaseInsensitive)) {
+    auto project = transforms::loadProject(path.toStdString());
+    if (!project) {
+      QString message = failureText(path, project.error());
+      emit loadFailed(message);
+      if (showsDialogs_) QMessageBox::critical(this, tr("Cannot open project"), message);
+      return;
+    }
+    pendingProject_ = std::make_shared<PendingProject>(PendingProject{path, std::move(*project)});
+    path = QString::fromStdString(pendingProject_->project.model);
+  }
   const quint64 serial = ++loadSerial_;
   setBusy(true);
   statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
@@ -593,6 +627,7 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
     statusBar()->showMessage(tr("Could not open %1").arg(r ? QFileInfo(r->path).fileName() : QString()), 10000);
     emit loadFailed(message);
     if (showsDialogs_) QMessageBox::critical(this, tr("Cannot open model"), message);
+    pendingProject_.reset();
     return; // the previous model stays on screen
   }
 
@@ -603,6 +638,8 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   // Point the views at the new SDFG before the old one is destroyed.
   selection_->clear();
   outline_->setSdfg(next->loaded.sdfg.get());
+  next->history = std::make_unique<edit::History>(*next->loaded.sdfg);
+  if (auto sha = sha256File(r->path.toStdString())) next->sha256 = *sha;
   next->pure = std::make_unique<views::PureExpansions>(*next->loaded.sdfg);
   views::PureExpansions* pure = next->pure.get();
   canvas_->setSdfg(nullptr); // the old provider goes with the old model
@@ -618,15 +655,7 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   refreshInspector();
   refreshTotals();
   setOverlay(overlay_);
-  QModelIndex root = outline_->index(0, 0);
-  outlineView_->expand(root);
-  // Open the states too when there are few of them (a typical imported model has one).
-  if (outline_->rowCount(root) <= 4)
-    for (int i = 0; i < outline_->rowCount(root); ++i) {
-      QModelIndex child = outline_->index(i, 0, root);
-      if (outline_->data(child, views::OutlineModel::ElementKindRole).toInt() == int(ir::ElementKind::State))
-        outlineView_->expand(child);
-    }
+  expandOutlineTop();
 
   const auto& s = model_->summary;
   auto plural = [](qint64 n, const QString& one, const QString& many) {
@@ -636,18 +665,33 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
                       plural(s.stateCount, tr("state"), tr("states")) + QStringLiteral(" · ") +
                       plural(problems_->count(), tr("problem"), tr("problems")));
   statusBar()->showMessage(tr("Opened %1 in %2 ms").arg(QFileInfo(file_).fileName()).arg(r->elapsedMs), 10000);
-  addRecentFile(file_);
-  updateTitle();
-  generateCode();
+  addRecentFile(pendingProject_ ? projectFileOf(*pendingProject_) : file_);
+  projectFile_.clear();
+  if (pendingProject_) restorePendingProject();
+  historyModel_->setHistory(model_->history.get());
+  afterHistoryChange();
   emit modelLoaded(file_);
 }
 
 // ---- generated code -------------------------------------------------------------------------------
 
+void MainWindow::expandOutlineTop() {
+  QModelIndex root = outline_->index(0, 0);
+  outlineView_->expand(root);
+  // Open the states too when there are few of them (a typical imported model has one).
+  if (outline_->rowCount(root) <= 4)
+    for (int i = 0; i < outline_->rowCount(root); ++i) {
+      QModelIndex child = outline_->index(i, 0, root);
+      if (outline_->data(child, views::OutlineModel::ElementKindRole).toInt() == int(ir::ElementKind::State))
+        outlineView_->expand(child);
+    }
+}
+
 void MainWindow::generateCode() {
   const quint64 serial = ++codeSerial_;
   generatingCode_ = true;
   code_->setMessage(tr("Generating code for %1…").arg(QFileInfo(file_).fileName()));
+  if (!model_) return;
   using Watcher = QFutureWatcher<std::shared_ptr<CodeResult>>;
   auto* watcher = new Watcher(this);
   connect(watcher, &Watcher::finished, this, [this, watcher, serial] {
@@ -655,7 +699,7 @@ void MainWindow::generateCode() {
     if (serial != codeSerial_) return; // a newer model is being generated
     finishCode(watcher->result());
   });
-  watcher->setFuture(QtConcurrent::run(&generateInBackground, file_));
+  watcher->setFuture(QtConcurrent::run(&generateInBackground, file_, scriptLines(model_ && model_->history ? model_->history->position() : 0)));
 }
 
 void MainWindow::finishCode(std::shared_ptr<CodeResult> r) {
@@ -737,6 +781,7 @@ void MainWindow::restoreLayout() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  removeAutosave(); // a normal close: nothing to recover
   QSettings s;
   s.setValue(kGeometryKey, saveGeometry());
   s.setValue(kStateKey, saveState());

@@ -23,6 +23,8 @@
 #include <QMainWindow>
 #include <QStringList>
 
+#include <atomic>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -36,10 +38,15 @@ class QListWidget;
 class QListWidgetItem;
 class QMenu;
 class QProgressBar;
+class QListView;
 class QTreeView;
 
 namespace dcw::ir {
 class Sdfg;
+}
+namespace dcw::edit {
+class Command;
+class History;
 }
 namespace dcw::analysis {
 struct CostReport;
@@ -47,6 +54,8 @@ struct CostReport;
 namespace dcw::views {
 class CodeView;
 class GraphCanvas;
+class HistoryModel;
+class TransformationsPanel;
 class OutlineModel;
 class PropertyModel;
 class Selection;
@@ -58,6 +67,8 @@ class WeightView;
 namespace dcw::gui {
 
 struct LoadResult; // what the worker thread hands back (MainWindow.cpp)
+struct VerifyResult; // what the verification worker hands back (MainWindowEditing.cpp)
+struct PendingProject; // a project whose model is loading (MainWindowEditing.cpp)
 struct CodeResult; // what the code-generation worker hands back (MainWindow.cpp)
 
 class MainWindow : public QMainWindow {
@@ -109,6 +120,36 @@ public:
   views::CodeView* codeView() const { return code_; }
   bool isGeneratingCode() const { return generatingCode_; }
   QLineEdit* searchField() const { return searchEdit_; }
+
+  // ---- editing (MainWindowEditing.cpp) ----
+  // Every change is a command executed through the model's history (core/edit/History.h); the
+  // panels emit script lines as intent and the window parses and executes them. Failures are shown
+  // (status bar, commandFailed) and change nothing.
+  bool executeCommand(const QString& scriptLine);
+  bool execute(std::unique_ptr<edit::Command> command);
+  const edit::History* history() const;
+  void undo();
+  void redo();
+  void jumpTo(int position);
+  // File > Export script: the history up to the current step as a DCW script.
+  bool exportScript(const QString& path, QString* error = nullptr);
+  // Projects: the model and its whole history (.dcwproj). Opening one goes through openFile().
+  bool saveProject(const QString& path, QString* error = nullptr);
+  QString projectFile() const { return projectFile_; }
+  // Autosave: after every change the session is written to autosavePath(); it is removed when the
+  // project is saved or the window closes normally. recoverableSession() finds one left by a crash.
+  QString autosavePath() const;
+  static QStringList recoverableSessions();
+  // Runs the model before (at step `from`) and after (at step `to`, -1: the current step) on the
+  // same random inputs in the background; emits verifyFinished with the largest difference.
+  void verify(int from = 0, int to = -1);
+  void cancelVerify();
+  bool isVerifying() const { return verifying_; }
+  // Auto-optimize: one history step applying the default pipeline.
+  bool autoOptimize();
+  views::TransformationsPanel* transformationsPanel() const { return transforms_; }
+  views::HistoryModel* historyModel() const { return historyModel_; }
+  QListView* historyView() const { return historyView_; }
   QLabel* totalsLabel() const { return totals_; }
 
 signals:
@@ -117,6 +158,10 @@ signals:
   void loadingChanged(bool loading);
   // The Code panel has new content for `path` (generated code, or the reason there is none).
   void codeGenerated(const QString& path, bool ok);
+  void historyChanged();                       // a command, undo, redo or jump
+  void commandFailed(const QString& message);  // "<where>: <problem>[; <hint>]"
+  void verifyFinished(bool ok, double maxAbsDiff, const QString& message);
+  void verifyProgress(int percent, const QString& stage);
 
 protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -145,6 +190,16 @@ private:
   void finishCode(std::shared_ptr<CodeResult> result);
   void highlightCode(ir::ElementId id);
   void selectCodePath(const QString& path);
+  void createEditing();
+  void expandOutlineTop();
+  void afterHistoryChange();
+  void refreshTransformations();
+  void finishVerify(std::shared_ptr<VerifyResult> result);
+  std::vector<std::string> scriptLines(size_t upTo) const;
+  void writeAutosave();
+  void restorePendingProject();
+  static QString projectFileOf(const PendingProject& p);
+  void removeAutosave();
 
   struct Model;                  // the loaded model, its summary and cost (MainWindow.cpp)
   std::unique_ptr<Model> model_; // what is on screen; nullptr when nothing is open
@@ -185,6 +240,18 @@ private:
   QLabel* modelInfo_ = nullptr;
   QLabel* totals_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  views::TransformationsPanel* transforms_ = nullptr;
+  QDockWidget* transformsDock_ = nullptr;
+  views::HistoryModel* historyModel_ = nullptr;
+  QListView* historyView_ = nullptr;
+  QDockWidget* historyDock_ = nullptr;
+  QAction* undoAction_ = nullptr;
+  QAction* redoAction_ = nullptr;
+  QString projectFile_;
+  std::shared_ptr<PendingProject> pendingProject_;
+  bool verifying_ = false;
+  quint64 verifySerial_ = 0;
+  std::shared_ptr<std::atomic<bool>> verifyCancel_;
 };
 
 } // namespace dcw::gui

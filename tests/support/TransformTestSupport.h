@@ -145,6 +145,42 @@ inline bool checkSteps(ir::Sdfg& model, std::vector<std::unique_ptr<edit::Comman
   return true;
 }
 
+// Applies a given transformation object (not looked up in the registry) at a match: lets a suite test
+// a transformation by itself. Same checks as ApplyTransformation: options, canApply, then apply.
+class ApplyDirect : public edit::Command {
+public:
+  ApplyDirect(const transforms::Transformation& t, transforms::Match m) : t_(t), m_(std::move(m)) {}
+  std::string scriptLine() const override { return "apply " + m_.str(); }
+  std::string title() const override { return m_.transformation; }
+  Expected<void> execute(edit::Editor& ed) const override {
+    if (auto r = t_.checkOptions(m_, m_.transformation); !r) return r;
+    Diagnostics why;
+    if (!t_.canApply(m_, ed.root(), &why))
+      return fail(m_.transformation, "does not apply: " + (why.firstError() ? why.firstError()->message : std::string("?")));
+    return t_.apply(m_, ed);
+  }
+
+private:
+  const transforms::Transformation& t_;
+  transforms::Match m_;
+};
+
+// Structural + numerical check of one transformation object at one match.
+inline bool checkTransformation(ir::Sdfg& model, const transforms::Transformation& t, transforms::Match m,
+                                double tolerance = 1e-5, bool numeric = true) {
+  std::vector<std::unique_ptr<edit::Command>> v;
+  v.push_back(std::make_unique<ApplyDirect>(t, std::move(m)));
+  return checkSteps(model, std::move(v), tolerance, numeric);
+}
+
+// The structural matches of a transformation object that canApply accepts.
+inline std::vector<transforms::Match> applicableMatches(const ir::Sdfg& s, const transforms::Transformation& t) {
+  std::vector<transforms::Match> out;
+  for (auto& m : transforms::enumerateMatches(t, s))
+    if (t.canApply(m, s, nullptr)) out.push_back(m);
+  return out;
+}
+
 inline std::unique_ptr<edit::Command> applyCmd(transforms::Match m) {
   return std::make_unique<transforms::ApplyTransformation>(std::move(m));
 }

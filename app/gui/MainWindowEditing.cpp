@@ -1,0 +1,478 @@
+// The editing half of the main window: the history (undo, redo, jumps), the transformations and
+// history panels, script export, projects with autosave and recovery, background verification and
+// auto-optimize. Every change goes through the model's edit::History; views only emit intent.
+#include "app/gui/MainWindow.h"
+#include "app/gui/SessionTypes.h"
+
+#include "codegen/run/Executor.h"
+#include "codegen/run/PreparedModel.h"
+#include "codegen/run/RandomInputs.h"
+#include "core/analysis/Cost.h"
+#include "core/analysis/ModelSummary.h"
+#include "core/edit/History.h"
+#include "core/expansions/ExpandPass.h"
+#include "core/io/ModelFile.h"
+#include "core/ir/Validate.h"
+#include "core/support/Sha256.h"
+#include "transforms/AutoOptimize.h"
+#include "transforms/Project.h"
+#include "transforms/Script.h"
+#include "views/CodeView.h"
+#include "views/GraphCanvas.h"
+#include "views/HistoryModel.h"
+#include "views/OutlineModel.h"
+#include "views/PureExpansions.h"
+#include "views/Selection.h"
+#include "views/SummaryView.h"
+#include "views/SymbolsView.h"
+#include "views/TransformationsPanel.h"
+
+#include <QAction>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QListView>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QProgressDialog>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <fstream>
+#include <sstream>
+
+namespace dcw::gui {
+
+// The model as MainWindow.cpp defines it (the loaded SDFG, its history, summary and cost).
+struct MainWindowModelAccess;
+
+namespace {
+
+QString autosaveDir() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave");
+}
+
+} // namespace
+
+void MainWindow::createEditing() {
+  transforms_ = new views::TransformationsPanel;
+  transforms_->setObjectName(QStringLiteral("transformationsPanel"));
+  transformsDock_ = new QDockWidget(tr("Transformations"), this);
+  transformsDock_->setObjectName(QStringLiteral("transformationsDock"));
+  transformsDock_->setWidget(transforms_);
+  addDockWidget(Qt::RightDockWidgetArea, transformsDock_);
+  tabifyDockWidget(inspectorDock_, transformsDock_);
+  inspectorDock_->raise();
+  connect(transforms_, &views::TransformationsPanel::applyRequested, this, [this](const QString& line) { executeCommand(line); });
+  connect(transforms_, &views::TransformationsPanel::previewRequested, this, [this](const QList<qulonglong>& ids) {
+    canvas_->setPreview(std::vector<ir::ElementId>(ids.begin(), ids.end()));
+  });
+
+  historyModel_ = new views::HistoryModel(this);
+  historyView_ = new QListView;
+  historyView_->setObjectName(QStringLiteral("historyView"));
+  historyView_->setModel(historyModel_);
+  historyView_->setUniformItemSizes(true);
+  connect(historyView_, &QListView::clicked, this, [this](const QModelIndex& index) { jumpTo(index.row()); });
+  historyDock_ = new QDockWidget(tr("History"), this);
+  historyDock_->setObjectName(QStringLiteral("historyDock"));
+  historyDock_->setWidget(historyView_);
+  addDockWidget(Qt::LeftDockWidgetArea, historyDock_);
+  splitDockWidget(outlineDock_, historyDock_, Qt::Vertical);
+
+  // File menu additions (before its Quit entry) and the Edit menu.
+  QMenu* file = menuBar()->actions().front()->menu();
+  QAction* quit = file->actions().back();
+  QAction* saveProj = new QAction(tr("&Save Project…"), this);
+  saveProj->setShortcut(QKeySequence::Save);
+  saveProj->setObjectName(QStringLiteral("actionSaveProject"));
+  connect(saveProj, &QAction::triggered, this, [this] {
+    QString path = projectFile_;
+    if (path.isEmpty())
+      path = QFileDialog::getSaveFileName(this, tr("Save Project"), QFileInfo(file_).completeBaseName() + ".dcwproj",
+                                          tr("DCW projects (*.dcwproj)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!saveProject(path, &error)) QMessageBox::critical(this, tr("Cannot save project"), error);
+  });
+  QAction* exportScriptAction = new QAction(tr("Export &Script…"), this);
+  exportScriptAction->setObjectName(QStringLiteral("actionExportScript"));
+  connect(exportScriptAction, &QAction::triggered, this, [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Script"), QFileInfo(file_).completeBaseName() + ".dcws",
+                                                tr("DCW scripts (*.dcws)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!exportScript(path, &error)) QMessageBox::critical(this, tr("Cannot export script"), error);
+  });
+  file->insertAction(quit, saveProj);
+  file->insertAction(quit, exportScriptAction);
+  file->insertSeparator(quit);
+
+  QMenu* edit = new QMenu(tr("&Edit"), this);
+  menuBar()->insertMenu(menuBar()->actions().at(1), edit);
+  undoAction_ = edit->addAction(tr("&Undo"), this, &MainWindow::undo);
+  undoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+  undoAction_->setObjectName(QStringLiteral("actionUndo"));
+  redoAction_ = edit->addAction(tr("&Redo"), this, &MainWindow::redo);
+  redoAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+  redoAction_->setObjectName(QStringLiteral("actionRedo"));
+  edit->addSeparator();
+  QAction* opt = edit->addAction(tr("&Auto-optimize"), this, [this] { autoOptimize(); });
+  opt->setObjectName(QStringLiteral("actionAutoOptimize"));
+  QAction* ver = edit->addAction(tr("&Verify Against the Imported Model"), this, [this] { verify(0, -1); });
+  ver->setObjectName(QStringLiteral("actionVerify"));
+  ver->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
+  QAction* verStep = edit->addAction(tr("Verify the Selected &History Step"), this, [this] {
+    int row = historyView_->currentIndex().row();
+    if (row >= 1) verify(row - 1, row);
+  });
+  verStep->setObjectName(QStringLiteral("actionVerifyStep"));
+  for (QAction* a : {undoAction_, redoAction_}) a->setEnabled(false);
+
+  // The panels follow the shared selection.
+  connect(selection_, &views::Selection::currentChanged, this, [this] { refreshTransformations(); });
+  for (QMenu* m : menuBar()->findChildren<QMenu*>())
+    if (m->title() == tr("&View")) {
+      m->addAction(transformsDock_->toggleViewAction());
+      m->addAction(historyDock_->toggleViewAction());
+    }
+}
+
+const edit::History* MainWindow::history() const { return model_ ? model_->history.get() : nullptr; }
+
+bool MainWindow::executeCommand(const QString& scriptLine) {
+  auto cmd = transforms::parseCommand(scriptLine.toStdString(), "command");
+  if (!cmd) {
+    QString message = QString::fromStdString(cmd.error().str());
+    statusBar()->showMessage(message, 10000);
+    emit commandFailed(message);
+    return false;
+  }
+  return execute(std::move(*cmd));
+}
+
+bool MainWindow::execute(std::unique_ptr<edit::Command> command) {
+  if (!model_ || !model_->history) return false;
+  QElapsedTimer t;
+  t.start();
+  std::string title = command->title();
+  auto r = model_->history->execute(std::move(command));
+  if (!r) {
+    QString message = QString::fromStdString(r.error().str());
+    statusBar()->showMessage(message, 10000);
+    emit commandFailed(message);
+    if (showsDialogs_) QMessageBox::warning(this, tr("Cannot apply"), message);
+    return false;
+  }
+  afterHistoryChange();
+  statusBar()->showMessage(tr("%1 (%2 ms)").arg(QString::fromStdString(title)).arg(t.elapsed()), 5000);
+  return true;
+}
+
+void MainWindow::undo() {
+  if (!model_ || !model_->history->canUndo()) return;
+  model_->history->undo();
+  afterHistoryChange();
+}
+
+void MainWindow::redo() {
+  if (!model_ || !model_->history->canRedo()) return;
+  model_->history->redo();
+  afterHistoryChange();
+}
+
+void MainWindow::jumpTo(int position) {
+  if (!model_ || position < 0 || size_t(position) == model_->history->position()) return;
+  model_->history->jumpTo(size_t(position));
+  afterHistoryChange();
+}
+
+void MainWindow::afterHistoryChange() {
+  if (!model_) return;
+  const ir::Sdfg& sdfg = *model_->loaded.sdfg;
+  // Library-node peeks are cached per element: the elements changed, so start over.
+  model_->pure = std::make_unique<views::PureExpansions>(sdfg);
+  views::PureExpansions* pure = model_->pure.get();
+  canvas_->setExpansionProvider([pure](const ir::LibraryNode& l) { return pure->get(l); },
+                                [pure](const ir::LibraryNode& l) { return pure->has(l); });
+  ir::ElementId keep = selection_->current();
+  model_->summary = analysis::summarize(sdfg);
+  model_->cost = analysis::analyzeCost(sdfg);
+  model_->loaded.validation = ir::validate(sdfg);
+  outline_->setSdfg(&sdfg);
+  expandOutlineTop();
+  canvas_->modelEdited();
+  summary_->setSummary(model_->summary);
+  symbols_->setSymbols(model_->cost.symbols);
+  fillProblems();
+  historyModel_->reset();
+  historyView_->setCurrentIndex(historyModel_->index(historyModel_->currentRow(), 0));
+  undoAction_->setEnabled(model_->history->canUndo());
+  redoAction_->setEnabled(model_->history->canRedo());
+  if (keep != ir::kNoId && !sdfg.findElement(keep)) keep = ir::kNoId;
+  selection_->clear();
+  if (keep != ir::kNoId) select(keep);
+  else refreshTransformations();
+  refreshInspector();
+  refreshTotals();
+  setOverlay(overlay_);
+  updateTitle();
+  generateCode();
+  writeAutosave();
+  emit historyChanged();
+}
+
+void MainWindow::refreshTransformations() {
+  if (!transforms_) return;
+  if (!model_) {
+    transforms_->setContext(nullptr, {});
+    return;
+  }
+  std::vector<ir::ElementId> anchors;
+  if (selection_->current() != ir::kNoId) anchors.push_back(selection_->current());
+  transforms_->setContext(model_->loaded.sdfg.get(), anchors);
+}
+
+std::vector<std::string> MainWindow::scriptLines(size_t upTo) const {
+  std::vector<std::string> out;
+  if (!model_ || !model_->history) return out;
+  for (size_t i = 0; i < upTo && i < model_->history->size(); ++i) {
+    std::stringstream ss(model_->history->command(i).scriptLine());
+    for (std::string l; std::getline(ss, l);)
+      if (!l.empty() && l[0] != '#') out.push_back(l);
+  }
+  return out;
+}
+
+bool MainWindow::exportScript(const QString& path, QString* error) {
+  if (!model_) {
+    if (error) *error = tr("No model is open");
+    return false;
+  }
+  std::string text = transforms::writeScript(*model_->history, QFileInfo(file_).absoluteFilePath().toStdString(), model_->sha256);
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.data(), qint64(text.size())) != qint64(text.size())) {
+    if (error) *error = tr("%1: cannot be written").arg(path);
+    return false;
+  }
+  statusBar()->showMessage(tr("Script written to %1 (%2 steps)").arg(path).arg(model_->history->position()), 5000);
+  return true;
+}
+
+bool MainWindow::saveProject(const QString& path, QString* error) {
+  if (!model_) {
+    if (error) *error = tr("No model is open");
+    return false;
+  }
+  auto p = transforms::projectOf(*model_->history, file_.toStdString(), model_->sha256);
+  if (auto r = transforms::saveProject(p, path.toStdString()); !r) {
+    if (error) *error = QString::fromStdString(r.error().str());
+    return false;
+  }
+  projectFile_ = path;
+  removeAutosave();
+  addRecentFile(path);
+  statusBar()->showMessage(tr("Project saved to %1").arg(path), 5000);
+  return true;
+}
+
+QString MainWindow::projectFileOf(const PendingProject& p) { return p.file; }
+
+void MainWindow::restorePendingProject() {
+  auto pending = std::move(pendingProject_);
+  pendingProject_.reset();
+  if (!pending || !model_) return;
+  if (!pending->project.sha256.empty() && pending->project.sha256 != model_->sha256)
+    statusBar()->showMessage(tr("Warning: %1 changed since the project was saved").arg(file_), 10000);
+  if (auto r = transforms::restoreProject(pending->project, *model_->history, pending->file.toStdString()); !r) {
+    QString message = QString::fromStdString(r.error().str());
+    emit commandFailed(message);
+    if (showsDialogs_) QMessageBox::warning(this, tr("Project only partly restored"), message);
+    return;
+  }
+  projectFile_ = pending->file;
+}
+
+QString MainWindow::autosavePath() const {
+  if (file_.isEmpty()) return {};
+  QByteArray key = QCryptographicHash::hash(QFileInfo(file_).absoluteFilePath().toUtf8(), QCryptographicHash::Sha1).toHex();
+  return autosaveDir() + "/" + QFileInfo(file_).completeBaseName() + "-" + QString::fromLatin1(key.left(12)) + ".dcwproj";
+}
+
+QStringList MainWindow::recoverableSessions() {
+  QDir dir(autosaveDir());
+  QStringList out;
+  for (const QFileInfo& f : dir.entryInfoList({QStringLiteral("*.dcwproj")}, QDir::Files, QDir::Time))
+    out << f.absoluteFilePath();
+  return out;
+}
+
+void MainWindow::writeAutosave() {
+  if (!model_ || model_->history->size() == 0) {
+    removeAutosave();
+    return;
+  }
+  QDir().mkpath(autosaveDir());
+  auto p = transforms::projectOf(*model_->history, file_.toStdString(), model_->sha256);
+  if (auto r = transforms::saveProject(p, autosavePath().toStdString()); !r)
+    statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromStdString(r.error().str())), 10000);
+}
+
+void MainWindow::removeAutosave() {
+  QString path = autosavePath();
+  if (!path.isEmpty()) QFile::remove(path);
+}
+
+// ---- verification -------------------------------------------------------------------------------
+
+namespace {
+
+// Loads the model, replays `steps`, expands and compiles it, runs it on `inputs` (made from `seed`
+// when empty). Runs on a worker thread on its own copy.
+Expected<std::vector<ir::Tensor>> runAt(const std::string& path, const std::vector<std::string>& steps,
+                                        std::vector<ir::Tensor>& inputs, const std::atomic<bool>& cancel) {
+  auto dims = codegen::dimsFromValues(path, {});
+  if (!dims) return dims.takeError();
+  io::LoadOptions lo;
+  lo.fixedDims = *dims;
+  auto m = io::loadModel(path, lo);
+  if (!m) return m.takeError();
+  {
+    edit::History h(*m->sdfg);
+    for (auto& line : steps) {
+      auto cmd = transforms::parseCommand(line, "history");
+      if (!cmd) return cmd.takeError();
+      if (auto r = h.execute(std::move(*cmd)); !r) return r.takeError();
+    }
+  }
+  if (cancel) return fail("verify", "cancelled");
+  if (auto r = expansions::expandAll(*m->sdfg); !r) return r.takeError();
+  auto ex = codegen::Executor::create(*m->sdfg);
+  if (!ex) return ex.takeError();
+  if (cancel) return fail("verify", "cancelled");
+  if (inputs.empty()) {
+    auto in = codegen::randomInputs((*ex)->code().signature, 1234);
+    if (!in) return in.takeError();
+    inputs = std::move(*in);
+  }
+  return (*ex)->run(inputs);
+}
+
+} // namespace
+
+void MainWindow::verify(int from, int to) {
+  if (!model_ || verifying_) return;
+  if (to < 0) to = int(model_->history->position());
+  from = std::clamp(from, 0, int(model_->history->size()));
+  to = std::clamp(to, 0, int(model_->history->size()));
+  const std::string path = file_.toStdString();
+  auto before = scriptLines(size_t(from));
+  auto after = scriptLines(size_t(to));
+  verifying_ = true;
+  verifyCancel_ = std::make_shared<std::atomic<bool>>(false);
+  const quint64 serial = ++verifySerial_;
+  auto cancel = verifyCancel_;
+  QProgressDialog* progress = nullptr;
+  if (showsDialogs_) {
+    progress = new QProgressDialog(tr("Verifying…"), tr("Cancel"), 0, 100, this);
+    progress->setWindowModality(Qt::NonModal);
+    progress->setMinimumDuration(0);
+    connect(progress, &QProgressDialog::canceled, this, &MainWindow::cancelVerify);
+    connect(this, &MainWindow::verifyProgress, progress, [progress](int p, const QString& stage) {
+      progress->setValue(p);
+      progress->setLabelText(stage);
+    });
+    connect(this, &MainWindow::verifyFinished, progress, &QObject::deleteLater);
+  }
+  busy_->setVisible(true);
+  auto report = [this, serial](int percent, QString stage) {
+    QMetaObject::invokeMethod(this, [this, serial, percent, stage] {
+      if (serial == verifySerial_) emit verifyProgress(percent, stage);
+    });
+  };
+  using Watcher = QFutureWatcher<std::shared_ptr<VerifyResult>>;
+  auto* watcher = new Watcher(this);
+  connect(watcher, &Watcher::finished, this, [this, watcher, serial] {
+    watcher->deleteLater();
+    if (serial != verifySerial_) return;
+    finishVerify(watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run([path, before, after, cancel, report, from, to]() {
+    auto r = std::make_shared<VerifyResult>();
+    QElapsedTimer t;
+    t.start();
+    try {
+      std::vector<ir::Tensor> inputs;
+      report(5, QObject::tr("Building the model at step %1…").arg(from));
+      auto a = runAt(path, before, inputs, *cancel);
+      if (*cancel) {
+        r->cancelled = true;
+        r->message = QObject::tr("Verification cancelled");
+        return r;
+      }
+      if (!a) {
+        r->message = QObject::tr("Step %1 does not run: %2").arg(from).arg(QString::fromStdString(a.error().str()));
+        return r;
+      }
+      report(50, QObject::tr("Building the model at step %1…").arg(to));
+      auto b = runAt(path, after, inputs, *cancel);
+      if (*cancel) {
+        r->cancelled = true;
+        r->message = QObject::tr("Verification cancelled");
+        return r;
+      }
+      if (!b) {
+        r->message = QObject::tr("Step %1 does not run: %2").arg(to).arg(QString::fromStdString(b.error().str()));
+        return r;
+      }
+      report(95, QObject::tr("Comparing outputs…"));
+      auto d = codegen::compareOutputs(*a, *b);
+      r->maxAbsDiff = d.maxAbs;
+      r->maxRelDiff = d.maxRel;
+      if (!d.mismatch.empty()) {
+        r->message = QObject::tr("The outputs differ: %1").arg(QString::fromStdString(d.mismatch));
+      } else {
+        r->ok = true;
+        r->message = QObject::tr("Steps %1 → %2: largest difference %3 (relative %4) over %5 outputs")
+                         .arg(from)
+                         .arg(to)
+                         .arg(d.maxAbs, 0, 'g', 3)
+                         .arg(d.maxRel, 0, 'g', 3)
+                         .arg(a->size());
+      }
+    } catch (const std::exception& e) {
+      r->message = QObject::tr("internal error while verifying: %1").arg(e.what());
+    }
+    r->elapsedMs = t.elapsed();
+    return r;
+  }));
+}
+
+void MainWindow::cancelVerify() {
+  if (verifyCancel_) *verifyCancel_ = true;
+}
+
+void MainWindow::finishVerify(std::shared_ptr<VerifyResult> r) {
+  verifying_ = false;
+  busy_->setVisible(loading_);
+  statusBar()->showMessage(r->message, 15000);
+  emit verifyFinished(r->ok, r->maxAbsDiff, r->message);
+  if (showsDialogs_ && !r->cancelled) {
+    if (r->ok) QMessageBox::information(this, tr("Verify"), r->message);
+    else QMessageBox::warning(this, tr("Verify"), r->message);
+  }
+}
+
+bool MainWindow::autoOptimize() {
+  if (!model_) return false;
+  return execute(std::make_unique<transforms::AutoOptimizeCommand>(transforms::AutoOptimizeOptions{}));
+}
+
+} // namespace dcw::gui

@@ -1,0 +1,41 @@
+// What the two halves of the main window (MainWindow.cpp: loading and viewing; MainWindowEditing.cpp:
+// the history and its panels) share: the model on screen, a project whose model is still loading,
+// and the result of a background verification run.
+#pragma once
+
+#include "app/gui/MainWindow.h"
+#include "core/analysis/Cost.h"
+#include "core/analysis/ModelSummary.h"
+#include "core/edit/History.h"
+#include "core/io/ModelFile.h"
+#include "transforms/Project.h"
+#include "views/PureExpansions.h"
+
+#include <QString>
+
+namespace dcw::gui {
+
+struct MainWindow::Model {
+  io::LoadedModel loaded;
+  std::unique_ptr<edit::History> history; // every change to `loaded.sdfg` goes through it
+  std::string sha256;                     // of the source file, for scripts and projects
+  analysis::ModelSummary summary;
+  analysis::CostReport cost;
+  std::unique_ptr<views::PureExpansions> pure; // library nodes' `pure` implementations, shown in place
+};
+
+struct PendingProject {
+  QString file;               // the .dcwproj
+  transforms::Project project;
+};
+
+struct VerifyResult {
+  bool ok = false;
+  bool cancelled = false;
+  double maxAbsDiff = 0;
+  double maxRelDiff = 0;
+  QString message;            // the verdict, or why there is none
+  qint64 elapsedMs = 0;
+};
+
+} // namespace dcw::gui

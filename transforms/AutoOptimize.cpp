@@ -1,0 +1,228 @@
+#include "transforms/AutoOptimize.h"
+
+#include "core/ir/MapNodes.h"
+#include "core/ir/Path.h"
+#include "core/ir/Validate.h"
+#include "transforms/ApplyTransformation.h"
+#include "transforms/Matcher.h"
+#include "transforms/ModelCommands.h"
+#include "transforms/TransformationRegistry.h"
+
+#include <set>
+
+namespace dcw::transforms {
+
+using namespace dcw::ir;
+
+const std::vector<std::string>& defaultPipeline() {
+  static const std::vector<std::string> p = {
+      // before expansion (besides every name of category "Graph")
+      "ElementwiseChainFusion",
+      // after expansion, in this order
+      "InlineNestedSDFG",
+      "StateFusion",
+      "MapFusion",
+      "TrivialMapElimination",
+      "MapCollapse",
+      "Vectorization",
+      "MapTiling",
+  };
+  return p;
+}
+
+namespace {
+
+constexpr const char* kBeforeExpansion[] = {"ElementwiseChainFusion"};
+constexpr size_t kMaxPassesPerTransformation = 200;
+
+// Whether a node lies inside some map: in its own state, or through the nodes (nested SDFGs,
+// library nodes) that contain its SDFG. Unknown scopes (malformed) count as inside.
+bool insideAnyMap(const Node& n) {
+  const State* st = n.parent();
+  if (!st) return false;
+  auto scopes = st->scopeOf();
+  if (!scopes) return true;
+  auto it = scopes->find(n.id());
+  if (it != scopes->end() && it->second) return true;
+  const Sdfg* sdfg = owningSdfg(st);
+  const Node* owner = sdfg ? sdfg->parentNode() : nullptr;
+  return owner ? insideAnyMap(*owner) : false;
+}
+
+bool isParallel(Schedule s) {
+  return s == Schedule::CpuMulticore || s == Schedule::GpuDevice || s == Schedule::GpuThreadBlock ||
+         s == Schedule::FpgaPipeline;
+}
+
+bool endsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Runs the pipeline; `exec` executes one command (true when it was applied and kept).
+class Pipeline {
+public:
+  using Exec = std::function<Expected<void>(std::unique_ptr<edit::Command>)>;
+  Pipeline(const Sdfg& root, const AutoOptimizeOptions& o, Exec exec) : root_(root), o_(o), exec_(std::move(exec)) {}
+
+  size_t run() {
+    const auto& reg = TransformationRegistry::instance();
+    const auto& names = o_.pipeline.empty() ? defaultPipeline() : o_.pipeline;
+    std::vector<const Transformation*> before, after;
+    for (auto& name : names) {
+      const Transformation* t = reg.find(name);
+      if (!t) {
+        log("skipped " + name + ": not registered");
+        continue;
+      }
+      bool early = t->category() == "Graph";
+      for (auto* b : kBeforeExpansion) early = early || name == b;
+      (early ? before : after).push_back(t);
+    }
+    for (auto* t : before) saturate(*t, {});
+    if (o_.expand)
+      if (const Transformation* e = reg.find("ExpandLibraryNode")) saturate(*e, {{"implementation", "pure"}});
+    for (auto* t : after) {
+      if (t->name() == "MapTiling") {
+        if (o_.tile) saturate(*t, {{"tile_sizes", o_.tileSizes}}, [this](const Match& m) { return tileable(m); });
+        continue;
+      }
+      saturate(*t, {});
+    }
+    if (o_.parallelize) parallelize();
+    if (steps_ >= o_.maxSteps) log("stopped: the step budget (" + std::to_string(o_.maxSteps) + ") is spent");
+    return steps_;
+  }
+
+private:
+  void log(const std::string& line) const {
+    if (o_.log) o_.log(line);
+  }
+  bool budgetLeft() const { return steps_ < o_.maxSteps; }
+
+  bool execute(std::unique_ptr<edit::Command> cmd) {
+    std::string line = cmd->scriptLine();
+    if (failed_.count(line)) return false;
+    auto r = exec_(std::move(cmd));
+    if (!r) {
+      failed_.insert(line);
+      log("skipped '" + line + "': " + r.error().str());
+      return false;
+    }
+    ++steps_;
+    return true;
+  }
+
+  // Applies `t` at every applicable match, again and again, until a pass applies nothing.
+  void saturate(const Transformation& t, const std::map<std::string, std::string>& options,
+                const std::function<bool(const Match&)>& filter = {}) {
+    MatchQuery q;
+    q.limitPerTransformation = o_.limitPerTransformation;
+    q.includeInapplicable = false;
+    size_t total = 0;
+    for (size_t pass = 0; pass < kMaxPassesPerTransformation && budgetLeft(); ++pass) {
+      size_t applied = 0;
+      for (auto& m : enumerateMatches(t, root_, q)) {
+        if (!budgetLeft()) break;
+        for (auto& [k, v] : options) m.options[k] = v;
+        if (failed_.count("apply " + m.str())) continue;
+        if (filter && !filter(m)) continue;
+        if (!t.canApply(m, root_, nullptr)) continue; // also drops matches an earlier step consumed
+        if (execute(std::make_unique<ApplyTransformation>(std::move(m)))) ++applied;
+      }
+      total += applied;
+      if (applied == 0) break;
+    }
+    if (total) log(std::string(t.name()) + ": " + std::to_string(total) + " steps");
+  }
+
+  // MapTiling once per map: only outermost maps that are no tile maps and whose schedule was not
+  // chosen as vectorized or unrolled (tiling inner maps or tile maps again would not end).
+  bool tileable(const Match& m) const {
+    auto it = m.elements.find("entry");
+    if (it == m.elements.end()) return false;
+    auto e = resolvePath(root_, it->second);
+    if (!e) return false;
+    auto* me = dynamic_cast<const MapEntry*>(*e);
+    if (!me || endsWith(me->label(), "_tiles")) return false;
+    if (me->schedule == Schedule::Vectorized || me->schedule == Schedule::Unrolled) return false;
+    return !insideAnyMap(*me);
+  }
+
+  void parallelize() {
+    std::vector<std::string> paths;
+    root_.forEachElement([&](const Element& e) {
+      auto* me = dynamic_cast<const MapEntry*>(&e);
+      if (!me || me->params.empty() || isParallel(me->schedule)) return;
+      if (me->schedule != Schedule::Default && me->schedule != Schedule::Sequential) return; // a deliberate choice
+      if (!insideAnyMap(*me)) paths.push_back(pathOf(*me));
+    });
+    size_t n = 0;
+    for (auto& p : paths) {
+      if (!budgetLeft()) break;
+      if (execute(std::make_unique<SetProperty>(p, "schedule", std::string(scheduleName(Schedule::CpuMulticore))))) ++n;
+    }
+    if (n) log("schedules: " + std::to_string(n) + " outermost maps set to cpu_multicore");
+  }
+
+  const Sdfg& root_;
+  const AutoOptimizeOptions& o_;
+  Exec exec_;
+  size_t steps_ = 0;
+  std::set<std::string> failed_; // script lines that failed once are not tried again
+};
+
+Expected<void> checkValid(const Sdfg& root) {
+  auto problems = validate(root);
+  if (const Diagnostic* d = problems.firstError())
+    return fail(d->location, "auto-optimize needs a valid model: " + d->message, "fix the model first");
+  return {};
+}
+
+} // namespace
+
+Expected<size_t> autoOptimize(edit::History& history, const AutoOptimizeOptions& options) {
+  if (auto r = checkValid(history.model()); !r) return r.takeError();
+  Pipeline p(history.model(), options, [&](std::unique_ptr<edit::Command> c) { return history.execute(std::move(c)); });
+  return p.run();
+}
+
+std::string AutoOptimizeCommand::scriptLine() const {
+  std::string s = "# auto-optimize (" + std::to_string(lines_.size()) + " steps)";
+  for (auto& l : lines_) s += "\n" + l;
+  return s;
+}
+
+std::string AutoOptimizeCommand::title() const {
+  return "Auto-optimize (" + std::to_string(lines_.size()) + " steps)";
+}
+
+Expected<void> AutoOptimizeCommand::execute(edit::Editor& editor) const {
+  lines_.clear();
+  differentiable_ = true;
+  Sdfg& root = editor.root();
+  if (auto r = checkValid(root); !r) return r;
+  // Each sub-step as the History would run it: executed, validated, rolled back (ids included) when
+  // it fails, so replaying the exported lines one by one gives the same model byte for byte.
+  Pipeline p(root, options_, [&](std::unique_ptr<edit::Command> c) -> Expected<void> {
+    size_t mark = editor.mark();
+    ElementId next = root.peekNextId();
+    auto r = c->execute(editor);
+    if (r) {
+      auto problems = validate(root);
+      if (const Diagnostic* d = problems.firstError())
+        r = fail(d->location, "'" + c->scriptLine() + "' would leave the model invalid (" + d->message + ")");
+    }
+    if (!r) {
+      editor.rollbackTo(mark);
+      root.resetNextId(next);
+      return r;
+    }
+    lines_.push_back(c->scriptLine());
+    if (!c->keepsDifferentiable()) differentiable_ = false;
+    return {};
+  });
+  p.run();
+  return {};
+}
+
+} // namespace dcw::transforms

@@ -1,0 +1,65 @@
+// AutoOptimize: a heuristic pipeline of ordinary commands that turns an imported model into a
+// reasonably fast one, one recorded step at a time (so every step is undoable and the result
+// exports as a plain script that replays step by step):
+//   1. graph-level transformations (category "Graph") and ElementwiseChainFusion, before expansion;
+//   2. ExpandLibraryNode (implementation=pure) on every library node, until none is left;
+//   3. the map-level pipeline, each transformation applied at every applicable match until none
+//      applies: InlineNestedSDFG, MapFusion, TrivialMapElimination, MapCollapse, Vectorization,
+//      MapTiling (once per map: never on a tile map or inside one) — names the registry does not
+//      contain are skipped;
+//   4. `set PATH schedule=cpu_multicore` on every outermost map that is not already parallel.
+// A step that fails or would leave the model invalid is rolled back and not tried again; a step
+// budget bounds the whole run.
+#pragma once
+
+#include "core/edit/Command.h"
+#include "core/edit/History.h"
+#include "core/support/Expected.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dcw::transforms {
+
+struct AutoOptimizeOptions {
+  // Transformation names in the order they run; empty = defaultPipeline(). Names whose category is
+  // "Graph", and ElementwiseChainFusion, run before the library nodes are expanded.
+  std::vector<std::string> pipeline;
+  bool expand = true;      // expand every library node (pure)
+  bool tile = true;        // MapTiling on outermost maps not yet tiled
+  std::string tileSizes = "32";
+  bool parallelize = true; // outermost maps -> cpu_multicore
+  size_t maxSteps = 20000;                // budget of executed steps (guards against loops)
+  size_t limitPerTransformation = 5000;   // structural matches enumerated per pass
+  // Progress and skipped steps, one line each (optional).
+  std::function<void(const std::string&)> log;
+};
+
+// The default pipeline (step 1 and 3 above, in order).
+const std::vector<std::string>& defaultPipeline();
+
+// Runs the pipeline through the history, one history step per command. Returns the number of
+// steps executed. Fails only when the model does not validate to begin with.
+Expected<size_t> autoOptimize(edit::History& history, const AutoOptimizeOptions& options = {});
+
+// The whole pipeline as ONE history entry (the GUI's "Auto-optimize"). Its script line is the
+// sub-steps' lines after a comment `# auto-optimize (N steps)`, so an exported script replays it
+// step by step. scriptLine() and title() describe the last execution.
+class AutoOptimizeCommand : public edit::Command {
+public:
+  explicit AutoOptimizeCommand(AutoOptimizeOptions options = {}) : options_(std::move(options)) {}
+  std::string scriptLine() const override;
+  std::string title() const override;
+  Expected<void> execute(edit::Editor& editor) const override;
+  bool keepsDifferentiable() const override { return differentiable_; }
+  size_t steps() const { return lines_.size(); }
+  const std::vector<std::string>& stepLines() const { return lines_; }
+
+private:
+  AutoOptimizeOptions options_;
+  mutable std::vector<std::string> lines_;
+  mutable bool differentiable_ = true;
+};
+
+} // namespace dcw::transforms

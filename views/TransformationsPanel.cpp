@@ -1,0 +1,249 @@
+// The transformation headers come before any Qt header: Pattern has a member named `slots`,
+// which Qt defines as a macro.
+#include "transforms/Matcher.h"
+#include "transforms/TransformationRegistry.h"
+
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+#include "views/TransformationsPanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <set>
+
+namespace dcw::views {
+
+using namespace dcw::transforms;
+
+struct TransformationsPanel::Row {
+  const Transformation* t = nullptr;
+  Match match;
+  bool applicable = false;
+  QString whyNot;
+};
+
+namespace {
+constexpr int kRowRole = Qt::UserRole + 1;
+
+QString shortPath(const std::string& p) {
+  QString s = QString::fromStdString(p);
+  int cut = s.lastIndexOf('/');
+  if (cut > 0) cut = s.lastIndexOf('/', cut - 1);
+  return cut < 0 ? s : s.mid(cut + 1);
+}
+} // namespace
+
+TransformationsPanel::TransformationsPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  header_ = new QLabel(tr("Select a node to see what applies"), this);
+  header_->setWordWrap(true);
+  list_ = new QTreeWidget(this);
+  list_->setObjectName("transformationList");
+  list_->setColumnCount(2);
+  list_->setHeaderLabels({tr("Transformation"), tr("Where")});
+  list_->setRootIsDecorated(false);
+  list_->setMouseTracking(true);
+  list_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  details_ = new QLabel(this);
+  details_->setObjectName("transformationDetails");
+  details_->setWordWrap(true);
+  details_->setTextFormat(Qt::RichText);
+  optionsBox_ = new QWidget(this);
+  options_ = new QFormLayout(optionsBox_);
+  options_->setContentsMargins(0, 0, 0, 0);
+  apply_ = new QPushButton(tr("Apply"), this);
+  apply_->setObjectName("applyTransformation");
+  apply_->setEnabled(false);
+  layout->addWidget(header_);
+  layout->addWidget(list_, 1);
+  layout->addWidget(details_);
+  layout->addWidget(optionsBox_);
+  layout->addWidget(apply_);
+  connect(list_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+    showDetails(item);
+    previewItem(item);
+  });
+  connect(list_, &QTreeWidget::itemEntered, this, [this](QTreeWidgetItem* item) { previewItem(item); });
+  connect(list_, &QTreeWidget::itemDoubleClicked, this, [this] { applyCurrent(); });
+  connect(apply_, &QPushButton::clicked, this, [this] { applyCurrent(); });
+}
+
+TransformationsPanel::~TransformationsPanel() = default;
+
+void TransformationsPanel::setContext(const ir::Sdfg* sdfg, std::vector<ir::ElementId> anchors) {
+  sdfg_ = sdfg;
+  anchors_ = std::move(anchors);
+  refresh();
+}
+
+void TransformationsPanel::refresh() {
+  QElapsedTimer timer;
+  timer.start();
+  list_->clear();
+  rows_.clear();
+  applicable_ = 0;
+  if (!sdfg_) {
+    header_->setText(tr("No model"));
+    showDetails(nullptr);
+    return;
+  }
+  MatchQuery q;
+  for (ir::ElementId id : anchors_)
+    if (const ir::Element* e = sdfg_->findElement(id)) q.anchors.push_back(e);
+  const bool whole = q.anchors.empty();
+  q.includeInapplicable = !whole;
+  q.limitPerTransformation = whole ? 200 : 1000;
+  const auto& registry = TransformationRegistry::instance();
+  std::set<const Transformation*> matched;
+  for (auto& c : findCandidates(registry, *sdfg_, q)) {
+    matched.insert(c.transformation);
+    rows_.push_back({c.transformation, c.match, c.applicable, QString::fromStdString(c.whyNot)});
+  }
+  if (!whole)
+    for (auto& t : registry.all())
+      if (!matched.count(t.get()))
+        rows_.push_back({t.get(), Match{std::string(t->name()), {}, {}}, false, QString::fromStdString(whyNoMatch(*t))});
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    const Row& r = rows_[i];
+    auto* item = new QTreeWidgetItem(list_);
+    item->setText(0, QString::fromUtf8(r.t->name().data(), int(r.t->name().size())));
+    QString where = r.match.elements.empty() ? QString() : shortPath(r.match.elements.begin()->second);
+    item->setText(1, where);
+    item->setData(0, kRowRole, int(i));
+    QString tip = QString::fromUtf8(r.t->description().data(), int(r.t->description().size()));
+    if (r.applicable) {
+      ++applicable_;
+    } else {
+      item->setForeground(0, palette().color(QPalette::Disabled, QPalette::Text));
+      item->setForeground(1, palette().color(QPalette::Disabled, QPalette::Text));
+      tip += "\n" + tr("Why not: %1").arg(r.whyNot);
+    }
+    item->setToolTip(0, tip);
+    item->setToolTip(1, tip);
+  }
+  lastMs_ = double(timer.nsecsElapsed()) / 1e6;
+  header_->setText(whole ? tr("%n applicable transformation(s) in the model", "", applicable_)
+                         : tr("%n applicable here; %1 others with the reason", "", applicable_).arg(int(rows_.size()) - applicable_));
+  if (list_->topLevelItemCount() > 0) list_->setCurrentItem(list_->topLevelItem(0));
+  else showDetails(nullptr);
+}
+
+const TransformationsPanel::Row* TransformationsPanel::rowOf(QTreeWidgetItem* item) const {
+  if (!item) return nullptr;
+  int i = item->data(0, kRowRole).toInt();
+  return i >= 0 && size_t(i) < rows_.size() ? &rows_[size_t(i)] : nullptr;
+}
+
+void TransformationsPanel::showDetails(QTreeWidgetItem* item) {
+  while (options_->rowCount() > 0) options_->removeRow(0);
+  const Row* r = rowOf(item);
+  apply_->setEnabled(r && r->applicable);
+  if (!r) {
+    details_->clear();
+    return;
+  }
+  QString text = "<b>" + QString::fromUtf8(r->t->name().data(), int(r->t->name().size())) + "</b>: " +
+                 QString::fromUtf8(r->t->description().data(), int(r->t->description().size())).toHtmlEscaped();
+  if (!r->match.elements.empty()) {
+    text += "<br>" + tr("Touches:");
+    for (auto& [slot, path] : r->match.elements)
+      text += "<br>&nbsp;&nbsp;" + QString::fromStdString(slot).toHtmlEscaped() + " = " + QString::fromStdString(path).toHtmlEscaped();
+  }
+  if (!r->applicable) text += "<br><i>" + tr("Why not: %1").arg(r->whyNot.toHtmlEscaped()) + "</i>";
+  if (!r->t->keepsDifferentiable()) text += "<br>" + tr("The result can no longer be differentiated.");
+  details_->setText(text);
+  if (!r->applicable) return;
+  for (auto& o : r->t->options()) {
+    QString value = QString::fromStdString(r->t->option(r->match, o.name));
+    QWidget* editor = nullptr;
+    switch (o.type) {
+    case OptionSpec::Type::Int: {
+      auto* spin = new QSpinBox(optionsBox_);
+      spin->setRange(0, 1 << 24);
+      spin->setValue(value.toInt());
+      editor = spin;
+      break;
+    }
+    case OptionSpec::Type::Bool: {
+      auto* box = new QCheckBox(optionsBox_);
+      box->setChecked(value == "true");
+      editor = box;
+      break;
+    }
+    case OptionSpec::Type::Choice: {
+      auto* combo = new QComboBox(optionsBox_);
+      for (auto& c : o.choices) combo->addItem(QString::fromStdString(c));
+      combo->setCurrentText(value);
+      editor = combo;
+      break;
+    }
+    default: editor = new QLineEdit(value, optionsBox_); break;
+    }
+    editor->setObjectName(QString::fromStdString("option_" + o.name));
+    editor->setToolTip(QString::fromStdString(o.description));
+    options_->addRow(QString::fromStdString(o.name), editor);
+  }
+}
+
+void TransformationsPanel::previewItem(QTreeWidgetItem* item) {
+  const Row* r = rowOf(item);
+  QList<qulonglong> ids;
+  if (r && sdfg_)
+    for (auto& [slot, path] : r->match.elements)
+      if (auto e = ir::resolvePath(*sdfg_, path)) ids.push_back((*e)->id());
+  emit previewRequested(ids);
+}
+
+bool TransformationsPanel::choose(const QString& transformation) {
+  for (int i = 0; i < list_->topLevelItemCount(); ++i)
+    if (list_->topLevelItem(i)->text(0) == transformation) {
+      list_->setCurrentItem(list_->topLevelItem(i));
+      return true;
+    }
+  return false;
+}
+
+bool TransformationsPanel::setOption(const QString& name, const QString& value) {
+  auto* w = optionsBox_->findChild<QWidget*>("option_" + name);
+  if (auto* spin = qobject_cast<QSpinBox*>(w)) spin->setValue(value.toInt());
+  else if (auto* box = qobject_cast<QCheckBox*>(w)) box->setChecked(value == "true");
+  else if (auto* combo = qobject_cast<QComboBox*>(w)) combo->setCurrentText(value);
+  else if (auto* line = qobject_cast<QLineEdit*>(w)) line->setText(value);
+  else return false;
+  return true;
+}
+
+QString TransformationsPanel::currentCommand() const {
+  const Row* r = rowOf(list_->currentItem());
+  if (!r || !r->applicable) return {};
+  Match m = r->match;
+  for (auto& o : r->t->options()) {
+    auto* w = optionsBox_->findChild<QWidget*>(QString::fromStdString("option_" + o.name));
+    QString v;
+    if (auto* spin = qobject_cast<QSpinBox*>(w)) v = QString::number(spin->value());
+    else if (auto* box = qobject_cast<QCheckBox*>(w)) v = box->isChecked() ? "true" : "false";
+    else if (auto* combo = qobject_cast<QComboBox*>(w)) v = combo->currentText();
+    else if (auto* line = qobject_cast<QLineEdit*>(w)) v = line->text();
+    else continue;
+    if (v.toStdString() != o.defaultValue || m.options.count(o.name)) m.options[o.name] = v.toStdString();
+  }
+  return QString::fromStdString("apply " + m.str());
+}
+
+void TransformationsPanel::applyCurrent() {
+  QString cmd = currentCommand();
+  if (!cmd.isEmpty()) emit applyRequested(cmd);
+}
+
+} // namespace dcw::views

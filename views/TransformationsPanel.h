@@ -1,0 +1,73 @@
+// TransformationsPanel: what can be done to the current selection. Lists the registered
+// transformations' matches touching the selection (transforms/Matcher.h): applicable ones first,
+// each with its description; the others greyed with their "why not" (a failed precondition, or the
+// pattern it would need). Hovering or choosing a match previews it (previewRequested: the elements it
+// would touch, highlighted on the canvas, and what it will do); its options are editable before
+// applying. Apply emits the command as a script line (applyRequested): the window turns that intent
+// into a command through the history — this panel never edits the model.
+#pragma once
+
+#include "core/ir/Element.h"
+
+#include <QList>
+#include <QWidget>
+
+#include <vector>
+
+class QFormLayout;
+class QLabel;
+class QPushButton;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace dcw::ir {
+class Sdfg;
+}
+
+namespace dcw::views {
+
+class TransformationsPanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit TransformationsPanel(QWidget* parent = nullptr);
+  ~TransformationsPanel() override;
+
+  // Lists the matches touching `anchors` (nothing selected: the whole model, applicable only).
+  void setContext(const ir::Sdfg* sdfg, std::vector<ir::ElementId> anchors);
+  void refresh();
+
+  QTreeWidget* list() const { return list_; }
+  int applicableCount() const { return applicable_; }
+  double lastListMs() const { return lastMs_; }
+  // Selects the row of the first candidate named `transformation` (tests, keyboard users).
+  bool choose(const QString& transformation);
+  // Sets an option of the chosen candidate in the editor.
+  bool setOption(const QString& name, const QString& value);
+  // The script line of the chosen candidate with the edited options ("" when not applicable).
+  QString currentCommand() const;
+  void applyCurrent();
+
+signals:
+  void applyRequested(const QString& scriptLine);
+  void previewRequested(const QList<qulonglong>& elements); // empty: preview off
+
+private:
+  struct Row;
+  void showDetails(QTreeWidgetItem* item);
+  void previewItem(QTreeWidgetItem* item);
+  const Row* rowOf(QTreeWidgetItem* item) const;
+
+  const ir::Sdfg* sdfg_ = nullptr;
+  std::vector<ir::ElementId> anchors_;
+  std::vector<Row> rows_;
+  QTreeWidget* list_ = nullptr;
+  QLabel* header_ = nullptr;
+  QLabel* details_ = nullptr;
+  QWidget* optionsBox_ = nullptr;
+  QFormLayout* options_ = nullptr;
+  QPushButton* apply_ = nullptr;
+  int applicable_ = 0;
+  double lastMs_ = 0;
+};
+
+} // namespace dcw::views
