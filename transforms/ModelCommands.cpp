@@ -19,7 +19,7 @@ namespace {
 std::vector<std::string> scheduleChoices() {
   std::vector<std::string> out;
   for (auto s : {Schedule::Default, Schedule::Sequential, Schedule::CpuMulticore, Schedule::GpuDevice,
-                 Schedule::GpuThreadBlock, Schedule::FpgaPipeline, Schedule::Unrolled})
+                 Schedule::GpuThreadBlock, Schedule::FpgaPipeline, Schedule::Unrolled, Schedule::Vectorized})
     out.emplace_back(scheduleName(s));
   return out;
 }

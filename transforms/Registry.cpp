@@ -4,7 +4,14 @@
 #include "transforms/TransformationRegistry.h"
 
 #include "transforms/catalogue/ExpandLibraryNode.h"
+#include "transforms/catalogue/MapCollapse.h"
+#include "transforms/catalogue/MapExpansion.h"
+#include "transforms/catalogue/MapInterchange.h"
 #include "transforms/catalogue/MapTiling.h"
+#include "transforms/catalogue/MapUnroll.h"
+#include "transforms/catalogue/StripMining.h"
+#include "transforms/catalogue/TrivialMapElimination.h"
+#include "transforms/catalogue/Vectorization.h"
 
 namespace dcw::transforms {
 
@@ -15,6 +22,13 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<ExpandLibraryNode>());
     // Maps
     r.add(std::make_unique<MapTiling>());
+    r.add(std::make_unique<StripMining>());
+    r.add(std::make_unique<MapExpansion>());
+    r.add(std::make_unique<MapCollapse>());
+    r.add(std::make_unique<MapInterchange>());
+    r.add(std::make_unique<TrivialMapElimination>());
+    r.add(std::make_unique<MapUnroll>());
+    r.add(std::make_unique<Vectorization>());
     return r;
   }();
   return r;

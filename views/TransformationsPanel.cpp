@@ -160,10 +160,12 @@ void TransformationsPanel::showDetails(QTreeWidgetItem* item) {
     for (auto& [slot, path] : r->match.elements)
       text += "<br>&nbsp;&nbsp;" + QString::fromStdString(slot).toHtmlEscaped() + " = " + QString::fromStdString(path).toHtmlEscaped();
   }
-  if (!r->applicable) text += "<br><i>" + tr("Why not: %1").arg(r->whyNot.toHtmlEscaped()) + "</i>";
   if (!r->t->keepsDifferentiable()) text += "<br>" + tr("The result can no longer be differentiated.");
-  details_->setText(text);
-  if (!r->applicable) return;
+  baseDetails_ = text;
+  details_->setText(text + (r->applicable ? QString() : "<br><i>" + tr("Why not: %1").arg(r->whyNot.toHtmlEscaped()) + "</i>"));
+  // Options are editable whenever the pattern matched: a refusal may depend on them (a tile size
+  // larger than the map), and canApply is asked again as they change.
+  if (r->match.elements.empty()) return;
   for (auto& o : r->t->options()) {
     QString value = QString::fromStdString(r->t->option(r->match, o.name));
     QWidget* editor = nullptr;
@@ -191,6 +193,10 @@ void TransformationsPanel::showDetails(QTreeWidgetItem* item) {
     default: editor = new QLineEdit(value, optionsBox_); break;
     }
     editor->setObjectName(QString::fromStdString("option_" + o.name));
+    if (auto* spin = qobject_cast<QSpinBox*>(editor)) connect(spin, &QSpinBox::valueChanged, this, [this] { revalidate(); });
+    if (auto* box = qobject_cast<QCheckBox*>(editor)) connect(box, &QCheckBox::toggled, this, [this] { revalidate(); });
+    if (auto* combo = qobject_cast<QComboBox*>(editor)) connect(combo, &QComboBox::currentTextChanged, this, [this] { revalidate(); });
+    if (auto* line = qobject_cast<QLineEdit*>(editor)) connect(line, &QLineEdit::textChanged, this, [this] { revalidate(); });
     editor->setToolTip(QString::fromStdString(o.description));
     options_->addRow(QString::fromStdString(o.name), editor);
   }
@@ -206,9 +212,15 @@ void TransformationsPanel::previewItem(QTreeWidgetItem* item) {
 }
 
 bool TransformationsPanel::choose(const QString& transformation) {
+  // Applicable rows come first, so the first row with the name is the applicable one if there is one.
   for (int i = 0; i < list_->topLevelItemCount(); ++i)
     if (list_->topLevelItem(i)->text(0) == transformation) {
-      list_->setCurrentItem(list_->topLevelItem(i));
+      QTreeWidgetItem* item = list_->topLevelItem(i);
+      if (list_->currentItem() == item) { // no change signal: show and preview it anyway
+        showDetails(item);
+        previewItem(item);
+      }
+      list_->setCurrentItem(item);
       return true;
     }
   return false;
@@ -221,12 +233,33 @@ bool TransformationsPanel::setOption(const QString& name, const QString& value) 
   else if (auto* combo = qobject_cast<QComboBox*>(w)) combo->setCurrentText(value);
   else if (auto* line = qobject_cast<QLineEdit*>(w)) line->setText(value);
   else return false;
+  revalidate();
   return true;
 }
 
 QString TransformationsPanel::currentCommand() const {
   const Row* r = rowOf(list_->currentItem());
-  if (!r || !r->applicable) return {};
+  if (!r || r->match.elements.empty() || !sdfg_) return {};
+  Match m = editedMatch(*r);
+  if (!r->t->checkOptions(m, "options") || !r->t->canApply(m, *sdfg_, nullptr)) return {};
+  return QString::fromStdString("apply " + m.str());
+}
+
+void TransformationsPanel::revalidate() {
+  const Row* r = rowOf(list_->currentItem());
+  if (!r || !sdfg_) return;
+  Match m = editedMatch(*r);
+  Diagnostics why;
+  bool ok = false;
+  if (auto c = r->t->checkOptions(m, "options"); !c) why.add(c.error());
+  else ok = r->t->canApply(m, *sdfg_, &why);
+  apply_->setEnabled(ok);
+  QString reason = why.firstError() ? QString::fromStdString(why.firstError()->message) : QString();
+  details_->setText(baseDetails_ + (ok ? QString() : "<br><i>" + tr("Why not: %1").arg(reason.toHtmlEscaped()) + "</i>"));
+}
+
+transforms::Match TransformationsPanel::editedMatch(const Row& row) const {
+  const Row* r = &row;
   Match m = r->match;
   for (auto& o : r->t->options()) {
     auto* w = optionsBox_->findChild<QWidget*>(QString::fromStdString("option_" + o.name));
@@ -238,7 +271,7 @@ QString TransformationsPanel::currentCommand() const {
     else continue;
     if (v.toStdString() != o.defaultValue || m.options.count(o.name)) m.options[o.name] = v.toStdString();
   }
-  return QString::fromStdString("apply " + m.str());
+  return m;
 }
 
 void TransformationsPanel::applyCurrent() {

@@ -23,6 +23,9 @@ class QTreeWidgetItem;
 namespace dcw::ir {
 class Sdfg;
 }
+namespace dcw::transforms {
+struct Match;
+}
 
 namespace dcw::views {
 
@@ -56,6 +59,9 @@ private:
   void showDetails(QTreeWidgetItem* item);
   void previewItem(QTreeWidgetItem* item);
   const Row* rowOf(QTreeWidgetItem* item) const;
+  void revalidate(); // canApply again with the edited options
+  transforms::Match editedMatch(const Row& row) const;
+  QString baseDetails_;
 
   const ir::Sdfg* sdfg_ = nullptr;
   std::vector<ir::ElementId> anchors_;

@@ -1,6 +1,7 @@
 // dcw-gui: the DCW desktop workbench.
 //
-//   dcw-gui [MODEL]                                    open MODEL (.onnx or .dcw.json) at start
+//   dcw-gui [MODEL]                                    open MODEL (.onnx, .dcw.json or .dcwproj) at start;
+//                                                      without one, offers to recover autosaved work
 //   dcw-gui --screenshot OUT.png [--expand-all] [--theme dark|light] [--size WxH] [--overlay KIND] MODEL
 //                                                      headless: load, lay out, save a picture of the window
 //   dcw-gui --export-svg OUT.svg [--expand-all] [--theme dark|light] MODEL
@@ -15,6 +16,9 @@
 #include "views/GraphCanvas.h"
 
 #include <QApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QMessageBox>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QStyleFactory>
@@ -141,6 +145,17 @@ int main(int argc, char** argv) {
     window.restoreLayout();
     if (parser.isSet(theme)) window.setTheme(*dcw::views::themeFromName(parser.value(theme)));
     window.show();
+    // Work left in an autosave by a session that did not close normally (a crash, a kill).
+    const QStringList recoverable = dcw::gui::MainWindow::recoverableSessions();
+    if (!recoverable.isEmpty() && model.isEmpty()) {
+      auto answer = QMessageBox::question(
+          &window, QObject::tr("Recover unsaved work?"),
+          QObject::tr("DCW found unsaved work from a session that did not close normally:\n%1\n\nReopen it?")
+              .arg(QFileInfo(recoverable.front()).fileName()),
+          QMessageBox::Yes | QMessageBox::Discard);
+      if (answer == QMessageBox::Yes) window.openFile(recoverable.front());
+      else QFile::remove(recoverable.front());
+    }
     if (!model.isEmpty()) {
       if (parser.isSet(expandAll))
         QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, window.canvas(), &dcw::views::GraphCanvas::expandAll);

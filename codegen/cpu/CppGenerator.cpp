@@ -958,6 +958,11 @@ Expected<void> Generator::emitMap(const StateInfo& si, const MapEntry& me) {
     }
     std::string id = fresh(p);
     ctx_->symbols[p] = id;
+    // Unrolled maps ask the compiler to unroll each loop of constant trip count; a vectorized map
+    // runs its innermost loop as SIMD lanes (neither ever gets a parallel-for pragma).
+    if (me.schedule == Schedule::Unrolled)
+      if (auto n = r.size().evaluate({}); n && *n > 1 && *n <= 65534) line("#pragma GCC unroll " + std::to_string(*n));
+    if (me.schedule == Schedule::Vectorized && opt_.openmp && d + 1 == me.params.size()) line("#pragma omp simd");
     line("for (int64_t " + id + " = " + *b + "; " + id + " < " + *e + "; " + id + " += " + *s + ")");
   }
   line("{");

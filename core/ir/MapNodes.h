@@ -18,6 +18,7 @@ enum class Schedule {
   GpuThreadBlock,
   FpgaPipeline,
   Unrolled,
+  Vectorized, // the innermost loop of the map runs as SIMD lanes (CPU: #pragma omp simd)
 };
 std::string_view scheduleName(Schedule s);
 std::optional<Schedule> scheduleFromName(std::string_view s);

@@ -7,10 +7,11 @@
 namespace dcw::ir {
 
 namespace {
-constexpr std::array<std::pair<Schedule, std::string_view>, 7> kSchedules{{
+constexpr std::array<std::pair<Schedule, std::string_view>, 8> kSchedules{{
     {Schedule::Default, "default"}, {Schedule::Sequential, "sequential"}, {Schedule::CpuMulticore, "cpu_multicore"},
     {Schedule::GpuDevice, "gpu_device"}, {Schedule::GpuThreadBlock, "gpu_threadblock"},
-    {Schedule::FpgaPipeline, "fpga_pipeline"}, {Schedule::Unrolled, "unrolled"}}};
+    {Schedule::FpgaPipeline, "fpga_pipeline"}, {Schedule::Unrolled, "unrolled"},
+    {Schedule::Vectorized, "vectorized"}}};
 } // namespace
 
 std::string_view scheduleName(Schedule s) {

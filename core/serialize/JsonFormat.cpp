@@ -152,7 +152,7 @@ std::string enumNames(std::string_view (*name)(E), int count) {
 
 std::string_view dtypeNameOf(DType t) { return dtypeName(t); }
 constexpr int kDTypeCount = static_cast<int>(DType::String) + 1;
-constexpr int kScheduleCount = static_cast<int>(Schedule::Unrolled) + 1;
+constexpr int kScheduleCount = static_cast<int>(Schedule::Vectorized) + 1;
 constexpr int kStorageCount = static_cast<int>(StorageType::FpgaLocal) + 1;
 constexpr int kLifetimeCount = static_cast<int>(Lifetime::External) + 1;
 constexpr int kDataKindCount = static_cast<int>(DataKind::Stream) + 1;

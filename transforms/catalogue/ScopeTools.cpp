@@ -90,6 +90,7 @@ MapEntry* wrapInMap(edit::Editor& ed, State& st, MapEntry& entry, const std::str
     ed.addEdge(st, *st.node(s.other), s.otherConn, *oe, outer, s.memlet);
     ed.addEdge(st, *oe, through, entry, s.conn, s.memlet);
   }
+  if (ins.empty()) ed.addEdge(st, *oe, "", entry, "", Memlet{}); // keeps the map inside the new scope
   for (auto& s : outs) {
     ed.removeEdge(st, s.id);
     std::string into = s.conn.rfind("OUT_", 0) == 0 ? "IN_" + s.conn.substr(4) : s.conn;

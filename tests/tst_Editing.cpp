@@ -1,0 +1,229 @@
+// tst_Editing: editing in the dcw-gui window on the offscreen platform — the transformations panel
+// lists what applies to the selection (applicable first, the others with their reason), previews and
+// applies; the history panel, undo/redo and jumps; a failing command changes nothing; the exported
+// script replays to the same IR; projects save and reopen with their whole history (undone steps
+// included); autosave appears after a change and goes on save; Verify compares the model before and
+// after in the background; Auto-optimize is one undoable step that keeps the outputs.
+#include "app/gui/MainWindow.h"
+
+#include "core/edit/History.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+#include "core/io/ModelFile.h"
+#include "core/serialize/JsonFormat.h"
+#include "transforms/Script.h"
+#include "views/GraphCanvas.h"
+#include "views/HistoryModel.h"
+#include "views/Selection.h"
+#include "views/TransformationsPanel.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QListView>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+using dcw::gui::MainWindow;
+using namespace dcw;
+
+namespace {
+const QString kSoftmax = QStringLiteral("/usr/share/libonnx-testdata/data/node/test_softmax_axis_1/model.onnx");
+const QString kTiny = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+
+template <class T>
+T* firstNode(const ir::Sdfg& s) {
+  for (ir::State* st : s.allStates())
+    for (auto& n : st->nodes()) {
+      if (auto* t = dynamic_cast<T*>(n.get())) return t;
+      if (auto* ns = dynamic_cast<ir::NestedSdfgNode*>(n.get()))
+        if (T* inner = firstNode<T>(ns->sdfg())) return inner;
+    }
+  return nullptr;
+}
+} // namespace
+
+class TestEditing : public QObject {
+  Q_OBJECT
+
+  bool open(MainWindow& w, const QString& path) {
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openFile(path);
+    if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 60000)) return false;
+    return QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000);
+  }
+
+private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_Editing"));
+    for (auto& f : MainWindow::recoverableSessions()) QFile::remove(f);
+  }
+
+  void panelListsApplyUndoRedoJump() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QAbstractItemModelTester tester(w.historyModel());
+    QVERIFY(open(w, kSoftmax));
+    const ir::Sdfg& s = *w.sdfg();
+    const std::string imported = serialize::toJson(s);
+    auto* lib = firstNode<ir::LibraryNode>(s);
+    QVERIFY(lib);
+    w.select(lib->id());
+    auto* panel = w.transformationsPanel();
+    QVERIFY(panel->applicableCount() >= 1);
+    QCOMPARE(panel->list()->topLevelItem(0)->text(0), QString("ExpandLibraryNode"));
+    // The others are listed with their reason.
+    bool greyWithReason = false;
+    for (int i = panel->applicableCount(); i < panel->list()->topLevelItemCount(); ++i)
+      greyWithReason = greyWithReason || panel->list()->topLevelItem(i)->toolTip(0).contains("Why not");
+    QVERIFY(greyWithReason);
+    // Preview highlights the matched element.
+    QSignalSpy preview(panel, &views::TransformationsPanel::previewRequested);
+    QVERIFY(panel->choose("ExpandLibraryNode"));
+    QVERIFY(preview.count() >= 1);
+    QCOMPARE(preview.last().at(0).value<QList<qulonglong>>(), QList<qulonglong>{lib->id()});
+    QVERIFY(panel->currentCommand().startsWith("apply ExpandLibraryNode node=main/"));
+
+    QSignalSpy changed(&w, &MainWindow::historyChanged);
+    panel->applyCurrent();
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(w.history()->size(), size_t(1));
+    QVERIFY(firstNode<ir::LibraryNode>(s) == nullptr);
+    const std::string expanded = serialize::toJson(s);
+    QVERIFY(QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000));
+
+    // Tile a map from the panel with an edited option.
+    auto* map = firstNode<ir::MapEntry>(s);
+    QVERIFY(map);
+    w.select(map->id());
+    QVERIFY(panel->choose("MapTiling"));
+    QVERIFY2(panel->setOption("tile_sizes", "2"), qPrintable(panel->list()->currentItem()->toolTip(0)));
+    QVERIFY(panel->currentCommand().contains("tile_sizes=2"));
+    panel->applyCurrent();
+    QCOMPARE(w.history()->size(), size_t(2));
+    QCOMPARE(w.historyModel()->rowCount(), 3);
+    const std::string tiled = serialize::toJson(s);
+
+    // A failing command changes nothing and says why.
+    QSignalSpy failed(&w, &MainWindow::commandFailed);
+    QVERIFY(!w.executeCommand("apply MapTiling entry=main/state0/nothing tile_sizes=2"));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.last().at(0).toString().contains("main/state0/nothing"));
+    QCOMPARE(serialize::toJson(s), tiled);
+
+    // Ctrl+Z / Ctrl+Shift+Z and clicks in the history panel.
+    auto* undo = w.findChild<QAction*>("actionUndo");
+    auto* redo = w.findChild<QAction*>("actionRedo");
+    QVERIFY(undo && redo);
+    QCOMPARE(undo->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Z));
+    QCOMPARE(redo->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    QVERIFY(undo->isEnabled() && !redo->isEnabled());
+    undo->trigger();
+    QCOMPARE(serialize::toJson(s), expanded);
+    QVERIFY(redo->isEnabled());
+    redo->trigger();
+    QCOMPARE(serialize::toJson(s), tiled);
+    QListView* hv = w.historyView();
+    QTest::mouseClick(hv->viewport(), Qt::LeftButton, {}, hv->visualRect(w.historyModel()->index(0, 0)).center());
+    QCOMPARE(serialize::toJson(s), imported);
+    QCOMPARE(w.historyModel()->data(w.historyModel()->index(2, 0), views::HistoryModel::IsUndoneRole).toBool(), true);
+    QTest::mouseClick(hv->viewport(), Qt::LeftButton, {}, hv->visualRect(w.historyModel()->index(2, 0)).center());
+    QCOMPARE(serialize::toJson(s), tiled);
+    QVERIFY(QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000));
+  }
+
+  void scriptProjectAndAutosave() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(open(w, kSoftmax));
+    const ir::Sdfg& s = *w.sdfg();
+    auto* lib = firstNode<ir::LibraryNode>(s);
+    QVERIFY(w.executeCommand(QString::fromStdString("apply ExpandLibraryNode node=" + ir::pathOf(*lib))));
+    QVERIFY(QFile::exists(w.autosavePath()));
+    QVERIFY(MainWindow::recoverableSessions().contains(w.autosavePath()));
+    auto* map = firstNode<ir::MapEntry>(s);
+    QVERIFY(w.executeCommand(QString::fromStdString("set " + ir::pathOf(*map) + " schedule=sequential")));
+    QSignalSpy failed0(&w, &MainWindow::commandFailed);
+    QVERIFY2(w.executeCommand(QString::fromStdString("apply MapTiling entry=" + ir::pathOf(*map) + " tile_sizes=2")),
+             failed0.isEmpty() ? "" : qPrintable(failed0.last().at(0).toString()));
+    const std::string at3 = serialize::toJson(s);
+    w.undo(); // the project keeps the undone step too
+    const std::string at2 = serialize::toJson(s);
+
+    // The exported script replays headless to the same IR.
+    const QString script = dir.filePath("s.dcws");
+    QVERIFY(w.exportScript(script));
+    auto parsed = transforms::readScript(script.toStdString());
+    QVERIFY2(parsed, parsed ? "" : parsed.error().str().c_str());
+    QCOMPARE(parsed->steps.size(), size_t(2));
+    auto fresh = io::loadModel(kSoftmax.toStdString());
+    QVERIFY(fresh);
+    edit::History h(*fresh->sdfg);
+    QVERIFY(transforms::replay(*parsed, h, script.toStdString()));
+    QCOMPARE(serialize::toJson(*fresh->sdfg), at2);
+
+    // Save the project: the autosave goes; reopening restores the position and the redo step.
+    const QString proj = dir.filePath("p.dcwproj");
+    QVERIFY(w.saveProject(proj));
+    QVERIFY(!QFile::exists(w.autosavePath()));
+    MainWindow w2;
+    w2.setShowsDialogs(false);
+    QVERIFY(open(w2, proj));
+    QCOMPARE(w2.history()->size(), size_t(3));
+    QCOMPARE(w2.history()->position(), size_t(2));
+    QCOMPARE(serialize::toJson(*w2.sdfg()), at2);
+    w2.redo();
+    QCOMPARE(serialize::toJson(*w2.sdfg()), at3);
+    QCOMPARE(w2.projectFile(), proj);
+
+    // A broken project file is refused with its name.
+    QFile bad(dir.filePath("bad.dcwproj"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("{\"format\": \"dcwproj\", \"version\": 1}");
+    bad.close();
+    QSignalSpy failed(&w2, &MainWindow::loadFailed);
+    w2.openFile(bad.fileName());
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.last().at(0).toString().contains("bad.dcwproj"));
+    QCOMPARE(serialize::toJson(*w2.sdfg()), at3); // the open model stays
+  }
+
+  void verifyAndAutoOptimize() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(open(w, kTiny));
+    QVERIFY(w.autoOptimize());
+    QCOMPARE(w.history()->size(), size_t(1));
+    QVERIFY(w.history()->command(0).title().find("Auto-optimize") != std::string::npos);
+    QVERIFY(w.history()->command(0).scriptLine().find("apply ExpandLibraryNode") != std::string::npos);
+    QSignalSpy done(&w, &MainWindow::verifyFinished);
+    QSignalSpy progress(&w, &MainWindow::verifyProgress);
+    w.verify(0, -1);
+    QVERIFY(w.isVerifying());
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 1; }, 240000));
+    QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(2).toString()));
+    QVERIFY(done.last().at(1).toDouble() < 1e-4);
+    QVERIFY(progress.count() >= 2);
+    // Undo brings back the imported model in one step.
+    w.undo();
+    QCOMPARE(w.history()->position(), size_t(0));
+    // Cancel works and reports.
+    w.verify(0, 1);
+    w.cancelVerify();
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 2; }, 240000));
+    QVERIFY(!done.last().at(0).toBool());
+  }
+};
+
+QTEST_MAIN(TestEditing)
+#include "tst_Editing.moc"

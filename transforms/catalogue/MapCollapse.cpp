@@ -1,0 +1,107 @@
+#include "transforms/catalogue/MapCollapse.h"
+
+#include "transforms/Binding.h"
+#include "transforms/catalogue/ScopeTools.h"
+
+#include <set>
+
+namespace dcw::transforms {
+
+using namespace dcw::ir;
+
+namespace {
+
+std::string swapPrefix(const std::string& conn, const std::string& from, const std::string& to) {
+  return conn.rfind(from, 0) == 0 ? to + conn.substr(from.size()) : conn;
+}
+
+} // namespace
+
+const Pattern& MapCollapse::pattern() const {
+  static const Pattern p =
+      Pattern::dataflow({{"outer", {ElementKind::MapEntry}}, {"inner", {ElementKind::MapEntry}}}, {{0, 1}});
+  return p;
+}
+
+bool MapCollapse::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
+  auto b = Binding::resolve(match, root);
+  if (!b) {
+    if (whyNot) whyNot->add(b.error());
+    return false;
+  }
+  const std::string& path = match.elements.at("outer");
+  auto* outer = b->get<MapEntry>("outer");
+  auto* inner = b->get<MapEntry>("inner");
+  if (!outer || !inner) {
+    if (whyNot) whyNot->error(path, "outer and inner must both be map entries");
+    return false;
+  }
+  const State& st = *outer->parent();
+  const MapEntry* found = nullptr;
+  if (inner->parent() != &st || !scope::isPerfectNest(st, *outer, &found) || found != inner) {
+    if (whyNot)
+      whyNot->error(path, "the maps are not a perfect nest: the outer map must feed only the inner map",
+                    "collapse two maps with nothing between them");
+    return false;
+  }
+  std::set<std::string> names(outer->params.begin(), outer->params.end());
+  for (auto& p : inner->params)
+    if (!names.insert(p).second) {
+      if (whyNot) whyNot->error(path, "both maps use the parameter name " + p);
+      return false;
+    }
+  for (auto& r : inner->range.ranges())
+    for (auto& p : outer->params)
+      if (r.begin.freeSymbols().count(p) || r.end.freeSymbols().count(p) || r.step.freeSymbols().count(p)) {
+        if (whyNot)
+          whyNot->error(path, "the inner range " + r.str() + " depends on the outer parameter " + p,
+                        "only maps with independent ranges can be collapsed");
+        return false;
+      }
+  return true;
+}
+
+Expected<void> MapCollapse::apply(const Match& match, edit::Editor& ed) const {
+  auto b = Binding::resolve(match, ed.root());
+  if (!b) return b.takeError();
+  auto* outer = b->get<MapEntry>("outer");
+  auto* inner = b->get<MapEntry>("inner");
+  State& st = *outer->parent();
+  MapExit* ox = scope::exitOf(st, *outer);
+  MapExit* ix = scope::exitOf(st, *inner);
+
+  struct NewEdge {
+    const Node* src;
+    std::string srcConn;
+    const Node* dst;
+    std::string dstConn;
+    Memlet memlet;
+  };
+  std::vector<NewEdge> add;
+  // Entry side: outer OUT_x -> inner IN_y -> inner OUT_y -> node  becomes  outer OUT_x -> node.
+  for (auto* e : st.outEdges(inner->id())) {
+    std::string src;
+    for (auto* in : st.inEdges(inner->id()))
+      if (in->dstConnector == swapPrefix(e->srcConnector, "OUT_", "IN_") && !e->srcConnector.empty()) src = in->srcConnector;
+    add.push_back({outer, src, st.node(e->dst), e->dstConnector, e->memlet});
+  }
+  // Exit side: node -> inner IN_y -> inner OUT_y -> outer IN_x  becomes  node -> outer IN_x.
+  for (auto* e : st.inEdges(ix->id())) {
+    std::string dst;
+    for (auto* out : st.outEdges(ix->id()))
+      if (out->srcConnector == swapPrefix(e->dstConnector, "IN_", "OUT_") && !e->dstConnector.empty()) dst = out->dstConnector;
+    add.push_back({st.node(e->src), e->srcConnector, ox, dst, e->memlet});
+  }
+  std::vector<std::string> params = outer->params;
+  params.insert(params.end(), inner->params.begin(), inner->params.end());
+  std::vector<Range> ranges = outer->range.ranges();
+  ranges.insert(ranges.end(), inner->range.ranges().begin(), inner->range.ranges().end());
+  ed.removeNode(st, ix->id());
+  ed.removeNode(st, inner->id());
+  for (auto& n : add) ed.addEdge(st, *n.src, n.srcConn, *n.dst, n.dstConn, n.memlet);
+  ed.set(*outer, &MapEntry::params, params);
+  ed.set(*outer, &MapEntry::range, Subset(ranges));
+  return {};
+}
+
+} // namespace dcw::transforms
