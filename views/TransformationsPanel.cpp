@@ -103,7 +103,7 @@ void TransformationsPanel::refresh() {
     if (const ir::Element* e = sdfg_->findElement(id)) q.anchors.push_back(e);
   const bool whole = q.anchors.empty();
   q.includeInapplicable = !whole;
-  q.limitPerTransformation = whole ? 200 : 1000;
+  q.limitPerTransformation = whole ? 50 : 1000;
   const auto& registry = TransformationRegistry::instance();
   std::set<const Transformation*> matched;
   for (auto& c : findCandidates(registry, *sdfg_, q)) {

@@ -205,7 +205,7 @@ void MainWindow::afterHistoryChange() {
   ir::ElementId keep = selection_->current();
   model_->summary = analysis::summarize(sdfg);
   model_->cost = analysis::analyzeCost(sdfg);
-  model_->loaded.validation = ir::validate(sdfg);
+  // No re-validation here: the history validated every state it can reach when its command ran.
   outline_->setSdfg(&sdfg);
   expandOutlineTop();
   canvas_->modelEdited();
@@ -217,9 +217,9 @@ void MainWindow::afterHistoryChange() {
   undoAction_->setEnabled(model_->history->canUndo());
   redoAction_->setEnabled(model_->history->canRedo());
   if (keep != ir::kNoId && !sdfg.findElement(keep)) keep = ir::kNoId;
-  selection_->clear();
-  if (keep != ir::kNoId) select(keep);
-  else refreshTransformations();
+  if (keep != ir::kNoId) followSelection(keep); // the same element, re-shown in the changed model
+  else selection_->clear();
+  refreshTransformations();
   refreshInspector();
   refreshTotals();
   setOverlay(overlay_);
