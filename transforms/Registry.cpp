@@ -3,13 +3,19 @@
 // in scripts and in auto-optimize's reach.
 #include "transforms/TransformationRegistry.h"
 
+#include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
 #include "transforms/catalogue/MapCollapse.h"
 #include "transforms/catalogue/MapExpansion.h"
+#include "transforms/catalogue/MapFusion.h"
+#include "transforms/catalogue/MapFusionHorizontal.h"
 #include "transforms/catalogue/MapInterchange.h"
+#include "transforms/catalogue/MapReduceFusion.h"
 #include "transforms/catalogue/MapTiling.h"
 #include "transforms/catalogue/MapUnroll.h"
 #include "transforms/catalogue/StripMining.h"
+#include "transforms/catalogue/SubgraphFusion.h"
+#include "transforms/catalogue/TaskletFusion.h"
 #include "transforms/catalogue/TrivialMapElimination.h"
 #include "transforms/catalogue/Vectorization.h"
 
@@ -29,6 +35,14 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<TrivialMapElimination>());
     r.add(std::make_unique<MapUnroll>());
     r.add(std::make_unique<Vectorization>());
+    // Fusion
+    r.add(std::make_unique<MapFusion>());
+    r.add(std::make_unique<MapFusionHorizontal>());
+    r.add(std::make_unique<SubgraphFusion>());
+    r.add(std::make_unique<MapReduceFusion>());
+    r.add(std::make_unique<TaskletFusion>());
+    // Graph
+    r.add(std::make_unique<ElementwiseChainFusion>());
     return r;
   }();
   return r;

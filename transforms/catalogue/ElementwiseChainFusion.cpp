@@ -1,0 +1,311 @@
+#include "transforms/catalogue/ElementwiseChainFusion.h"
+
+#include "core/ir/AccessNode.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Path.h"
+#include "core/ir/Tasklet.h"
+#include "transforms/Binding.h"
+
+#include <cmath>
+#include <sstream>
+#include <variant>
+
+namespace dcw::transforms {
+
+using namespace dcw::ir;
+
+namespace {
+
+// The arity of a supported op, or 0.
+int arity(const LibraryNode& n) {
+  static const std::set<std::string> binary{"Add", "Sub", "Mul", "Div"};
+  static const std::set<std::string> unary{"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Neg", "Abs", "Sqrt",
+                                           "Reciprocal", "LeakyRelu", "Elu", "Softsign", "Identity"};
+  if (!n.domain.empty() || n.opaque) return 0;
+  if (binary.count(n.opType)) return 2;
+  if (unary.count(n.opType)) return 1;
+  return 0;
+}
+
+std::string number(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  std::string s = os.str();
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string literal(double v, DType t) { return t == DType::Float64 ? number(v) : "float32(" + number(v) + ")"; }
+
+double attrFloat(const LibraryNode& n, const std::string& name, double fallback) {
+  if (const Attribute* a = n.attribute(name)) {
+    if (auto* d = std::get_if<double>(&a->value)) return *d;
+    if (auto* i = std::get_if<int64_t>(&a->value)) return double(*i);
+  }
+  return fallback;
+}
+
+// The composed expression of one op over its operand expressions.
+std::string formula(const LibraryNode& n, const std::vector<std::string>& xs, DType t) {
+  const std::string& op = n.opType;
+  auto p = [&](size_t k) { return "(" + xs[k] + ")"; };
+  if (op == "Add") return p(0) + " + " + p(1);
+  if (op == "Sub") return p(0) + " - " + p(1);
+  if (op == "Mul") return p(0) + " * " + p(1);
+  if (op == "Div") return p(0) + " / " + p(1);
+  if (op == "Relu") return "max(" + xs[0] + ", " + literal(0, t) + ")";
+  if (op == "Sigmoid") return literal(1, t) + " / (" + literal(1, t) + " + exp(-" + p(0) + "))";
+  if (op == "Tanh") return "tanh(" + xs[0] + ")";
+  if (op == "Exp") return "exp(" + xs[0] + ")";
+  if (op == "Log") return "log(" + xs[0] + ")";
+  if (op == "Neg") return "-" + p(0);
+  if (op == "Abs") return "abs(" + xs[0] + ")";
+  if (op == "Sqrt") return "sqrt(" + xs[0] + ")";
+  if (op == "Reciprocal") return literal(1, t) + " / " + p(0);
+  if (op == "LeakyRelu")
+    return p(0) + " < " + literal(0, t) + " ? " + literal(attrFloat(n, "alpha", 0.01), t) + " * " + p(0) + " : " + p(0);
+  if (op == "Elu")
+    return p(0) + " < " + literal(0, t) + " ? " + literal(attrFloat(n, "alpha", 1.0), t) + " * (exp(" + xs[0] + ") - " +
+           literal(1, t) + ") : " + p(0);
+  if (op == "Softsign") return p(0) + " / (" + literal(1, t) + " + abs(" + xs[0] + "))";
+  return xs[0]; // Identity
+}
+
+struct OpInfo {
+  LibraryNode* op = nullptr;
+  std::vector<DataflowEdge*> ins; // in connector order
+  DataflowEdge* out = nullptr;
+  AccessNode* outNode = nullptr;
+};
+
+struct Chain {
+  std::vector<OpInfo> ops;
+  std::vector<AccessNode*> intermediates;
+  DType dtype = DType::Undefined;
+  std::vector<sym::Expr> shape;
+};
+
+// Checks one op of the chain: supported, fully connected, one output into an access node, and its
+// operands of the chain's shape and dtype (the first op fixes them). Returns the reason on refusal.
+std::string analyze(const State& st, LibraryNode& n, Chain& chain, OpInfo& info) {
+  int k = arity(n);
+  if (k == 0) return "op " + n.className() + " is not a supported elementwise op";
+  const Sdfg& sdfg = *owningSdfg(&st);
+  info.op = &n;
+  auto ins = st.inEdges(n.id());
+  for (auto& c : n.inConnectors())
+    for (auto* e : ins)
+      if (e->dstConnector == c.name) info.ins.push_back(e);
+  if (info.ins.size() != ins.size() || int(info.ins.size()) != k)
+    return pathOf(n) + " has " + std::to_string(ins.size()) + " connected inputs; " + n.opType + " takes " + std::to_string(k);
+  auto outs = st.outEdges(n.id());
+  if (outs.size() != 1 || !dynamic_cast<AccessNode*>(st.node(outs[0]->dst)))
+    return pathOf(n) + " must have exactly one output, written to data";
+  info.out = outs[0];
+  info.outNode = static_cast<AccessNode*>(st.node(outs[0]->dst));
+  std::vector<DataflowEdge*> all = info.ins;
+  all.push_back(info.out);
+  for (auto* e : all) {
+    const DataDescriptor* d = sdfg.findData(e->memlet.data);
+    if (!d || !d->wrappers.empty() || !d->rankKnown || d->dataKind == DataKind::Stream)
+      return "operand '" + e->memlet.data + "' of " + pathOf(n) + " is not a tensor of known shape";
+    if (e->memlet.subset != Subset::fullOf(d->shape) || !e->memlet.wcr.empty())
+      return "operand '" + e->memlet.data + "' of " + pathOf(n) + " is not passed whole";
+    if (e != info.out && !dynamic_cast<AccessNode*>(st.node(e->src)))
+      return "operand '" + e->memlet.data + "' of " + pathOf(n) + " does not come from data";
+    if (chain.dtype == DType::Undefined) {
+      chain.dtype = d->dtype;
+      chain.shape = d->shape;
+      if (d->dtype != DType::Float32 && d->dtype != DType::Float64)
+        return "operand '" + d->name() + "' has type " + d->typeString() + "; only float32 and float64 chains are fused";
+    }
+    if (d->dtype != chain.dtype || d->shape != chain.shape)
+      return "operand '" + d->name() + "' (" + d->typeString() + ") differs in shape or type from the chain's (broadcasting " +
+             "or mixed types)";
+  }
+  return {};
+}
+
+// Whether `a` is an intermediate that only `next` reads (and that can disappear).
+std::string intermediateOnly(const State& st, const AccessNode& a, const LibraryNode& next) {
+  const Sdfg& sdfg = *owningSdfg(&st);
+  const DataDescriptor* d = sdfg.findData(a.data());
+  if (!d || !d->transient || d->constant)
+    return "'" + a.data() + "' is not transient (it is visible outside the SDFG)";
+  for (State* s : sdfg.allStates())
+    for (auto& n : s->nodes())
+      if (auto* an = dynamic_cast<const AccessNode*>(n.get()); an && an != &a && an->data() == a.data())
+        return "'" + a.data() + "' is also accessed at " + pathOf(*an);
+  if (st.inEdges(a.id()).size() != 1) return "'" + a.data() + "' has more than one writer";
+  for (auto* e : st.outEdges(a.id()))
+    if (e->dst != next.id()) return "'" + a.data() + "' is also read by " + pathOf(*st.node(e->dst));
+  return {};
+}
+
+Expected<Chain> buildChain(const Binding& b, const std::string& where) {
+  auto* first = b.get<LibraryNode>("first");
+  auto* data = b.get<AccessNode>("data");
+  auto* second = b.get<LibraryNode>("second");
+  if (!first || !data || !second) return fail(where, "the match is not library node -> data -> library node");
+  if (first->parent() != data->parent() || data->parent() != second->parent()) return fail(where, "the nodes are not in one state");
+  const State& st = *first->parent();
+  Chain chain;
+  OpInfo fi;
+  if (auto r = analyze(st, *first, chain, fi); !r.empty()) return fail(where, r, "fuse chains of supported elementwise ops");
+  if (fi.outNode != data) return fail(where, "'" + data->data() + "' is not the output of " + pathOf(*first));
+  if (auto r = intermediateOnly(st, *data, *second); !r.empty())
+    return fail(where, r, "the intermediate must be used only by the next op of the chain");
+  chain.ops.push_back(fi);
+  OpInfo si;
+  if (auto r = analyze(st, *second, chain, si); !r.empty()) return fail(where, r, "fuse chains of supported elementwise ops");
+  chain.ops.push_back(si);
+  chain.intermediates.push_back(data);
+  // Extend greedily past the second op.
+  for (;;) {
+    AccessNode* out = chain.ops.back().outNode;
+    auto readers = st.outEdges(out->id());
+    if (readers.empty()) break;
+    auto* next = dynamic_cast<LibraryNode*>(st.node(readers[0]->dst));
+    if (!next || !intermediateOnly(st, *out, *next).empty()) break;
+    Chain probe = chain;
+    OpInfo ni;
+    if (!analyze(st, *next, probe, ni).empty()) break;
+    chain.ops.push_back(ni);
+    chain.intermediates.push_back(out);
+  }
+  return chain;
+}
+
+} // namespace
+
+const Pattern& ElementwiseChainFusion::pattern() const {
+  static const Pattern p = Pattern::dataflow({{"first", {ElementKind::LibraryNode}},
+                                              {"data", {ElementKind::AccessNode}},
+                                              {"second", {ElementKind::LibraryNode}}},
+                                             {{0, 1}, {1, 2}});
+  return p;
+}
+
+bool ElementwiseChainFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
+  auto b = Binding::resolve(match, root);
+  if (!b) {
+    if (whyNot) whyNot->add(b.error());
+    return false;
+  }
+  auto c = buildChain(*b, match.elements.count("first") ? match.elements.at("first") : name().data());
+  if (!c) {
+    if (whyNot) whyNot->add(c.error());
+    return false;
+  }
+  return true;
+}
+
+Expected<void> ElementwiseChainFusion::apply(const Match& match, edit::Editor& ed) const {
+  auto b = Binding::resolve(match, ed.root());
+  if (!b) return b.takeError();
+  auto c = buildChain(*b, match.elements.at("first"));
+  if (!c) return c.takeError();
+  Chain& chain = *c;
+  State& st = *chain.ops[0].op->parent();
+  Sdfg& outer = *owningSdfg(&st);
+  const DType t = chain.dtype;
+  const size_t rank = chain.shape.size();
+
+  // External inputs (one connector per outer data, first use first) and the composed code.
+  std::set<ElementId> inner;
+  for (auto* a : chain.intermediates) inner.insert(a->id());
+  std::vector<DataflowEdge*> externals;
+  std::map<std::string, std::string> value; // outer data -> expression name
+  std::string code, opNames;
+  for (size_t j = 0; j < chain.ops.size(); ++j) {
+    const OpInfo& o = chain.ops[j];
+    std::vector<std::string> xs;
+    for (auto* e : o.ins) {
+      if (!value.count(e->memlet.data)) {
+        value[e->memlet.data] = "in" + std::to_string(externals.size());
+        externals.push_back(e);
+      }
+      xs.push_back(value[e->memlet.data]);
+    }
+    std::string f = formula(*o.op, xs, t);
+    opNames += (j ? ", " : "") + o.op->opType;
+    if (j + 1 < chain.ops.size()) {
+      code += "let v" + std::to_string(j) + " = " + f + "\n";
+      value[o.out->memlet.data] = "v" + std::to_string(j);
+    } else {
+      code += "out = " + f;
+    }
+  }
+
+  // The nested SDFG: one map over the shape with one tasklet.
+  auto sdfg = std::make_unique<Sdfg>("fused_chain");
+  sdfg->metadata["fused_from"] = opNames;
+  for (auto& e : chain.shape)
+    for (auto& s : e.freeSymbols()) sdfg->addSymbol(s);
+  std::vector<std::string> conns;
+  for (size_t k = 0; k < externals.size(); ++k) {
+    conns.push_back("in" + std::to_string(k));
+    sdfg->addArray(conns.back(), t, chain.shape);
+    sdfg->inputs.push_back(conns.back());
+  }
+  sdfg->addArray("out", t, chain.shape);
+  sdfg->outputs.push_back("out");
+  State* s = sdfg->addState("compute");
+  auto* task = s->add<Tasklet>("fused", code);
+  for (auto& cn : conns) task->addIn({cn, t});
+  task->addOut({"out", t});
+  std::vector<std::string> params;
+  std::vector<Range> ranges;
+  std::vector<Range> point;
+  for (size_t d = 0; d < rank; ++d) {
+    params.push_back("i" + std::to_string(d));
+    ranges.push_back(Range::full(chain.shape[d]));
+    point.push_back(Range::index(sym::Expr::symbol(params.back())));
+  }
+  auto* outNode = s->add<AccessNode>("out");
+  if (rank == 0) {
+    for (auto& cn : conns) s->addEdge(*s->add<AccessNode>(cn), "", *task, cn, Memlet::simple(cn, Subset()));
+    s->addEdge(*task, "out", *outNode, "", Memlet::simple("out", Subset()));
+  } else {
+    auto* me = s->add<MapEntry>("fused_map");
+    auto* mx = s->add<MapExit>("fused_map_exit");
+    me->params = params;
+    me->range = Subset(ranges);
+    me->schedule = Schedule::CpuMulticore;
+    me->exitId = mx->id();
+    mx->entryId = me->id();
+    for (auto& cn : conns) {
+      me->addIn({"IN_" + cn});
+      me->addOut({"OUT_" + cn});
+      s->addEdge(*s->add<AccessNode>(cn), "", *me, "IN_" + cn, Memlet::full(cn, chain.shape));
+      s->addEdge(*me, "OUT_" + cn, *task, cn, Memlet::simple(cn, Subset(point)));
+    }
+    mx->addIn({"IN_out"});
+    mx->addOut({"OUT_out"});
+    s->addEdge(*task, "out", *mx, "IN_out", Memlet::simple("out", Subset(point)));
+    s->addEdge(*mx, "OUT_out", *outNode, "", Memlet::full("out", chain.shape));
+  }
+
+  auto node = std::make_unique<NestedSdfgNode>("fused_" + chain.ops[0].op->label(), std::move(sdfg));
+  for (auto& cn : conns) node->addIn({cn, t});
+  node->addOut({"out", t});
+  for (auto& [name, type] : node->sdfg().symbols()) node->symbolMapping[name] = sym::Expr::symbol(name);
+  Node* placed = ed.addNode(st, std::move(node));
+  for (size_t k = 0; k < externals.size(); ++k)
+    ed.addEdge(st, *st.node(externals[k]->src), externals[k]->srcConnector, *placed, conns[k], externals[k]->memlet);
+  const OpInfo& last = chain.ops.back();
+  ed.addEdge(st, *placed, "out", *last.outNode, last.out->dstConnector, last.out->memlet);
+
+  // The ops and intermediates go.
+  std::vector<std::string> dead;
+  for (auto* a : chain.intermediates) dead.push_back(a->data());
+  for (auto& o : chain.ops) ed.removeNode(st, o.op->id());
+  for (auto* a : chain.intermediates) ed.removeNode(st, a->id());
+  for (auto& d : dead) ed.removeData(outer, d);
+  return {};
+}
+
+} // namespace dcw::transforms
