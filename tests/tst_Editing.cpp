@@ -16,6 +16,7 @@
 #include "core/serialize/JsonFormat.h"
 #include "transforms/Script.h"
 #include "views/GraphCanvas.h"
+#include "views/CodeDiffView.h"
 #include "views/HistoryModel.h"
 #include "views/Selection.h"
 #include "views/TransformationsPanel.h"
@@ -139,6 +140,15 @@ private slots:
     QTest::mouseClick(hv->viewport(), Qt::LeftButton, {}, hv->visualRect(w.historyModel()->index(2, 0)).center());
     QCOMPARE(serialize::toJson(s), tiled);
     QVERIFY(QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000));
+
+    // The code changes of step 2 (MapTiling): a non-empty diff with an added tile loop.
+    QSignalSpy diff(&w, &MainWindow::codeDiffReady);
+    w.showCodeDiff(2);
+    QVERIFY(QTest::qWaitFor([&] { return diff.count() == 1; }, 120000));
+    QVERIFY(diff.last().at(1).toInt() > 0);
+    QVERIFY(w.codeDiffView()->text().contains("@@ -"));
+    QVERIFY(w.codeDiffView()->text().contains("_tile"));
+    QVERIFY(w.codeDiffView()->summary().contains("MapTiling"));
   }
 
   void scriptProjectAndAutosave() {

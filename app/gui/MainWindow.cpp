@@ -89,13 +89,6 @@ struct LoadResult {
   qint64 elapsedMs = 0;
 };
 
-// What the code-generation worker produces: the CPU source and its source map, or why there is none.
-struct CodeResult {
-  QString path;
-  QString source;
-  std::vector<codegen::SourceMapEntry> sourceMap;
-  QString error;
-};
 
 
 // Runs on a worker thread: touches no widget and nothing of the window.
@@ -128,7 +121,7 @@ static std::shared_ptr<LoadResult> loadInBackground(const QString& path) {
 
 // Runs on a worker thread on its own copy of the model (loaded again and expanded), so the model on
 // screen is never changed.
-static std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps) {
+std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps) {
   auto r = std::make_shared<CodeResult>();
   r->path = path;
   try {

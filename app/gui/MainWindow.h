@@ -53,6 +53,7 @@ struct CostReport;
 }
 namespace dcw::views {
 class CodeView;
+class CodeDiffView;
 class GraphCanvas;
 class HistoryModel;
 class TransformationsPanel;
@@ -145,6 +146,10 @@ public:
   void verify(int from = 0, int to = -1);
   void cancelVerify();
   bool isVerifying() const { return verifying_; }
+  // The generated code before and after history step `step` (1-based), diffed in the background;
+  // shown in the Code Changes panel, then codeDiffReady.
+  void showCodeDiff(int step);
+  views::CodeDiffView* codeDiffView() const { return codeDiff_; }
   // Auto-optimize: one history step applying the default pipeline.
   bool autoOptimize();
   views::TransformationsPanel* transformationsPanel() const { return transforms_; }
@@ -162,6 +167,7 @@ signals:
   void commandFailed(const QString& message);  // "<where>: <problem>[; <hint>]"
   void verifyFinished(bool ok, double maxAbsDiff, const QString& message);
   void verifyProgress(int percent, const QString& stage);
+  void codeDiffReady(int step, int added, int removed);
 
 protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -243,6 +249,9 @@ private:
   views::TransformationsPanel* transforms_ = nullptr;
   QDockWidget* transformsDock_ = nullptr;
   views::HistoryModel* historyModel_ = nullptr;
+  views::CodeDiffView* codeDiff_ = nullptr;
+  QDockWidget* codeDiffDock_ = nullptr;
+  quint64 diffSerial_ = 0;
   QListView* historyView_ = nullptr;
   QDockWidget* historyDock_ = nullptr;
   QAction* undoAction_ = nullptr;

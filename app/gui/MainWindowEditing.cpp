@@ -17,6 +17,8 @@
 #include "transforms/AutoOptimize.h"
 #include "transforms/Project.h"
 #include "transforms/Script.h"
+#include "core/support/LineDiff.h"
+#include "views/CodeDiffView.h"
 #include "views/CodeView.h"
 #include "views/GraphCanvas.h"
 #include "views/HistoryModel.h"
@@ -87,6 +89,18 @@ void MainWindow::createEditing() {
   addDockWidget(Qt::LeftDockWidgetArea, historyDock_);
   splitDockWidget(outlineDock_, historyDock_, Qt::Vertical);
 
+  codeDiff_ = new views::CodeDiffView;
+  codeDiff_->setObjectName(QStringLiteral("codeDiffView"));
+  codeDiffDock_ = new QDockWidget(tr("Code Changes"), this);
+  codeDiffDock_->setObjectName(QStringLiteral("codeDiffDock"));
+  codeDiffDock_->setWidget(codeDiff_);
+  addDockWidget(Qt::BottomDockWidgetArea, codeDiffDock_);
+  tabifyDockWidget(codeDock_, codeDiffDock_);
+  problemsDock_->raise();
+  connect(historyView_, &QListView::doubleClicked, this, [this](const QModelIndex& index) {
+    if (index.row() >= 1) showCodeDiff(index.row());
+  });
+
   // File menu additions (before its Quit entry) and the Edit menu.
   QMenu* file = menuBar()->actions().front()->menu();
   QAction* quit = file->actions().back();
@@ -134,6 +148,11 @@ void MainWindow::createEditing() {
     if (row >= 1) verify(row - 1, row);
   });
   verStep->setObjectName(QStringLiteral("actionVerifyStep"));
+  QAction* diffStep = edit->addAction(tr("Show &Code Changes of the Selected Step"), this, [this] {
+    int row = historyView_->currentIndex().row();
+    if (row >= 1) showCodeDiff(row);
+  });
+  diffStep->setObjectName(QStringLiteral("actionCodeDiff"));
   for (QAction* a : {undoAction_, redoAction_}) a->setEnabled(false);
 
   // The panels follow the shared selection.
@@ -142,6 +161,7 @@ void MainWindow::createEditing() {
     if (m->title() == tr("&View")) {
       m->addAction(transformsDock_->toggleViewAction());
       m->addAction(historyDock_->toggleViewAction());
+      m->addAction(codeDiffDock_->toggleViewAction());
     }
 }
 
@@ -468,6 +488,48 @@ void MainWindow::finishVerify(std::shared_ptr<VerifyResult> r) {
     if (r->ok) QMessageBox::information(this, tr("Verify"), r->message);
     else QMessageBox::warning(this, tr("Verify"), r->message);
   }
+}
+
+void MainWindow::showCodeDiff(int step) {
+  if (!model_ || step < 1 || size_t(step) > model_->history->size()) return;
+  const quint64 serial = ++diffSerial_;
+  const QString title = QString::fromStdString(model_->history->command(size_t(step - 1)).title());
+  codeDiff_->setMessage(tr("Generating the code before and after step %1 (%2)…").arg(step).arg(title));
+  codeDiffDock_->show();
+  codeDiffDock_->raise();
+  struct DiffResult {
+    QString error, diff;
+    DiffStats stats;
+  };
+  auto before = scriptLines(size_t(step - 1));
+  auto after = scriptLines(size_t(step));
+  const QString path = file_;
+  using Watcher = QFutureWatcher<std::shared_ptr<DiffResult>>;
+  auto* watcher = new Watcher(this);
+  connect(watcher, &Watcher::finished, this, [this, watcher, serial, step, title] {
+    watcher->deleteLater();
+    if (serial != diffSerial_) return;
+    auto r = watcher->result();
+    if (!r->error.isEmpty()) {
+      codeDiff_->setMessage(tr("No code changes for step %1: %2").arg(step).arg(r->error));
+      return;
+    }
+    codeDiff_->setDiff(tr("Step %1, %2: +%3 −%4 lines").arg(step).arg(title).arg(r->stats.added).arg(r->stats.removed), r->diff);
+    emit codeDiffReady(step, int(r->stats.added), int(r->stats.removed));
+  });
+  watcher->setFuture(QtConcurrent::run([path, before, after, step]() {
+    auto r = std::make_shared<DiffResult>();
+    auto a = generateInBackground(path, before);
+    auto b = generateInBackground(path, after);
+    if (!a->error.isEmpty() || !b->error.isEmpty()) {
+      r->error = !a->error.isEmpty() ? a->error : b->error;
+      return r;
+    }
+    std::string d = unifiedDiff(a->source.toStdString(), b->source.toStdString(), "step " + std::to_string(step - 1) + ".cpp",
+                                "step " + std::to_string(step) + ".cpp", 3, &r->stats);
+    r->diff = QString::fromStdString(d);
+    return r;
+  }));
 }
 
 bool MainWindow::autoOptimize() {

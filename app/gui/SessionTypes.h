@@ -4,6 +4,7 @@
 #pragma once
 
 #include "app/gui/MainWindow.h"
+#include "codegen/cpu/CppGenerator.h"
 #include "core/analysis/Cost.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/edit/History.h"
@@ -23,6 +24,17 @@ struct MainWindow::Model {
   analysis::CostReport cost;
   std::unique_ptr<views::PureExpansions> pure; // library nodes' `pure` implementations, shown in place
 };
+
+// What the code-generation worker produces: the CPU source and its source map, or why there is none.
+struct CodeResult {
+  QString path;
+  QString source;
+  std::vector<codegen::SourceMapEntry> sourceMap;
+  QString error;
+};
+// Loads the model file again, replays `steps` (script lines) on that copy, expands it and generates
+// the CPU code. Runs on a worker thread; touches nothing of the window.
+std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps);
 
 struct PendingProject {
   QString file;               // the .dcwproj
