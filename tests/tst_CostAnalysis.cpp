@@ -4,6 +4,8 @@
 // (iterations × operations), ops without a formula marked as estimates; and on tiny_resnet, that the
 // model's parameters agree with the summary and every library node has a cost.
 #include "core/analysis/Cost.h"
+#include "core/edit/History.h"
+#include "transforms/ApplyTransformation.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/AccessNode.h"
@@ -151,6 +153,25 @@ private slots:
     QCOMPARE(eval(r.find(entry->id())->bytesRead), 80.0);
     QCOMPARE(eval(r.find(entry->id())->bytesWritten), 80.0);
     QCOMPARE(eval(r.total.flops), 20.0);               // counted once, through the map
+  }
+
+  // Tiling keeps the counted work: the tile parameters are bound, never free symbols, and whole tiles
+  // give the exact count (the conv map of tiny_resnet's block1.conv1, 16 channels in tiles of 4).
+  void tiledMapsCountTheSameWork() {
+    auto m = dcw::io::loadModel(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+    QVERIFY(m);
+    auto& s = *m->sdfg;
+    dcw::edit::History h(s);
+    QVERIFY(h.execute(std::make_unique<dcw::transforms::ApplyTransformation>(
+        dcw::transforms::Match{"ExpandLibraryNode", {{"node", "main/state0/block1.conv1.Conv"}}, {}})));
+    auto before = dcw::analysis::analyzeCost(s);
+    QVERIFY(h.execute(std::make_unique<dcw::transforms::ApplyTransformation>(dcw::transforms::Match{
+        "MapTiling", {{"entry", "main/state0/block1.conv1.Conv/compute1/conv_map"}}, {{"tile_sizes", "4"}}})));
+    auto after = dcw::analysis::analyzeCost(s);
+    QCOMPARE(after.symbols, before.symbols);
+    auto flops = [](const dcw::analysis::CostReport& r) { return dcw::analysis::evaluate(r.total.flops, {{"batch", 2}}, 1); };
+    QVERIFY(flops(before).has_value());
+    QCOMPARE(*flops(after), *flops(before));
   }
 
   void formatting() {

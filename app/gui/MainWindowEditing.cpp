@@ -70,8 +70,9 @@ void MainWindow::createEditing() {
   transformsDock_->setObjectName(QStringLiteral("transformationsDock"));
   transformsDock_->setWidget(transforms_);
   addDockWidget(Qt::RightDockWidgetArea, transformsDock_);
-  tabifyDockWidget(inspectorDock_, transformsDock_);
-  inspectorDock_->raise();
+  // Below the inspector, in front of the weights: what applies and what the element is, side by side.
+  tabifyDockWidget(weightsDock_, transformsDock_);
+  transformsDock_->raise();
   connect(transforms_, &views::TransformationsPanel::applyRequested, this, [this](const QString& line) { executeCommand(line); });
   connect(transforms_, &views::TransformationsPanel::previewRequested, this, [this](const QList<qulonglong>& ids) {
     canvas_->setPreview(std::vector<ir::ElementId>(ids.begin(), ids.end()));

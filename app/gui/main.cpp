@@ -2,6 +2,7 @@
 //
 //   dcw-gui [MODEL]                                    open MODEL (.onnx, .dcw.json or .dcwproj) at start;
 //                                                      without one, offers to recover autosaved work
+//   dcw-gui [--script S.dcws] [--select PATH] ...       replay a script into the history / select an element
 //   dcw-gui --screenshot OUT.png [--expand-all] [--theme dark|light] [--size WxH] [--overlay KIND] MODEL
 //                                                      headless: load, lay out, save a picture of the window
 //   dcw-gui --export-svg OUT.svg [--expand-all] [--theme dark|light] MODEL
@@ -13,6 +14,8 @@
 // With DCW_TIMING=1 in the environment, milestones (loaded, laid out, first paint) are printed to
 // stderr in milliseconds since main() started.
 #include "app/gui/MainWindow.h"
+#include "core/ir/Path.h"
+#include "transforms/Script.h"
 #include "views/GraphCanvas.h"
 
 #include <QApplication>
@@ -96,6 +99,13 @@ int main(int argc, char** argv) {
                            QStringLiteral("dark|light"));
   QCommandLineOption overlay(QStringLiteral("overlay"), QStringLiteral("Canvas overlay: params, flops or bytes."),
                              QStringLiteral("KIND"));
+  QCommandLineOption script(QStringLiteral("script"),
+                            QStringLiteral("After loading, replay this DCW script: each command becomes a history step."),
+                            QStringLiteral("S.dcws"));
+  QCommandLineOption selectPath(QStringLiteral("select"), QStringLiteral("After loading, select the element at PATH."),
+                                QStringLiteral("PATH"));
+  parser.addOption(script);
+  parser.addOption(selectPath);
   parser.addOption(screenshot);
   parser.addOption(exportSvg);
   parser.addOption(expandAll);
@@ -139,6 +149,31 @@ int main(int argc, char** argv) {
       return fail(QStringLiteral("--overlay: expected params, flops, bytes or none, got '%1'").arg(o), 1);
     window.setOverlay(kind);
   }
+
+  // --script and --select act once the model is on screen (both interactive and headless).
+  bool scriptFailed = false;
+  QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, &window,
+                   [&window, &parser, &script, &selectPath, &scriptFailed] {
+    if (parser.isSet(script)) {
+      auto s = dcw::transforms::readScript(parser.value(script).toStdString());
+      if (!s) {
+        fail(QString::fromStdString(s.error().str()), 2);
+        scriptFailed = true;
+      } else {
+        for (auto& step : s->steps)
+          if (!window.executeCommand(QString::fromStdString(step.command->scriptLine()))) {
+            fail(QStringLiteral("%1:%2: the step failed").arg(parser.value(script)).arg(step.line), 2);
+            scriptFailed = true;
+            break;
+          }
+      }
+    }
+    if (parser.isSet(selectPath) && window.sdfg()) {
+      auto e = dcw::ir::resolvePath(*window.sdfg(), parser.value(selectPath).toStdString());
+      if (e) window.select((*e)->id());
+      else fail(QString::fromStdString(e.error().str()), 2);
+    }
+  });
 
   const bool headless = parser.isSet(screenshot) || parser.isSet(exportSvg);
   if (!headless) {

@@ -125,7 +125,15 @@ private:
       if (!m) return multiplier;
       auto it = iterations.find(m->id());
       if (it != iterations.end()) return it->second;
-      Expr e = itersOf(scopeOf(m)) * m->range.volume();
+      // A range that depends on enclosing map parameters (a tile: i in [t, min(t+32, N))) is
+      // counted at the first value of each parameter: exact for whole tiles, an over-estimate of
+      // at most one partial tile per dimension otherwise; never a free symbol in the total.
+      std::map<std::string, Expr> outer;
+      for (const MapEntry* p = scopeOf(m); p; p = scopeOf(p))
+        for (size_t d = 0; d < p->params.size() && d < p->range.rank(); ++d) outer.emplace(p->params[d], p->range[d].begin);
+      Expr vol = m->range.volume();
+      if (!outer.empty()) vol = vol.substitute(outer);
+      Expr e = itersOf(scopeOf(m)) * vol;
       iterations.emplace(m->id(), e);
       return e;
     };
