@@ -1,11 +1,15 @@
 // Tests of the `dcw` command line as a user runs it: exit codes, the one-line error format on bad
-// input, inspect (text and JSON), convert and the round trip through .dcw.json.
+// input, inspect (text and JSON), convert and the round trip through .dcw.json; the command layer
+// headless: transforms (list, candidates), apply (scripts), optimize, and --script on run, bench and
+// codegen.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cstring>
 
 namespace {
 
@@ -27,6 +31,81 @@ Run dcw(const QStringList& args) {
 
 const QString kExample = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
 QString bad(const char* f) { return QStringLiteral(DCW_SOURCE_DIR "/tests/data/bad/") + f; }
+const QString kSoftmax = QStringLiteral("/usr/share/libonnx-testdata/data/node/test_softmax_axis_1/model.onnx");
+
+QStringList lines(const QString& text) { return text.split('\n', Qt::SkipEmptyParts); }
+
+QByteArray readAll(const QString& file) {
+  QFile f(file);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool writeAll(const QString& file, const QByteArray& bytes) {
+  QFile f(file);
+  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+// The float values of an ONNX TensorProto file (raw_data or float_data): enough to compare outputs
+// without linking protobuf.
+std::vector<float> readFloats(const QString& file) {
+  QByteArray b = readAll(file);
+  const auto* p = reinterpret_cast<const uint8_t*>(b.constData());
+  const uint8_t* end = p + b.size();
+  auto varint = [&](uint64_t& v) {
+    v = 0;
+    for (int s = 0; p < end && s < 64; s += 7) {
+      uint8_t c = *p++;
+      v |= uint64_t(c & 0x7f) << s;
+      if (!(c & 0x80)) return true;
+    }
+    return false;
+  };
+  std::vector<float> out;
+  auto floats = [&](const uint8_t* q, size_t n) {
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+      float x;
+      std::memcpy(&x, q + i, 4);
+      out.push_back(x);
+    }
+  };
+  while (p < end) {
+    uint64_t key = 0, v = 0;
+    if (!varint(key)) return {};
+    uint64_t field = key >> 3, wire = key & 7;
+    if (wire == 0) {
+      if (!varint(v)) return {};
+      if (field == 2 && v != 1) return {}; // data_type: FLOAT only
+    } else if (wire == 1) {
+      p += 8;
+    } else if (wire == 5) {
+      if (field == 4) floats(p, 4);
+      p += 4;
+    } else if (wire == 2) {
+      if (!varint(v) || v > uint64_t(end - p)) return {};
+      if (field == 4 || field == 9) floats(p, v); // float_data (packed), raw_data
+      p += v;
+    } else {
+      return {};
+    }
+  }
+  return out;
+}
+
+double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size() || a.empty()) return 1e30;
+  double d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, double(std::abs(a[i] - b[i])));
+  return d;
+}
+
+// The map paths under `prefix` that `dcw transforms MODEL --expand` offers MapTiling for.
+QStringList tileableMaps(const QString& model, const QString& prefix) {
+  QStringList out;
+  auto r = dcw({"transforms", model, "--expand"});
+  for (auto& l : lines(r.out))
+    if (l.startsWith("apply MapTiling entry=" + prefix)) out << l.mid(QString("apply MapTiling entry=").size()).section(' ', 0, 0);
+  return out;
+}
 
 } // namespace
 
@@ -171,6 +250,174 @@ private slots:
       QCOMPARE(r.err.count('\n'), 1);
       QVERIFY(r.out.isEmpty());
     }
+  }
+
+  void transformsList() {
+    auto r = dcw({"transforms", "--list"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QStringList names;
+    for (auto& l : lines(r.out)) {
+      auto f = l.split('\t');
+      QVERIFY2(f.size() == 3 && !f[0].isEmpty() && !f[1].isEmpty() && !f[2].isEmpty(), qPrintable(l));
+      names << f[0];
+    }
+    QVERIFY(!names.isEmpty());
+    QVERIFY(names.contains("ExpandLibraryNode"));
+    QVERIFY(names.contains("MapTiling"));
+    QCOMPARE(names.removeDuplicates(), qsizetype(0));
+    auto n = dcw({"transforms"});
+    QCOMPARE(n.code, 2);
+    QVERIFY2(n.err.startsWith("error: ") && n.err.contains("--list"), qPrintable(n.err));
+    QVERIFY(dcw({"help"}).out.contains("optimize"));
+  }
+
+  void transformsOnModels() {
+    // A single op as imported: its expansion, as a script line; --timing reports on stderr.
+    auto a = dcw({"transforms", kSoftmax, "--timing"});
+    QVERIFY2(a.code == 0, qPrintable(a.err));
+    QVERIFY2(a.out.contains("apply ExpandLibraryNode node=main/state0/Softmax_0\n"), qPrintable(a.out));
+    for (auto& l : lines(a.out)) QVERIFY2(l.startsWith("apply "), qPrintable(l));
+    QVERIFY2(a.err.contains("timing: load ") && a.err.contains(" ms"), qPrintable(a.err));
+    // Expanded: map-level matches show, the expansion no longer; --all adds refusals with the reason.
+    auto e = dcw({"transforms", kSoftmax, "--expand", "--all"});
+    QVERIFY2(e.code == 0, qPrintable(e.err));
+    QVERIFY(!e.out.contains("ExpandLibraryNode"));
+    QVERIFY2(e.out.contains("# not applicable: apply MapTiling entry=main/state0/Softmax_0/") &&
+                 e.out.contains(": every dimension already fits in one tile"),
+             qPrintable(e.out));
+    for (auto& l : lines(e.out)) QVERIFY2(l.startsWith("apply ") || l.startsWith("# not applicable: apply "), qPrintable(l));
+    auto e2 = dcw({"transforms", kSoftmax, "--expand"});
+    QVERIFY(!e2.out.contains("# not applicable"));
+
+    // tiny_resnet as imported: every op can be expanded.
+    auto t = dcw({"transforms", kExample});
+    QVERIFY2(t.code == 0, qPrintable(t.err));
+    QVERIFY(t.out.count("apply ExpandLibraryNode node=main/state0/") >= 20);
+    QVERIFY(!t.out.contains("MapTiling"));
+    // --at a node: only the matches touching it.
+    auto n = dcw({"transforms", kExample, "--at", "main/state0/block1.conv1.Conv"});
+    QVERIFY2(n.code == 0, qPrintable(n.err));
+    QVERIFY(n.out.contains("apply ExpandLibraryNode node=main/state0/block1.conv1.Conv\n"));
+    for (auto& l : lines(n.out)) QVERIFY2(l.contains("main/state0/block1.conv1.Conv"), qPrintable(l));
+    // Expanded, with --at a map: the matches at that map only.
+    auto x = dcw({"transforms", kExample, "--expand", "--timing"});
+    QVERIFY2(x.code == 0, qPrintable(x.err));
+    QVERIFY(x.err.contains(", expand "));
+    QStringList maps = tileableMaps(kExample, "main/state0/block1.conv1.Conv/");
+    QVERIFY(!maps.isEmpty());
+    auto at = dcw({"transforms", kExample, "--expand", "--at", maps.front()});
+    QVERIFY2(at.code == 0, qPrintable(at.err));
+    QVERIFY(at.out.contains("apply MapTiling entry=" + maps.front() + "\n"));
+    QVERIFY(lines(at.out).size() < lines(x.out).size());
+    for (auto& l : lines(at.out)) QVERIFY2(l.contains(maps.front()), qPrintable(l));
+    // A path that names nothing: one error line naming it, exit 2.
+    auto b = dcw({"transforms", kExample, "--at", "main/state0/no_such_node"});
+    QCOMPARE(b.code, 2);
+    QVERIFY2(b.err.startsWith("error: --at main/state0/no_such_node: "), qPrintable(b.err));
+    QCOMPARE(b.err.count('\n'), 1);
+    QVERIFY(b.out.isEmpty());
+  }
+
+  void optimizeThenApplyIsByteIdentical() {
+    QTemporaryDir dir;
+    QString opt = dir.filePath("opt.dcw.json"), script = dir.filePath("opt.dcws"), rep = dir.filePath("rep.dcw.json");
+    auto o = dcw({"optimize", kExample, "-o", opt, "--script-out", script});
+    QVERIFY2(o.code == 0, qPrintable(o.err));
+    QVERIFY2(o.err.contains("auto-optimize: ") && o.err.contains(" ExpandLibraryNode"), qPrintable(o.err));
+    QString text = QString::fromUtf8(readAll(script));
+    QVERIFY2(text.startsWith("# DCW script") && text.contains("\ndcw-script 1\n") && text.contains("\nmodel " + kExample + " sha256="),
+             qPrintable(text));
+    int steps = 0;
+    for (auto& l : lines(text)) steps += l.startsWith("apply ") || l.startsWith("set ");
+    QVERIFY(text.count("apply ExpandLibraryNode ") >= 10); // fusions before expansion may merge ops
+    QVERIFY(text.contains("implementation=pure"));
+
+    auto a = dcw({"apply", kExample, "--script", script, "-o", rep});
+    QVERIFY2(a.code == 0, qPrintable(a.err));
+    QVERIFY2(!a.err.contains("warning"), qPrintable(a.err));
+    QByteArray optBytes = readAll(opt);
+    QVERIFY(optBytes.size() > 1000);
+    QVERIFY(optBytes == readAll(rep));
+    // Without -o: a summary.
+    auto s = dcw({"apply", kExample, "--script", script});
+    QVERIFY2(s.code == 0, qPrintable(s.err));
+    QVERIFY2(s.out.startsWith(QString("applied %1 steps; the model has ").arg(steps)), qPrintable(s.out));
+    // optimize with neither -o nor --script-out prints the script.
+    auto p = dcw({"optimize", kExample});
+    QVERIFY2(p.code == 0, qPrintable(p.err));
+    QCOMPARE(p.out, text);
+    // A script recorded on another file warns, and still replays where it fits.
+    QString converted = dir.filePath("tiny.dcw.json");
+    QCOMPARE(dcw({"convert", kExample, "-o", converted}).code, 0);
+    auto w = dcw({"apply", converted, "--script", script, "-o", dir.filePath("w.dcw.json")});
+    QVERIFY2(w.code == 0, qPrintable(w.err));
+    QVERIFY2(w.err.startsWith("warning: " + script + ": was recorded on a different file (sha256 "), qPrintable(w.err));
+  }
+
+  void badScriptExits2WithoutOutput() {
+    QTemporaryDir dir;
+    QString script = dir.filePath("bad.dcws"), out = dir.filePath("out.dcw.json");
+    QVERIFY(writeAll(script, "dcw-script 1\nmodel tiny_resnet.onnx\n"
+                             "apply ExpandLibraryNode node=main/state0/stem.stem.0.Conv implementation=pure\n"
+                             "apply MapTiling entry=main/state0/no_such_map tile_sizes=4\n"));
+    auto r = dcw({"apply", kExample, "--script", script, "-o", out});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.startsWith("error: " + script + ":4: ") && r.err.contains("main/state0/no_such_map"), qPrintable(r.err));
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY(!QFile::exists(out));
+    // The same script on run, bench and codegen: exit 2 naming the line.
+    for (QStringList args : {QStringList{"run", kExample, "--random", "1"}, QStringList{"bench", kExample, "--repeat", "1"},
+                             QStringList{"codegen", kExample, "-o", dir.filePath("gen")}}) {
+      auto b = dcw(args << "--script" << script);
+      QCOMPARE(b.code, 2);
+      QVERIFY2(b.err.contains("error: " + script + ":4: ") && b.err.contains("main/state0/no_such_map"), qPrintable(b.err));
+    }
+    // A line that does not parse, and a missing script.
+    QVERIFY(writeAll(script, "dcw-script 1\nfrobnicate main\n"));
+    auto p = dcw({"apply", kExample, "--script", script, "-o", out});
+    QCOMPARE(p.code, 2);
+    QVERIFY2(p.err.startsWith("error: " + script + ":2: unknown command 'frobnicate'"), qPrintable(p.err));
+    auto m = dcw({"apply", kExample, "--script", dir.filePath("missing.dcws")});
+    QCOMPARE(m.code, 2);
+    QVERIFY(m.err.contains("missing.dcws: cannot be read"));
+    QVERIFY(!QFile::exists(out));
+  }
+
+  void runBenchCodegenWithScript() {
+    QTemporaryDir dir;
+    // The auto-optimize script, and a hand-written one that tiles a convolution and sets a schedule.
+    QString opt = dir.filePath("opt.dcws"), tile = dir.filePath("tile.dcws");
+    QCOMPARE(dcw({"optimize", kExample, "--script-out", opt}).code, 0);
+    QStringList maps = tileableMaps(kExample, "main/state0/block1.conv1.Conv/");
+    QVERIFY(!maps.isEmpty());
+    QVERIFY(writeAll(tile, ("dcw-script 1\nmodel " + kExample + "\n"
+                            "apply ExpandLibraryNode node=main/state0/block1.conv1.Conv implementation=pure\n"
+                            "apply MapTiling entry=" + maps.front() + " tile_sizes=4\n"
+                            "set " + maps.front() + " schedule=sequential\n").toUtf8()));
+    auto base = dcw({"run", kExample, "--random", "7", "--outputs", dir.filePath("base")});
+    QVERIFY2(base.code == 0, qPrintable(base.err));
+    auto ref = readFloats(dir.filePath("base/output_0.pb"));
+    QCOMPARE(ref.size(), size_t(10));
+    for (const QString& s : {opt, tile}) {
+      QString outDir = dir.filePath(QFileInfo(s).baseName());
+      auto r = dcw({"run", kExample, "--random", "7", "--outputs", outDir, "--script", s});
+      QVERIFY2(r.code == 0, qPrintable(r.err));
+      QCOMPARE(r.out, base.out);
+      QVERIFY(readAll(dir.filePath("base/input_0.pb")) == readAll(outDir + "/input_0.pb")); // same inputs
+      double d = maxAbsDiff(ref, readFloats(outDir + "/output_0.pb"));
+      QVERIFY2(d <= 1e-5, qPrintable(QString("%1: max abs diff %2").arg(s).arg(d)));
+
+      auto b = dcw({"bench", kExample, "--warmup", "1", "--repeat", "3", "--json", "--script", s});
+      QVERIFY2(b.code == 0, qPrintable(b.err));
+      QVERIFY(QJsonDocument::fromJson(b.out.toUtf8()).object()["median_ms"].toDouble() > 0);
+
+      QString gen = outDir + "_gen";
+      auto g = dcw({"codegen", kExample, "-o", gen, "--script", s});
+      QVERIFY2(g.code == 0, qPrintable(g.err));
+      QVERIFY(readAll(gen + "/program.cpp").contains("dcw_program"));
+    }
+    // The tiled map shows in the generated code.
+    QVERIFY(readAll(dir.filePath("tile_gen/program.cpp")).contains(maps.front().toUtf8() + "_tiles"));
   }
 };
 

@@ -7,6 +7,7 @@
 #include "transforms/Matcher.h"
 #include "transforms/ModelCommands.h"
 #include "transforms/TransformationRegistry.h"
+#include "transforms/catalogue/ScopeTools.h"
 
 #include <set>
 
@@ -16,12 +17,20 @@ using namespace dcw::ir;
 
 const std::vector<std::string>& defaultPipeline() {
   static const std::vector<std::string> p = {
-      // before expansion (besides every name of category "Graph")
+      // before expansion: graph-level rewrites of ONNX ops (besides every name of category "Graph")
+      "ConstantFolding",
+      "ConvBatchNormFolding",
+      "MatMulAddToGemm",
       "ElementwiseChainFusion",
       // after expansion, in this order
       "InlineNestedSDFG",
       "StateFusion",
+      "RedundantArray",
+      "RedundantSecondArray",
+      "DeadDataflowElimination",
       "MapFusion",
+      "MapReduceFusion",
+      "TaskletFusion",
       "TrivialMapElimination",
       "MapCollapse",
       "Vectorization",
@@ -32,7 +41,8 @@ const std::vector<std::string>& defaultPipeline() {
 
 namespace {
 
-constexpr const char* kBeforeExpansion[] = {"ElementwiseChainFusion"};
+// Rewrites of library nodes that are not of category "Graph" but must run before expansion.
+constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChainFusion"};
 constexpr size_t kMaxPassesPerTransformation = 200;
 
 // Whether a node lies inside some map: in its own state, or through the nodes (nested SDFGs,
@@ -58,7 +68,8 @@ bool endsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Runs the pipeline; `exec` executes one command (true when it was applied and kept).
+// Runs the pipeline; `exec` executes one command (through a History, or an Editor with the same
+// validation and rollback), failing when the command failed and was rolled back.
 class Pipeline {
 public:
   using Exec = std::function<Expected<void>(std::unique_ptr<edit::Command>)>;
@@ -83,7 +94,7 @@ public:
       if (const Transformation* e = reg.find("ExpandLibraryNode")) saturate(*e, {{"implementation", "pure"}});
     for (auto* t : after) {
       if (t->name() == "MapTiling") {
-        if (o_.tile) saturate(*t, {{"tile_sizes", o_.tileSizes}}, [this](const Match& m) { return tileable(m); });
+        if (o_.tile) saturate(*t, {}, [this](Match& m) { return tileable(m); });
         continue;
       }
       saturate(*t, {});
@@ -114,7 +125,7 @@ private:
 
   // Applies `t` at every applicable match, again and again, until a pass applies nothing.
   void saturate(const Transformation& t, const std::map<std::string, std::string>& options,
-                const std::function<bool(const Match&)>& filter = {}) {
+                const std::function<bool(Match&)>& filter = {}) {
     MatchQuery q;
     q.limitPerTransformation = o_.limitPerTransformation;
     q.includeInapplicable = false;
@@ -124,8 +135,8 @@ private:
       for (auto& m : enumerateMatches(t, root_, q)) {
         if (!budgetLeft()) break;
         for (auto& [k, v] : options) m.options[k] = v;
-        if (failed_.count("apply " + m.str())) continue;
         if (filter && !filter(m)) continue;
+        if (failed_.count("apply " + m.str())) continue;
         if (!t.canApply(m, root_, nullptr)) continue; // also drops matches an earlier step consumed
         if (execute(std::make_unique<ApplyTransformation>(std::move(m)))) ++applied;
       }
@@ -136,8 +147,11 @@ private:
   }
 
   // MapTiling once per map: only outermost maps that are no tile maps and whose schedule was not
-  // chosen as vectorized or unrolled (tiling inner maps or tile maps again would not end).
-  bool tileable(const Match& m) const {
+  // chosen as vectorized or unrolled (tiling inner maps or tile maps again would not end). Only
+  // dimensions of constant extent larger than the tile are tiled (a symbolic batch dim is not), and
+  // only maps with at least two such dimensions (blocking in one dimension buys no reuse); the match
+  // gets the per-dimension tile_sizes.
+  bool tileable(Match& m) const {
     auto it = m.elements.find("entry");
     if (it == m.elements.end()) return false;
     auto e = resolvePath(root_, it->second);
@@ -145,7 +159,45 @@ private:
     auto* me = dynamic_cast<const MapEntry*>(*e);
     if (!me || endsWith(me->label(), "_tiles")) return false;
     if (me->schedule == Schedule::Vectorized || me->schedule == Schedule::Unrolled) return false;
-    return !insideAnyMap(*me);
+    if (insideAnyMap(*me)) return false;
+    // Write-conflict resolution inside (a reduction): with the tile map parallel, the generated code
+    // would need atomics for it, which costs more than tiling gains.
+    const State& st = *me->parent();
+    std::vector<const Node*> scope;
+    for (Node* n : scope::nodesInside(st, *me)) scope.push_back(n);
+    if (const MapExit* x = scope::exitOf(st, *me)) scope.push_back(x);
+    for (const Node* n : scope)
+      for (const DataflowEdge* edge : st.outEdges(n->id()))
+        if (!edge->memlet.wcr.empty()) return false;
+    std::vector<int64_t> wanted;
+    {
+      std::string list = o_.tileSizes;
+      size_t s = 0;
+      while (s <= list.size()) {
+        size_t c = list.find(',', s);
+        if (c == std::string::npos) c = list.size();
+        try {
+          wanted.push_back(std::stoll(list.substr(s, c - s)));
+        } catch (const std::exception&) {
+          return false;
+        }
+        s = c + 1;
+      }
+    }
+    size_t dims = me->params.size();
+    if (wanted.size() != 1 && wanted.size() != dims) return false;
+    std::string sizes;
+    int tiled = 0;
+    for (size_t d = 0; d < dims; ++d) {
+      int64_t t = wanted.size() == 1 ? wanted[0] : wanted[d];
+      auto n = me->range[d].size().evaluate({});
+      if (t <= 1 || !n || *n <= t) t = 1;
+      else ++tiled;
+      sizes += (d ? "," : "") + std::to_string(t);
+    }
+    if (tiled < 2) return false;
+    m.options["tile_sizes"] = sizes;
+    return true;
   }
 
   void parallelize() {

@@ -1,12 +1,16 @@
 // AutoOptimize: a heuristic pipeline of ordinary commands that turns an imported model into a
 // reasonably fast one, one recorded step at a time (so every step is undoable and the result
 // exports as a plain script that replays step by step):
-//   1. graph-level transformations (category "Graph") and ElementwiseChainFusion, before expansion;
+//   1. before expansion, rewrites of ONNX ops: ConstantFolding and every pipeline name of category
+//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, ElementwiseChainFusion);
 //   2. ExpandLibraryNode (implementation=pure) on every library node, until none is left;
 //   3. the map-level pipeline, each transformation applied at every applicable match until none
-//      applies: InlineNestedSDFG, MapFusion, TrivialMapElimination, MapCollapse, Vectorization,
-//      MapTiling (once per map: never on a tile map or inside one) — names the registry does not
-//      contain are skipped;
+//      applies: InlineNestedSDFG, StateFusion, RedundantArray, RedundantSecondArray,
+//      DeadDataflowElimination, MapFusion, MapReduceFusion, TaskletFusion, TrivialMapElimination,
+//      MapCollapse, Vectorization, MapTiling (once per outermost map, never on a tile map or inside
+//      one; only dimensions of constant extent larger than the tile, only maps with two such and
+//      without write-conflict resolution inside). Names the registry does not contain are skipped;
+//      transformations that undo each other (MapExpansion/MapCollapse, MapInterchange) are left out;
 //   4. `set PATH schedule=cpu_multicore` on every outermost map that is not already parallel.
 // A step that fails or would leave the model invalid is rolled back and not tried again; a step
 // budget bounds the whole run.
@@ -24,7 +28,7 @@ namespace dcw::transforms {
 
 struct AutoOptimizeOptions {
   // Transformation names in the order they run; empty = defaultPipeline(). Names whose category is
-  // "Graph", and ElementwiseChainFusion, run before the library nodes are expanded.
+  // "Graph", ConstantFolding and ElementwiseChainFusion run before the library nodes are expanded.
   std::vector<std::string> pipeline;
   bool expand = true;      // expand every library node (pure)
   bool tile = true;        // MapTiling on outermost maps not yet tiled

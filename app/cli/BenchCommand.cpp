@@ -1,4 +1,4 @@
-// `dcw bench MODEL [--threads N] [--warmup W] [--repeat R] [--json]`: latency of the compiled model
+// `dcw bench MODEL [--threads N] [--warmup W] [--repeat R] [--json] [--script S]`: latency of the compiled model
 // on random inputs (symbolic dims = 1 unless --dim gives them): median and minimum.
 #include "app/cli/Cli.h"
 
@@ -20,7 +20,7 @@ using namespace dcw::ir;
 
 std::function<int()> setupBench(CLI::App& sub) {
   struct Opts {
-    std::string model;
+    std::string model, script;
     int threads = 0, warmup = 3, repeat = 20;
     bool json = false;
     std::vector<std::string> dims;
@@ -32,6 +32,7 @@ std::function<int()> setupBench(CLI::App& sub) {
   sub.add_option("--repeat", o->repeat, "Timed runs")->check(CLI::Range(1, 100000));
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension, NAME=VALUE (default 1)");
   sub.add_flag("--json", o->json, "Print one JSON object");
+  sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
   return [o]() -> int {
     codegen::RunOptions opts;
     opts.threads = o->threads;
@@ -44,9 +45,10 @@ std::function<int()> setupBench(CLI::App& sub) {
     auto fixed = codegen::dimsFromValues(o->model, dims); // specialize dynamic dims before compiling
     if (!fixed) return reportError(fixed.error());
     opts.fixedDims = *fixed;
-    auto prepared = codegen::prepareModel(o->model, opts);
+    auto prepared = codegen::prepareModel(o->model, opts, o->script);
     if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
     auto& p = std::get<codegen::PreparedModel>(prepared);
+    if (!o->script.empty()) reportScriptWarnings(p.model.warnings, o->script);
     auto random = codegen::randomInputs(p.executor->code().signature, 0, dims);
     if (!random) return reportError(random.error());
     std::vector<Tensor> inputs = std::move(*random);

@@ -36,5 +36,11 @@ std::function<int()> setupRun(CLI::App& sub);
 std::function<int()> setupCodegen(CLI::App& sub);
 std::function<int()> setupTestOnnx(CLI::App& sub);
 std::function<int()> setupBench(CLI::App& sub);
+std::function<int()> setupTransforms(CLI::App& sub);
+std::function<int()> setupApply(CLI::App& sub);
+std::function<int()> setupOptimize(CLI::App& sub);
+
+// Prints the warnings located at the script file (e.g. recorded on another model).
+void reportScriptWarnings(const Diagnostics& d, const std::string& script);
 
 } // namespace dcw::cli

@@ -1,4 +1,4 @@
-// `dcw codegen MODEL --target cpu -o DIR`: writes the generated sources and their source map.
+// `dcw codegen MODEL --target cpu -o DIR [--script S]`: writes the generated sources and their source map.
 #include "app/cli/Cli.h"
 
 #include "codegen/cpu/CppGenerator.h"
@@ -17,15 +17,17 @@ namespace fs = std::filesystem;
 
 std::function<int()> setupCodegen(CLI::App& sub) {
   struct Opts {
-    std::string model, out, target = "cpu";
+    std::string model, out, target = "cpu", script;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
   sub.add_option("--target", o->target, "Target to generate for")->check(CLI::IsMember({"cpu"}));
   sub.add_option("-o,--output", o->out, "Folder to write program.cpp and program.sourcemap.json into")->required();
+  sub.add_option("--script", o->script, "Replay this DCW script on the model before generating");
   return [o]() -> int {
-    auto m = codegen::loadExpanded(o->model);
+    auto m = codegen::loadExpanded(o->model, nullptr, {}, o->script);
     if (!m) return reportError(m.error());
+    if (!o->script.empty()) reportScriptWarnings(m->warnings, o->script);
     auto code = codegen::generateCpp(*m->sdfg);
     if (!code) return reportError(code.error());
     std::error_code ec;

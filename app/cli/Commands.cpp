@@ -13,6 +13,9 @@ const std::vector<Command>& commands() {
       {"codegen", "Write the generated sources of a model", setupCodegen},
       {"test-onnx", "Run ONNX backend test case folders and compare with their expected outputs", setupTestOnnx},
       {"bench", "Measure the latency of the compiled model", setupBench},
+      {"transforms", "List the transformations, or where they apply in a model (as script lines)", setupTransforms},
+      {"apply", "Replay a script of transformations and edits on a model", setupApply},
+      {"optimize", "Auto-optimize a model: expand, apply the transformation pipeline, parallelize", setupOptimize},
   };
   return list;
 }

@@ -1,6 +1,6 @@
-// `dcw run MODEL [--inputs DIR | --random SEED] [--outputs DIR] [--target cpu] [--threads N]`:
+// `dcw run MODEL [--inputs DIR | --random SEED] [--outputs DIR] [--target cpu] [--threads N] [--script S]`:
 // compiles the model (pure implementations, C++/OpenMP) and runs it on tensors in ONNX's test-case
-// format (input_N.pb / output_N.pb).
+// format (input_N.pb / output_N.pb). With --script, the script is replayed on the model first.
 #include "app/cli/Cli.h"
 
 #include "codegen/run/PreparedModel.h"
@@ -21,7 +21,7 @@ using namespace dcw::ir;
 
 std::function<int()> setupRun(CLI::App& sub) {
   struct Opts {
-    std::string model, inputs, outputs, target = "cpu";
+    std::string model, inputs, outputs, target = "cpu", script;
     uint64_t seed = 0;
     bool random = false;
     int threads = 0;
@@ -36,6 +36,7 @@ std::function<int()> setupRun(CLI::App& sub) {
   sub.add_option("--target", o->target, "Target to compile for")->check(CLI::IsMember({"cpu"}));
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension for --random, NAME=VALUE (default 1)");
+  sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
   return [o, rnd]() -> int {
     o->random = rnd->count() > 0;
     if (!o->random && o->inputs.empty())
@@ -74,9 +75,10 @@ std::function<int()> setupRun(CLI::App& sub) {
       if (!fixed) return reportError(fixed.error());
       opts.fixedDims = *fixed;
     }
-    auto prepared = codegen::prepareModel(o->model, opts);
+    auto prepared = codegen::prepareModel(o->model, opts, o->script);
     if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
     auto& p = std::get<codegen::PreparedModel>(prepared);
+    if (!o->script.empty()) reportScriptWarnings(p.model.warnings, o->script);
     const auto& sig = p.executor->code().signature;
     if (o->random) {
       auto r = codegen::randomInputs(sig, o->seed, dims);

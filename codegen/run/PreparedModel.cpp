@@ -1,8 +1,11 @@
 #include "codegen/run/PreparedModel.h"
 
 #include "core/expansions/ExpandPass.h"
+#include "core/edit/History.h"
 #include "core/ir/Validate.h"
+#include "core/support/Sha256.h"
 #include "transforms/FoldConstants.h"
+#include "transforms/Script.h"
 
 namespace dcw::codegen {
 
@@ -44,19 +47,58 @@ Expected<std::map<std::string, int64_t>> dimsFromValues(const std::string& path,
   return out;
 }
 
-Expected<io::LoadedModel> loadExpanded(const std::string& path, int* expandedNodes, const io::LoadOptions& load) {
+namespace {
+
+// Replays the script file on the model through a history (the steps stay applied).
+Expected<void> replayScript(io::LoadedModel& m, const std::string& script) {
+  auto s = transforms::readScript(script);
+  if (!s) return s.takeError();
+  edit::History h(*m.sdfg);
+  return transforms::replay(*s, h, script);
+}
+
+// Loads the model and replays the script on it (see prepareModel).
+Expected<io::LoadedModel> loadScripted(const std::string& path, const io::LoadOptions& load, const std::string& script) {
   auto m = io::loadModel(path, load);
-  if (!m) return m.takeError();
-  transforms::foldConstants(*m->sdfg);
-  auto r = expansions::expandAll(*m->sdfg);
+  if (!m || script.empty()) return m;
+  auto parsed = transforms::readScript(script);
+  if (!parsed) return parsed.takeError();
+  Diagnostics notes;
+  if (!parsed->sha256.empty())
+    if (auto sha = sha256File(path); sha && *sha != parsed->sha256)
+      notes.warning(script, "was recorded on a different file (sha256 " + parsed->sha256.substr(0, 12) + "...) than " + path +
+                                " (sha256 " + sha->substr(0, 12) + "...)",
+                    "replaying it anyway; a step that does not fit fails at its line");
+  auto r = replayScript(*m, script);
+  if (!r && !load.fixedDims.empty()) {
+    // Scripts are recorded on the model as imported; specialization may have changed what fits.
+    // If it does not fit the model as imported either, that error is the one to report.
+    auto plain = io::loadModel(path);
+    if (!plain) return plain.takeError();
+    auto again = replayScript(*plain, script);
+    if (!again) return again.takeError();
+    notes.warning(script, "does not fit the model specialized to the input shapes (" + r.error().str() + ")",
+                  "the model runs unspecialized (dims are bound at run time)");
+    m = std::move(plain);
+    r = Expected<void>();
+  }
+  if (!r) return r.takeError();
+  m->warnings.append(notes);
+  return m;
+}
+
+// Folds constants, expands every library node left and validates.
+Expected<io::LoadedModel> expandLoaded(io::LoadedModel m, const std::string& path, int* expandedNodes) {
+  transforms::foldConstants(*m.sdfg);
+  auto r = expansions::expandAll(*m.sdfg);
   if (!r) {
     Diagnostic d = r.error();
     d.location = path + ": " + d.location;
     return fail(d);
   }
   if (expandedNodes) *expandedNodes = r->expanded;
-  m->validation = ir::validate(*m->sdfg);
-  if (const Diagnostic* e = m->validation.firstError()) {
+  m.validation = ir::validate(*m.sdfg);
+  if (const Diagnostic* e = m.validation.firstError()) {
     Diagnostic d = *e;
     d.location = path + ": " + d.location;
     d.message = "the expanded model does not validate: " + d.message;
@@ -66,14 +108,24 @@ Expected<io::LoadedModel> loadExpanded(const std::string& path, int* expandedNod
   return m;
 }
 
-std::variant<PreparedModel, PrepareError> prepareModel(const std::string& path, const RunOptions& options) {
+} // namespace
+
+Expected<io::LoadedModel> loadExpanded(const std::string& path, int* expandedNodes, const io::LoadOptions& load,
+                                       const std::string& script) {
+  auto m = loadScripted(path, load, script);
+  if (!m) return m.takeError();
+  return expandLoaded(std::move(*m), path, expandedNodes);
+}
+
+std::variant<PreparedModel, PrepareError> prepareModel(const std::string& path, const RunOptions& options,
+                                                       const std::string& script) {
   io::LoadOptions load;
   load.fixedDims = options.fixedDims;
-  auto loaded = io::loadModel(path, load);
+  auto loaded = loadScripted(path, load, script);
   if (!loaded) return PrepareError{PrepareStage::Load, loaded.error()};
   PreparedModel p;
   int n = 0;
-  auto m = loadExpanded(path, &n, load);
+  auto m = expandLoaded(std::move(*loaded), path, &n);
   if (!m) return PrepareError{PrepareStage::Expand, m.error()};
   p.model = std::move(*m);
   p.expandedNodes = n;

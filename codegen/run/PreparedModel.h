@@ -24,9 +24,17 @@ struct PrepareError {
   Diagnostic diagnostic;
 };
 
-std::variant<PreparedModel, PrepareError> prepareModel(const std::string& path, const RunOptions& options = {});
-// Loads and expands only (for `dcw codegen`).
-Expected<io::LoadedModel> loadExpanded(const std::string& path, int* expandedNodes = nullptr, const io::LoadOptions& load = {});
+// `script` (a DCW script file, transforms/Script.h; empty = none) is replayed on the model as imported,
+// before constants are folded and the remaining library nodes expanded. A script is recorded on the
+// model as imported without specialization; when it does not fit the model specialized to
+// `fixedDims`, the unspecialized model is used (dims are then bound at run time). A script that does
+// not fit fails at stage Load with the error naming the script line. A script recorded on another
+// file (sha256) adds a warning located at the script to the model's warnings.
+std::variant<PreparedModel, PrepareError> prepareModel(const std::string& path, const RunOptions& options = {},
+                                                       const std::string& script = {});
+// Loads (replays the script) and expands only (for `dcw codegen`).
+Expected<io::LoadedModel> loadExpanded(const std::string& path, int* expandedNodes = nullptr, const io::LoadOptions& load = {},
+                                       const std::string& script = {});
 // Model dim names (ONNX dim_param) with the values the given input tensors have, for specialization.
 Expected<std::map<std::string, int64_t>> dimsFromInputs(const std::string& path, const std::vector<ir::Tensor>& inputs);
 // Model dim names of the inputs' symbolic dims, each with the value given by symbol name in `values`
