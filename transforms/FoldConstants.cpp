@@ -15,6 +15,30 @@ using namespace dcw::ir;
 
 namespace {
 
+std::optional<std::vector<int64_t>> staticShape(const DataDescriptor& d) {
+  if (!d.rankKnown || !d.wrappers.empty()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (auto& e : d.shape) {
+    auto v = e.constantValue();
+    if (!v) return std::nullopt;
+    dims.push_back(*v);
+  }
+  return dims;
+}
+
+// Input descriptors by position of the node's connectors (nullptr when unconnected).
+std::vector<DataDescriptor*> inputDescriptors(const Sdfg& sdfg, const State& st, const LibraryNode& n) {
+  std::vector<DataDescriptor*> out;
+  for (auto& c : n.inConnectors()) {
+    DataDescriptor* d = nullptr;
+    for (auto* e : st.inEdges(n.id()))
+      if (e->dstConnector == c.name)
+        if (auto* a = dynamic_cast<AccessNode*>(st.node(e->src))) d = sdfg.findData(a->data());
+    out.push_back(d);
+  }
+  return out;
+}
+
 class Folder {
 public:
   Folder(Sdfg& s, State& st) : sdfg_(s), st_(st) {}
@@ -42,45 +66,12 @@ private:
     return a ? sdfg_.findData(a->data()) : nullptr;
   }
 
-  // Input descriptors by position of the node's connectors (nullptr when unconnected).
-  std::vector<DataDescriptor*> inputs(const LibraryNode& n) {
-    std::vector<DataDescriptor*> out;
-    for (auto& c : n.inConnectors()) {
-      DataDescriptor* d = nullptr;
-      for (auto* e : st_.inEdges(n.id()))
-        if (e->dstConnector == c.name) d = dataOf(e->src);
-      out.push_back(d);
-    }
-    return out;
-  }
-
-  static std::optional<std::vector<int64_t>> staticShape(const DataDescriptor& d) {
-    if (!d.rankKnown || !d.wrappers.empty()) return std::nullopt;
-    std::vector<int64_t> dims;
-    for (auto& e : d.shape) {
-      auto v = e.constantValue();
-      if (!v) return std::nullopt;
-      dims.push_back(*v);
-    }
-    return dims;
-  }
+  std::vector<DataDescriptor*> inputs(const LibraryNode& n) { return inputDescriptors(sdfg_, st_, n); }
 
   bool fold(LibraryNode& n) {
-    auto outs = st_.outEdges(n.id());
-    if (outs.size() != 1) return false;
-    DataDescriptor* out = dataOf(outs[0]->dst);
-    if (!out || !out->transient || out->constant) return false;
-    std::vector<onnx::ShapeOpInput> in;
-    for (DataDescriptor* d : inputs(n)) {
-      onnx::ShapeOpInput x;
-      x.present = d != nullptr;
-      if (d && d->constant) x.value = d->constant.get();
-      if (d) x.staticShape = staticShape(*d);
-      in.push_back(std::move(x));
-    }
-    std::optional<Tensor> result = onnx::evaluateShapeOp(n.opType, n.opsetVersion, n.attributes, in, staticShape(*out));
+    std::optional<Tensor> result = evaluateFoldable(sdfg_, st_, n);
     if (!result) return false;
-    if (result->dtype != out->dtype) return false;
+    DataDescriptor* out = dataOf(st_.outEdges(n.id())[0]->dst);
     out->constant = std::make_shared<const Tensor>(std::move(*result));
     out->transient = false;
     out->shape.clear();
@@ -185,6 +176,27 @@ void foldIn(Sdfg& s, FoldReport& report) {
 }
 
 } // namespace
+
+std::optional<Tensor> evaluateFoldable(const Sdfg& sdfg, const State& st, const LibraryNode& n, const DataDescriptor** output) {
+  if (!n.domain.empty() || !n.subgraphs().empty()) return std::nullopt;
+  auto outs = st.outEdges(n.id());
+  if (outs.size() != 1) return std::nullopt;
+  auto* oa = dynamic_cast<AccessNode*>(st.node(outs[0]->dst));
+  const DataDescriptor* out = oa ? sdfg.findData(oa->data()) : nullptr;
+  if (!out || !out->transient || out->constant) return std::nullopt;
+  std::vector<onnx::ShapeOpInput> in;
+  for (DataDescriptor* d : inputDescriptors(sdfg, st, n)) {
+    onnx::ShapeOpInput x;
+    x.present = d != nullptr;
+    if (d && d->constant) x.value = d->constant.get();
+    if (d) x.staticShape = staticShape(*d);
+    in.push_back(std::move(x));
+  }
+  std::optional<Tensor> result = onnx::evaluateShapeOp(n.opType, n.opsetVersion, n.attributes, in, staticShape(*out));
+  if (!result || result->dtype != out->dtype) return std::nullopt;
+  if (output) *output = out;
+  return result;
+}
 
 FoldReport foldConstants(Sdfg& sdfg) {
   FoldReport r;

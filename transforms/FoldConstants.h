@@ -13,7 +13,14 @@
 #pragma once
 
 #include "core/ir/Sdfg.h"
+#include "core/ir/Tensor.h"
 #include "core/support/Expected.h"
+
+#include <optional>
+
+namespace dcw::ir {
+class LibraryNode;
+}
 
 namespace dcw::transforms {
 
@@ -23,5 +30,13 @@ struct FoldReport {
 
 // Folds in every state of the SDFG and of its library-node subgraphs.
 FoldReport foldConstants(ir::Sdfg& sdfg);
+
+// The evaluation both this pass and the ConstantFolding transformation use: the value library node
+// `n` of state `st` (in SDFG `sdfg`) folds to, or nullopt when it does not fold (another domain, a
+// subgraph, not exactly one output edge, an output that is not a transient non-constant access node,
+// an operand that is neither constant nor — for Shape/Size — statically shaped, or an op outside the
+// list above). `output` receives the descriptor of the node's output when it folds.
+std::optional<ir::Tensor> evaluateFoldable(const ir::Sdfg& sdfg, const ir::State& st, const ir::LibraryNode& n,
+                                           const ir::DataDescriptor** output = nullptr);
 
 } // namespace dcw::transforms

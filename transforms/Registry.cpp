@@ -3,6 +3,20 @@
 // in scripts and in auto-optimize's reach.
 #include "transforms/TransformationRegistry.h"
 
+#include "transforms/catalogue/AccumulateTransient.h"
+#include "transforms/catalogue/BufferTiling.h"
+#include "transforms/catalogue/ConstantFolding.h"
+#include "transforms/catalogue/ConvBatchNormFolding.h"
+#include "transforms/catalogue/DeadDataflowElimination.h"
+#include "transforms/catalogue/InLocalStorage.h"
+#include "transforms/catalogue/InlineNestedSDFG.h"
+#include "transforms/catalogue/LoopToMap.h"
+#include "transforms/catalogue/MapToForLoop.h"
+#include "transforms/catalogue/MatMulAddToGemm.h"
+#include "transforms/catalogue/OutLocalStorage.h"
+#include "transforms/catalogue/RedundantArray.h"
+#include "transforms/catalogue/RedundantSecondArray.h"
+#include "transforms/catalogue/StateFusion.h"
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
 #include "transforms/catalogue/MapCollapse.h"
@@ -41,8 +55,24 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<SubgraphFusion>());
     r.add(std::make_unique<MapReduceFusion>());
     r.add(std::make_unique<TaskletFusion>());
+    // Data
+    r.add(std::make_unique<DeadDataflowElimination>());
+    r.add(std::make_unique<RedundantArray>());
+    r.add(std::make_unique<RedundantSecondArray>());
+    r.add(std::make_unique<ConstantFolding>());
+    r.add(std::make_unique<InLocalStorage>());
+    r.add(std::make_unique<OutLocalStorage>());
+    r.add(std::make_unique<AccumulateTransient>());
+    r.add(std::make_unique<BufferTiling>());
+    // Control flow
+    r.add(std::make_unique<InlineNestedSDFG>());
+    r.add(std::make_unique<StateFusion>());
+    r.add(std::make_unique<LoopToMap>());
+    r.add(std::make_unique<MapToForLoop>());
     // Graph
     r.add(std::make_unique<ElementwiseChainFusion>());
+    r.add(std::make_unique<MatMulAddToGemm>());
+    r.add(std::make_unique<ConvBatchNormFolding>());
     return r;
   }();
   return r;

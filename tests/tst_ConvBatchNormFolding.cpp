@@ -1,0 +1,106 @@
+// ConvBatchNormFolding: structure (the BatchNormalization and the Conv's output are gone; the Conv
+// reads new constant weights and a bias) and numbers (the expanded model computes the same before
+// and after, within float32 rounding) on generated ONNX Conv + BatchNormalization models; refusals
+// name their reason.
+#include "support/TransformTestSupport.h"
+#include "transforms/catalogue/ConvBatchNormFolding.h"
+
+#include "core/ir/AccessNode.h"
+
+using namespace dcw;
+using namespace dcw::ir;
+using namespace dcw::testsupport;
+
+namespace {
+
+std::string dataFile(const std::string& name) {
+  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/controlflow_graph/" + name;
+}
+
+std::unique_ptr<Sdfg> expandedCopy(const Sdfg& s) {
+  auto c = serialize::fromJson(serialize::toJson(s));
+  if (!c) return nullptr;
+  if (!expansions::expandAll(**c)) return nullptr;
+  return std::move(*c);
+}
+
+std::vector<Tensor> run(const Sdfg& s) {
+  auto e = expandedCopy(s);
+  if (!e) return {};
+  return runModel(*e, randomInputsFor(*e, 5));
+}
+
+transforms::Match matchIn(const Sdfg& m) {
+  State* st = m.allStates()[0];
+  Node* conv = st->nodeByLabel("conv");
+  Node* bn = st->nodeByLabel("bn");
+  Node* out = conv ? st->node(st->outEdges(conv->id())[0]->dst) : nullptr;
+  if (!conv || !bn || !out) return {};
+  return {"ConvBatchNormFolding", {{"conv", pathOf(*conv)}, {"output", pathOf(*out)}, {"bn", pathOf(*bn)}}, {}};
+}
+
+} // namespace
+
+class TestConvBatchNormFolding : public QObject {
+  Q_OBJECT
+  transforms::ConvBatchNormFolding t;
+
+private slots:
+  void folds_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("with bias") << "conv_bn.onnx";
+    QTest::newRow("without bias, strided") << "conv_bn_nobias.onnx";
+  }
+  void folds() {
+    QFETCH(QString, file);
+    auto m = loadModel(dataFile(file.toStdString()), /*expand=*/false);
+    QVERIFY(m);
+    auto ref = run(*m);
+    QVERIFY(!ref.empty());
+    auto matches = applicableMatches(*m, t);
+    QCOMPARE(matches.size(), size_t(1));
+    QCOMPARE(matches[0], matchIn(*m));
+    QVERIFY(checkTransformation(*m, t, matches[0], 0, /*numeric=*/false));
+    auto libs = allNodes<LibraryNode>(*m);
+    QCOMPARE(libs.size(), size_t(1));
+    LibraryNode* conv = libs[0];
+    QCOMPARE(conv->opType, std::string("Conv"));
+    State* st = conv->parent();
+    std::map<std::string, const DataDescriptor*> in;
+    for (auto* e : st->inEdges(conv->id())) in[e->dstConnector] = m->findData(static_cast<AccessNode*>(st->node(e->src))->data());
+    QCOMPARE(in.size(), size_t(3));
+    QVERIFY(in["W"]->constant && in["W"]->name() == "W_folded");
+    QVERIFY(in["B"]->constant);
+    QCOMPARE(in["B"]->constant->dims, std::vector<int64_t>{4});
+    // The BN parameters and the old weights are gone; the Conv writes the model output directly.
+    for (const char* gone : {"scale", "beta", "mean", "var", "W", "C", "cb"}) QVERIFY2(!m->findData(gone), gone);
+    auto outs = st->outEdges(conv->id());
+    QCOMPARE(outs.size(), size_t(1));
+    QCOMPARE(static_cast<AccessNode*>(st->node(outs[0]->dst))->data(), std::string("Y"));
+    auto out = run(*m);
+    QVERIFY(!out.empty());
+    auto d = codegen::compareOutputs(ref, out);
+    QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-4, qPrintable(QString("max abs diff %1").arg(d.maxAbs)));
+  }
+
+  void refusesNonConstantScale() {
+    auto m = loadModel(dataFile("conv_bn_input_scale.onnx"), false);
+    QVERIFY(m);
+    Diagnostics why;
+    QVERIFY(!t.canApply(matchIn(*m), *m, &why));
+    QVERIFY2(QString::fromStdString(why.firstError()->message).contains("the BatchNormalization's scale is not a constant"),
+             why.firstError()->message.c_str());
+  }
+
+  void refusesTrainingMode() {
+    auto m = loadModel(dataFile("conv_bn_training.onnx"), false);
+    QVERIFY(m);
+    Diagnostics why;
+    QVERIFY(!t.canApply(matchIn(*m), *m, &why));
+    QVERIFY2(QString::fromStdString(why.firstError()->message).contains("training mode"), why.firstError()->message.c_str());
+    QVERIFY(applicableMatches(*m, t).empty());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestConvBatchNormFolding)
+#include "tst_ConvBatchNormFolding.moc"

@@ -1,0 +1,196 @@
+// StateFusion: structure (one state less, reads of the first state's results hang off its write
+// nodes, write-after-write ordered by an empty memlet) and numbers (same outputs) on a hand-built
+// two-state SDFG and on the multi-state expansions of real ONNX node models; refusals name their
+// reason.
+#include "support/TransformTestSupport.h"
+#include "transforms/catalogue/StateFusion.h"
+
+#include "core/ir/AccessNode.h"
+#include "core/ir/Tasklet.h"
+
+using namespace dcw;
+using namespace dcw::ir;
+using namespace dcw::testsupport;
+
+namespace {
+
+transforms::Match fuse(const ControlFlowBlock& a, const ControlFlowBlock& b) {
+  return {"StateFusion", {{"first", pathOf(a)}, {"second", pathOf(b)}}, {}};
+}
+
+// in -> map(i, j){ out = code(in) } -> out, on [4, 5] arrays.
+void elementwise(State* st, const std::string& in, const std::string& out, const std::string& code) {
+  auto* a = st->add<AccessNode>(in);
+  auto* b = st->add<AccessNode>(out);
+  auto* me = st->add<MapEntry>(st->uniqueNodeLabel(out + "_map"));
+  auto* mx = st->add<MapExit>(st->uniqueNodeLabel(out + "_map_exit"));
+  me->params = {"i", "j"};
+  me->range = *Subset::parse("0:4, 0:5");
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  auto* t = st->add<Tasklet>(st->uniqueNodeLabel(out + "_t"), code);
+  t->addIn({"x"});
+  t->addOut({"y"});
+  me->addIn({"IN_" + in});
+  me->addOut({"OUT_" + in});
+  mx->addIn({"IN_" + out});
+  mx->addOut({"OUT_" + out});
+  st->addEdge(*a, "", *me, "IN_" + in, Memlet::simple(in, *Subset::parse("0:4, 0:5")));
+  st->addEdge(*me, "OUT_" + in, *t, "x", Memlet::simple(in, *Subset::parse("i, j")));
+  st->addEdge(*t, "y", *mx, "IN_" + out, Memlet::simple(out, *Subset::parse("i, j")));
+  st->addEdge(*mx, "OUT_" + out, *b, "", Memlet::simple(out, *Subset::parse("0:4, 0:5")));
+}
+
+std::unique_ptr<Sdfg> twoStates(bool conflicting) {
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {4, 5});
+  s->addArray("T", DType::Float32, {4, 5}, true)->lifetime = Lifetime::Sdfg;
+  s->addArray("Y", DType::Float32, {4, 5});
+  s->inputs = {"X"};
+  s->outputs = {"Y"};
+  auto* s1 = s->addState("produce");
+  auto* s2 = s->addState("consume");
+  s->addEdge(s1->id(), s2->id());
+  if (!conflicting) {
+    elementwise(s1, "X", "T", "y = x * 2.0");
+    elementwise(s2, "T", "Y", "y = x + 1.0");
+  } else {
+    elementwise(s1, "T", "Y", "y = x + 1.0"); // reads T ...
+    elementwise(s2, "X", "T", "y = x * 2.0"); // ... which the second overwrites
+  }
+  return s;
+}
+
+NestedSdfgNode* firstNested(const Sdfg& s) {
+  for (State* st : s.allStates())
+    for (auto& n : st->nodes())
+      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) return ns;
+  return nullptr;
+}
+
+// Matches fusing every state of a linear chain of states into the first one.
+std::vector<transforms::Match> chainFusions(const Sdfg& s) {
+  std::vector<transforms::Match> out;
+  const ControlFlowBlock* first = s.block(s.startBlock());
+  const ControlFlowBlock* cur = first;
+  while (true) {
+    auto outs = s.outEdges(cur->id());
+    if (outs.size() != 1) break;
+    cur = s.block(outs[0]->dst);
+    out.push_back(fuse(*first, *cur));
+  }
+  return out;
+}
+
+} // namespace
+
+class TestStateFusion : public QObject {
+  Q_OBJECT
+  transforms::StateFusion t;
+
+private slots:
+  void mergesReadAfterWrite() {
+    auto m = twoStates(false);
+    auto* s1 = static_cast<State*>(m->blocks()[0].get());
+    auto* s2 = m->blocks()[1].get();
+    QVERIFY(checkTransformation(*m, t, fuse(*s1, *s2)));
+    QCOMPARE(m->blocks().size(), size_t(1));
+    QCOMPARE(m->blocks()[0].get(), static_cast<ControlFlowBlock*>(s1));
+    // One access node of T: written by the first map, read by the second.
+    AccessNode* tNode = nullptr;
+    int tNodes = 0;
+    for (auto& n : s1->nodes())
+      if (auto* an = dynamic_cast<AccessNode*>(n.get()); an && an->data() == "T") {
+        tNode = an;
+        ++tNodes;
+      }
+    QCOMPARE(tNodes, 1);
+    QCOMPARE(s1->inEdges(tNode->id()).size(), size_t(1));
+    QCOMPARE(s1->outEdges(tNode->id()).size(), size_t(1));
+    QCOMPARE(s1->node(s1->outEdges(tNode->id())[0]->dst)->kind(), ElementKind::MapEntry);
+  }
+
+  void ordersWriteAfterWriteInMatMul() {
+    // MatMul expands into a zero fill of Y, then a WCR accumulation into Y.
+    auto m = loadModel(onnxCase("test_matmul_2d"));
+    QVERIFY(m);
+    auto* ns = firstNested(*m);
+    Sdfg& in = ns->sdfg();
+    QCOMPARE(in.blocks().size(), size_t(2));
+    auto matches = chainFusions(in);
+    QCOMPARE(matches.size(), size_t(1));
+    QVERIFY(checkTransformation(*m, t, matches[0], 1e-4));
+    QCOMPARE(in.blocks().size(), size_t(1));
+    auto* st = static_cast<State*>(in.blocks()[0].get());
+    int ordering = 0, yNodes = 0;
+    for (auto& e : st->edges())
+      if (e->memlet.isEmpty() && st->node(e->src)->kind() == ElementKind::AccessNode) {
+        ++ordering;
+        QCOMPARE(static_cast<AccessNode*>(st->node(e->src))->data(), std::string("Y"));
+        QCOMPARE(st->node(e->dst)->kind(), ElementKind::MapEntry);
+      }
+    for (auto& n : st->nodes())
+      if (auto* an = dynamic_cast<AccessNode*>(n.get()); an && an->data() == "Y") ++yNodes;
+    QCOMPARE(ordering, 1);
+    QCOMPARE(yNodes, 2);
+  }
+
+  void fusesExpandedStates_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* c : {"test_softmax_axis_1", "test_conv_with_strides_padding", "test_gemm_default_matrix_bias",
+                          "test_reduce_sum_default_axes_keepdims_example"})
+      QTest::newRow(c) << c;
+  }
+  void fusesExpandedStates() {
+    QFETCH(QString, name);
+    auto m = loadModel(onnxCase(name.toStdString()));
+    QVERIFY(m);
+    auto* ns = firstNested(*m);
+    QVERIFY(ns);
+    auto matches = chainFusions(ns->sdfg());
+    QVERIFY(!matches.empty());
+    // Each match is valid once the previous one applied; each step is checked (numbers, undo, redo).
+    for (auto& mt : matches) {
+      Diagnostics why;
+      if (!t.canApply(mt, *m, &why)) QFAIL(why.firstError()->str().c_str());
+      QVERIFY(checkTransformation(*m, t, mt, 1e-4));
+    }
+    QCOMPARE(ns->sdfg().blocks().size(), size_t(1));
+  }
+
+  void refusesWriteAfterRead() {
+    auto m = twoStates(true);
+    Diagnostics why;
+    QVERIFY(!t.canApply(fuse(*m->blocks()[0], *m->blocks()[1]), *m, &why));
+    QVERIFY2(QString::fromStdString(why.firstError()->message).contains("overwrites 'T', which the first state reads"),
+             why.firstError()->message.c_str());
+  }
+
+  void refusesConditionalEdge() {
+    auto m = twoStates(false);
+    m->addSymbol("N");
+    edit::Editor ed(*m);
+    ed.set(*m->edges()[0], &InterstateEdge::condition, sym::lt(sym::Expr::symbol("N"), sym::Expr(5)));
+    Diagnostics why;
+    QVERIFY(!t.canApply(fuse(*m->blocks()[0], *m->blocks()[1]), *m, &why));
+    QVERIFY(QString::fromStdString(why.firstError()->message).contains("has a condition"));
+    QCOMPARE(applicableMatches(*m, t).size(), size_t(0));
+  }
+
+  void refusesNestedSdfgInSecondState() {
+    // An expanded model's state holds the op's nested SDFG: a state before it cannot take it over.
+    auto m = loadModel(onnxCase("test_relu"));
+    QVERIFY(m);
+    edit::Editor ed(*m);
+    State* s0 = m->allStates()[0];
+    State* pre = ed.addState(*m, "pre");
+    ed.addInterstateEdge(*m, pre->id(), s0->id());
+    ed.setStartBlock(*m, pre->id());
+    Diagnostics why;
+    QVERIFY(!t.canApply(fuse(*pre, *s0), *m, &why));
+    QVERIFY(QString::fromStdString(why.firstError()->message).contains("holds the nested SDFG"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestStateFusion)
+#include "tst_StateFusion.moc"
