@@ -258,8 +258,11 @@ private slots:
     QStringList names;
     for (auto& l : lines(r.out)) {
       auto f = l.split('\t');
-      QVERIFY2(f.size() == 3 && !f[0].isEmpty() && !f[1].isEmpty() && !f[2].isEmpty(), qPrintable(l));
+      QVERIFY2(f.size() == 4 && !f[0].isEmpty() && !f[1].isEmpty() && !f[3].isEmpty(), qPrintable(l));
+      QVERIFY2(f[2] == "differentiable" || f[2] == "not-differentiable", qPrintable(l));
       names << f[0];
+      if (f[0] == "ConvBatchNormFolding") QCOMPARE(f[2], QString("not-differentiable"));
+      if (f[0] == "MapFusion") QCOMPARE(f[2], QString("differentiable"));
     }
     QVERIFY(!names.isEmpty());
     QVERIFY(names.contains("ExpandLibraryNode"));

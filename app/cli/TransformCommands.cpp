@@ -71,7 +71,7 @@ std::function<int()> setupTransforms(CLI::App& sub) {
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)");
-  sub.add_flag("--list", o->list, "List every registered transformation: name, category, description (tab-separated)");
+  sub.add_flag("--list", o->list, "List every registered transformation: name, category, whether the result stays differentiable, description (tab-separated)");
   sub.add_option("--at", o->at, "Only matches touching the element at this path (a node, or every match in a state or region)");
   sub.add_flag("--expand", o->expand, "Expand every library node (pure) first, so map-level transformations show");
   sub.add_flag("--all", o->all, "Also list the matches that do not apply, with the reason");
@@ -80,7 +80,9 @@ std::function<int()> setupTransforms(CLI::App& sub) {
   return [o]() -> int {
     const auto& reg = transforms::TransformationRegistry::instance();
     if (o->list) {
-      for (auto& t : reg.all()) std::cout << t->name() << "\t" << t->category() << "\t" << t->description() << "\n";
+      for (auto& t : reg.all())
+        std::cout << t->name() << "\t" << t->category() << "\t"
+                  << (t->keepsDifferentiable() ? "differentiable" : "not-differentiable") << "\t" << t->description() << "\n";
       return kExitOk;
     }
     if (o->model.empty())

@@ -32,6 +32,9 @@ public:
   const Pattern& pattern() const override;
   bool canApply(const Match& match, const ir::Sdfg& root, Diagnostics* whyNot) const override;
   Expected<void> apply(const Match& match, edit::Editor& editor) const override;
+  // The original weights and BN parameters are replaced by folded constants: gradients with respect
+  // to them (training) no longer exist, so the step is marked as not keeping differentiability.
+  bool keepsDifferentiable() const override { return false; }
 };
 
 } // namespace dcw::transforms
