@@ -4,6 +4,7 @@
 #include "transforms/ApplyTransformation.h"
 #include "transforms/ModelCommands.h"
 #include "transforms/TransformationRegistry.h"
+#include "transforms/autodiff/Differentiate.h"
 
 #include <fstream>
 #include <sstream>
@@ -62,8 +63,9 @@ Expected<std::unique_ptr<edit::Command>> parseCommand(std::string_view line, con
     if (!plain(1) || t.size() != 2) return fail(where, "`delete` takes one path", "write: delete PATH");
     return std::unique_ptr<edit::Command>(std::make_unique<Delete>(t[1].value));
   }
+  if (verb == "differentiate") return autodiff::Differentiate::parse(t, where);
   return fail(where, "unknown command '" + (verb.empty() ? t[0].key + "=" : verb) + "'",
-              "a line starts with apply, set, rename or delete (or # for a comment)");
+              "a line starts with apply, set, rename, delete or differentiate (or # for a comment)");
 }
 
 Expected<Script> parseScript(std::string_view text, const std::string& file) {

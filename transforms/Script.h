@@ -37,7 +37,8 @@ struct Script {
   std::vector<ScriptStep> steps;
 };
 
-// Parses one command line (`apply ...`, `set ...`, `rename ...`, `delete ...`); `where` is "file:line".
+// Parses one command line (`apply ...`, `set ...`, `rename ...`, `delete ...`, `differentiate ...`);
+// `where` is "file:line".
 Expected<std::unique_ptr<edit::Command>> parseCommand(std::string_view line, const std::string& where);
 Expected<Script> parseScript(std::string_view text, const std::string& file);
 Expected<Script> readScript(const std::string& file);

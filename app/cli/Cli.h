@@ -39,6 +39,9 @@ std::function<int()> setupBench(CLI::App& sub);
 std::function<int()> setupTransforms(CLI::App& sub);
 std::function<int()> setupApply(CLI::App& sub);
 std::function<int()> setupOptimize(CLI::App& sub);
+std::function<int()> setupProfile(CLI::App& sub);
+std::function<int()> setupGrad(CLI::App& sub);
+std::function<int()> setupTrain(CLI::App& sub);
 
 // Prints the warnings located at the script file (e.g. recorded on another model).
 void reportScriptWarnings(const Diagnostics& d, const std::string& script);

@@ -13,9 +13,12 @@ const std::vector<Command>& commands() {
       {"codegen", "Write the generated sources of a model", setupCodegen},
       {"test-onnx", "Run ONNX backend test case folders and compare with their expected outputs", setupTestOnnx},
       {"bench", "Measure the latency of the compiled model", setupBench},
+      {"profile", "Profile a model per element (time, FLOP/s, bytes, counters): a JSON report and a Chrome trace; or compare two reports", setupProfile},
       {"transforms", "List the transformations, or where they apply in a model (as script lines)", setupTransforms},
       {"apply", "Replay a script of transformations and edits on a model", setupApply},
       {"optimize", "Auto-optimize a model: expand, apply the transformation pipeline, parallelize", setupOptimize},
+      {"grad", "Differentiate an output w.r.t. inputs or weights; write the gradients as TensorProto files", setupGrad},
+      {"train", "Train a model's weights on a scalar loss with SGD or Adam in generated code", setupTrain},
   };
   return list;
 }

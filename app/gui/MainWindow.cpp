@@ -176,6 +176,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createCanvasToolbar();
   createActions();
   createEditing();
+  createProfiling();
 
   busy_ = new QProgressBar(this);
   busy_->setObjectName(QStringLiteral("loadProgress"));
@@ -330,7 +331,8 @@ void MainWindow::createCanvasToolbar() {
   bar->addWidget(new QLabel(tr(" Overlay "), bar));
   overlayBox_ = new QComboBox(bar);
   overlayBox_->setObjectName(QStringLiteral("overlayBox"));
-  overlayBox_->addItems({tr("None"), tr("Parameters"), tr("FLOPs"), tr("Bytes moved")});
+  overlayBox_->addItems({tr("None"), tr("Parameters"), tr("FLOPs"), tr("Bytes moved"), tr("Measured time"),
+                         tr("Achieved GFLOP/s"), tr("Achieved GB/s")});
   connect(overlayBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setOverlay(Overlay(i)); });
   bar->addWidget(overlayBox_);
   bar->addSeparator();
@@ -446,6 +448,15 @@ void MainWindow::setOverlay(Overlay overlay) {
     canvas_->setOverlay({}, {});
     return;
   }
+  if (overlay == Overlay::MeasuredTime || overlay == Overlay::AchievedFlops || overlay == Overlay::AchievedBandwidth) {
+    auto values = measuredOverlay(overlay);
+    QString title = overlay == Overlay::MeasuredTime    ? tr("Measured time per run (ms)")
+                    : overlay == Overlay::AchievedFlops ? tr("Achieved GFLOP/s")
+                                                        : tr("Achieved GB/s");
+    if (values.empty()) statusBar()->showMessage(tr("No profile of this model yet: Run ▸ Profile"), 5000);
+    canvas_->setOverlay(title, std::move(values));
+    return;
+  }
   std::unordered_map<ir::ElementId, double> values;
   const auto& sym = symbols_->values();
   for (auto& [id, c] : model_->cost.nodes) {
@@ -454,7 +465,7 @@ void MainWindow::setOverlay(Overlay overlay) {
     case Overlay::Parameters: v = double(c.parameters); break;
     case Overlay::Flops: v = analysis::evaluate(c.flops, sym); break;
     case Overlay::Bytes: v = analysis::evaluate(c.bytes(), sym); break;
-    case Overlay::None: break;
+    default: break;
     }
     if (v) values[id] = *v;
   }

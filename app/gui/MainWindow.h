@@ -26,6 +26,7 @@
 #include <atomic>
 
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <string>
 
@@ -54,6 +55,7 @@ struct CostReport;
 namespace dcw::views {
 class CodeView;
 class CodeDiffView;
+class ProfilePanel;
 class GraphCanvas;
 class HistoryModel;
 class TransformationsPanel;
@@ -79,7 +81,8 @@ class MainWindow : public QMainWindow {
 
 public:
   static constexpr int kMaxRecentFiles = 8;
-  enum class Overlay { None, Parameters, Flops, Bytes };
+  // Static cost overlays, then measured ones (from the last profile).
+  enum class Overlay { None, Parameters, Flops, Bytes, MeasuredTime, AchievedFlops, AchievedBandwidth };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -150,6 +153,21 @@ public:
   // shown in the Code Changes panel, then codeDiffReady.
   void showCodeDiff(int step);
   views::CodeDiffView* codeDiffView() const { return codeDiff_; }
+  // ---- profiling (MainWindowProfiling.cpp) ----
+  // Compiles the model at the current step with timers (states, library nodes, top-level maps) and
+  // hardware counters where the kernel allows, runs it `repeat` times on random inputs in the
+  // background and shows the report (table, timeline, roofline, measured overlays). A build that
+  // fails is reported with the compiler's message and, where its line maps to one, the element.
+  void profile(int repeat = 5);
+  // Profiles the model before and after history step `step` (1-based) and shows the comparison.
+  void compareStepProfiles(int step, int repeat = 5);
+  void cancelProfile();
+  bool isProfiling() const { return profiling_; }
+  views::ProfilePanel* profilePanel() const { return profile_; }
+  // Edit ▸ Differentiate with Respect to…: the selected output (or the only one), a dialog to choose
+  // inputs/weights and store or recompute, then one `differentiate` step in the history.
+  bool differentiateSelected();
+  std::string selectedOutput() const;
   // Auto-optimize: one history step applying the default pipeline.
   bool autoOptimize();
   views::TransformationsPanel* transformationsPanel() const { return transforms_; }
@@ -168,6 +186,9 @@ signals:
   void verifyFinished(bool ok, double maxAbsDiff, const QString& message);
   void verifyProgress(int percent, const QString& stage);
   void codeDiffReady(int step, int added, int removed);
+  void profileFinished(bool ok, const QString& message); // message: the failure, located when possible
+  void profileProgress(int percent, const QString& stage);
+  void comparisonFinished(bool ok, const QString& message);
 
 protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -250,6 +271,13 @@ private:
   QDockWidget* transformsDock_ = nullptr;
   views::HistoryModel* historyModel_ = nullptr;
   views::CodeDiffView* codeDiff_ = nullptr;
+  views::ProfilePanel* profile_ = nullptr;
+  QDockWidget* profileDock_ = nullptr;
+  bool profiling_ = false;
+  quint64 profileSerial_ = 0;
+  std::shared_ptr<std::atomic<bool>> profileCancel_;
+  void createProfiling();
+  std::unordered_map<ir::ElementId, double> measuredOverlay(Overlay overlay) const;
   QDockWidget* codeDiffDock_ = nullptr;
   quint64 diffSerial_ = 0;
   QListView* historyView_ = nullptr;

@@ -19,6 +19,8 @@
 #include "transforms/Script.h"
 #include "core/support/LineDiff.h"
 #include "views/CodeDiffView.h"
+#include "views/DifferentiateDialog.h"
+#include "core/ir/AccessNode.h"
 #include "views/CodeView.h"
 #include "views/GraphCanvas.h"
 #include "views/HistoryModel.h"
@@ -141,6 +143,8 @@ void MainWindow::createEditing() {
   edit->addSeparator();
   QAction* opt = edit->addAction(tr("&Auto-optimize"), this, [this] { autoOptimize(); });
   opt->setObjectName(QStringLiteral("actionAutoOptimize"));
+  QAction* diff = edit->addAction(tr("&Differentiate with Respect to…"), this, [this] { differentiateSelected(); });
+  diff->setObjectName(QStringLiteral("actionDifferentiate"));
   QAction* ver = edit->addAction(tr("&Verify Against the Imported Model"), this, [this] { verify(0, -1); });
   ver->setObjectName(QStringLiteral("actionVerify"));
   ver->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_V));
@@ -531,6 +535,30 @@ void MainWindow::showCodeDiff(int step) {
     r->diff = QString::fromStdString(d);
     return r;
   }));
+}
+
+std::string MainWindow::selectedOutput() const {
+  if (!model_) return {};
+  const ir::Sdfg& s = *model_->loaded.sdfg;
+  std::string name;
+  if (const ir::Element* e = s.findElement(selection_->current())) {
+    if (auto* a = dynamic_cast<const ir::AccessNode*>(e)) name = a->data();
+    else if (auto* d = dynamic_cast<const ir::DataDescriptor*>(e)) name = d->name();
+  }
+  if (std::find(s.outputs.begin(), s.outputs.end(), name) != s.outputs.end()) return name;
+  return s.outputs.size() == 1 ? s.outputs.front() : std::string();
+}
+
+bool MainWindow::differentiateSelected() {
+  if (!model_) return false;
+  std::string out = selectedOutput();
+  if (out.empty()) {
+    statusBar()->showMessage(tr("Select an output of the model (its access node) to differentiate"), 8000);
+    return false;
+  }
+  views::DifferentiateDialog dialog(*model_->loaded.sdfg, out, this);
+  if (dialog.exec() != QDialog::Accepted || dialog.command().isEmpty()) return false;
+  return executeCommand(dialog.command());
 }
 
 bool MainWindow::autoOptimize() {

@@ -3,6 +3,7 @@
 //   dcw-gui [MODEL]                                    open MODEL (.onnx, .dcw.json or .dcwproj) at start;
 //                                                      without one, offers to recover autosaved work
 //   dcw-gui [--script S.dcws] [--select PATH] ...       replay a script into the history / select an element
+//   dcw-gui --profile [--profile-view table|timeline|roofline] [--overlay time|gflops|gbs] ...   profile after loading
 //   dcw-gui --screenshot OUT.png [--expand-all] [--theme dark|light] [--size WxH] [--overlay KIND] MODEL
 //                                                      headless: load, lay out, save a picture of the window
 //   dcw-gui --export-svg OUT.svg [--expand-all] [--theme dark|light] MODEL
@@ -17,6 +18,9 @@
 #include "core/ir/Path.h"
 #include "transforms/Script.h"
 #include "views/GraphCanvas.h"
+#include "views/ProfilePanel.h"
+
+#include <QTabWidget>
 
 #include <QApplication>
 #include <QFile>
@@ -104,6 +108,13 @@ int main(int argc, char** argv) {
                             QStringLiteral("S.dcws"));
   QCommandLineOption selectPath(QStringLiteral("select"), QStringLiteral("After loading, select the element at PATH."),
                                 QStringLiteral("PATH"));
+  QCommandLineOption profileOpt(QStringLiteral("profile"),
+                                QStringLiteral("After loading (and --script), profile the model (Run ▸ Profile); with "
+                                               "--screenshot, the picture is taken when the profile is shown."));
+  QCommandLineOption profileTab(QStringLiteral("profile-view"), QStringLiteral("Profile tab to show: table, timeline, roofline."),
+                                QStringLiteral("VIEW"));
+  parser.addOption(profileOpt);
+  parser.addOption(profileTab);
   parser.addOption(script);
   parser.addOption(selectPath);
   parser.addOption(screenshot);
@@ -144,16 +155,17 @@ int main(int argc, char** argv) {
     const QString o = parser.value(overlay).toLower();
     using O = dcw::gui::MainWindow::Overlay;
     O kind = o == QLatin1String("params") ? O::Parameters : o == QLatin1String("flops") ? O::Flops
-           : o == QLatin1String("bytes") ? O::Bytes : O::None;
+           : o == QLatin1String("bytes") ? O::Bytes : o == QLatin1String("time") ? O::MeasuredTime
+           : o == QLatin1String("gflops") ? O::AchievedFlops : o == QLatin1String("gbs") ? O::AchievedBandwidth : O::None;
     if (kind == O::None && o != QLatin1String("none"))
-      return fail(QStringLiteral("--overlay: expected params, flops, bytes or none, got '%1'").arg(o), 1);
+      return fail(QStringLiteral("--overlay: expected params, flops, bytes, time, gflops, gbs or none, got '%1'").arg(o), 1);
     window.setOverlay(kind);
   }
 
   // --script and --select act once the model is on screen (both interactive and headless).
   bool scriptFailed = false;
   QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, &window,
-                   [&window, &parser, &script, &selectPath, &scriptFailed] {
+                   [&window, &parser, &script, &selectPath, &profileOpt, &scriptFailed] {
     if (parser.isSet(script)) {
       auto s = dcw::transforms::readScript(parser.value(script).toStdString());
       if (!s) {
@@ -168,6 +180,7 @@ int main(int argc, char** argv) {
           }
       }
     }
+    if (parser.isSet(profileOpt)) window.profile();
     if (parser.isSet(selectPath) && window.sdfg()) {
       auto e = dcw::ir::resolvePath(*window.sdfg(), parser.value(selectPath).toStdString());
       if (e) window.select((*e)->id());
@@ -225,8 +238,19 @@ int main(int argc, char** argv) {
     }
     QCoreApplication::exit(0);
   };
-  QObject::connect(window.canvas(), &dcw::views::GraphCanvas::layoutFinished, &window, [&window, finish] {
-    if (!window.canvas()->isLayoutPending()) QTimer::singleShot(0, finish);
+  const bool waitProfile = parser.isSet(profileOpt);
+  QObject::connect(window.canvas(), &dcw::views::GraphCanvas::layoutFinished, &window, [&window, finish, waitProfile] {
+    if (!window.canvas()->isLayoutPending() && !(waitProfile && window.isProfiling())) QTimer::singleShot(0, finish);
+  });
+  QObject::connect(&window, &dcw::gui::MainWindow::profileFinished, &window, [&window, &parser, &profileTab, finish](bool ok, const QString& message) {
+    if (!ok) fail(message, 2);
+    if (parser.isSet(profileTab)) {
+      const QString v = parser.value(profileTab).toLower();
+      auto* tabs = window.profilePanel()->tabs();
+      for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i).toLower() == v) tabs->setCurrentIndex(i);
+    }
+    QTimer::singleShot(200, finish);
   });
   const bool expand = parser.isSet(expandAll);
   QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, &window, [&window, expand] {

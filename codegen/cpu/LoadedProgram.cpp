@@ -19,6 +19,14 @@ Expected<std::shared_ptr<LoadedProgram>> LoadedProgram::load(const std::string& 
   p->path_ = libraryPath;
   p->entry_ = reinterpret_cast<int (*)(void* const*, const int64_t*, char*, size_t)>(dlsym(h, "dcw_program"));
   p->setThreads_ = reinterpret_cast<void (*)(int)>(dlsym(h, "dcw_set_threads"));
+  p->events_ = reinterpret_cast<const ProfileEvent* (*)(size_t*)>(dlsym(h, "dcw_profile_events"));
+  p->reset_ = reinterpret_cast<void (*)()>(dlsym(h, "dcw_profile_reset"));
+  p->dropped_ = reinterpret_cast<size_t (*)()>(dlsym(h, "dcw_profile_dropped"));
+  p->setCapacity_ = reinterpret_cast<int (*)(size_t)>(dlsym(h, "dcw_profile_set_capacity"));
+  p->setCounters_ = reinterpret_cast<void (*)(const int*, int, int)>(dlsym(h, "dcw_profile_set_counters"));
+  p->elementCount_ = reinterpret_cast<size_t (*)()>(dlsym(h, "dcw_profile_element_count"));
+  if (!p->events_ || !p->reset_ || !p->dropped_ || !p->setCapacity_ || !p->setCounters_ || !p->elementCount_)
+    p->events_ = nullptr; // all or nothing: a partial profiling ABI is not used
   if (!p->entry_)
     return fail(libraryPath, "the library has no dcw_program entry point", "it was not built by DCW's code generator");
   return p;
@@ -37,6 +45,25 @@ Expected<void> LoadedProgram::run(void* const* args, const int64_t* symbols) con
 
 void LoadedProgram::setThreads(int n) const {
   if (setThreads_) setThreads_(n);
+}
+
+std::span<const ProfileEvent> LoadedProgram::profileEvents() const {
+  if (!events_) return {};
+  size_t n = 0;
+  const ProfileEvent* e = events_(&n);
+  return {e, n};
+}
+
+void LoadedProgram::profileReset() const {
+  if (reset_) reset_();
+}
+
+size_t LoadedProgram::profileDropped() const { return dropped_ ? dropped_() : 0; }
+
+bool LoadedProgram::setProfileCapacity(size_t events) const { return setCapacity_ && setCapacity_(events) == 0; }
+
+void LoadedProgram::setProfileCounters(const int* groupFds, int groups, int counters) const {
+  if (setCounters_) setCounters_(groupFds, groups, counters);
 }
 
 } // namespace dcw::codegen

@@ -228,6 +228,144 @@ template <class T> inline void atomic_max(T* p, T v) {
 )DCWRT";
 } // namespace
 
+// The profiling runtime. Events land in a static buffer (bss: costs nothing until touched) that the host
+// may replace by a larger one; a slot is claimed with one relaxed atomic add, so elements timed inside
+// parallel loops are safe. Counters: the host opens one perf_event group per thread (leader + members,
+// PERF_FORMAT_GROUP) and passes the leader fds; a read sums every group (all threads of the process).
+// The start reads counters before the clock and the end reads the clock first, so counter reads stay
+// outside the timed interval.
+constexpr std::string_view kProfileRuntime = R"DCWPR(#include <chrono>
+#include <unistd.h>
+
+struct dcw_event {
+  uint32_t element;
+  uint32_t thread;
+  int64_t start_ns;
+  int64_t end_ns;
+  int64_t counters[4];
+};
+
+namespace dcw_prof {
+
+constexpr int kMaxCounters = 4;
+constexpr int kMaxGroups = 512;
+constexpr size_t kStaticEvents = 1 << 16;
+
+struct State {
+  dcw_event* events = nullptr;
+  size_t capacity = 0;
+  size_t count = 0;
+  size_t dropped = 0;
+  dcw_event* owned = nullptr;
+  int groups[kMaxGroups] = {};
+  int ngroups = 0;
+  int ncounters = 0;
+};
+inline State& state() {
+  static dcw_event storage[kStaticEvents];
+  static State s = [] {
+    State t;
+    t.events = storage;
+    t.capacity = kStaticEvents;
+    return t;
+  }();
+  return s;
+}
+inline int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+inline void read_counters(int64_t* out) {
+  State& s = state();
+  for (int k = 0; k < kMaxCounters; ++k) out[k] = 0;
+  uint64_t buf[1 + kMaxCounters];
+  const size_t want = sizeof(uint64_t) * static_cast<size_t>(1 + s.ncounters);
+  for (int g = 0; g < s.ngroups; ++g) {
+    if (::read(s.groups[g], buf, want) != static_cast<ssize_t>(want)) continue;
+    for (int k = 0; k < s.ncounters && k < static_cast<int>(buf[0]); ++k) out[k] += static_cast<int64_t>(buf[1 + k]);
+  }
+}
+inline int thread_num() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+struct Scope {
+  uint32_t id;
+  bool on = true;
+  int64_t t0 = 0;
+  int64_t c0[kMaxCounters] = {};
+  explicit Scope(uint32_t element, bool masterOnly = false) : id(element) {
+    if (masterOnly && thread_num() != 0) {
+      on = false;
+      return;
+    }
+    if (state().ncounters) read_counters(c0);
+    t0 = now_ns();
+  }
+  ~Scope() {
+    if (!on) return;
+    const int64_t t1 = now_ns();
+    State& s = state();
+    int64_t c1[kMaxCounters] = {};
+    if (s.ncounters) read_counters(c1);
+    size_t k = __atomic_fetch_add(&s.count, 1, __ATOMIC_RELAXED);
+    if (k >= s.capacity) {
+      __atomic_fetch_add(&s.dropped, 1, __ATOMIC_RELAXED);
+      return;
+    }
+    dcw_event& e = s.events[k];
+    e.element = id;
+    e.thread = static_cast<uint32_t>(thread_num());
+    e.start_ns = t0;
+    e.end_ns = t1;
+    for (int c = 0; c < kMaxCounters; ++c) e.counters[c] = c1[c] - c0[c];
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+};
+
+} // namespace dcw_prof
+
+extern "C" const dcw_event* dcw_profile_events(size_t* count) {
+  dcw_prof::State& s = dcw_prof::state();
+  size_t n = __atomic_load_n(&s.count, __ATOMIC_RELAXED);
+  if (count) *count = n < s.capacity ? n : s.capacity;
+  return s.events;
+}
+extern "C" void dcw_profile_reset() {
+  dcw_prof::State& s = dcw_prof::state();
+  __atomic_store_n(&s.count, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&s.dropped, 0, __ATOMIC_RELAXED);
+}
+extern "C" size_t dcw_profile_dropped() { return __atomic_load_n(&dcw_prof::state().dropped, __ATOMIC_RELAXED); }
+extern "C" int dcw_profile_set_capacity(size_t events) {
+  dcw_prof::State& s = dcw_prof::state();
+  if (events <= dcw_prof::kStaticEvents) return 0;
+  void* p = std::malloc(events * sizeof(dcw_event));
+  if (!p) return 1;
+  std::memset(p, 0, events * sizeof(dcw_event)); // touch the pages now, not while timing
+  std::free(s.owned);
+  s.owned = static_cast<dcw_event*>(p);
+  s.events = s.owned;
+  s.capacity = events;
+  dcw_profile_reset();
+  return 0;
+}
+extern "C" void dcw_profile_set_counters(const int* groupFds, int groups, int counters) {
+  dcw_prof::State& s = dcw_prof::state();
+  if (!groupFds || groups < 0 || counters <= 0) groups = counters = 0;
+  if (groups > dcw_prof::kMaxGroups) groups = dcw_prof::kMaxGroups;
+  if (counters > dcw_prof::kMaxCounters) counters = dcw_prof::kMaxCounters;
+  for (int g = 0; g < groups; ++g) s.groups[g] = groupFds[g];
+  s.ngroups = groups;
+  s.ncounters = counters;
+}
+)DCWPR";
+
 std::string_view cpuRuntimeSource() { return kRuntime; }
+std::string_view cpuProfileRuntimeSource() { return kProfileRuntime; }
 
 } // namespace dcw::codegen

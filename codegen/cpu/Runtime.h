@@ -11,5 +11,8 @@
 namespace dcw::codegen {
 
 std::string_view cpuRuntimeSource();
+// The profiling runtime (namespace dcw_prof): event buffer, timers and perf_event counter reads, pasted
+// after cpuRuntimeSource() only into instrumented programs (CpuOptions::instrument).
+std::string_view cpuProfileRuntimeSource();
 
 } // namespace dcw::codegen

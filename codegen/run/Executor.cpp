@@ -23,7 +23,7 @@ std::string shapeText(const std::vector<sym::Expr>& d) {
 } // namespace
 
 Expected<std::unique_ptr<Executor>> Executor::create(const Sdfg& sdfg, const RunOptions& options) {
-  auto code = generateCpp(sdfg);
+  auto code = generateCpp(sdfg, options.cpu);
   if (!code) return code.takeError();
   auto lib = compileShared(code->source, options.compile);
   if (!lib) return lib.takeError();

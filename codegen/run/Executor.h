@@ -18,6 +18,7 @@ struct RunOptions {
   int threads = 0; // 0: OpenMP's default
   std::map<std::string, int64_t> fixedDims; // specialize dynamic dims (by the model's dim names) before compiling
   CompileOptions compile;
+  CpuOptions cpu;  // code generation, including instrumentation (CpuOptions::instrument)
 };
 
 class Executor {
@@ -27,6 +28,9 @@ public:
 
   const GeneratedCode& code() const { return code_; }
   const CompiledLibrary& library() const { return library_; }
+  // The loaded program (its profiling ABI when generated with instrumentation).
+  const LoadedProgram& program() const { return *program_; }
+  const ir::Sdfg& sdfg() const { return *sdfg_; }
   // Inputs in Sdfg::inputs order; outputs in Sdfg::outputs order.
   Expected<std::vector<ir::Tensor>> run(const std::vector<ir::Tensor>& inputs) const;
   // Symbol values bound by the last successful run (for reports).

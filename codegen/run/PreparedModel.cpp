@@ -1,5 +1,8 @@
 #include "codegen/run/PreparedModel.h"
 
+#include "core/edit/Editor.h"
+#include "transforms/autodiff/GradientOp.h"
+
 #include "core/expansions/ExpandPass.h"
 #include "core/edit/History.h"
 #include "core/ir/Validate.h"
@@ -87,9 +90,18 @@ Expected<io::LoadedModel> loadScripted(const std::string& path, const io::LoadOp
   return m;
 }
 
-// Folds constants, expands every library node left and validates.
+// Folds constants, lowers ONNX training `Gradient` ops to autodiff, expands every library node left
+// and validates.
 Expected<io::LoadedModel> expandLoaded(io::LoadedModel m, const std::string& path, int* expandedNodes) {
   transforms::foldConstants(*m.sdfg);
+  {
+    edit::Editor editor(*m.sdfg); // a pass: its journal is not kept
+    if (auto g = autodiff::lowerGradientOps(editor); !g) {
+      Diagnostic d = g.error();
+      d.location = path + ": " + d.location;
+      return fail(d);
+    }
+  }
   auto r = expansions::expandAll(*m.sdfg);
   if (!r) {
     Diagnostic d = r.error();

@@ -1,0 +1,121 @@
+// `dcw profile MODEL [--script S] [--target cpu] [--repeat R] [--warmup W] [--threads N] [--dim N=V]
+//               [--instrument all|states|maps|nodes|model|PATH...] [--no-counters] [--software-counters] [--no-peaks]
+//               --report OUT.json [--trace OUT.trace.json]`
+// `dcw profile --compare A.json B.json [--top N]`
+// Profiles the compiled model on random inputs with timers around the chosen elements (default: all —
+// states, top-level maps and nested SDFG nodes, i.e. the expanded ONNX ops) and hardware counters
+// where the kernel allows, and writes the report keyed by element path (codegen/run/ProfileReport.h)
+// and a Chrome trace that Perfetto opens. --compare prints the elements two reports share, sorted by
+// the largest change, with the totals.
+#include "app/cli/Cli.h"
+
+#include "codegen/run/ChromeTrace.h"
+#include "codegen/run/PreparedModel.h"
+#include "codegen/run/Profiler.h"
+#include "codegen/run/RandomInputs.h"
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace dcw::cli {
+
+std::function<int()> setupProfile(CLI::App& sub) {
+  struct Opts {
+    std::string model, script, target = "cpu", report, trace;
+    int repeat = 10, warmup = 1, threads = 0;
+    size_t top = 0;
+    std::vector<std::string> instrument, dims, compare;
+    bool noCounters = false, noPeaks = false, softwareCounters = false;
+  };
+  auto o = std::make_shared<Opts>();
+  sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)");
+  sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
+  sub.add_option("--target", o->target, "Target to profile")->check(CLI::IsMember({"cpu"}));
+  sub.add_option("--repeat", o->repeat, "Timed runs")->check(CLI::Range(1, 100000));
+  sub.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
+  sub.add_option("--dim", o->dims, "Value of a symbolic dimension, NAME=VALUE (default 1)");
+  sub.add_option("--instrument", o->instrument,
+                 "What to time: all (default), states, maps (top-level maps), nodes (nested SDFGs = expanded ops), model, "
+                 "or element paths");
+  sub.add_flag("--no-counters", o->noCounters, "Do not open perf_event counters");
+  sub.add_flag("--software-counters", o->softwareCounters,
+               "Without hardware counters, count task clock, page faults and context switches (slow to read: distorts times)");
+  sub.add_flag("--no-peaks", o->noPeaks, "Do not measure (or read the cached) machine peaks");
+  sub.add_option("--report", o->report, "Write the report (JSON, keyed by element path) here");
+  sub.add_option("--trace", o->trace, "Write a Chrome trace-event file (opens in Perfetto) here");
+  sub.add_option("--compare", o->compare, "Compare two reports: --compare A.json B.json")->expected(2);
+  sub.add_option("--top", o->top, "With --compare: print at most N elements (default: all)");
+  return [o]() -> int {
+    if (!o->compare.empty()) {
+      if (!o->model.empty())
+        return reportError(Diagnostic::error("--compare", "takes two reports and no model", "drop MODEL, or drop --compare"));
+      auto a = codegen::readReport(o->compare[0]);
+      if (!a) return reportError(a.error());
+      auto b = codegen::readReport(o->compare[1]);
+      if (!b) return reportError(b.error());
+      auto c = codegen::compareReports(*a, *b);
+      std::cout << codegen::formatComparison(c, o->compare[0] + " (" + a->model + ")", o->compare[1] + " (" + b->model + ")", o->top);
+      return kExitOk;
+    }
+    if (o->model.empty())
+      return reportError(Diagnostic::error("dcw profile", "needs a MODEL (or --compare A.json B.json)", "give the model file"));
+    if (o->report.empty())
+      return reportError(Diagnostic::error("dcw profile", "needs --report OUT.json", "say where the report goes"));
+    std::vector<std::string> what = o->instrument.empty() ? std::vector<std::string>{"all"} : o->instrument;
+
+    codegen::RunOptions opts;
+    opts.threads = o->threads;
+    opts.cpu.instrument = codegen::parseInstrumentation(what);
+    std::map<std::string, int64_t> dims;
+    for (auto& d : o->dims) {
+      auto eq = d.find('=');
+      if (eq == std::string::npos) return reportError(Diagnostic::error("--dim " + d, "expected NAME=VALUE"));
+      dims[d.substr(0, eq)] = std::atoll(d.c_str() + eq + 1);
+    }
+    auto fixed = codegen::dimsFromValues(o->model, dims);
+    if (!fixed) return reportError(fixed.error());
+    opts.fixedDims = *fixed;
+    auto prepared = codegen::prepareModel(o->model, opts, o->script);
+    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
+    auto& p = std::get<codegen::PreparedModel>(prepared);
+    if (!o->script.empty()) reportScriptWarnings(p.model.warnings, o->script);
+    auto inputs = codegen::randomInputs(p.executor->code().signature, 0, dims);
+    if (!inputs) return reportError(inputs.error());
+
+    codegen::ProfileOptions po;
+    po.repeat = o->repeat;
+    po.warmup = o->warmup;
+    po.threads = o->threads;
+    po.counters = !o->noCounters;
+    po.softwareCounters = o->softwareCounters;
+    auto report = codegen::profileRuns(*p.executor, *inputs, po);
+    if (!report) return reportError(report.error());
+    report->model = o->model;
+    report->script = o->script;
+    report->target = o->target;
+    std::string joined;
+    for (auto& w : what) joined += (joined.empty() ? "" : " ") + w;
+    report->instrument = joined;
+    if (!o->noCounters && !report->counters.unavailable.empty()) std::cerr << "note: " << report->counters.unavailable << "\n";
+    if (!o->noPeaks) {
+      codegen::MachinePeakOptions mo;
+      mo.threads = o->threads;
+      auto peaks = codegen::machinePeaks(mo);
+      if (!peaks) std::cerr << "note: machine peaks not measured: " << peaks.error().str() << "\n";
+      else report->peaks = *peaks;
+    }
+    if (auto w = codegen::writeTextFile(o->report, codegen::reportJson(*report)); !w) return reportError(w.error());
+    if (!o->trace.empty())
+      if (auto w = codegen::writeTextFile(o->trace, codegen::chromeTraceJson(*report)); !w) return reportError(w.error());
+    char line[256];
+    std::snprintf(line, sizeof line, "profiled %zu elements over %d runs: wall median %.3f ms (min %.3f, max %.3f); peak memory +%.1f MiB\n",
+                  report->elements.size(), report->repeat, report->wallMs.median, report->wallMs.min, report->wallMs.max,
+                  static_cast<double>(report->memory.peakDeltaBytes) / (1 << 20));
+    std::cout << line << "report: " << o->report << (o->trace.empty() ? "" : ", trace: " + o->trace) << "\n";
+    return kExitOk;
+  };
+}
+
+} // namespace dcw::cli

@@ -1,0 +1,271 @@
+// The profiling part of the main window: Run ▸ Profile builds the model at the current history step
+// with instrumentation on a worker thread (its own copy: load, replay the steps, expand, generate,
+// compile), runs it repeatedly and shows the report in the Profile panel (table, timeline, roofline)
+// and as measured overlays on the canvas; Compare Profiles does it before and after a history step.
+// A failing build is reported with the compiler's message mapped through the source map to the
+// element it came from, which is then selected; the window stays usable throughout.
+#include "app/gui/MainWindow.h"
+#include "app/gui/SessionTypes.h"
+
+#include "codegen/cpu/CppGenerator.h"
+#include "codegen/run/Executor.h"
+#include "codegen/run/MachinePeaks.h"
+#include "codegen/run/PreparedModel.h"
+#include "codegen/run/Profiler.h"
+#include "codegen/run/RandomInputs.h"
+#include "core/expansions/ExpandPass.h"
+#include "core/ir/Path.h"
+#include "transforms/Script.h"
+#include "views/GraphCanvas.h"
+#include "views/ProfilePanel.h"
+#include "views/Selection.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFutureWatcher>
+#include <QListView>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QRegularExpression>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace dcw::gui {
+
+namespace {
+
+struct ProfileOutcome {
+  std::shared_ptr<codegen::ProfileReport> report;
+  QString error;     // one line, located
+  QString errorPath; // the element a build error maps to ("" when none)
+  bool cancelled = false;
+};
+
+// The element of the first `file.cpp:LINE:` the compiler's message names, via the source map.
+QString elementOfCompilerMessage(const std::string& message, const std::vector<codegen::SourceMapEntry>& map) {
+  static const QRegularExpression re(QStringLiteral("\\.cpp:(\\d+):"));
+  auto m = re.match(QString::fromStdString(message));
+  if (!m.hasMatch()) return {};
+  int line = m.captured(1).toInt();
+  const codegen::SourceMapEntry* best = nullptr;
+  for (auto& e : map)
+    if (e.firstLine <= line && line <= e.lastLine && (!best || e.lastLine - e.firstLine < best->lastLine - best->firstLine))
+      best = &e;
+  return best ? QString::fromStdString(best->path) : QString();
+}
+
+// Runs on a worker thread on its own copy of the model.
+ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>& steps, int repeat,
+                         const std::atomic<bool>& cancel, const std::function<void(int, QString)>& report) {
+  ProfileOutcome out;
+  auto failWith = [&](const Diagnostic& d) {
+    out.error = QString::fromStdString(d.str());
+    return out;
+  };
+  try {
+    report(5, QObject::tr("Loading and replaying %1 steps…").arg(steps.size()));
+    auto dims = codegen::dimsFromValues(path, {});
+    if (!dims) return failWith(dims.error());
+    io::LoadOptions lo;
+    lo.fixedDims = *dims;
+    auto m = io::loadModel(path, lo);
+    if (!m) return failWith(m.error());
+    {
+      edit::History h(*m->sdfg);
+      for (auto& line : steps) {
+        auto cmd = transforms::parseCommand(line, "history");
+        if (!cmd) return failWith(cmd.error());
+        if (auto r = h.execute(std::move(*cmd)); !r) return failWith(r.error());
+      }
+    }
+    if (auto r = expansions::expandAll(*m->sdfg); !r) return failWith(r.error());
+    if (cancel) return out.cancelled = true, out;
+    report(20, QObject::tr("Generating and compiling with timers…"));
+    codegen::RunOptions opts;
+    opts.cpu.instrument = codegen::parseInstrumentation({"all"});
+    auto code = codegen::generateCpp(*m->sdfg, opts.cpu);
+    if (!code) return failWith(code.error());
+    auto ex = codegen::Executor::create(*m->sdfg, opts);
+    if (!ex) {
+      out.errorPath = elementOfCompilerMessage(ex.error().message, code->sourceMap);
+      out.error = QString::fromStdString(ex.error().str());
+      if (!out.errorPath.isEmpty()) out.error = out.errorPath + QStringLiteral(": ") + out.error;
+      return out;
+    }
+    if (cancel) return out.cancelled = true, out;
+    report(55, QObject::tr("Measuring the machine's peaks (cached after the first time)…"));
+    auto peaks = codegen::machinePeaks();
+    report(70, QObject::tr("Running %1 times…").arg(repeat));
+    auto inputs = codegen::randomInputs((*ex)->code().signature, 1234);
+    if (!inputs) return failWith(inputs.error());
+    codegen::ProfileOptions po;
+    po.repeat = repeat;
+    po.threads = codegen::usableCores(); // what OpenMP uses by default
+    auto r = codegen::profileRuns(**ex, *inputs, po);
+    if (!r) return failWith(r.error());
+    r->model = path;
+    r->instrument = "all";
+    if (peaks) r->peaks = *peaks;
+    out.report = std::make_shared<codegen::ProfileReport>(std::move(*r));
+  } catch (const std::exception& e) {
+    out.error = QObject::tr("internal error while profiling: %1").arg(e.what());
+  }
+  return out;
+}
+
+} // namespace
+
+void MainWindow::createProfiling() {
+  profile_ = new views::ProfilePanel;
+  profile_->setObjectName(QStringLiteral("profilePanel"));
+  profileDock_ = new QDockWidget(tr("Profile"), this);
+  profileDock_->setObjectName(QStringLiteral("profileDock"));
+  profileDock_->setWidget(profile_);
+  addDockWidget(Qt::BottomDockWidgetArea, profileDock_);
+  tabifyDockWidget(problemsDock_, profileDock_);
+  problemsDock_->raise();
+  connect(profile_, &views::ProfilePanel::elementClicked, this, [this](const QString& path) {
+    if (!model_) return;
+    if (auto e = ir::resolvePath(*model_->loaded.sdfg, path.toStdString())) select((*e)->id());
+    else statusBar()->showMessage(tr("%1 is inside an expansion; open the node to see it").arg(path), 5000);
+  });
+  connect(selection_, &views::Selection::currentChanged, this, [this](qulonglong id) {
+    if (model_ && id != ir::kNoId) profile_->highlightPath(QString::fromStdString(ir::pathOf(*model_->loaded.sdfg, id)));
+  });
+
+  QMenu* run = new QMenu(tr("&Run"), this);
+  menuBar()->insertMenu(menuBar()->actions().at(2), run);
+  QAction* prof = run->addAction(tr("&Profile"), this, [this] { profile(); });
+  prof->setShortcut(QKeySequence(Qt::Key_F5));
+  prof->setObjectName(QStringLiteral("actionProfile"));
+  QAction* cmp = run->addAction(tr("&Compare Profiles of the Selected History Step"), this, [this] {
+    int row = historyView_->currentIndex().row();
+    if (row >= 1) compareStepProfiles(row);
+    else statusBar()->showMessage(tr("Choose a step (not the imported model) in the History panel first"), 5000);
+  });
+  cmp->setObjectName(QStringLiteral("actionCompareProfiles"));
+  QAction* stop = run->addAction(tr("C&ancel"), this, &MainWindow::cancelProfile);
+  stop->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+  for (QMenu* m : menuBar()->findChildren<QMenu*>())
+    if (m->title() == tr("&View")) m->addAction(profileDock_->toggleViewAction());
+}
+
+void MainWindow::cancelProfile() {
+  if (profileCancel_) *profileCancel_ = true;
+}
+
+void MainWindow::profile(int repeat) {
+  if (!model_ || profiling_) return;
+  profiling_ = true;
+  profileCancel_ = std::make_shared<std::atomic<bool>>(false);
+  const quint64 serial = ++profileSerial_;
+  const std::string path = file_.toStdString();
+  auto steps = scriptLines(model_->history->position());
+  auto cancel = profileCancel_;
+  profileDock_->show();
+  profileDock_->raise();
+  profile_->setMessage(tr("Profiling…"));
+  busy_->setVisible(true);
+  auto report = [this, serial](int percent, QString stage) {
+    QMetaObject::invokeMethod(this, [this, serial, percent, stage] {
+      if (serial != profileSerial_) return;
+      profile_->setMessage(stage);
+      emit profileProgress(percent, stage);
+    });
+  };
+  using Watcher = QFutureWatcher<ProfileOutcome>;
+  auto* watcher = new Watcher(this);
+  connect(watcher, &Watcher::finished, this, [this, watcher, serial] {
+    watcher->deleteLater();
+    if (serial != profileSerial_) return;
+    profiling_ = false;
+    busy_->setVisible(loading_);
+    ProfileOutcome r = watcher->result();
+    if (r.cancelled) {
+      profile_->setMessage(tr("Profiling cancelled"));
+      emit profileFinished(false, tr("cancelled"));
+      return;
+    }
+    if (!r.report) {
+      profile_->setMessage(tr("Profiling failed: %1").arg(r.error));
+      if (!r.errorPath.isEmpty() && model_)
+        if (auto e = ir::resolvePath(*model_->loaded.sdfg, r.errorPath.toStdString())) select((*e)->id());
+      emit profileFinished(false, r.error);
+      if (showsDialogs_) QMessageBox::warning(this, tr("Profile"), r.error);
+      return;
+    }
+    profile_->setReport(r.report);
+    resizeDocks({profileDock_}, {int(height() * 0.45)}, Qt::Vertical); // room for the chart and the timeline
+    if (overlay_ == Overlay::MeasuredTime || overlay_ == Overlay::AchievedFlops || overlay_ == Overlay::AchievedBandwidth)
+      setOverlay(overlay_);
+    emit profileFinished(true, profile_->summary());
+  });
+  watcher->setFuture(QtConcurrent::run([path, steps, repeat, cancel, report] { return profileAt(path, steps, repeat, *cancel, report); }));
+}
+
+void MainWindow::compareStepProfiles(int step, int repeat) {
+  if (!model_ || profiling_ || step < 1 || size_t(step) > model_->history->size()) return;
+  profiling_ = true;
+  profileCancel_ = std::make_shared<std::atomic<bool>>(false);
+  const quint64 serial = ++profileSerial_;
+  const std::string path = file_.toStdString();
+  auto before = scriptLines(size_t(step - 1));
+  auto after = scriptLines(size_t(step));
+  auto cancel = profileCancel_;
+  const QString title = tr("Step %1: %2").arg(step).arg(QString::fromStdString(model_->history->command(size_t(step - 1)).title()));
+  profileDock_->show();
+  profileDock_->raise();
+  busy_->setVisible(true);
+  auto report = [this, serial](int percent, QString stage) {
+    QMetaObject::invokeMethod(this, [this, serial, percent, stage] {
+      if (serial == profileSerial_) profile_->setMessage(stage);
+    });
+  };
+  struct Pair {
+    ProfileOutcome a, b;
+  };
+  using Watcher = QFutureWatcher<Pair>;
+  auto* watcher = new Watcher(this);
+  connect(watcher, &Watcher::finished, this, [this, watcher, serial, step, title] {
+    watcher->deleteLater();
+    if (serial != profileSerial_) return;
+    profiling_ = false;
+    busy_->setVisible(loading_);
+    Pair p = watcher->result();
+    if (!p.a.report || !p.b.report) {
+      QString why = p.a.cancelled || p.b.cancelled ? tr("cancelled") : !p.a.report ? p.a.error : p.b.error;
+      profile_->setMessage(tr("Comparison failed: %1").arg(why));
+      emit comparisonFinished(false, why);
+      return;
+    }
+    auto c = codegen::compareReports(*p.a.report, *p.b.report);
+    profile_->setReport(p.b.report);
+    profile_->setComparison(title, c, tr("before (step %1)").arg(step - 1), tr("after (step %1)").arg(step));
+    emit comparisonFinished(true, profile_->comparisonText());
+  });
+  watcher->setFuture(QtConcurrent::run([path, before, after, repeat, cancel, report] {
+    Pair p;
+    p.a = profileAt(path, before, repeat, *cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
+    if (p.a.report && !*cancel)
+      p.b = profileAt(path, after, repeat, *cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
+    return p;
+  }));
+}
+
+std::unordered_map<ir::ElementId, double> MainWindow::measuredOverlay(Overlay overlay) const {
+  std::unordered_map<ir::ElementId, double> values;
+  const codegen::ProfileReport* r = profile_ ? profile_->report() : nullptr;
+  if (!model_ || !r) return values;
+  for (auto& e : r->elements) {
+    if (e.kind == "model") continue;
+    std::optional<double> v = overlay == Overlay::MeasuredTime    ? std::optional<double>(e.timeMs.median)
+                              : overlay == Overlay::AchievedFlops ? e.gflopsPerSecond
+                                                                  : e.gbPerSecond;
+    if (!v) continue;
+    if (auto el = ir::resolvePath(*model_->loaded.sdfg, e.path)) values[(*el)->id()] = *v;
+  }
+  return values;
+}
+
+} // namespace dcw::gui

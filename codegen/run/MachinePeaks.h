@@ -1,0 +1,44 @@
+// MachinePeaks: the machine's measured peak FLOP/s (float32 and float64, fused multiply-add, all
+// threads) and memory bandwidth (a STREAM-like triad on arrays far larger than the last-level cache),
+// the roof of the roofline that profiles are placed against.
+//
+// Why measured and not from a datasheet: what counts is what generated code can reach through the same
+// compiler and flags (CompileOptions) and thread count, in this VM or container. The kernels are C++
+// compiled through compileShared (so the build is cached like any program) and loaded with dlopen. The
+// result is cached per machine as JSON under <cache>/machine-peaks/, keyed by the CPU model name
+// (/proc/cpuinfo), the number of usable cores, the thread count and the compiler's version line.
+#pragma once
+
+#include "codegen/cpu/Compiler.h"
+#include "core/support/Expected.h"
+
+#include <string>
+
+namespace dcw::codegen {
+
+struct MachinePeaks {
+  std::string cpuModel;
+  int cores = 0;            // usable cores (affinity mask)
+  int threads = 0;          // threads the kernels ran with
+  std::string compiler;     // the compiler's version line
+  double gflopsFloat32 = 0;
+  double gflopsFloat64 = 0;
+  double bandwidthGBs = 0;  // triad: 3 × 8 bytes per element (write-allocate traffic not counted)
+  double arrayMiB = 0;      // size of each triad array
+  bool cached = false;      // read from the cache rather than measured now
+  std::string cacheFile;
+};
+
+struct MachinePeakOptions {
+  int threads = 0;          // 0: all usable cores
+  CompileOptions compile;   // the same path as generated code
+  bool useCache = true;     // false: measure again (and refresh the cache)
+};
+
+Expected<MachinePeaks> machinePeaks(const MachinePeakOptions& options = {});
+
+// The CPU model name from /proc/cpuinfo ("unknown CPU" when absent) and the usable core count.
+std::string cpuModelName();
+int usableCores();
+
+} // namespace dcw::codegen

@@ -1,0 +1,274 @@
+// ProfileReport: JSON form and comparison (see the header). The JSON is an object keyed by element path
+// under "elements" (paths are unique), each with its kind, label, parent, calls, time_ms {median, min,
+// max, q1, q3}, flops, bytes, achieved gflop_per_s and gb_per_s, and counters; "format": "dcw-profile"
+// with "version": 1 marks the file so --compare can reject anything else with a clear message.
+#include "codegen/run/ProfileReport.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace dcw::codegen {
+
+using json = nlohmann::ordered_json;
+
+Spread Spread::of(std::vector<double> v) {
+  Spread s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    double pos = q * static_cast<double>(v.size() - 1);
+    size_t lo = static_cast<size_t>(std::floor(pos));
+    size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  };
+  s.min = v.front();
+  s.max = v.back();
+  s.median = at(0.5);
+  s.q1 = at(0.25);
+  s.q3 = at(0.75);
+  return s;
+}
+
+const ElementProfile* ProfileReport::find(const std::string& path) const {
+  for (auto& e : elements)
+    if (e.path == path) return &e;
+  return nullptr;
+}
+
+namespace {
+
+json spreadJson(const Spread& s) { return json{{"median", s.median}, {"min", s.min}, {"max", s.max}, {"q1", s.q1}, {"q3", s.q3}}; }
+
+Spread spreadFrom(const json& j) {
+  Spread s;
+  if (!j.is_object()) return s;
+  s.median = j.value("median", 0.0);
+  s.min = j.value("min", 0.0);
+  s.max = j.value("max", 0.0);
+  s.q1 = j.value("q1", 0.0);
+  s.q3 = j.value("q3", 0.0);
+  return s;
+}
+
+template <class T> json opt(const std::optional<T>& v) { return v ? json(*v) : json(nullptr); }
+std::optional<double> optFrom(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+} // namespace
+
+std::string reportJson(const ProfileReport& r) {
+  json j;
+  j["format"] = "dcw-profile";
+  j["version"] = 1;
+  j["model"] = r.model;
+  if (!r.script.empty()) j["script"] = r.script;
+  j["target"] = r.target;
+  j["instrument"] = r.instrument;
+  j["repeat"] = r.repeat;
+  j["warmup"] = r.warmup;
+  j["threads"] = r.threads;
+  j["symbols"] = r.symbols;
+  j["wall_ms"] = spreadJson(r.wallMs);
+  j["program_ms"] = spreadJson(r.programMs);
+  j["peak_memory"] = json{{"peak_rss_bytes", r.memory.peakRssBytes}, {"baseline_rss_bytes", r.memory.baselineRssBytes},
+                          {"peak_delta_bytes", r.memory.peakDeltaBytes}, {"method", r.memory.method}};
+  json c{{"kind", r.counters.kind}, {"names", r.counters.names}, {"perf_event_paranoid", r.counters.perfEventParanoid}};
+  if (!r.counters.unavailable.empty()) c["unavailable"] = r.counters.unavailable;
+  j["counters"] = c;
+  j["dropped_events"] = r.droppedEvents;
+  if (r.peaks) {
+    const MachinePeaks& p = *r.peaks;
+    j["machine"] = json{{"cpu", p.cpuModel}, {"cores", p.cores}, {"threads", p.threads}, {"compiler", p.compiler},
+                        {"peak_gflop_per_s_float32", p.gflopsFloat32}, {"peak_gflop_per_s_float64", p.gflopsFloat64},
+                        {"peak_gb_per_s", p.bandwidthGBs}, {"triad_array_mib", p.arrayMiB}, {"cached", p.cached}};
+  }
+  json els = json::object();
+  for (auto& e : r.elements) {
+    json x{{"kind", e.kind}, {"label", e.label}, {"parent", e.parent}, {"calls", e.callsPerRun}, {"time_ms", spreadJson(e.timeMs)},
+           {"flops", opt(e.flops)}, {"bytes", opt(e.bytes)}, {"cost_estimated", e.estimated},
+           {"gflop_per_s", opt(e.gflopsPerSecond)}, {"gb_per_s", opt(e.gbPerSecond)}};
+    if (e.flops && e.bytes && *e.bytes > 0) x["arithmetic_intensity"] = *e.flops / *e.bytes;
+    if (e.masterOnly) x["master_thread_only"] = true;
+    if (!e.counters.empty()) x["counters"] = e.counters;
+    els[e.path] = std::move(x);
+  }
+  j["elements"] = std::move(els);
+  return j.dump(2) + "\n";
+}
+
+Expected<ProfileReport> parseReport(const std::string& text, const std::string& where) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return fail(where, "is not a JSON object", "give a report written by `dcw profile --report`");
+  if (j.value("format", std::string()) != "dcw-profile")
+    return fail(where, "is not a DCW profile report (no \"format\": \"dcw-profile\")", "give a report written by `dcw profile --report`");
+  if (j.value("version", 0) != 1)
+    return fail(where, "has profile report version " + std::to_string(j.value("version", 0)) + ", this DCW reads version 1",
+                "profile the model again with this DCW");
+  ProfileReport r;
+  try {
+    r.model = j.value("model", std::string());
+    r.script = j.value("script", std::string());
+    r.target = j.value("target", std::string("cpu"));
+    r.instrument = j.value("instrument", std::string());
+    r.repeat = j.value("repeat", 0);
+    r.warmup = j.value("warmup", 0);
+    r.threads = j.value("threads", 0);
+    if (j.contains("symbols") && j["symbols"].is_object())
+      for (auto& [k, v] : j["symbols"].items())
+        if (v.is_number_integer()) r.symbols[k] = v.get<int64_t>();
+    r.wallMs = spreadFrom(j.value("wall_ms", json()));
+    r.programMs = spreadFrom(j.value("program_ms", json()));
+    if (auto m = j.value("peak_memory", json()); m.is_object()) {
+      r.memory.peakRssBytes = m.value("peak_rss_bytes", int64_t(0));
+      r.memory.baselineRssBytes = m.value("baseline_rss_bytes", int64_t(0));
+      r.memory.peakDeltaBytes = m.value("peak_delta_bytes", int64_t(0));
+      r.memory.method = m.value("method", std::string());
+    }
+    if (auto c = j.value("counters", json()); c.is_object()) {
+      r.counters.kind = c.value("kind", std::string("none"));
+      r.counters.unavailable = c.value("unavailable", std::string());
+      r.counters.perfEventParanoid = c.value("perf_event_paranoid", -99);
+      if (c.contains("names") && c["names"].is_array())
+        for (auto& n : c["names"])
+          if (n.is_string()) r.counters.names.push_back(n.get<std::string>());
+    }
+    r.droppedEvents = j.value("dropped_events", size_t(0));
+    if (auto m = j.value("machine", json()); m.is_object()) {
+      MachinePeaks p;
+      p.cpuModel = m.value("cpu", std::string());
+      p.cores = m.value("cores", 0);
+      p.threads = m.value("threads", 0);
+      p.compiler = m.value("compiler", std::string());
+      p.gflopsFloat32 = m.value("peak_gflop_per_s_float32", 0.0);
+      p.gflopsFloat64 = m.value("peak_gflop_per_s_float64", 0.0);
+      p.bandwidthGBs = m.value("peak_gb_per_s", 0.0);
+      p.arrayMiB = m.value("triad_array_mib", 0.0);
+      p.cached = m.value("cached", false);
+      r.peaks = p;
+    }
+    auto els = j.value("elements", json());
+    if (!els.is_object()) return fail(where, "has no \"elements\" object", "give a report written by `dcw profile --report`");
+    for (auto& [path, x] : els.items()) {
+      if (!x.is_object()) return fail(where, "element '" + path + "' is not an object");
+      ElementProfile e;
+      e.path = path;
+      e.kind = x.value("kind", std::string());
+      e.label = x.value("label", std::string());
+      e.parent = x.value("parent", std::string());
+      e.masterOnly = x.value("master_thread_only", false);
+      e.callsPerRun = x.value("calls", 0.0);
+      e.timeMs = spreadFrom(x.value("time_ms", json()));
+      e.flops = optFrom(x, "flops");
+      e.bytes = optFrom(x, "bytes");
+      e.estimated = x.value("cost_estimated", false);
+      e.gflopsPerSecond = optFrom(x, "gflop_per_s");
+      e.gbPerSecond = optFrom(x, "gb_per_s");
+      if (x.contains("counters") && x["counters"].is_object())
+        for (auto& [k, v] : x["counters"].items())
+          if (v.is_number()) e.counters[k] = v.get<double>();
+      r.elements.push_back(std::move(e));
+    }
+  } catch (const std::exception& ex) {
+    return fail(where, std::string("has a malformed field: ") + ex.what(), "give a report written by `dcw profile --report`");
+  }
+  return r;
+}
+
+Expected<ProfileReport> readReport(const std::string& file) {
+  std::ifstream f(file, std::ios::binary);
+  if (!f) return fail(file, "cannot be read", "check the path");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parseReport(ss.str(), file);
+}
+
+Expected<void> writeTextFile(const std::string& file, const std::string& text) {
+  std::ofstream f(file, std::ios::binary | std::ios::trunc);
+  if (!f) return fail(file, "cannot be written", "check that the folder exists and is writable");
+  f << text;
+  if (!f) return fail(file, "could not be written completely (disk full?)");
+  return {};
+}
+
+Comparison compareReports(const ProfileReport& a, const ProfileReport& b) {
+  Comparison c;
+  c.wallAMs = a.wallMs.median;
+  c.wallBMs = b.wallMs.median;
+  // Leaves: common elements that contain no other common element (walking A's parent chains).
+  std::set<std::string> common, parentsA;
+  for (auto& ea : a.elements)
+    if (b.find(ea.path)) common.insert(ea.path);
+  for (auto& ea : a.elements) {
+    if (!common.count(ea.path)) continue;
+    for (const ElementProfile* p = a.find(ea.parent); p; p = a.find(p->parent))
+      if (common.count(p->path)) {
+        parentsA.insert(p->path);
+        break;
+      }
+  }
+  for (auto& ea : a.elements) {
+    const ElementProfile* eb = b.find(ea.path);
+    if (!eb) {
+      ++c.onlyA;
+      continue;
+    }
+    ComparisonRow row{ea.path, ea.kind, ea.timeMs.median, eb->timeMs.median, 0};
+    row.ratio = row.aMs > 0 ? row.bMs / row.aMs : 0;
+    if (!parentsA.count(ea.path)) {
+      c.leafAMs += row.aMs;
+      c.leafBMs += row.bMs;
+    }
+    c.rows.push_back(std::move(row));
+  }
+  for (auto& eb : b.elements)
+    if (!a.find(eb.path)) ++c.onlyB;
+  std::stable_sort(c.rows.begin(), c.rows.end(), [](const ComparisonRow& x, const ComparisonRow& y) {
+    return std::fabs(x.bMs - x.aMs) > std::fabs(y.bMs - y.aMs);
+  });
+  return c;
+}
+
+std::string formatComparison(const Comparison& c, const std::string& nameA, const std::string& nameB, size_t maxRows) {
+  size_t width = 7;
+  size_t n = maxRows ? std::min(maxRows, c.rows.size()) : c.rows.size();
+  for (size_t i = 0; i < n; ++i) width = std::max(width, c.rows[i].path.size());
+  width = std::min<size_t>(width, 100);
+  std::string out;
+  char buf[512];
+  auto row = [&](const std::string& path, const std::string& a, const std::string& b, const std::string& ratio) {
+    std::string p = path.size() > width ? "..." + path.substr(path.size() - width + 3) : path;
+    std::snprintf(buf, sizeof buf, "%-*s  %12s  %12s  %8s\n", static_cast<int>(width), p.c_str(), a.c_str(), b.c_str(), ratio.c_str());
+    out += buf;
+  };
+  auto ms = [](double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.4f", v);
+    return std::string(b);
+  };
+  auto ratio = [](double a, double b) {
+    if (a <= 0) return std::string("-");
+    char r[64];
+    std::snprintf(r, sizeof r, "%.3f", b / a);
+    return std::string(r);
+  };
+  out += "A: " + nameA + "\nB: " + nameB + "\n";
+  row("element", "A ms", "B ms", "B/A");
+  for (size_t i = 0; i < n; ++i) row(c.rows[i].path, ms(c.rows[i].aMs), ms(c.rows[i].bMs), ratio(c.rows[i].aMs, c.rows[i].bMs));
+  if (n < c.rows.size()) out += "... " + std::to_string(c.rows.size() - n) + " more elements in both\n";
+  row("total (wall, median)", ms(c.wallAMs), ms(c.wallBMs), ratio(c.wallAMs, c.wallBMs));
+  row("total (innermost timed elements)", ms(c.leafAMs), ms(c.leafBMs), ratio(c.leafAMs, c.leafBMs));
+  out += std::to_string(c.rows.size()) + " elements in both, " + std::to_string(c.onlyA) + " only in A, " + std::to_string(c.onlyB) +
+         " only in B\n";
+  return out;
+}
+
+} // namespace dcw::codegen

@@ -1,0 +1,106 @@
+// ProfileReport: what `dcw profile` measures, as data — per element (keyed by element path) the time
+// over repeated runs (median and spread), calls, static FLOPs and bytes (core/analysis/Cost) with the
+// achieved FLOP/s and GB/s, counter medians; for the whole run the wall time, peak memory, which
+// counters were available (and why not), the machine peaks. Written and read as JSON so that two
+// profiles of the same model (different histories, scripts or machines) can be compared by path.
+#pragma once
+
+#include "codegen/run/MachinePeaks.h"
+#include "core/support/Expected.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dcw::codegen {
+
+// Median and spread of a sample (quartiles by linear interpolation).
+struct Spread {
+  double median = 0, min = 0, max = 0, q1 = 0, q3 = 0;
+  static Spread of(std::vector<double> values);
+};
+
+struct ElementProfile {
+  std::string path;
+  std::string label;
+  std::string kind;                  // model, state, map, nested_sdfg, tasklet, copy
+  std::string parent;                // path of the enclosing timed element ("" for the model)
+  bool masterOnly = false;           // timed on OpenMP thread 0 only (inside a parallel loop)
+  double callsPerRun = 0;
+  Spread timeMs;                     // total time per run (all calls), over the runs
+  std::optional<double> flops;       // per run (cost × calls); absent without a cost entry
+  std::optional<double> bytes;
+  bool estimated = false;            // the cost formula is an estimate
+  std::optional<double> gflopsPerSecond;  // achieved, at the median time
+  std::optional<double> gbPerSecond;
+  std::map<std::string, double> counters; // median per run, by counter name
+};
+
+struct CounterInfo {
+  std::string kind = "none";         // hardware, software, none
+  std::vector<std::string> names;
+  std::string unavailable;           // "hardware counters unavailable: <reason>" when not hardware
+  int perfEventParanoid = -99;
+};
+
+struct MemoryInfo {
+  int64_t peakRssBytes = 0;          // VmHWM over the timed runs
+  int64_t baselineRssBytes = 0;      // VmRSS before them
+  int64_t peakDeltaBytes = 0;        // peak − baseline: what running the model adds
+  std::string method;                // how the peak was measured
+};
+
+// One event of the traced run, relative to that run's start.
+struct TraceEvent {
+  int element = 0;                   // index into ProfileReport::elements
+  uint32_t thread = 0;
+  double startUs = 0;
+  double durationUs = 0;
+  std::vector<int64_t> counters;
+};
+
+struct ProfileReport {
+  std::string model;
+  std::string script;
+  std::string target = "cpu";
+  std::string instrument;            // what was instrumented, as given
+  int repeat = 0, warmup = 0, threads = 0;
+  std::map<std::string, int64_t> symbols;
+  Spread wallMs;                     // host: around Executor::run
+  Spread programMs;                  // the program's own whole-model timer
+  MemoryInfo memory;
+  CounterInfo counters;
+  size_t droppedEvents = 0;
+  std::optional<MachinePeaks> peaks;
+  std::vector<ElementProfile> elements; // program order; [0] is the whole model
+  std::vector<TraceEvent> trace;     // the run with the median wall time (not part of the JSON report)
+  double traceRunWallUs = 0;
+
+  const ElementProfile* find(const std::string& path) const;
+};
+
+std::string reportJson(const ProfileReport& r);
+Expected<ProfileReport> parseReport(const std::string& text, const std::string& where);
+Expected<ProfileReport> readReport(const std::string& file);
+Expected<void> writeTextFile(const std::string& file, const std::string& text);
+
+// Elements present in both reports, by path: median times and B/A; sorted by the largest absolute
+// change first. Totals: the median wall times and the sums over the common leaf elements.
+struct ComparisonRow {
+  std::string path;
+  std::string kind;
+  double aMs = 0, bMs = 0;
+  double ratio = 0;                  // b / a (0 when a is 0)
+};
+struct Comparison {
+  std::vector<ComparisonRow> rows;
+  double wallAMs = 0, wallBMs = 0;
+  double leafAMs = 0, leafBMs = 0;   // sums over the common elements that contain no other timed element
+  size_t onlyA = 0, onlyB = 0;
+};
+Comparison compareReports(const ProfileReport& a, const ProfileReport& b);
+std::string formatComparison(const Comparison& c, const std::string& nameA, const std::string& nameB, size_t maxRows = 0);
+
+} // namespace dcw::codegen

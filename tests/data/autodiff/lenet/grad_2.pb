@@ -1,0 +1,1 @@
+Bconv1.bias_gradJB†í;£x¼„—<DkH¼½×ƒ;m³Z<

@@ -1,0 +1,1 @@
+Bfc2.bias_gradJeC½|`=ı'J=ªf½

@@ -1,0 +1,150 @@
+// Tests of `dcw profile` as a user runs it: a report keyed by element path and a Chrome trace from the
+// tiny ResNet example, --instrument kinds and paths, --script, --compare of two reports (table and
+// totals), and the one-line errors for bad input (no report path, an unknown element path, a file
+// that is not a report).
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+  int code = -1;
+  QString out, err;
+};
+
+Run dcw(const QStringList& args) {
+  QProcess p;
+  auto env = QProcessEnvironment::systemEnvironment();
+  env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_BINARY_DIR "/kernel-cache"));
+  p.setProcessEnvironment(env);
+  p.start(DCW_CLI, args);
+  p.waitForFinished(300000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+const QString kExample = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+
+QJsonObject readJson(const QString& file) {
+  QFile f(file);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+} // namespace
+
+class TestProfileCli : public QObject {
+  Q_OBJECT
+
+private slots:
+  void reportAndTrace() {
+    QTemporaryDir dir;
+    QString report = dir.filePath("a.json"), trace = dir.filePath("a.trace.json");
+    auto r = dcw({"profile", kExample, "--repeat", "3", "--report", report, "--trace", trace});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("profiled"));
+    QJsonObject j = readJson(report);
+    QCOMPARE(j["format"].toString(), QString("dcw-profile"));
+    QCOMPARE(j["repeat"].toInt(), 3);
+    QJsonObject els = j["elements"].toObject();
+    QVERIFY(els.contains("main"));
+    QVERIFY(els.contains("main/state0"));
+    int nested = 0;
+    for (auto it = els.begin(); it != els.end(); ++it) {
+      QJsonObject e = it.value().toObject();
+      QVERIFY(e["time_ms"].toObject().contains("median"));
+      QVERIFY(e["calls"].toDouble() >= 1);
+      nested += e["kind"].toString() == "nested_sdfg";
+    }
+    QVERIFY(nested >= 10);
+    QVERIFY(j["machine"].toObject()["peak_gb_per_s"].toDouble() > 0);
+    QJsonObject counters = j["counters"].toObject();
+    QVERIFY(counters["kind"].toString() == "hardware" ||
+            counters["unavailable"].toString().startsWith("hardware counters unavailable: "));
+    if (counters["kind"].toString() != "hardware") QVERIFY(r.err.contains("hardware counters unavailable: "));
+    QJsonObject t = readJson(trace);
+    QJsonArray events = t["traceEvents"].toArray();
+    QVERIFY(events.size() > 10);
+    int complete = 0;
+    for (const auto& v : events) {
+      QJsonObject e = v.toObject();
+      if (e["ph"].toString() != "X") continue;
+      ++complete;
+      QVERIFY(els.contains(e["args"].toObject()["path"].toString()));
+    }
+    QVERIFY(complete > 10);
+  }
+
+  void instrumentKindsAndPathsThenCompare() {
+    QTemporaryDir dir;
+    QString a = dir.filePath("a.json"), b = dir.filePath("b.json");
+    auto r = dcw({"profile", kExample, "--repeat", "3", "--instrument", "nodes", "--no-peaks", "--report", a});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QJsonObject els = readJson(a)["elements"].toObject();
+    for (auto it = els.begin(); it != els.end(); ++it) {
+      QString kind = it.value().toObject()["kind"].toString();
+      QVERIFY2(kind == "model" || kind == "nested_sdfg", qPrintable(it.key()));
+    }
+    QString op = "main/state0/stem.stem.0.Conv";
+    QVERIFY(els.contains(op));
+    r = dcw({"profile", kExample, "--repeat", "3", "--instrument", op, "main/state0", "--no-peaks", "--report", b});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(readJson(b)["elements"].toObject().size(), 3);
+
+    r = dcw({"profile", "--compare", a, b});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains(op));
+    QVERIFY(r.out.contains("total (wall, median)"));
+    QVERIFY(r.out.contains("2 elements in both"));
+  }
+
+  // Profiles of the same model under two histories (as imported, and after `dcw optimize`'s script)
+  // compare by path: folded batch norms are only in the first.
+  void scriptIsReplayedAndHistoriesCompare() {
+    QTemporaryDir dir;
+    QString script = dir.filePath("opt.dcws"), a = dir.filePath("plain.json"), b = dir.filePath("optimized.json");
+    auto o = dcw({"optimize", kExample, "--script-out", script});
+    QVERIFY2(o.code == 0, qPrintable(o.err));
+    auto r = dcw({"profile", kExample, "--repeat", "3", "--instrument", "nodes", "--no-peaks", "--report", a});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = dcw({"profile", kExample, "--repeat", "3", "--instrument", "nodes", "--no-peaks", "--script", script, "--report", b});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QJsonObject jb = readJson(b);
+    QCOMPARE(jb["script"].toString(), script);
+    QVERIFY(!jb["elements"].toObject().contains("main/state0/stem.stem.1.BatchNormalization"));
+    QVERIFY(readJson(a)["elements"].toObject().contains("main/state0/stem.stem.1.BatchNormalization"));
+    r = dcw({"profile", "--compare", a, b, "--top", "5"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("total (wall, median)"));
+    QRegularExpression only("(\\d+) only in A");
+    auto m = only.match(r.out);
+    QVERIFY2(m.hasMatch() && m.captured(1).toInt() >= 1, qPrintable(r.out));
+  }
+
+  void badInput() {
+    QTemporaryDir dir;
+    auto r = dcw({"profile", kExample});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.startsWith("error: ") && r.err.contains("--report"));
+    r = dcw({"profile", kExample, "--instrument", "main/nowhere", "--report", dir.filePath("x.json")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("main/nowhere") && r.err.contains("names no element"), qPrintable(r.err));
+    QString notReport = dir.filePath("n.json");
+    {
+      QFile f(notReport);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("{\"hello\": 1}");
+    }
+    r = dcw({"profile", "--compare", notReport, notReport});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("n.json") && r.err.contains("not a DCW profile report"), qPrintable(r.err));
+    QCOMPARE(r.err.count('\n'), 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestProfileCli)
+#include "tst_ProfileCli.moc"

@@ -1,0 +1,151 @@
+// tst_ProfileViews: measuring and differentiating from the dcw-gui window (offscreen) — Run ▸ Profile
+// in the background fills the table (every timed element, sortable, QAbstractItemModelTester), the
+// timeline (bars that map back to elements) and the roofline; clicks in them select the element on
+// the canvas; measured-time overlays colour the canvas; profiles before and after a history step are
+// compared; Edit ▸ Differentiate's dialog lists the weights and the intermediates with their bytes and
+// builds the command, which is one undoable history step.
+#include "app/gui/MainWindow.h"
+
+#include "core/edit/History.h"
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+#include "core/serialize/JsonFormat.h"
+#include "views/DifferentiateDialog.h"
+#include "views/GraphCanvas.h"
+#include "views/ProfilePanel.h"
+#include "views/ProfileTableModel.h"
+#include "views/RooflineView.h"
+#include "views/Selection.h"
+#include "views/TimelineView.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTest>
+
+using dcw::gui::MainWindow;
+using namespace dcw;
+
+namespace {
+const QString kTiny = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+const QString kMlp = QStringLiteral(DCW_SOURCE_DIR "/tests/data/autodiff/mlp/model.onnx");
+} // namespace
+
+class TestProfileViews : public QObject {
+  Q_OBJECT
+
+  bool open(MainWindow& w, const QString& path) {
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openFile(path);
+    if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 60000)) return false;
+    return QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000);
+  }
+
+private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_ProfileViews"));
+  }
+
+  void profileTableTimelineRoofline() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(open(w, kTiny));
+    QSignalSpy done(&w, &MainWindow::profileFinished);
+    w.profile(3);
+    QVERIFY(w.isProfiling());
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 1; }, 300000));
+    QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+    auto* panel = w.profilePanel();
+    const auto* report = panel->report();
+    QVERIFY(report);
+    QAbstractItemModelTester tester(panel->tableModel());
+    QCOMPARE(panel->tableModel()->rowCount(), int(report->elements.size()));
+    QVERIFY(report->elements.size() > 20); // states, library nodes, maps
+    QVERIFY(panel->summary().contains("Wall"));
+
+    // Every library node of the model on screen was timed and is reachable by its path.
+    int ops = 0;
+    for (auto& e : report->elements)
+      if (e.kind == "nested_sdfg" && ir::resolvePath(*w.sdfg(), e.path)) ++ops;
+    QCOMPARE(ops, 23);
+
+    // A click in the table selects the element on the canvas.
+    QTableView* table = panel->tableView();
+    QModelIndex first = table->model()->index(0, 0);
+    QString path = first.data(views::ProfileTableModel::PathRole).toString();
+    QSignalSpy clicked(panel, &views::ProfilePanel::elementClicked);
+    emit table->clicked(first);
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.last().at(0).toString(), path);
+    if (auto e = ir::resolvePath(*w.sdfg(), path.toStdString())) QCOMPARE(w.selection()->current(), (*e)->id());
+
+    // Timeline bars map back to their elements.
+    auto* tl = panel->timeline();
+    tl->resize(1200, 400);
+    QVERIFY(!report->trace.empty());
+    size_t widest = 0;
+    for (size_t i = 0; i < report->trace.size(); ++i)
+      if (report->trace[i].durationUs > report->trace[widest].durationUs) widest = i;
+    QRectF bar = tl->barRect(widest);
+    QVERIFY(bar.width() > 1);
+    QVERIFY(!tl->pathAt(bar.center().toPoint()).isEmpty());
+
+    // The roofline places the elements that have a cost; a click picks the nearest one.
+    auto* rf = panel->roofline();
+    QVERIFY(!rf->points().empty());
+    QSignalSpy picked(rf, &views::RooflineView::elementClicked);
+    rf->clickNear(rf->points().front().intensity, rf->points().front().gflops);
+    QCOMPARE(picked.last().at(0).toString(), rf->points().front().path);
+
+    // Measured overlays colour the canvas.
+    w.setOverlay(MainWindow::Overlay::MeasuredTime);
+    QVERIFY(w.canvas()->hasOverlay());
+    w.setOverlay(MainWindow::Overlay::AchievedFlops);
+    QVERIFY(w.canvas()->hasOverlay());
+  }
+
+  void compareBeforeAndAfterAStep() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(open(w, kTiny));
+    QVERIFY(w.executeCommand("apply ExpandLibraryNode node=main/state0/block1.conv1.Conv"));
+    QVERIFY(w.executeCommand("apply MapTiling entry=main/state0/block1.conv1.Conv/compute1/conv_map tile_sizes=4"));
+    QSignalSpy done(&w, &MainWindow::comparisonFinished);
+    w.compareStepProfiles(2, 3);
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 1; }, 300000));
+    QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+    QString text = w.profilePanel()->comparisonText();
+    QVERIFY2(text.contains("Step 2") && text.contains("before (step 1)") && text.contains("after (step 2)"), qPrintable(text));
+    QVERIFY(text.contains("main/state0/block1.conv1.Conv"));
+  }
+
+  void differentiateFromTheWindow() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(open(w, kMlp));
+    QCOMPARE(QString::fromStdString(w.selectedOutput()), QString("loss"));
+    views::DifferentiateDialog dialog(*w.sdfg(), "loss");
+    QVERIFY(dialog.wrtList()->count() >= 4); // x and the four weight arrays
+    QVERIFY(dialog.keepTable()->rowCount() >= 1);
+    QString cmd = dialog.command();
+    QVERIFY2(cmd.startsWith("differentiate of=loss wrt=") && cmd.contains("fc1.weight"), qPrintable(cmd));
+    const std::string before = serialize::toJson(*w.sdfg());
+    QVERIFY(w.executeCommand(cmd));
+    QCOMPARE(w.history()->size(), size_t(1));
+    QVERIFY(std::find(w.sdfg()->outputs.begin(), w.sdfg()->outputs.end(), "fc1.weight_grad") != w.sdfg()->outputs.end());
+    w.undo();
+    QCOMPARE(serialize::toJson(*w.sdfg()), before);
+    // Nothing to differentiate: an integer input is refused with its name.
+    QVERIFY(!w.executeCommand("differentiate of=loss wrt=labels"));
+    QCOMPARE(w.history()->position(), size_t(0));
+  }
+};
+
+QTEST_MAIN(TestProfileViews)
+#include "tst_ProfileViews.moc"
