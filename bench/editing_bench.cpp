@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
               listOps.empty() ? 0 : *std::max_element(listOps.begin(), listOps.end()));
 
   // Apply one step and re-render (command, views, canvas layout), then undo it the same way.
-  std::vector<double> applyMs, undoMs, syncMs;
+  std::vector<double> applyMs, undoMs, syncMs, undoSyncMs;
   for (int k = 0; k < 5 && k < int(maps.size()); ++k) {
     const ir::MapEntry* m = maps[size_t(k) * maps.size() / 5];
     std::string line = "apply MapTiling entry=" + ir::pathOf(*m) + " tile_sizes=2";
@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
     applyMs.push_back(double(t.nsecsElapsed()) / 1e6);
     t.restart();
     w.undo();
+    undoSyncMs.push_back(double(t.nsecsElapsed()) / 1e6);
     QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 600000);
     undoMs.push_back(double(t.nsecsElapsed()) / 1e6);
     maps.clear();
@@ -125,6 +126,6 @@ int main(int argc, char** argv) {
   std::printf("apply MapTiling + re-render: median %.0f ms, max %.0f ms (%zu steps)\n", median(applyMs),
               applyMs.empty() ? 0 : *std::max_element(applyMs.begin(), applyMs.end()), applyMs.size());
   std::printf("  of which the command and the panels' refresh (UI thread): median %.0f ms; the rest is the canvas layout\n", median(syncMs));
-  std::printf("undo + re-render: median %.0f ms\n", median(undoMs));
+  std::printf("undo + re-render: median %.0f ms (UI thread %.0f ms)\n", median(undoMs), median(undoSyncMs));
   return 0;
 }

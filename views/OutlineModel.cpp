@@ -44,7 +44,6 @@ void OutlineModel::setSdfg(const Sdfg* sdfg) {
   paths_.reset();
   items_.emplace_back(); // invisible root
   if (sdfg_) {
-    paths_ = std::make_unique<PathIndex>(*sdfg_);
     int root = addItem(0, ItemType::Sdfg, sdfg_);
     buildSdfgBody(root, *sdfg_);
   }
@@ -259,7 +258,9 @@ ElementId OutlineModel::idForIndex(const QModelIndex& index) const {
 // ---- display text -----------------------------------------------------------------------------------
 
 QString OutlineModel::pathOf(const Item& it) const {
-  if (!it.element || !paths_) return {};
+  if (!it.element || !sdfg_) return {};
+  // Built on the first request only: a model edit resets the outline, and most resets never show a path.
+  if (!paths_) paths_ = std::make_unique<PathIndex>(*sdfg_);
   return QString::fromStdString(paths_->pathOf(it.element->id()));
 }
 

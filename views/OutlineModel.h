@@ -114,7 +114,7 @@ private:
   const ir::Sdfg* sdfg_ = nullptr;
   std::vector<Item> items_;                         // items_[0] is the invisible root
   std::unordered_map<ir::ElementId, int> byId_;     // element id -> item
-  std::unique_ptr<ir::PathIndex> paths_;
+  mutable std::unique_ptr<ir::PathIndex> paths_; // lazily, see pathOf
 };
 
 } // namespace dcw::views

@@ -544,7 +544,7 @@ void MainWindow::followSelection(ir::ElementId id) {
     } else {
       desc = dynamic_cast<const ir::DataDescriptor*>(e);
     }
-    QString path = QString::fromStdString(ir::pathOf(*model_->loaded.sdfg, id));
+    QString path = QString::fromStdString(pathOfId(id));
     if (!path.isEmpty()) statusBar()->showMessage(path);
   }
   weights_->setData(desc);
@@ -679,6 +679,12 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
 
 // ---- generated code -------------------------------------------------------------------------------
 
+std::string MainWindow::pathOfId(ir::ElementId id) const {
+  if (!model_ || id == ir::kNoId) return {};
+  const ir::Element* e = model_->loaded.sdfg->findElement(id);
+  return e ? ir::pathOfElement(*model_->loaded.sdfg, *e) : std::string();
+}
+
 void MainWindow::expandOutlineTop() {
   QModelIndex root = outline_->index(0, 0);
   outlineView_->expand(root);
@@ -724,7 +730,7 @@ void MainWindow::highlightCode(ir::ElementId id) {
     code_->highlightPath({});
     return;
   }
-  code_->highlightPath(ir::pathOf(*model_->loaded.sdfg, id));
+  code_->highlightPath(pathOfId(id));
 }
 
 void MainWindow::selectCodePath(const QString& path) {

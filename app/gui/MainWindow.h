@@ -219,6 +219,7 @@ private:
   void selectCodePath(const QString& path);
   void createEditing();
   void expandOutlineTop();
+  std::string pathOfId(ir::ElementId id) const; // "" when unknown
   void afterHistoryChange();
   void refreshTransformations();
   void finishVerify(std::shared_ptr<VerifyResult> result);

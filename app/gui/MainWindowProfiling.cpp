@@ -131,7 +131,7 @@ void MainWindow::createProfiling() {
     else statusBar()->showMessage(tr("%1 is inside an expansion; open the node to see it").arg(path), 5000);
   });
   connect(selection_, &views::Selection::currentChanged, this, [this](qulonglong id) {
-    if (model_ && id != ir::kNoId) profile_->highlightPath(QString::fromStdString(ir::pathOf(*model_->loaded.sdfg, id)));
+    if (model_ && id != ir::kNoId) profile_->highlightPath(QString::fromStdString(pathOfId(id)));
   });
 
   QMenu* run = new QMenu(tr("&Run"), this);

@@ -177,6 +177,12 @@ std::string pathOf(const Node& node) {
   return node.parent() ? pathOf(*node.parent()) + "/" + node.label() : node.label();
 }
 
+std::string pathOfElement(const Sdfg& root, const Element& e) {
+  if (auto* n = dynamic_cast<const Node*>(&e); n && n->parent()) return pathOf(*n);
+  if (auto* b = dynamic_cast<const ControlFlowBlock*>(&e); b && (b->parent() || b == &root)) return pathOf(*b);
+  return pathOf(root, e.id());
+}
+
 Expected<Element*> resolvePath(const Sdfg& root, std::string_view path) {
   if (Element* e = descend(root, path)) return e;
   PathIndex idx(root);

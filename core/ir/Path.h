@@ -37,6 +37,9 @@ private:
 };
 
 std::string pathOf(const Sdfg& root, ElementId id);
+class Element;
+// The path of an element: upwards for nodes and blocks (no walk), through the index otherwise.
+std::string pathOfElement(const Sdfg& root, const Element& e);
 class Node;
 class ControlFlowBlock;
 // The path of a node or block attached to a tree, computed upwards (no walk of the tree).
