@@ -108,6 +108,15 @@ private slots:
     QVERIFY(w.canvas()->hasOverlay());
     w.setOverlay(MainWindow::Overlay::AchievedFlops);
     QVERIFY(w.canvas()->hasOverlay());
+
+    // Instrumenting one element: the model and that element only.
+    w.setInstrumentation({"model", "main/state0/block1.conv1.Conv"});
+    w.profile(2);
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 2; }, 300000));
+    QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+    report = panel->report();
+    QVERIFY(report->find("main/state0/block1.conv1.Conv"));
+    QVERIFY(report->elements.size() <= 3);
   }
 
   void compareBeforeAndAfterAStep() {

@@ -163,6 +163,10 @@ public:
   void compareStepProfiles(int step, int repeat = 5);
   void cancelProfile();
   bool isProfiling() const { return profiling_; }
+  // What Run ▸ Profile instruments: "all", "states", "nodes" (library nodes), "maps" (top-level),
+  // "model", or element paths (Run ▸ Instrumentation ▸ Selected Element) — as for `dcw profile --instrument`.
+  void setInstrumentation(std::vector<std::string> what) { instrument_ = std::move(what); }
+  const std::vector<std::string>& instrumentation() const { return instrument_; }
   views::ProfilePanel* profilePanel() const { return profile_; }
   // Edit ▸ Differentiate with Respect to…: the selected output (or the only one), a dialog to choose
   // inputs/weights and store or recompute, then one `differentiate` step in the history.
@@ -275,6 +279,7 @@ private:
   views::ProfilePanel* profile_ = nullptr;
   QDockWidget* profileDock_ = nullptr;
   bool profiling_ = false;
+  std::vector<std::string> instrument_{"all"};
   quint64 profileSerial_ = 0;
   std::shared_ptr<std::atomic<bool>> profileCancel_;
   void createProfiling();

@@ -7,6 +7,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/SessionTypes.h"
 
+#include "codegen/cpu/CompilerMessage.h"
 #include "codegen/cpu/CppGenerator.h"
 #include "codegen/run/Executor.h"
 #include "codegen/run/MachinePeaks.h"
@@ -21,13 +22,13 @@
 #include "views/Selection.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QDockWidget>
 #include <QFutureWatcher>
 #include <QListView>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QRegularExpression>
 #include <QStatusBar>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -42,21 +43,8 @@ struct ProfileOutcome {
   bool cancelled = false;
 };
 
-// The element of the first `file.cpp:LINE:` the compiler's message names, via the source map.
-QString elementOfCompilerMessage(const std::string& message, const std::vector<codegen::SourceMapEntry>& map) {
-  static const QRegularExpression re(QStringLiteral("\\.cpp:(\\d+):"));
-  auto m = re.match(QString::fromStdString(message));
-  if (!m.hasMatch()) return {};
-  int line = m.captured(1).toInt();
-  const codegen::SourceMapEntry* best = nullptr;
-  for (auto& e : map)
-    if (e.firstLine <= line && line <= e.lastLine && (!best || e.lastLine - e.firstLine < best->lastLine - best->firstLine))
-      best = &e;
-  return best ? QString::fromStdString(best->path) : QString();
-}
-
 // Runs on a worker thread on its own copy of the model.
-ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>& steps, int repeat,
+ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>& steps, const std::vector<std::string>& instrument, int repeat,
                          const std::atomic<bool>& cancel, const std::function<void(int, QString)>& report) {
   ProfileOutcome out;
   auto failWith = [&](const Diagnostic& d) {
@@ -83,12 +71,12 @@ ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>
     if (cancel) return out.cancelled = true, out;
     report(20, QObject::tr("Generating and compiling with timers…"));
     codegen::RunOptions opts;
-    opts.cpu.instrument = codegen::parseInstrumentation({"all"});
+    opts.cpu.instrument = codegen::parseInstrumentation(instrument);
     auto code = codegen::generateCpp(*m->sdfg, opts.cpu);
     if (!code) return failWith(code.error());
     auto ex = codegen::Executor::create(*m->sdfg, opts);
     if (!ex) {
-      out.errorPath = elementOfCompilerMessage(ex.error().message, code->sourceMap);
+      out.errorPath = QString::fromStdString(codegen::elementOfCompilerMessage(ex.error().message, code->sourceMap));
       out.error = QString::fromStdString(ex.error().str());
       if (!out.errorPath.isEmpty()) out.error = out.errorPath + QStringLiteral(": ") + out.error;
       return out;
@@ -105,7 +93,8 @@ ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>
     auto r = codegen::profileRuns(**ex, *inputs, po);
     if (!r) return failWith(r.error());
     r->model = path;
-    r->instrument = "all";
+    r->instrument.clear();
+    for (auto& w : instrument) r->instrument += (r->instrument.empty() ? "" : " ") + w;
     if (peaks) r->peaks = *peaks;
     out.report = std::make_shared<codegen::ProfileReport>(std::move(*r));
   } catch (const std::exception& e) {
@@ -145,6 +134,28 @@ void MainWindow::createProfiling() {
     else statusBar()->showMessage(tr("Choose a step (not the imported model) in the History panel first"), 5000);
   });
   cmp->setObjectName(QStringLiteral("actionCompareProfiles"));
+  QMenu* inst = run->addMenu(tr("&Instrumentation"));
+  auto* group = new QActionGroup(this);
+  auto choice = [&](const QString& text, std::vector<std::string> what, bool on) {
+    QAction* a = inst->addAction(text);
+    a->setCheckable(true);
+    a->setChecked(on);
+    group->addAction(a);
+    connect(a, &QAction::triggered, this, [this, what] { instrument_ = what; });
+  };
+  choice(tr("&Everything (states, library nodes, top-level maps)"), {"all"}, true);
+  choice(tr("&Library Nodes"), {"nodes"}, false);
+  choice(tr("&States"), {"states"}, false);
+  choice(tr("Top-level &Maps"), {"maps"}, false);
+  choice(tr("&Whole Model Only"), {"model"}, false);
+  QAction* sel = inst->addAction(tr("The Selected &Element"));
+  sel->setCheckable(true);
+  group->addAction(sel);
+  connect(sel, &QAction::triggered, this, [this] {
+    std::string p = pathOfId(selection_->current());
+    if (p.empty()) statusBar()->showMessage(tr("Select an element first"), 5000);
+    else instrument_ = {"model", p};
+  });
   QAction* stop = run->addAction(tr("C&ancel"), this, &MainWindow::cancelProfile);
   stop->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   for (QMenu* m : menuBar()->findChildren<QMenu*>())
@@ -201,7 +212,8 @@ void MainWindow::profile(int repeat) {
       setOverlay(overlay_);
     emit profileFinished(true, profile_->summary());
   });
-  watcher->setFuture(QtConcurrent::run([path, steps, repeat, cancel, report] { return profileAt(path, steps, repeat, *cancel, report); }));
+  auto what = instrument_;
+  watcher->setFuture(QtConcurrent::run([path, steps, what, repeat, cancel, report] { return profileAt(path, steps, what, repeat, *cancel, report); }));
 }
 
 void MainWindow::compareStepProfiles(int step, int repeat) {
@@ -244,11 +256,12 @@ void MainWindow::compareStepProfiles(int step, int repeat) {
     profile_->setComparison(title, c, tr("before (step %1)").arg(step - 1), tr("after (step %1)").arg(step));
     emit comparisonFinished(true, profile_->comparisonText());
   });
-  watcher->setFuture(QtConcurrent::run([path, before, after, repeat, cancel, report] {
+  auto what = instrument_;
+  watcher->setFuture(QtConcurrent::run([path, before, after, what, repeat, cancel, report] {
     Pair p;
-    p.a = profileAt(path, before, repeat, *cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
+    p.a = profileAt(path, before, what, repeat, *cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
     if (p.a.report && !*cancel)
-      p.b = profileAt(path, after, repeat, *cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
+      p.b = profileAt(path, after, what, repeat, *cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
     return p;
   }));
 }
