@@ -250,6 +250,7 @@ int main(int argc, char** argv) {
       for (int i = 0; i < tabs->count(); ++i)
         if (tabs->tabText(i).toLower() == v) tabs->setCurrentIndex(i);
     }
+    window.canvas()->fitToView(); // the profile dock took room from the canvas
     QTimer::singleShot(200, finish);
   });
   const bool expand = parser.isSet(expandAll);
