@@ -4,6 +4,8 @@
 //    redo must restore the model byte for byte), the result compiled and run, and every gradient
 //    output compared with central finite differences of the summed outputs (double precision);
 //  - store vs recompute: identical gradients, different storedBytes; intermediatesNeeded agrees;
+//  - loops (ONNX Loop, Scan, RNN, GRU, LSTM in float64): reversed with per-iteration stores, same
+//    finite-difference check (and undo exactness) as the ops; a while-loop and an If are refused;
 //  - seeds: a seed input of ones gives the gradient of the sum;
 //  - refusals: integer output, wrt that is not an input, unknown output — each named, nothing changed;
 //  - the script line round-trips through Differentiate::parse.
@@ -143,7 +145,10 @@ private slots:
         {"flatten", false}, {"conv", false}, {"conv_grouped", false}, {"maxpool", false}, {"averagepool", false},
         {"globalaveragepool", false}, {"batchnorm", false}, {"batchnorm_training", false}, {"layernorm", false},
         {"gelu", false}, {"einsum", false}, {"cast", false}, {"dropout", false}, {"softmax_cross_entropy", false},
-        {"nll", false}, {"mse", false}, {"mlp", false}};
+        {"nll", false}, {"mse", false}, {"mlp", false},
+        // Loops reversed, per-iteration values stored (float64).
+        {"loop_accumulate", false}, {"scan_cumsum", false}, {"scan_cumprod", false}, {"rnn", false}, {"gru", false},
+        {"lstm", false}, {"rnn_reverse", false}};
     for (auto& [name, pos] : rows) QTest::newRow(name) << QString(name) << pos;
   }
 
@@ -209,6 +214,23 @@ private slots:
     QVERIFY(checkSteps(*viaCommand, one(rreq), 0, false));
   }
 
+  // A reversed loop stores what the backward reads per iteration ([trip, ...] transients written by a
+  // new state of the forward body) and reports them; the RNN's hidden state is among them.
+  void loopsStorePerIterationValues() {
+    auto m = importModel("rnn");
+    QVERIFY(m);
+    autodiff::Request req;
+    req.of = m->outputs;
+    req.wrt = floatInputs(*m);
+    edit::Editor ed(*m);
+    auto r = autodiff::differentiate(ed, req);
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    const std::string json = serialize::toJson(*m);
+    QVERIFY2(json.find("h_state_store") != std::string::npos, "no per-iteration store of the hidden state");
+    QVERIFY(json.find("bwd_forward_steps") != std::string::npos);
+    QVERIFY(json.find("store_") != std::string::npos);
+  }
+
   void seedsGiveTheGradientOfTheSum() {
     auto base = importModel("matmul");
     QVERIFY(base);
@@ -254,6 +276,8 @@ private slots:
     QTest::newRow("not an output") << "mlp" << "h" << "X" << "'h' is not an output";
     QTest::newRow("integer constant") << "gather" << "y_w" << "ind" << "'ind' has type int64";
     QTest::newRow("unknown name") << "mlp" << "y_w" << "nope" << "'nope' is not an input";
+    QTest::newRow("while loop") << "loop_while" << "y_w" << "x" << "which is not a bound on loop_i";
+    QTest::newRow("conditional") << "if_branch" << "y_w" << "x" << "conditional region";
   }
 
   void refusals() {

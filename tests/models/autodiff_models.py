@@ -2,7 +2,7 @@
 """Small ONNX models (float64) for tst_Autodiff: one op (or a small composition) per model, every
 differentiable operand a graph input, integer operands and shapes as initializers. Every output is
 multiplied by a fixed random weight so that the gradient of the summed output is not trivial.
-Run: /usr/bin/python3 tests/models/autodiff_models.py tests/data/autodiff"""
+Run: /usr/bin/python3 tests/models/autodiff_models.py tests/data/autodiff [names...]"""
 import os
 import sys
 
@@ -42,6 +42,45 @@ def model(name, nodes, inputs, outputs, inits=(), opset=OPSET):
 
 def N(op, ins, outs, **attrs):
     return helper.make_node(op, ins, outs, **attrs)
+
+
+def loop_accumulate():
+    """ONNX Loop, trip count 3 (a constant), carried y: y = y * x + w per iteration; also a scan output
+    of every iteration's y."""
+    body = helper.make_graph(
+        [N("Mul", ["y_in", "x"], ["t"]), N("Add", ["t", "w"], ["y_out"]), N("Identity", ["cond_in"], ["cond_out"]),
+         N("Identity", ["y_out"], ["y_scan"])],
+        "body", [vi("iter", [], TensorProto.INT64), vi("cond_in", [], TensorProto.BOOL), vi("y_in", [2, 3])],
+        [vi("cond_out", [], TensorProto.BOOL), vi("y_out", [2, 3]), vi("y_scan", [2, 3])])
+    return model("loop_accumulate", [N("Loop", ["trip", "", "y0"], ["y", "ys"], body=body)],
+                 [("y0", [2, 3]), ("x", [2, 3]), ("w", [2, 3])], [("y", [2, 3]), ("ys", [3, 2, 3])],
+                 [const("trip", np.array(3, dtype=np.int64))])
+
+
+def loop_while():
+    """ONNX Loop without a trip count: runs while sum(y) < 10 (a data-dependent count; refused)."""
+    body = helper.make_graph(
+        [N("Mul", ["y_in", "x"], ["y_out"]), N("ReduceSum", ["y_out"], ["total"], keepdims=0), N("Less", ["total", "limit"], ["cond_out"])],
+        "body", [vi("iter", [], TensorProto.INT64), vi("cond_in", [], TensorProto.BOOL), vi("y_in", [2])],
+        [vi("cond_out", [], TensorProto.BOOL), vi("y_out", [2])], initializer=[const("limit", np.array(10.0))])
+    return model("loop_while", [N("Loop", ["", "go", "y0"], ["y"], body=body)], [("y0", [2]), ("x", [2])], [("y", [2])],
+                 [const("go", np.array(True))])
+
+
+def if_branch():
+    """ONNX If on the differentiated path (refused: conditionals are not reversed)."""
+    then_g = helper.make_graph([N("Mul", ["x", "two"], ["t"])], "then", [], [vi("t", [2])], initializer=[const("two", np.array(2.0))])
+    else_g = helper.make_graph([N("Add", ["x", "one"], ["e"])], "else", [], [vi("e", [2])], initializer=[const("one", np.array(1.0))])
+    return model("if_branch", [N("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], [("x", [2])], [("y", [2])],
+                 [const("c", np.array(True))])
+
+
+def scan_model(name, op):
+    """ONNX Scan over 4 steps: state s [2] = s op x_t, scan output the state after every step."""
+    body = helper.make_graph([N(op, ["s_in", "x_t"], ["s_out"]), N("Identity", ["s_out"], ["y_t"])], "body",
+                             [vi("s_in", [2]), vi("x_t", [2])], [vi("s_out", [2]), vi("y_t", [2])])
+    return model(name, [N("Scan", ["s0", "X"], ["s", "Y"], body=body, num_scan_inputs=1)],
+                 [("s0", [2]), ("X", [4, 2])], [("s", [2]), ("Y", [4, 2])])
 
 
 def models():
@@ -124,6 +163,25 @@ def models():
                              N("SoftmaxCrossEntropyLoss", ["s", "labels"], ["y"])],
                      [("X", [4, 6]), ("W1", [6, 8]), ("b1", [8]), ("W2", [8, 3]), ("b2", [3])], [("y", [])],
                      [const("labels", np.array([0, 2, 1, 2], dtype=np.int64))])
+    # Loops (reversed by autodiff, per-iteration values stored).
+    M["loop_accumulate"] = loop_accumulate()
+    M["scan_cumsum"] = scan_model("scan_cumsum", "Add")
+    M["scan_cumprod"] = scan_model("scan_cumprod", "Mul")
+    T, B, I, H = 3, 2, 3, 4
+    for op, G in [("RNN", 1), ("GRU", 3), ("LSTM", 4)]:
+        ins = [("X", [T, B, I]), ("W", [1, G * H, I]), ("R", [1, G * H, H]), ("B", [1, 2 * G * H]), ("initial_h", [1, B, H])]
+        names = ["X", "W", "R", "B", "", "initial_h"]
+        if op == "LSTM":
+            ins.append(("initial_c", [1, B, H]))
+            names.append("initial_c")
+        M[op.lower()] = model(op.lower(), [N(op, names, ["Y", "Y_h"], hidden_size=H)], ins, [("Y", [T, 1, B, H]), ("Y_h", [1, B, H])])
+    # Refused: a loop whose trip count depends on data, a conditional.
+    M["loop_while"] = loop_while()
+    M["if_branch"] = if_branch()
+    # A loop running backwards (t = T-1 .. 0).
+    M["rnn_reverse"] = model("rnn_reverse", [N("RNN", ["X", "W", "R", "B"], ["Y", "Y_h"], hidden_size=H, direction="reverse")],
+                             [("X", [T, B, I]), ("W", [1, H, I]), ("R", [1, H, H]), ("B", [1, 2 * H])],
+                             [("Y", [T, 1, B, H]), ("Y_h", [1, B, H])])
     # A model with an integer output next to a float one (refusal tests).
     g = helper.make_graph([N("ArgMax", ["X"], ["idx"], axis=1, keepdims=0), N("Relu", ["X"], ["y"])], "int_output",
                           [vi("X", [3, 4])], [vi("idx", [3], TensorProto.INT64), vi("y", [3, 4])])
@@ -133,10 +191,13 @@ def models():
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "data", "autodiff")
+    only = set(sys.argv[2:])  # optional: the names of the models to write (default: all)
     os.makedirs(out, exist_ok=True)
     for name, m in models().items():
+        if only and name not in only:
+            continue
         onnx.save(m, os.path.join(out, name + ".onnx"))
-    print(len(models()), "models written to", out)
+    print("models written to", out)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,12 @@
 // per-op rules: an op is differentiable when its pure expansion is.
 // Store or recompute, per intermediate: `store` keeps the forward value alive until the backward
 // reads it; `recompute` re-runs its producer inside the backward pass (less memory, more work).
+// Counted loops (ONNX Loop with a trip count, Scan, RNN/GRU/LSTM expansions) are reversed: the
+// backward is a loop over the same iterations in reverse order, and values the body overwrites are
+// stored per iteration (Store only: `keep` applies to root intermediates, not to loop stores).
 // What cannot be differentiated — an integer output or input, an op without a pure expansion, a
-// loop or conditional on the differentiated path (not reversed yet) — is refused with a
-// message naming the element; the editor is left unchanged by the caller's rollback.
+// while-loop (data-dependent trip count) or a conditional on the differentiated path — is refused
+// with a message naming the element; the editor is left unchanged by the caller's rollback.
 #pragma once
 
 #include "core/edit/Editor.h"

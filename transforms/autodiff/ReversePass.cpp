@@ -1,4 +1,5 @@
 // ReversePass: see ReversePass.h. Structure of this file:
+//   (counted loops: emitLoop, stores and restores per iteration, see the comment above it)
 //   forward analysis   chain of blocks, units (tasklet / nested SDFG / copy / region), activity,
 //                      overwrite check;
 //   emission           gradient arrays, the init state, one backward state per forward state, and in
@@ -14,6 +15,7 @@
 #include "core/serialize/JsonFormat.h"
 #include "core/tasklet/Derivative.h"
 #include "core/tasklet/TaskletCode.h"
+#include "transforms/autodiff/CountedLoop.h"
 
 #include <algorithm>
 #include <deque>
@@ -42,6 +44,7 @@ struct Unit {
   Node* node = nullptr;                  // tasklet, nested SDFG node, or the copy's destination
   const DataflowEdge* edge = nullptr;    // copy
   ControlFlowBlock* region = nullptr;    // region
+  LoopRegion* loop = nullptr;            // the counted loop whose body holds `state` (nullptr: top level)
   std::vector<const MapEntry*> scopes;   // outermost first
   std::vector<Acc> ins, outs;
   size_t order = 0;
@@ -66,6 +69,31 @@ void regionAccesses(const ControlFlowBlock& b, std::set<std::string>& reads, std
     for (auto& c : r->blocks()) regionAccesses(*c, reads, writes);
   } else if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
     for (auto& br : c->branches()) regionAccesses(*br, reads, writes);
+  }
+}
+
+// Names used by control flow (loop headers, interstate conditions and assignments) inside a block:
+// data read there (an ONNX Loop's trip count) must survive the removal of unused data.
+void controlFlowNames(const ControlFlowBlock& b, std::set<std::string>& names) {
+  auto add = [&](const sym::Expr& e) {
+    for (auto& s : e.freeSymbols()) names.insert(s);
+  };
+  if (auto* l = dynamic_cast<const LoopRegion*>(&b)) {
+    add(l->init);
+    add(l->condition);
+    add(l->update);
+  }
+  if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
+    for (auto& e : r->edges()) {
+      add(e->condition);
+      for (auto& [n, v] : e->assignments) add(v);
+    }
+    for (auto& c : r->blocks()) controlFlowNames(*c, names);
+  } else if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
+    for (auto& br : c->branches()) {
+      if (br->condition) add(*br->condition);
+      controlFlowNames(*br, names);
+    }
   }
 }
 
@@ -105,6 +133,10 @@ public:
     ControlFlowBlock* prev = chain_.empty() ? nullptr : chain_.back();
     if (auto r = emitInit(prev); !r) return r.takeError();
     for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) {
+      if (auto* l = dynamic_cast<LoopRegion*>(*it); l && loopBody_.count(l)) {
+        if (auto r = emitLoop(*l); !r) return r.takeError();
+        continue;
+      }
       auto* st = dynamic_cast<State*>(*it);
       if (!st) continue;
       std::vector<Unit*> units;
@@ -137,6 +169,8 @@ private:
     State* st;
     std::map<std::string, AccessNode*> fwd;       // forward data (or its recomputed copy) -> read node
     std::map<std::string, AccessNode*> grad;      // gradient data -> current node
+    State* loopState = nullptr;                   // in a reversed loop body: the forward body state
+    std::map<std::string, AccessNode*> gout;      // data -> taken output gradient (overwritten in a loop)
   };
 
   // ---- forward analysis ----------------------------------------------------------------------
@@ -160,10 +194,37 @@ private:
     return {};
   }
 
+  // The body of a loop as a chain of states (nullopt: it branches or holds regions).
+  static std::optional<std::vector<State*>> bodyChain(LoopRegion& l) {
+    std::vector<State*> out;
+    if (l.blocks().empty()) return out;
+    ControlFlowBlock* cur = l.block(l.startBlock());
+    std::set<ElementId> seen;
+    while (cur) {
+      auto* st = dynamic_cast<State*>(cur);
+      if (!st || !seen.insert(cur->id()).second) return std::nullopt;
+      out.push_back(st);
+      auto outs = l.outEdges(cur->id());
+      if (outs.empty()) break;
+      if (outs.size() > 1 || !outs.front()->isUnconditional() || !outs.front()->assignments.empty()) return std::nullopt;
+      cur = l.block(outs.front()->dst);
+    }
+    if (out.size() != l.blocks().size()) return std::nullopt;
+    return out;
+  }
+
   Expected<void> collectUnits() {
     size_t order = 0;
     for (ControlFlowBlock* b : chain_) {
       auto* st = dynamic_cast<State*>(b);
+      if (auto* l = dynamic_cast<LoopRegion*>(b)) {
+        if (auto body = bodyChain(*l)) {
+          loopBody_[l] = *body;
+          for (State* s : *body)
+            if (auto r = collectState(s, l, order); !r) return r.takeError();
+          continue;
+        }
+      }
       if (!st) {
         Unit u;
         u.kind = Unit::Kind::Region;
@@ -176,6 +237,13 @@ private:
         units_.push_back(std::move(u));
         continue;
       }
+      if (auto r = collectState(st, nullptr, order); !r) return r.takeError();
+    }
+    return {};
+  }
+
+  Expected<void> collectState(State* st, LoopRegion* loop, size_t& order) {
+    {
       auto topo = st->topologicalOrder();
       if (!topo) return topo.takeError();
       auto scopes = st->scopeOf();
@@ -188,6 +256,7 @@ private:
           Unit u;
           u.kind = n->kind() == ElementKind::Tasklet ? Unit::Kind::Tasklet : Unit::Kind::Nested;
           u.state = st;
+          u.loop = loop;
           u.node = n;
           if (u.kind == Unit::Kind::Tasklet) {
             auto it = scopes->find(n->id());
@@ -240,6 +309,7 @@ private:
             Unit u;
             u.kind = Unit::Kind::Copy;
             u.state = st;
+            u.loop = loop;
             u.node = n;
             u.edge = e;
             u.ins.push_back({"", srcNode->data(), ss, ""});
@@ -299,12 +369,51 @@ private:
   }
 
   Expected<void> checkRegions() {
-    for (auto& u : units_)
-      if (u.kind == Unit::Kind::Region && relevant(u))
-        return fail(unitName(u),
-                    std::string(u.region->kind() == ElementKind::LoopRegion ? "loop" : "control-flow region") + " '" +
-                        u.region->label() + "' computes values the differentiated outputs depend on",
-                    "loops and conditionals are not differentiable yet (future work: store per-iteration values)");
+    for (auto& u : units_) {
+      if (u.kind != Unit::Kind::Region || !relevant(u)) continue;
+      if (u.region->kind() == ElementKind::LoopRegion)
+        return fail(unitName(u), "loop '" + u.region->label() + "' computes values the differentiated outputs depend on, "
+                                 "and its body is not a chain of states",
+                    "only loops whose body is a straight chain of states are reversed (nest inner loops in a nested SDFG)");
+      return fail(unitName(u),
+                  "conditional region '" + u.region->label() + "' computes values the differentiated outputs depend on",
+                  "conditionals are not differentiable yet (the backward pass would need the branch taken stored)");
+    }
+    for (auto& [l, body] : loopBody_) {
+      bool needed = false;
+      for (auto& u : units_) needed = needed || (u.loop == l && relevant(u));
+      if (!needed) continue;
+      auto c = countedLoop(*l, opt_.where + pathOf(*l));
+      if (!c) return c.takeError();
+      // Stores are sized by the trip count; where it reads data (an ONNX Loop's M), by its upper bound.
+      for (auto& sname : c->trip.freeSymbols())
+        if (!sdfg_.symbols().count(sname)) {
+          auto [lo, hi] = sym::bounds(c->trip);
+          if (!hi)
+            return fail(opt_.where + pathOf(*l), "loop '" + l->label() + "' runs " + c->trip.str() +
+                                                     " times, a count that depends on data ('" + sname + "')",
+                        "per-iteration values need storage of a known size: give the loop a constant trip count or a bound");
+          c->trip = sym::Expr(*hi);
+          break;
+        }
+      counted_[l] = *c;
+      // A unit before the loop whose backward reads data the loop overwrites would see the last value.
+      std::set<std::string> written;
+      for (auto& u : units_)
+        if (u.loop == l)
+          for (auto& o : u.outs) written.insert(o.data);
+      size_t first = units_.size();
+      for (size_t k = 0; k < units_.size(); ++k)
+        if (units_[k].loop == l) first = std::min(first, k);
+      for (size_t k = 0; k < first; ++k) {
+        const Unit& u = units_[k];
+        if (u.loop || u.kind == Unit::Kind::Copy || !relevant(u)) continue;
+        for (auto& a : u.ins)
+          if (written.count(a.data))
+            return fail(unitName(u), "'" + a.data + "' is read here and overwritten later by loop '" + l->label() + "'",
+                        "read a copy of the value instead");
+      }
+    }
     return {};
   }
 
@@ -315,6 +424,7 @@ private:
     for (auto& u : units_)
       for (auto& o : u.outs) {
         if (!active_.count(o.data)) continue;
+        if (u.loop) continue; // overwrites inside a reversed loop: the gradient is taken and reset per iteration
         auto& list = writers[o.data];
         if (o.wcr.empty()) {
           for (const Unit* w : list) {
@@ -443,6 +553,14 @@ private:
   // The node to read forward data `d` from in this backward state (its recomputed copy when asked).
   Expected<AccessNode*> fwdRead(Emitter& em, const std::string& d) {
     if (auto it = em.fwd.find(d); it != em.fwd.end()) return it->second;
+    if (em.loopState && loopWritten_.count(d)) {
+      // Overwritten across iterations: the value this iteration's state saw, restored from its store.
+      AccessNode* n = addAccess(*em.st, iterData(d));
+      em.fwd[d] = n;
+      result_.forwardReads.insert(storeData(d, em.loopState));
+      loopNeeds_[em.loopState].insert(d);
+      return n;
+    }
     if (opt_.recompute.count(d)) {
       auto r = recompute(em, d);
       if (!r) return r.takeError();
@@ -452,6 +570,13 @@ private:
     AccessNode* n = addAccess(*em.st, d);
     em.fwd[d] = n;
     return n;
+  }
+
+  // The gradient arriving at an output `d` of a unit: the taken copy where the unit overwrites `d` in a
+  // reversed loop (the gradient array itself is reset for the iteration before), else the array.
+  AccessNode* outGradNode(Emitter& em, const std::string& d) {
+    if (auto it = em.gout.find(d); it != em.gout.end()) return it->second;
+    return gradNode(em, d);
   }
 
   AccessNode* gradNode(Emitter& em, const std::string& d) {
@@ -513,6 +638,174 @@ private:
     return result;
   }
 
+  // ---- counted loops -------------------------------------------------------------------------
+  // The backward of a counted loop is a loop over the same iterations in reverse order whose body
+  // holds, per forward body state s (last first):
+  //   restore/take  values of data the body overwrites, as s saw them, from their per-iteration
+  //                 store (`d_store[index]` -> `d_iter`); the gradient of each output that s
+  //                 overwrites (not at an index of the loop variable) copied aside (`d_grad_out`);
+  //   clear         those gradients reset to 0 where s writes them (the earlier value is dead);
+  //   adjoints      of the active units of s, reading overwritten outputs' gradients from the copy.
+  // The forward body gets, before each such s, a state writing the stores at `index`.
+
+  std::string iterData(const std::string& d) {
+    auto it = iterData_.find(d);
+    if (it != iterData_.end()) return it->second;
+    const DataDescriptor* f = sdfg_.findData(d);
+    std::string n = uniqueData(d + "_iter");
+    ed_.addTransient(sdfg_, n, f->dtype, f->shape);
+    return iterData_[d] = n;
+  }
+
+  std::string storeData(const std::string& d, State* s) {
+    auto key = std::make_pair(d, s);
+    auto it = storeData_.find(key);
+    if (it != storeData_.end()) return it->second;
+    const DataDescriptor* f = sdfg_.findData(d);
+    std::vector<sym::Expr> shape{curLoop_->trip};
+    shape.insert(shape.end(), f->shape.begin(), f->shape.end());
+    std::string n = uniqueData(d + "_store");
+    ed_.addTransient(sdfg_, n, f->dtype, shape);
+    return storeData_[key] = n;
+  }
+
+  std::string goutData(const std::string& d) {
+    auto it = goutData_.find(d);
+    if (it != goutData_.end()) return it->second;
+    const std::string& g = result_.gradName.at(d);
+    const DataDescriptor* f = sdfg_.findData(g);
+    std::string n = uniqueData(g + "_out");
+    ed_.addTransient(sdfg_, n, f->dtype, f->shape);
+    return goutData_[d] = n;
+  }
+
+  // dst[dstAt..., :] = src[srcAt..., :] element by element (the trailing dims: `src`'s shape less srcAt).
+  void copyElements(State& st, AccessNode* src, const std::vector<sym::Expr>& srcAt, AccessNode* dst,
+                    const std::vector<sym::Expr>& dstAt) {
+    const DataDescriptor* sd = sdfg_.findData(src->data());
+    std::vector<sym::Expr> shape(sd->shape.begin() + long(srcAt.size()), sd->shape.end());
+    std::vector<ScopeSpec> specs;
+    std::vector<Range> si, di;
+    for (auto& e : srcAt) si.push_back(Range::index(e));
+    for (auto& e : dstAt) di.push_back(Range::index(e));
+    if (!shape.empty()) {
+      ScopeSpec sp{"copy_" + src->data(), {}, Subset::fullOf(shape), Schedule::Default};
+      for (size_t k = 0; k < shape.size(); ++k) {
+        std::string p = "ad_k" + std::to_string(k);
+        sp.params.push_back(p);
+        si.push_back(Range::index(sym::Expr::symbol(p)));
+        di.push_back(Range::index(sym::Expr::symbol(p)));
+      }
+      specs.push_back(sp);
+    }
+    emitMapped(st, specs, std::make_unique<Tasklet>("copy_" + src->data(), "o = i"),
+               {{"i", src, Subset(si), sd->dtype, ""}}, {{"o", dst, Subset(di), sdfg_.findData(dst->data())->dtype, ""}});
+  }
+
+  static bool usesSymbol(const Subset& s, const std::string& v) {
+    for (auto& r : s.ranges())
+      if (r.begin.freeSymbols().count(v) || r.end.freeSymbols().count(v)) return true;
+    return false;
+  }
+
+  // A new state in `region` just before `s`, taking over the interstate edges into `s`.
+  State* insertBefore(LoopRegion& region, State& s, const std::string& label) {
+    State* n = ed_.addState(region, region.uniqueBlockLabel(label));
+    for (InterstateEdge* e : region.inEdges(s.id())) {
+      InterstateEdge* c = ed_.addInterstateEdge(region, e->src, n->id(), e->condition);
+      if (!e->assignments.empty()) ed_.set(*c, &InterstateEdge::assignments, e->assignments);
+      ed_.removeInterstateEdge(region, e->id());
+    }
+    bool start = region.startBlock() == s.id();
+    ed_.addInterstateEdge(region, n->id(), s.id());
+    if (start) ed_.setStartBlock(region, n->id());
+    return n;
+  }
+
+  void linkIn(ControlFlowRegion& region, ControlFlowBlock*& last, ControlFlowBlock* b) {
+    if (last) ed_.addInterstateEdge(region, last->id(), b->id());
+    else ed_.setStartBlock(region, b->id());
+    last = b;
+  }
+
+  Expected<void> emitLoop(LoopRegion& l) {
+    auto ct = counted_.find(&l);
+    if (ct == counted_.end()) return {}; // nothing in it is on the differentiated path
+    const CountedLoop& c = ct->second;
+    curLoop_ = &c;
+    loopWritten_.clear();
+    for (auto& u : units_)
+      if (u.loop == &l)
+        for (auto& o : u.outs) loopWritten_.insert(o.data);
+    ControlFlowBlock* bl = ed_.addBlock(sdfg_, c.reversed(sdfg_.uniqueBlockLabel("bwd_" + l.label())));
+    auto& bwd = static_cast<LoopRegion&>(*bl);
+    link(bl);
+    ControlFlowBlock* last = nullptr;
+    std::vector<sym::Expr> at{c.index};
+    const std::vector<State*>& body = loopBody_.at(&l);
+    for (auto it = body.rbegin(); it != body.rend(); ++it) {
+      State* s = *it;
+      std::vector<Unit*> units;
+      std::vector<std::pair<const Unit*, const Acc*>> overwrites;
+      for (auto& u : units_) {
+        if (u.state != s) continue;
+        if (relevant(u)) units.push_back(&u);
+        for (auto& o : u.outs)
+          if (active_.count(o.data) && isFloatData(o.data) && o.wcr.empty() && !usesSymbol(o.subset, c.var))
+            overwrites.push_back({&u, &o});
+      }
+      if (units.empty() && overwrites.empty()) continue;
+      State* b = ed_.addState(bwd, bwd.uniqueBlockLabel("bwd_" + s->label()));
+      Emitter em{b};
+      em.loopState = s;
+      std::vector<std::string> takes;
+      for (auto& [u, o] : overwrites)
+        if (relevant(*u) && !em.gout.count(o->data)) {
+          em.gout[o->data] = addAccess(*b, goutData(o->data));
+          takes.push_back(o->data);
+        }
+      for (auto u = units.rbegin(); u != units.rend(); ++u)
+        if (auto r = emitUnit(em, **u); !r) return r.takeError();
+      std::set<std::string> needs = loopNeeds_[s];
+      // A value read here must be the one the state saw on entry: refuse a write by another unit of s.
+      for (auto& d : needs)
+        for (auto& u : units_) {
+          if (u.state != s) continue;
+          bool writes = std::any_of(u.outs.begin(), u.outs.end(), [&](const Acc& a) { return a.data == d; });
+          bool reads = std::any_of(u.ins.begin(), u.ins.end(), [&](const Acc& a) { return a.data == d; });
+          if (writes && !reads && std::any_of(units.begin(), units.end(), [&](const Unit* r) {
+                return r != &u && std::any_of(r->ins.begin(), r->ins.end(), [&](const Acc& a) { return a.data == d; });
+              }))
+            return fail(unitName(u), "'" + d + "' is written here and read by another operator of the same state in loop '" +
+                                         l.label() + "'",
+                        "split the state so that the value is written before the state that reads it");
+        }
+      if (!needs.empty() || !takes.empty()) {
+        State* t = ed_.addState(bwd, bwd.uniqueBlockLabel("bwd_" + s->label() + "_restore"));
+        for (auto& d : needs) copyElements(*t, addAccess(*t, storeData(d, s)), at, addAccess(*t, iterData(d)), {});
+        for (auto& d : takes) copyElements(*t, addAccess(*t, result_.gradName.at(d)), {}, addAccess(*t, goutData(d)), {});
+        linkIn(bwd, last, t);
+      }
+      if (!overwrites.empty()) {
+        State* cs = ed_.addState(bwd, bwd.uniqueBlockLabel("bwd_" + s->label() + "_clear"));
+        Emitter ec{cs};
+        for (auto& [u, a] : overwrites) emitClear(ec, *u, *a);
+        linkIn(bwd, last, cs);
+      }
+      linkIn(bwd, last, b);
+    }
+    // The stores, written by the forward body before the states that read them.
+    for (State* s : body) {
+      auto nt = loopNeeds_.find(s);
+      if (nt == loopNeeds_.end() || nt->second.empty()) continue;
+      State* st = insertBefore(l, *s, "store_" + s->label());
+      for (auto& d : nt->second) copyElements(*st, addAccess(*st, d), {}, addAccess(*st, storeData(d, s)), at);
+    }
+    curLoop_ = nullptr;
+    loopWritten_.clear();
+    return {};
+  }
+
   Expected<void> emitUnit(Emitter& em, const Unit& u) {
     switch (u.kind) {
     case Unit::Kind::Tasklet: return emitTasklet(em, u);
@@ -530,9 +823,9 @@ private:
     if (!out.wcr.empty() && out.wcr != "sum")
       return fail(unitName(u), "copy with write-conflict resolution '" + out.wcr + "' is not differentiable");
     if (in.data == out.data) return fail(unitName(u), "copy of '" + in.data + "' onto itself is not differentiable");
-    AccessNode* gy = gradNode(em, out.data);
+    AccessNode* gy = outGradNode(em, out.data);
     AccessNode* gx = gradNode(em, in.data);
-    const std::string& gyName = result_.gradName.at(out.data);
+    const std::string gyName = gy->data();
     Memlet m = Memlet::simple(gyName, out.subset);
     m.otherSubset = in.subset;
     m.wcr = "sum";
@@ -613,27 +906,27 @@ private:
         ed_.addEdge(st, *tn, w.conn, *w.node, "", inner);
         continue;
       }
+      // Each write has its own connector path through the exits (an input connector takes one edge):
+      // a second write of the same data (e.g. two elements of one bias) gets `IN_<data>_1`.
+      std::string conn = data;
+      for (int k = 1; !nest.routed.insert({nest.exits.back(), conn}).second; ++k) conn = data + "_" + std::to_string(k);
       Node* to = nest.exits.back();
-      bool first = nest.routed.insert({to, data}).second;
-      if (first) {
-        to->addIn({"IN_" + data});
-        to->addOut({"OUT_" + data});
-      }
-      ed_.addEdge(st, *tn, w.conn, *to, "IN_" + data, inner);
-      if (!first) continue;
+      to->addIn({"IN_" + conn});
+      to->addOut({"OUT_" + conn});
+      ed_.addEdge(st, *tn, w.conn, *to, "IN_" + conn, inner);
       for (size_t k = nest.exits.size() - 1; k-- > 0;) {
         MapExit* outer = nest.exits[k];
-        nest.routed.insert({outer, data});
-        outer->addIn({"IN_" + data});
-        outer->addOut({"OUT_" + data});
+        nest.routed.insert({outer, conn});
+        outer->addIn({"IN_" + conn});
+        outer->addOut({"OUT_" + conn});
         Memlet m = Memlet::full(data, shapeOf(data));
         m.wcr = w.wcr;
-        ed_.addEdge(st, *to, "OUT_" + data, *outer, "IN_" + data, m);
+        ed_.addEdge(st, *to, "OUT_" + conn, *outer, "IN_" + conn, m);
         to = outer;
       }
       Memlet m = Memlet::full(data, shapeOf(data));
       m.wcr = w.wcr;
-      ed_.addEdge(st, *to, "OUT_" + data, *w.node, "", m);
+      ed_.addEdge(st, *to, "OUT_" + conn, *w.node, "", m);
     }
   }
 
@@ -814,7 +1107,7 @@ private:
         AccessNode* n = nullptr;
         if (auto it = gradOfOut.find(r); it != gradOfOut.end()) {
           a = it->second;
-          n = gradNode(em, a->data);
+          n = outGradNode(em, a->data);
         } else {
           if (auto ft = finalAcc.find(r); ft != finalAcc.end()) a = ft->second;
           else if (auto at = inAcc.find(r); at != inAcc.end()) a = at->second;
@@ -941,6 +1234,7 @@ private:
           if (n->kind() == ElementKind::AccessNode) used.insert(static_cast<const AccessNode&>(*n).data());
     };
     for (auto& b : inner.blocks()) collect(*b);
+    controlFlowNames(inner, used);
     std::vector<std::string> unused;
     for (auto& d : inner.data())
       if (!used.count(d->name())) unused.push_back(d->name());
@@ -971,8 +1265,8 @@ private:
       e.conn = name;
       if (auto it = gradOfOut.find(name); it != gradOfOut.end()) {
         const Acc* a = byConn.at(it->second);
-        e.src = gradNode(em, a->data);
-        e.in = Memlet::simple(result_.gradName.at(a->data), a->subset);
+        e.src = outGradNode(em, a->data);
+        e.in = Memlet::simple(e.src->data(), a->subset);
         bs.inputs.push_back(name);
       } else if (auto jt = gradOfIn.find(name); jt != gradOfIn.end()) {
         const Acc* a = byConn.at(jt->second);
@@ -1018,6 +1312,13 @@ private:
   std::set<std::string> active_;
   std::map<std::string, std::vector<const Unit*>> writers_;
   std::map<const Unit*, std::vector<const Acc*>> clears_; // overwrites whose gradient is zeroed after
+  std::map<LoopRegion*, std::vector<State*>> loopBody_;   // loops whose body is a chain of states
+  std::map<LoopRegion*, CountedLoop> counted_;            // ... with active units: reversed
+  const CountedLoop* curLoop_ = nullptr;                  // the loop being reversed
+  std::set<std::string> loopWritten_;                     // data its body writes
+  std::map<State*, std::set<std::string>> loopNeeds_;     // body state -> data restored from stores
+  std::map<std::string, std::string> iterData_, goutData_;
+  std::map<std::pair<std::string, State*>, std::string> storeData_;
   ControlFlowBlock* last_ = nullptr;
   ReverseResult result_;
 };
