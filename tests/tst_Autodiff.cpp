@@ -171,6 +171,39 @@ private slots:
     qInfo("%s: largest |autodiff - finite differences| = %.3g", model.toStdString().c_str(), worst);
   }
 
+  // A map turned into a counted loop (MapToForLoop) stays differentiable: the loop is reversed.
+  void differentiatesAfterMapToForLoop() {
+    auto m = importModel("sigmoid");
+    QVERIFY(m);
+    QVERIFY(expansions::expandAll(*m));
+    auto forward = copyOf(*m);
+    // One-dimensional maps first (MapExpansion), then the outermost becomes a loop.
+    {
+      edit::History h(*m);
+      QVERIFY(h.execute(applyCmd(transforms::Match{"MapExpansion", {{"entry", pathOf(*allNodes<MapEntry>(*m).front())}}, {}})));
+      h.truncate();
+    }
+    const MapEntry* outer = nullptr;
+    for (auto* me : allNodes<MapEntry>(*m)) {
+      bool top = true;
+      for (auto* e : me->parent()->inEdges(me->id()))
+        if (dynamic_cast<MapEntry*>(me->parent()->node(e->src))) top = false;
+      if (top && me->params.size() == 1) outer = me;
+    }
+    QVERIFY(outer);
+    QVERIFY2(outer->params.size() == 1, pathOf(*outer).c_str());
+    std::vector<std::unique_ptr<edit::Command>> steps;
+    steps.push_back(applyCmd(transforms::Match{"MapToForLoop", {{"entry", pathOf(*outer)}}, {}}));
+    autodiff::Request req;
+    req.of = m->outputs;
+    req.wrt = floatInputs(*m);
+    steps.push_back(std::make_unique<autodiff::Differentiate>(req));
+    QVERIFY(checkSteps(*m, std::move(steps), 0, false));
+    double worst = 0;
+    std::string problem = compareWithFiniteDifferences(*forward, *m, req.wrt, false, &worst);
+    QVERIFY2(problem.empty(), problem.c_str());
+  }
+
   void storeVersusRecompute() {
     auto base = importModel("mlp");
     QVERIFY(base);

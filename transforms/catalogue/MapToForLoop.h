@@ -32,9 +32,6 @@ public:
   const Pattern& pattern() const override;
   bool canApply(const Match& match, const ir::Sdfg& root, Diagnostics* whyNot) const override;
   Expected<void> apply(const Match& match, edit::Editor& editor) const override;
-  // Autodiff does not reverse loop regions yet (transforms/autodiff/ReversePass.h), so a model with
-  // this loop on its differentiated path can no longer be differentiated.
-  bool keepsDifferentiable() const override { return false; }
 };
 
 } // namespace dcw::transforms
