@@ -93,6 +93,10 @@ private slots:
     QVERIFY(preview.count() >= 1);
     QCOMPARE(preview.last().at(0).value<QList<qulonglong>>(), QList<qulonglong>{lib->id()});
     QVERIFY(panel->currentCommand().startsWith("apply ExpandLibraryNode node=main/"));
+    // The preview says what will change, measured by a dry run that leaves the model as it was.
+    QVERIFY2(panel->changeSummary().contains("+1 node") && panel->changeSummary().contains("\u22121 node"),
+             qPrintable(panel->changeSummary()));
+    QCOMPARE(serialize::toJson(s), imported);
 
     QSignalSpy changed(&w, &MainWindow::historyChanged);
     panel->applyCurrent();

@@ -59,6 +59,9 @@ TransformationsPanel::TransformationsPanel(QWidget* parent) : QWidget(parent) {
   details_->setObjectName("transformationDetails");
   details_->setWordWrap(true);
   details_->setTextFormat(Qt::RichText);
+  changes_ = new QLabel(this);
+  changes_->setObjectName(QStringLiteral("transformationChanges"));
+  changes_->setWordWrap(true);
   optionsBox_ = new QWidget(this);
   options_ = new QFormLayout(optionsBox_);
   options_->setContentsMargins(0, 0, 0, 0);
@@ -68,6 +71,7 @@ TransformationsPanel::TransformationsPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(header_);
   layout->addWidget(list_, 1);
   layout->addWidget(details_);
+  layout->addWidget(changes_);
   layout->addWidget(optionsBox_);
   layout->addWidget(apply_);
   connect(list_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
@@ -202,8 +206,19 @@ void TransformationsPanel::showDetails(QTreeWidgetItem* item) {
   }
 }
 
+void TransformationsPanel::setChangeSummary(const QString& summary) {
+  changes_->setText(summary.isEmpty() ? QString() : tr("Will change: %1").arg(summary));
+}
+
+QString TransformationsPanel::changeSummary() const { return changes_->text(); }
+
 void TransformationsPanel::previewItem(QTreeWidgetItem* item) {
   const Row* r = rowOf(item);
+  setChangeSummary({});
+  if (r && r->applicable && item == list_->currentItem()) {
+    QString cmd = currentCommand();
+    if (!cmd.isEmpty()) emit dryRunRequested(cmd);
+  }
   QList<qulonglong> ids;
   if (r && sdfg_)
     for (auto& [slot, path] : r->match.elements)
@@ -254,6 +269,8 @@ void TransformationsPanel::revalidate() {
   if (auto c = r->t->checkOptions(m, "options"); !c) why.add(c.error());
   else ok = r->t->canApply(m, *sdfg_, &why);
   apply_->setEnabled(ok);
+  setChangeSummary({});
+  if (ok) emit dryRunRequested(QString::fromStdString("apply " + m.str()));
   QString reason = why.firstError() ? QString::fromStdString(why.firstError()->message) : QString();
   details_->setText(baseDetails_ + (ok ? QString() : "<br><i>" + tr("Why not: %1").arg(reason.toHtmlEscaped()) + "</i>"));
 }

@@ -49,10 +49,14 @@ public:
   // The script line of the chosen candidate with the edited options ("" when not applicable).
   QString currentCommand() const;
   void applyCurrent();
+  // What the chosen candidate would change, as the owner measured it by a dry run ("" clears it).
+  void setChangeSummary(const QString& summary);
+  QString changeSummary() const;
 
 signals:
   void applyRequested(const QString& scriptLine);
   void previewRequested(const QList<qulonglong>& elements); // empty: preview off
+  void dryRunRequested(const QString& scriptLine);          // what would this command change?
 
 private:
   struct Row;
@@ -69,6 +73,7 @@ private:
   QTreeWidget* list_ = nullptr;
   QLabel* header_ = nullptr;
   QLabel* details_ = nullptr;
+  QLabel* changes_ = nullptr;
   QWidget* optionsBox_ = nullptr;
   QFormLayout* options_ = nullptr;
   QPushButton* apply_ = nullptr;

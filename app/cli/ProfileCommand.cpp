@@ -1,5 +1,6 @@
 // `dcw profile MODEL [--script S] [--target cpu] [--repeat R] [--warmup W] [--threads N] [--dim N=V]
-//               [--instrument all|states|maps|nodes|model|PATH...] [--no-counters] [--software-counters] [--no-peaks]
+//               [--instrument all|states|maps|nodes|model|PATH...] [--no-counters] [--software-counters]
+//               [--no-peaks] [--remeasure-peaks]
 //               --report OUT.json [--trace OUT.trace.json]`
 // `dcw profile --compare A.json B.json [--top N]`
 // Profiles the compiled model on random inputs with timers around the chosen elements (default: all —
@@ -26,7 +27,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
     int repeat = 10, warmup = 1, threads = 0;
     size_t top = 0;
     std::vector<std::string> instrument, dims, compare;
-    bool noCounters = false, noPeaks = false, softwareCounters = false;
+    bool noCounters = false, noPeaks = false, softwareCounters = false, remeasurePeaks = false;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)");
@@ -43,6 +44,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
   sub.add_flag("--software-counters", o->softwareCounters,
                "Without hardware counters, count task clock, page faults and context switches (slow to read: distorts times)");
   sub.add_flag("--no-peaks", o->noPeaks, "Do not measure (or read the cached) machine peaks");
+  sub.add_flag("--remeasure-peaks", o->remeasurePeaks, "Measure the machine peaks again (and refresh the cache)");
   sub.add_option("--report", o->report, "Write the report (JSON, keyed by element path) here");
   sub.add_option("--trace", o->trace, "Write a Chrome trace-event file (opens in Perfetto) here");
   sub.add_option("--compare", o->compare, "Compare two reports: --compare A.json B.json")->expected(2);
@@ -102,6 +104,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
     if (!o->noPeaks) {
       codegen::MachinePeakOptions mo;
       mo.threads = o->threads;
+      mo.useCache = !o->remeasurePeaks;
       auto peaks = codegen::machinePeaks(mo);
       if (!peaks) std::cerr << "note: machine peaks not measured: " << peaks.error().str() << "\n";
       else report->peaks = *peaks;

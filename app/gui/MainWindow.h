@@ -132,6 +132,8 @@ public:
   bool executeCommand(const QString& scriptLine);
   bool execute(std::unique_ptr<edit::Command> command);
   const edit::History* history() const;
+  // What the command would change ("+3 nodes, −1 node, …"), by applying it and rolling it back.
+  QString dryRun(const QString& scriptLine);
   void undo();
   void redo();
   void jumpTo(int position);

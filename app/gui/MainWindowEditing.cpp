@@ -76,6 +76,9 @@ void MainWindow::createEditing() {
   tabifyDockWidget(weightsDock_, transformsDock_);
   transformsDock_->raise();
   connect(transforms_, &views::TransformationsPanel::applyRequested, this, [this](const QString& line) { executeCommand(line); });
+  connect(transforms_, &views::TransformationsPanel::dryRunRequested, this, [this](const QString& line) {
+    transforms_->setChangeSummary(dryRun(line));
+  });
   connect(transforms_, &views::TransformationsPanel::previewRequested, this, [this](const QList<qulonglong>& ids) {
     canvas_->setPreview(std::vector<ir::ElementId>(ids.begin(), ids.end()));
   });
@@ -199,6 +202,20 @@ bool MainWindow::execute(std::unique_ptr<edit::Command> command) {
   afterHistoryChange();
   statusBar()->showMessage(tr("%1 (%2 ms)").arg(QString::fromStdString(title)).arg(t.elapsed()), 5000);
   return true;
+}
+
+QString MainWindow::dryRun(const QString& scriptLine) {
+  if (!model_) return {};
+  auto cmd = transforms::parseCommand(scriptLine.toStdString(), "preview");
+  if (!cmd) return QString::fromStdString(cmd.error().message);
+  // Applied and rolled back at once on the UI thread: the views never see the intermediate model, and
+  // the rollback restores the very same objects (and the id counter), so nothing they hold goes stale.
+  edit::Editor editor(*model_->loaded.sdfg);
+  auto r = (*cmd)->execute(editor);
+  edit::JournalStats st = editor.stats();
+  editor.rollbackTo(0);
+  if (!r) return tr("fails: %1").arg(QString::fromStdString(r.error().message));
+  return QString::fromStdString(st.str());
 }
 
 void MainWindow::undo() {

@@ -16,6 +16,40 @@ void Journal::rollbackTo(size_t mark) {
   }
 }
 
+JournalStats Journal::stats() const {
+  JournalStats st;
+  for (auto& e : edits_) switch (e->kind()) {
+    case Edit::Kind::NodeAdded: ++st.nodesAdded; break;
+    case Edit::Kind::NodeRemoved: ++st.nodesRemoved; break;
+    case Edit::Kind::EdgeAdded: ++st.edgesAdded; break;
+    case Edit::Kind::EdgeRemoved: ++st.edgesRemoved; break;
+    case Edit::Kind::DataAdded: ++st.dataAdded; break;
+    case Edit::Kind::DataRemoved: ++st.dataRemoved; break;
+    case Edit::Kind::BlockAdded: ++st.blocksAdded; break;
+    case Edit::Kind::BlockRemoved: ++st.blocksRemoved; break;
+    case Edit::Kind::Other: ++st.other; break;
+    }
+  return st;
+}
+
+std::string JournalStats::str() const {
+  std::string s;
+  auto part = [&](int n, const char* sign, const char* one, const char* many) {
+    if (n <= 0) return;
+    s += (s.empty() ? "" : ", ") + std::string(sign) + std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  part(nodesAdded, "+", "node", "nodes");
+  part(nodesRemoved, "\u2212", "node", "nodes");
+  part(edgesAdded, "+", "edge", "edges");
+  part(edgesRemoved, "\u2212", "edge", "edges");
+  part(dataAdded, "+", "data container", "data containers");
+  part(dataRemoved, "\u2212", "data container", "data containers");
+  part(blocksAdded, "+", "state or region", "states or regions");
+  part(blocksRemoved, "\u2212", "state or region", "states or regions");
+  part(other, "", "property change", "property changes");
+  return s.empty() ? "no change" : s;
+}
+
 void Journal::undo() {
   for (auto it = edits_.rbegin(); it != edits_.rend(); ++it) (*it)->undo();
   if (root && nextIdBefore != kNoId) root->resetNextId(nextIdBefore);
@@ -51,36 +85,43 @@ struct Added : Base {
   using Base::Base;
   void undo() override { this->take(); }
   void redo() override { this->give(); }
+  Edit::Kind kind() const override { return Base::kAdded; }
 };
 template <class Base>
 struct Removed : Base {
   using Base::Base;
   void undo() override { this->give(); }
   void redo() override { this->take(); }
+  Edit::Kind kind() const override { return Base::kRemoved; }
 };
 
 struct NodeP : Presence<State, Node> {
   using Presence::Presence;
+  static constexpr Edit::Kind kAdded = Edit::Kind::NodeAdded, kRemoved = Edit::Kind::NodeRemoved;
   std::unique_ptr<Node> detach() override { return container->detachNode(raw->id(), &position); }
   void attach(std::unique_ptr<Node> n) override { container->attachNode(std::move(n), position); }
 };
 struct EdgeP : Presence<State, DataflowEdge> {
   using Presence::Presence;
+  static constexpr Edit::Kind kAdded = Edit::Kind::EdgeAdded, kRemoved = Edit::Kind::EdgeRemoved;
   std::unique_ptr<DataflowEdge> detach() override { return container->detachEdge(raw->id(), &position); }
   void attach(std::unique_ptr<DataflowEdge> e) override { container->attachEdge(std::move(e), position); }
 };
 struct DataP : Presence<Sdfg, DataDescriptor> {
   using Presence::Presence;
+  static constexpr Edit::Kind kAdded = Edit::Kind::DataAdded, kRemoved = Edit::Kind::DataRemoved;
   std::unique_ptr<DataDescriptor> detach() override { return container->detachData(raw->name(), &position); }
   void attach(std::unique_ptr<DataDescriptor> d) override { container->attachData(std::move(d), position); }
 };
 struct BlockP : Presence<ControlFlowRegion, ControlFlowBlock> {
   using Presence::Presence;
+  static constexpr Edit::Kind kAdded = Edit::Kind::BlockAdded, kRemoved = Edit::Kind::BlockRemoved;
   std::unique_ptr<ControlFlowBlock> detach() override { return container->detachBlock(raw->id(), &position); }
   void attach(std::unique_ptr<ControlFlowBlock> b) override { container->attachBlock(std::move(b), position); }
 };
 struct IEdgeP : Presence<ControlFlowRegion, InterstateEdge> {
   using Presence::Presence;
+  static constexpr Edit::Kind kAdded = Edit::Kind::EdgeAdded, kRemoved = Edit::Kind::EdgeRemoved;
   std::unique_ptr<InterstateEdge> detach() override { return container->detachEdge(raw->id(), &position); }
   void attach(std::unique_ptr<InterstateEdge> e) override { container->attachEdge(std::move(e), position); }
 };

@@ -80,6 +80,7 @@ public:
   // Hands over the edits made so far (the editor starts a new journal).
   Journal takeJournal();
   bool changed() const { return !journal_.empty(); }
+  JournalStats stats() const { return journal_.stats(); }
 
 private:
   template <class V>

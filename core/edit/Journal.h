@@ -9,6 +9,7 @@
 #include "core/ir/Element.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace dcw::ir {
@@ -19,9 +20,18 @@ namespace dcw::edit {
 
 class Edit {
 public:
+  enum class Kind { NodeAdded, NodeRemoved, EdgeAdded, EdgeRemoved, DataAdded, DataRemoved, BlockAdded, BlockRemoved, Other };
   virtual ~Edit() = default;
   virtual void undo() = 0;
   virtual void redo() = 0;
+  virtual Kind kind() const { return Kind::Other; }
+};
+
+// What a journal did, counted by kind (what a preview tells before a step is applied).
+struct JournalStats {
+  int nodesAdded = 0, nodesRemoved = 0, edgesAdded = 0, edgesRemoved = 0;
+  int dataAdded = 0, dataRemoved = 0, blocksAdded = 0, blocksRemoved = 0, other = 0;
+  std::string str() const; // "+3 nodes, −1 node, +4 edges, 2 property changes"
 };
 
 class Journal {
@@ -32,6 +42,7 @@ public:
 
   void record(std::unique_ptr<Edit> e) { edits_.push_back(std::move(e)); }
   size_t size() const { return edits_.size(); }
+  JournalStats stats() const;
   bool empty() const { return edits_.empty(); }
 
   // Undoes the edits after `mark` (newest first) and forgets them.
