@@ -21,7 +21,7 @@ RooflineView::RooflineView(QWidget* parent) : QWidget(parent) {
   view_ = new QChartView(chart_, this);
   view_->setRenderHint(QPainter::Antialiasing);
   layout->addWidget(view_);
-  setMinimumHeight(280);
+  setMinimumHeight(120); // the Profile dock grows when a profile is shown
 }
 
 void RooflineView::setReport(const codegen::ProfileReport* report) {

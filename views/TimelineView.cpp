@@ -28,7 +28,7 @@ QColor kindColor(const std::string& kind) {
 
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   setMouseTracking(true);
-  setMinimumHeight(120);
+  setMinimumHeight(60);
 }
 
 void TimelineView::setReport(const codegen::ProfileReport* report) {
@@ -61,6 +61,7 @@ void TimelineView::setReport(const codegen::ProfileReport* report) {
     startUs_ = 0;
     spanUs_ = std::max(end, 1.0);
   }
+  // Inside a scroll area: the bars' full height, which scrolls when the dock is small.
   setMinimumHeight(kAxis + int(std::max<size_t>(lanes_.size(), 1)) * ((maxDepth_ + 1) * kRow + kLaneGap) + 4);
   update();
 }
