@@ -1,5 +1,6 @@
 #include "transforms/AutoOptimize.h"
 
+#include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/Path.h"
 #include "core/ir/Validate.h"
@@ -91,7 +92,8 @@ public:
     }
     for (auto* t : before) saturate(*t, {});
     if (o_.expand)
-      if (const Transformation* e = reg.find("ExpandLibraryNode")) saturate(*e, {{"implementation", "pure"}});
+      if (const Transformation* e = reg.find("ExpandLibraryNode"))
+        saturate(*e, {{"implementation", "pure"}}, [this](Match& m) { return computesValues(m); });
     for (auto* t : after) {
       if (t->name() == "MapTiling") {
         if (o_.tile) saturate(*t, {}, [this](Match& m) { return tileable(m); });
@@ -144,6 +146,27 @@ private:
       if (applied == 0) break;
     }
     if (total) log(std::string(t.name()) + ": " + std::to_string(total) + " steps");
+  }
+
+  // Shape arithmetic (library nodes whose outputs are all integer tensors: Shape, Gather on shapes,
+  // Concat of dims, ...) is left to the run preparation, which folds it once the model is specialized
+  // to the input shapes; expanding it here would turn what could be a folded constant into run-time
+  // code when a dynamic dim keeps it from folding now.
+  bool computesValues(Match& m) const {
+    auto it = m.elements.find("node");
+    if (it == m.elements.end()) return true;
+    auto e = resolvePath(root_, it->second);
+    auto* lib = e ? dynamic_cast<const LibraryNode*>(*e) : nullptr;
+    if (!lib || !lib->parent()) return true;
+    bool anyFloat = false, anyOut = false;
+    for (auto* edge : lib->parent()->outEdges(lib->id())) {
+      const Sdfg* s = owningSdfg(lib);
+      const DataDescriptor* d = s ? s->findData(edge->memlet.data) : nullptr;
+      if (!d) continue;
+      anyOut = true;
+      if (!isInteger(d->dtype) && d->dtype != DType::Bool) anyFloat = true;
+    }
+    return !anyOut || anyFloat;
   }
 
   // MapTiling once per map: only outermost maps that are no tile maps and whose schedule was not

@@ -5,6 +5,7 @@
 //   `dcw optimize MODEL [-o OUT.dcw.json] [--script-out S]` auto-optimize, recorded as a script
 #include "app/cli/Cli.h"
 
+#include "codegen/run/PreparedModel.h"
 #include "core/edit/History.h"
 #include "core/expansions/ExpandPass.h"
 #include "core/io/ModelFile.h"
@@ -136,16 +137,22 @@ std::function<int()> setupTransforms(CLI::App& sub) {
   };
 }
 
+Expected<io::LoadOptions> specialization(const std::string& model, const std::vector<std::string>& dims);
+
 std::function<int()> setupApply(CLI::App& sub) {
   struct Opts {
     std::string model, script, out;
+    std::vector<std::string> dims;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json) the script was recorded on")->required();
   sub.add_option("--script", o->script, "DCW script (exported from the GUI or `dcw optimize --script-out`)")->required();
   sub.add_option("-o,--output", o->out, "Write the transformed model here (.dcw.json); without it, print a summary");
+  sub.add_option("--dim", o->dims, "Specialize a dynamic dim first, NAME=VALUE (as the script was recorded with `dcw optimize --dim`)");
   return [o]() -> int {
-    auto m = io::loadModel(o->model);
+    auto load = specialization(o->model, o->dims);
+    if (!load) return reportError(load.error());
+    auto m = io::loadModel(o->model, *load);
     if (!m) return reportError(m.error());
     reportWarnings(m->warnings);
     auto script = transforms::readScript(o->script);
@@ -169,11 +176,33 @@ std::function<int()> setupApply(CLI::App& sub) {
   };
 }
 
+// --dim NAME=VALUE... into load options that specialize the model's dynamic dims (as run/bench do),
+// so steps recorded here fit the model those commands compile.
+Expected<io::LoadOptions> specialization(const std::string& model, const std::vector<std::string>& dims) {
+  io::LoadOptions load;
+  if (dims.empty()) return load;
+  std::map<std::string, int64_t> values;
+  for (auto& d : dims) {
+    auto eq = d.find('=');
+    if (eq == std::string::npos) return fail("--dim " + d, "expected NAME=VALUE", "for example --dim batch=1");
+    try {
+      values[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
+    } catch (const std::exception&) {
+      return fail("--dim " + d, "the value is not an integer");
+    }
+  }
+  auto fixed = codegen::dimsFromValues(model, values);
+  if (!fixed) return fixed.takeError();
+  load.fixedDims = *fixed;
+  return load;
+}
+
 std::function<int()> setupOptimize(CLI::App& sub) {
   struct Opts {
     std::string model, out, scriptOut, tileSizes = "32";
     bool noTiling = false, noParallel = false, verbose = false;
     size_t maxSteps = 20000;
+    std::vector<std::string> dims;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
@@ -184,9 +213,14 @@ std::function<int()> setupOptimize(CLI::App& sub) {
   sub.add_flag("--no-parallel", o->noParallel, "Do not set outermost maps to cpu_multicore");
   sub.add_option("--max-steps", o->maxSteps, "Step budget")->check(CLI::Range(1, 100000000));
   sub.add_flag("-v,--verbose", o->verbose, "Print each phase and every skipped step to stderr");
+  sub.add_option("--dim", o->dims,
+                 "Specialize a dynamic dim first, NAME=VALUE (`dcw run`/`bench` specialize to the inputs, 1 by default): "
+                 "shape arithmetic then folds and the steps fit the model they compile");
   return [o]() -> int {
     auto t0 = Clock::now();
-    auto m = io::loadModel(o->model);
+    auto load = specialization(o->model, o->dims);
+    if (!load) return reportError(load.error());
+    auto m = io::loadModel(o->model, *load);
     if (!m) return reportError(m.error());
     reportWarnings(m->warnings);
     edit::History h(*m->sdfg);
