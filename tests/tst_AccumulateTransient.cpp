@@ -1,7 +1,7 @@
 // AccumulateTransient on real ONNX models whose WCR maps were tiled first (MapTiling): MatMul's and
 // ReduceSum's accumulations go through a local, identity-initialised buffer that is added to the
 // output once per outer iteration; same outputs (partial tiles included), exact undo/redo, refusals.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/catalogue/AccumulateTransient.h"
 #include "transforms/catalogue/MapTiling.h"
@@ -12,29 +12,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-MapEntry* mapNamed(const Sdfg& s, const std::string& label) {
-  for (auto* m : allNodes<MapEntry>(s))
-    if (m->label() == label) return m;
-  return nullptr;
-}
-
-bool tile(Sdfg& s, const std::string& label, const std::string& sizes) {
-  MapEntry* me = mapNamed(s, label);
-  if (!me) return false;
-  transforms::MapTiling t;
-  transforms::Match m{"MapTiling", {{"entry", pathOf(*me)}}, {{"tile_sizes", sizes}}};
-  if (!t.canApply(m, s, nullptr)) return false;
-  edit::Editor ed(s);
-  return bool(t.apply(m, ed));
-}
-
-const DataDescriptor* dataIn(const Sdfg& s, const std::string& name) {
-  if (auto* d = s.findData(name)) return d;
-  for (auto* n : allNodes<NestedSdfgNode>(s))
-    if (auto* d = n->sdfg().findData(name)) return d;
-  return nullptr;
-}
 
 transforms::Match at(const Sdfg& s, const std::string& innerLabel, const std::string& array = "") {
   MapEntry* inner = mapNamed(s, innerLabel);

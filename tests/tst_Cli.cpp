@@ -9,87 +9,21 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "support/CliRunner.h"
+
 #include <cstring>
 
 namespace {
 
-struct Run {
-  int code = -1;
-  QString out, err;
-};
+using clisupport::dcw;
+using clisupport::kExample;
+using clisupport::lines;
+using clisupport::readAll;
+using clisupport::readFloats;
+using clisupport::writeAll;
 
-Run dcw(const QStringList& args) {
-  QProcess p;
-  auto env = QProcessEnvironment::systemEnvironment();
-  env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_BINARY_DIR "/kernel-cache"));
-  p.setProcessEnvironment(env);
-  p.start(DCW_CLI, args);
-  p.waitForFinished(120000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-const QString kExample = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
 QString bad(const char* f) { return QStringLiteral(DCW_SOURCE_DIR "/tests/data/bad/") + f; }
 const QString kSoftmax = QStringLiteral("/usr/share/libonnx-testdata/data/node/test_softmax_axis_1/model.onnx");
-
-QStringList lines(const QString& text) { return text.split('\n', Qt::SkipEmptyParts); }
-
-QByteArray readAll(const QString& file) {
-  QFile f(file);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-bool writeAll(const QString& file, const QByteArray& bytes) {
-  QFile f(file);
-  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
-}
-
-// The float values of an ONNX TensorProto file (raw_data or float_data): enough to compare outputs
-// without linking protobuf.
-std::vector<float> readFloats(const QString& file) {
-  QByteArray b = readAll(file);
-  const auto* p = reinterpret_cast<const uint8_t*>(b.constData());
-  const uint8_t* end = p + b.size();
-  auto varint = [&](uint64_t& v) {
-    v = 0;
-    for (int s = 0; p < end && s < 64; s += 7) {
-      uint8_t c = *p++;
-      v |= uint64_t(c & 0x7f) << s;
-      if (!(c & 0x80)) return true;
-    }
-    return false;
-  };
-  std::vector<float> out;
-  auto floats = [&](const uint8_t* q, size_t n) {
-    for (size_t i = 0; i + 4 <= n; i += 4) {
-      float x;
-      std::memcpy(&x, q + i, 4);
-      out.push_back(x);
-    }
-  };
-  while (p < end) {
-    uint64_t key = 0, v = 0;
-    if (!varint(key)) return {};
-    uint64_t field = key >> 3, wire = key & 7;
-    if (wire == 0) {
-      if (!varint(v)) return {};
-      if (field == 2 && v != 1) return {}; // data_type: FLOAT only
-    } else if (wire == 1) {
-      p += 8;
-    } else if (wire == 5) {
-      if (field == 4) floats(p, 4);
-      p += 4;
-    } else if (wire == 2) {
-      if (!varint(v) || v > uint64_t(end - p)) return {};
-      if (field == 4 || field == 9) floats(p, v); // float_data (packed), raw_data
-      p += v;
-    } else {
-      return {};
-    }
-  }
-  return out;
-}
 
 double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
   if (a.size() != b.size() || a.empty()) return 1e30;

@@ -2,7 +2,7 @@
 // reads new constant weights and a bias) and numbers (the expanded model computes the same before
 // and after, within float32 rounding) on generated ONNX Conv + BatchNormalization models; refusals
 // name their reason.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "transforms/catalogue/ConvBatchNormFolding.h"
 
 #include "core/ir/AccessNode.h"
@@ -13,30 +13,8 @@ using namespace dcw::testsupport;
 
 namespace {
 
-std::string dataFile(const std::string& name) {
-  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/controlflow_graph/" + name;
-}
-
-std::unique_ptr<Sdfg> expandedCopy(const Sdfg& s) {
-  auto c = serialize::fromJson(serialize::toJson(s));
-  if (!c) return nullptr;
-  if (!expansions::expandAll(**c)) return nullptr;
-  return std::move(*c);
-}
-
-std::vector<Tensor> run(const Sdfg& s) {
-  auto e = expandedCopy(s);
-  if (!e) return {};
-  return runModel(*e, randomInputsFor(*e, 5));
-}
-
 transforms::Match matchIn(const Sdfg& m) {
-  State* st = m.allStates()[0];
-  Node* conv = st->nodeByLabel("conv");
-  Node* bn = st->nodeByLabel("bn");
-  Node* out = conv ? st->node(st->outEdges(conv->id())[0]->dst) : nullptr;
-  if (!conv || !bn || !out) return {};
-  return {"ConvBatchNormFolding", {{"conv", pathOf(*conv)}, {"output", pathOf(*out)}, {"bn", pathOf(*bn)}}, {}};
+  return labelledMatch(m, "ConvBatchNormFolding", "conv", "conv", "output", "bn", "bn");
 }
 
 } // namespace
@@ -53,9 +31,9 @@ private slots:
   }
   void folds() {
     QFETCH(QString, file);
-    auto m = loadModel(dataFile(file.toStdString()), /*expand=*/false);
+    auto m = loadModel(controlflowDataFile(file.toStdString()), /*expand=*/false);
     QVERIFY(m);
-    auto ref = run(*m);
+    auto ref = runExpanded(*m, 5);
     QVERIFY(!ref.empty());
     auto matches = applicableMatches(*m, t);
     QCOMPARE(matches.size(), size_t(1));
@@ -77,14 +55,14 @@ private slots:
     auto outs = st->outEdges(conv->id());
     QCOMPARE(outs.size(), size_t(1));
     QCOMPARE(static_cast<AccessNode*>(st->node(outs[0]->dst))->data(), std::string("Y"));
-    auto out = run(*m);
+    auto out = runExpanded(*m, 5);
     QVERIFY(!out.empty());
     auto d = codegen::compareOutputs(ref, out);
     QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-4, qPrintable(QString("max abs diff %1").arg(d.maxAbs)));
   }
 
   void refusesNonConstantScale() {
-    auto m = loadModel(dataFile("conv_bn_input_scale.onnx"), false);
+    auto m = loadModel(controlflowDataFile("conv_bn_input_scale.onnx"), false);
     QVERIFY(m);
     Diagnostics why;
     QVERIFY(!t.canApply(matchIn(*m), *m, &why));
@@ -93,7 +71,7 @@ private slots:
   }
 
   void refusesTrainingMode() {
-    auto m = loadModel(dataFile("conv_bn_training.onnx"), false);
+    auto m = loadModel(controlflowDataFile("conv_bn_training.onnx"), false);
     QVERIFY(m);
     Diagnostics why;
     QVERIFY(!t.canApply(matchIn(*m), *m, &why));

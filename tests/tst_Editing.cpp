@@ -5,6 +5,7 @@
 // included); autosave appears after a change and goes on save; Verify compares the model before and
 // after in the background; Auto-optimize is one undoable step that keeps the outputs.
 #include "app/gui/MainWindow.h"
+#include "support/GuiTestSupport.h"
 
 #include "core/edit/History.h"
 #include "core/ir/LibraryNode.h"
@@ -34,10 +35,11 @@
 
 using dcw::gui::MainWindow;
 using namespace dcw;
+using dcw::testsupport::openModel;
 
 namespace {
 const QString kSoftmax = QStringLiteral("/usr/share/libonnx-testdata/data/node/test_softmax_axis_1/model.onnx");
-const QString kTiny = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+const QString& kTiny = testsupport::kTinyResnet;
 
 template <class T>
 T* firstNode(const ir::Sdfg& s) {
@@ -54,18 +56,9 @@ T* firstNode(const ir::Sdfg& s) {
 class TestEditing : public QObject {
   Q_OBJECT
 
-  bool open(MainWindow& w, const QString& path) {
-    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
-    w.openFile(path);
-    if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 60000)) return false;
-    return QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000);
-  }
-
 private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_Editing"));
+    testsupport::useTestSettings(QStringLiteral("tst_Editing"));
     for (auto& f : MainWindow::recoverableSessions()) QFile::remove(f);
   }
 
@@ -73,7 +66,7 @@ private slots:
     MainWindow w;
     w.setShowsDialogs(false);
     QAbstractItemModelTester tester(w.historyModel());
-    QVERIFY(open(w, kSoftmax));
+    QVERIFY(openModel(w, kSoftmax));
     const ir::Sdfg& s = *w.sdfg();
     const std::string imported = serialize::toJson(s);
     auto* lib = firstNode<ir::LibraryNode>(s);
@@ -159,7 +152,7 @@ private slots:
     QTemporaryDir dir;
     MainWindow w;
     w.setShowsDialogs(false);
-    QVERIFY(open(w, kSoftmax));
+    QVERIFY(openModel(w, kSoftmax));
     const ir::Sdfg& s = *w.sdfg();
     auto* lib = firstNode<ir::LibraryNode>(s);
     QVERIFY(w.executeCommand(QString::fromStdString("apply ExpandLibraryNode node=" + ir::pathOf(*lib))));
@@ -192,7 +185,7 @@ private slots:
     QVERIFY(!QFile::exists(w.autosavePath()));
     MainWindow w2;
     w2.setShowsDialogs(false);
-    QVERIFY(open(w2, proj));
+    QVERIFY(openModel(w2, proj));
     QCOMPARE(w2.history()->size(), size_t(3));
     QCOMPARE(w2.history()->position(), size_t(2));
     QCOMPARE(serialize::toJson(*w2.sdfg()), at2);
@@ -215,7 +208,7 @@ private slots:
   void verifyAndAutoOptimize() {
     MainWindow w;
     w.setShowsDialogs(false);
-    QVERIFY(open(w, kTiny));
+    QVERIFY(openModel(w, kTiny));
     QVERIFY(w.autoOptimize());
     QCOMPARE(w.history()->size(), size_t(1));
     QVERIFY(w.history()->command(0).title().find("Auto-optimize") != std::string::npos);

@@ -10,78 +10,19 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "support/CliRunner.h"
+
 #include <cmath>
 #include <cstring>
 
 namespace {
 
-struct Run {
-  int code = -1;
-  QString out, err;
-};
-
-Run dcw(const QStringList& args) {
-  QProcess p;
-  auto env = QProcessEnvironment::systemEnvironment();
-  env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_BINARY_DIR "/kernel-cache"));
-  p.setProcessEnvironment(env);
-  p.start(DCW_CLI, args);
-  p.waitForFinished(300000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+using clisupport::dcw;
+using clisupport::Run;
+using clisupport::readAll;
+using clisupport::readFloats;
 
 const QString kRefs = QStringLiteral(DCW_SOURCE_DIR "/tests/data/autodiff/");
-
-QByteArray readAll(const QString& file) {
-  QFile f(file);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-// The float values of an ONNX TensorProto file (raw_data or float_data), without linking protobuf.
-std::vector<float> readFloats(const QString& file) {
-  QByteArray b = readAll(file);
-  const auto* p = reinterpret_cast<const uint8_t*>(b.constData());
-  const uint8_t* end = p + b.size();
-  auto varint = [&](uint64_t& v) {
-    v = 0;
-    for (int s = 0; p < end && s < 64; s += 7) {
-      uint8_t c = *p++;
-      v |= uint64_t(c & 0x7f) << s;
-      if (!(c & 0x80)) return true;
-    }
-    return false;
-  };
-  std::vector<float> out;
-  auto floats = [&](const uint8_t* q, size_t n) {
-    for (size_t i = 0; i + 4 <= n; i += 4) {
-      float x;
-      std::memcpy(&x, q + i, 4);
-      out.push_back(x);
-    }
-  };
-  while (p < end) {
-    uint64_t key = 0, v = 0;
-    if (!varint(key)) return {};
-    uint64_t field = key >> 3, wire = key & 7;
-    if (wire == 0) {
-      if (!varint(v)) return {};
-      if (field == 2 && v != 1) return {};
-    } else if (wire == 1) {
-      p += 8;
-    } else if (wire == 5) {
-      if (field == 4) floats(p, 4);
-      p += 4;
-    } else if (wire == 2) {
-      if (!varint(v) || v > uint64_t(end - p)) return {};
-      if (field == 4 || field == 9) floats(p, v);
-      p += v;
-    } else {
-      return {};
-    }
-  }
-  return out;
-}
 
 QStringList wrtOf(const QString& model) {
   return QString::fromUtf8(readAll(kRefs + model + "/wrt.txt")).split('\n', Qt::SkipEmptyParts);

@@ -1,7 +1,7 @@
 // InlineNestedSDFG: structure (the nested SDFG node is gone, its maps and tasklets live in the outer
 // state, its transients became outer transients) and numbers (same outputs) on expanded ONNX node
 // models and on a generated two-op chain; refusals name their reason.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "transforms/catalogue/InlineNestedSDFG.h"
 #include "transforms/catalogue/StateFusion.h"
 
@@ -13,10 +13,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-std::string dataFile(const std::string& name) {
-  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/controlflow_graph/" + name;
-}
 
 transforms::Match at(const Node& n) { return {"InlineNestedSDFG", {{"node", pathOf(n)}}, {}}; }
 
@@ -105,7 +101,7 @@ private slots:
   }
 
   void inlinesTwoOpChain() {
-    auto m = loadModel(dataFile("relu_add.onnx"));
+    auto m = loadModel(controlflowDataFile("relu_add.onnx"));
     QVERIFY(m);
     auto ns = topNested(*m);
     QCOMPARE(ns.size(), size_t(2));

@@ -1,7 +1,7 @@
 // InLocalStorage and OutLocalStorage on real ONNX models (MatMul, Relu) whose maps were tiled first
 // (MapTiling): the local buffer's shape and storage, the re-targeted inner memlets, the same outputs
 // (partial last tiles included), exact undo/redo, and the refusals.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "transforms/catalogue/InLocalStorage.h"
 #include "transforms/catalogue/MapTiling.h"
 #include "transforms/catalogue/OutLocalStorage.h"
@@ -12,30 +12,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-MapEntry* mapNamed(const Sdfg& s, const std::string& label) {
-  for (auto* m : allNodes<MapEntry>(s))
-    if (m->label() == label) return m;
-  return nullptr;
-}
-
-// Tiles the map `label` (outside any history: the starting point of the test).
-bool tile(Sdfg& s, const std::string& label, const std::string& sizes) {
-  MapEntry* me = mapNamed(s, label);
-  if (!me) return false;
-  transforms::MapTiling t;
-  transforms::Match m{"MapTiling", {{"entry", pathOf(*me)}}, {{"tile_sizes", sizes}}};
-  if (!t.canApply(m, s, nullptr)) return false;
-  edit::Editor ed(s);
-  return bool(t.apply(m, ed));
-}
-
-const DataDescriptor* dataIn(const Sdfg& s, const std::string& name) {
-  if (auto* d = s.findData(name)) return d;
-  for (auto* n : allNodes<NestedSdfgNode>(s))
-    if (auto* d = n->sdfg().findData(name)) return d;
-  return nullptr;
-}
 
 std::vector<std::string> memletsFrom(const Node& n) {
   std::vector<std::string> v;

@@ -1,7 +1,7 @@
 // LoopToMap: structure (the loop region becomes one state with a map over the loop variable around
 // the body) and numbers (same outputs) on hand-built SDFGs with a LoopRegion (they compile and run
 // through the CPU code generator); refusals name their reason.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "transforms/catalogue/LoopToMap.h"
 #include "transforms/catalogue/ScopeTools.h"
 
@@ -13,50 +13,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-Subset S(const char* text) { return *Subset::parse(text); }
-
-// Y[row, j] = f(X[row, j]) for j in 0:5, as one map in `st` (row: the loop variable's index text).
-void rowMap(State* st, const char* xRow, const char* yRow, const char* xFull, const char* yFull, const std::string& code) {
-  auto* x = st->add<AccessNode>("X");
-  auto* y = st->add<AccessNode>("Y");
-  auto* me = st->add<MapEntry>("row");
-  auto* mx = st->add<MapExit>("row_exit");
-  me->params = {"j"};
-  me->range = S("0:5");
-  me->exitId = mx->id();
-  mx->entryId = me->id();
-  auto* t = st->add<Tasklet>("f", code);
-  t->addIn({"x"});
-  t->addOut({"y"});
-  me->addIn({"IN_X"});
-  me->addOut({"OUT_X"});
-  mx->addIn({"IN_Y"});
-  mx->addOut({"OUT_Y"});
-  st->addEdge(*x, "", *me, "IN_X", Memlet::simple("X", S(xFull)));
-  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", S(xRow)));
-  st->addEdge(*t, "y", *mx, "IN_Y", Memlet::simple("Y", S(yRow)));
-  st->addEdge(*mx, "OUT_Y", *y, "", Memlet::simple("Y", S(yFull)));
-}
-
-// loop i = 0; i < 4; i = i + update { body } -> done
-std::unique_ptr<Sdfg> loopModel(const char* xRow, const char* yRow, const char* xFull, const char* yFull, int step = 1) {
-  auto s = std::make_unique<Sdfg>("main");
-  s->addArray("X", DType::Float32, {4, 5});
-  s->addArray("Y", DType::Float32, {4, 5});
-  s->inputs = {"X"};
-  s->outputs = {"Y"};
-  auto loop = std::make_unique<LoopRegion>("rows");
-  loop->loopVariable = "i";
-  loop->init = 0;
-  loop->condition = sym::lt(sym::Expr::symbol("i"), sym::Expr(4));
-  loop->update = sym::Expr::symbol("i") + sym::Expr(step);
-  auto* l = static_cast<LoopRegion*>(s->addBlock(std::move(loop)));
-  auto* done = s->addState("done");
-  s->addEdge(l->id(), done->id());
-  rowMap(l->addState("body"), xRow, yRow, xFull, yFull, "y = x * 2.0 + 1.0");
-  return s;
-}
 
 transforms::Match at(const ControlFlowBlock& b) { return {"LoopToMap", {{"loop", pathOf(b)}}, {}}; }
 

@@ -3,7 +3,7 @@
 // builder (two mapped tasklets in one state, as pure expansions write them) . (Expanded ONNX
 // models put each op in its own nested SDFG and each expansion map in its own state, so none has a
 // producer-consumer pair of maps in one state; a scan of all libonnx-testdata node models found none.)
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 
 #include "core/expansions/Expansion.h"
 #include "core/expansions/SdfgBuilder.h"
@@ -18,26 +18,6 @@ using namespace dcw::testsupport;
 
 namespace {
 
-// Builds a root SDFG with the expansion builder (a dummy library node gives it a context).
-template <class Fn>
-std::unique_ptr<Sdfg> build(Fn&& fn) {
-  Sdfg dummy("dummy");
-  State& ds = *dummy.addState("s");
-  auto* ln = ds.add<LibraryNode>("op");
-  expansions::ExpansionContext ctx(dummy, ds, *ln, "test");
-  expansions::SdfgBuilder b(ctx, "fusion_test");
-  fn(b);
-  auto r = b.finish();
-  if (!r) return nullptr;
-  (*r)->reassignIds();
-  return std::move(*r);
-}
-
-void arg(Sdfg& s, const std::string& name, std::vector<sym::Expr> shape, bool input) {
-  s.addArray(name, DType::Float32, std::move(shape));
-  (input ? s.inputs : s.outputs).push_back(name);
-}
-
 // The first structural match (x -> array -> entry) found in the model.
 std::vector<transforms::Match> matches(const Sdfg& s) {
   return transforms::enumerateMatches(transforms::MapFusion(), s);
@@ -45,10 +25,10 @@ std::vector<transforms::Match> matches(const Sdfg& s) {
 
 // X -> map i { a = x * 2 } -> T[i] -> map j { y = t + 1 (+ x) } -> Y ; the second map renames i to j.
 std::unique_ptr<Sdfg> producerConsumer(bool secondReadsX, const std::string& secondSubset = "j0, j1") {
-  return build([&](expansions::SdfgBuilder& b) {
+  return buildSdfg([&](expansions::SdfgBuilder& b) {
     Sdfg& s = b.sdfg();
-    arg(s, "X", {4, 6}, true);
-    arg(s, "Y", {4, 6}, false);
+    addArg(s, "X", {4, 6}, true);
+    addArg(s, "Y", {4, 6}, false);
     std::string t = b.transient("T", DType::Float32, {4, 6});
     b.mappedTasklet("produce", expansions::fullRangeParams({4, 6}), {{"x", "X", "i0, i1"}}, "a = x * 2 + 1",
                     {{"a", t, "i0, i1", ""}});
@@ -129,11 +109,11 @@ private slots:
 
   void refusesNonTransientAndDifferentRanges() {
     // The intermediate is an output of the model: it must stay.
-    auto m = build([&](expansions::SdfgBuilder& b) {
+    auto m = buildSdfg([&](expansions::SdfgBuilder& b) {
       Sdfg& s = b.sdfg();
-      arg(s, "X", {8}, true);
-      arg(s, "T", {8}, false);
-      arg(s, "Y", {8}, false);
+      addArg(s, "X", {8}, true);
+      addArg(s, "T", {8}, false);
+      addArg(s, "Y", {8}, false);
       b.mappedTasklet("produce", expansions::fullRangeParams({8}), {{"x", "X", "i0"}}, "a = x * 2", {{"a", "T", "i0", ""}});
       b.mappedTasklet("consume", expansions::fullRangeParams({8}), {{"t", "T", "i0"}}, "y = t + 1", {{"y", "Y", "i0", ""}});
     });
@@ -143,10 +123,10 @@ private slots:
     QVERIFY(!transforms::MapFusion().canApply(ms[0], *m, &why));
     QVERIFY(QString::fromStdString(why.firstError()->message).contains("is not transient"));
 
-    auto m2 = build([&](expansions::SdfgBuilder& b) {
+    auto m2 = buildSdfg([&](expansions::SdfgBuilder& b) {
       Sdfg& s = b.sdfg();
-      arg(s, "X", {8}, true);
-      arg(s, "Y", {4}, false);
+      addArg(s, "X", {8}, true);
+      addArg(s, "Y", {4}, false);
       std::string t = b.transient("T", DType::Float32, {8});
       b.mappedTasklet("produce", expansions::fullRangeParams({8}), {{"x", "X", "i0"}}, "a = x * 2", {{"a", t, "i0", ""}});
       b.mappedTasklet("consume", expansions::fullRangeParams({4}), {{"t", t, "i0"}}, "y = t + 1", {{"y", "Y", "i0", ""}});

@@ -1,7 +1,7 @@
 // MapFusionHorizontal: structure (one map writing every output, the shared input entering once) and
 // numbers (same outputs, compiled and run) on real ONNX Split models expanded to pure maps (one map
 // per output, all reading the input in one state); refusals for dependent maps and different ranges.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 
 #include "core/expansions/Expansion.h"
 #include "core/expansions/SdfgBuilder.h"
@@ -22,12 +22,6 @@ transforms::Match matchOf(const MapEntry& a, const MapEntry& b) {
       if (e->src == f->src)
         return {"MapFusionHorizontal", {{"input", pathOf(*st.node(e->src))}, {"first", pathOf(a)}, {"second", pathOf(b)}}, {}};
   return {};
-}
-
-MapEntry* mapNamed(const Sdfg& s, const std::string& label) {
-  for (auto* m : allNodes<MapEntry>(s))
-    if (m->label() == label) return m;
-  return nullptr;
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // Map nest transformations of the "maps" group: StripMining, MapExpansion, MapCollapse and
 // MapInterchange. Structure after each, numbers (same outputs before/after, undo/redo exact) on real
 // ONNX node models expanded to pure maps, and the reasons given for refusals.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "transforms/catalogue/MapCollapse.h"
 #include "transforms/catalogue/MapExpansion.h"
 #include "transforms/catalogue/MapInterchange.h"
@@ -13,25 +13,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-MapEntry* mapNamed(const Sdfg& s, const std::string& label) {
-  for (auto* m : allNodes<MapEntry>(s))
-    if (m->label() == label) return m;
-  return nullptr;
-}
-
-QString whyNot(const transforms::Transformation& t, const transforms::Match& m, const Sdfg& s) {
-  Diagnostics why;
-  if (t.canApply(m, s, &why)) return "applies";
-  return QString::fromStdString(why.firstError() ? why.firstError()->message : "?");
-}
-
-// Applies a transformation directly (no history), for setting up a later test.
-bool applyNow(Sdfg& s, const transforms::Transformation& t, const transforms::Match& m) {
-  if (!t.canApply(m, s, nullptr)) return false;
-  edit::Editor ed(s);
-  return bool(t.apply(m, ed));
-}
 
 } // namespace
 

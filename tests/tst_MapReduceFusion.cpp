@@ -3,7 +3,7 @@
 // compiled and run) for sum and max reductions over rows, built as pure expansions write them (an
 // initialising state, then producer and reduction maps in one state); refusals for an element-wise
 // consumer and for a reduction reading a different element.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 
 #include "core/expansions/Expansion.h"
 #include "core/expansions/SdfgBuilder.h"
@@ -17,25 +17,11 @@ using namespace dcw::testsupport;
 
 namespace {
 
-template <class Fn>
-std::unique_ptr<Sdfg> build(Fn&& fn) {
-  Sdfg dummy("dummy");
-  State& ds = *dummy.addState("s");
-  auto* ln = ds.add<LibraryNode>("op");
-  expansions::ExpansionContext ctx(dummy, ds, *ln, "test");
-  expansions::SdfgBuilder b(ctx, "fusion_test");
-  fn(b);
-  auto r = b.finish();
-  if (!r) return nullptr;
-  (*r)->reassignIds();
-  return std::move(*r);
-}
-
 // S[i] = reduce_j f(X[i, j]) with the reduction `wcr` ("sum" or "max"); `readSubset` is what the
 // reduction reads of the intermediate T (the same element: "i0, i1").
 std::unique_ptr<Sdfg> rowReduction(const std::string& wcr, const std::string& readSubset = "i0, i1",
                                    const std::string& wcrOut = "") {
-  return build([&](expansions::SdfgBuilder& b) {
+  return buildSdfg([&](expansions::SdfgBuilder& b) {
     Sdfg& s = b.sdfg();
     s.addArray("X", DType::Float32, {5, 7});
     s.addArray("S", DType::Float32, {5});
@@ -97,7 +83,7 @@ private slots:
 
   void refusesNonReductionsAndOtherElements() {
     // An element-wise consumer (no WCR) is MapFusion's business.
-    auto m = build([&](expansions::SdfgBuilder& b) {
+    auto m = buildSdfg([&](expansions::SdfgBuilder& b) {
       Sdfg& s = b.sdfg();
       s.addArray("X", DType::Float32, {5});
       s.addArray("Y", DType::Float32, {5});

@@ -2,7 +2,7 @@
 // `#pragma GCC unroll N` without OpenMP) and Vectorization (strip-mined by the vector width, the
 // inner map Schedule::Vectorized, emitted as `#pragma omp simd`). Structure, generated code,
 // numbers (same outputs, exact undo/redo) on real ONNX models, and refusals.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "codegen/cpu/CppGenerator.h"
 #include "transforms/catalogue/MapUnroll.h"
 #include "transforms/catalogue/Vectorization.h"
@@ -12,22 +12,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-MapEntry* mapNamed(const Sdfg& s, const std::string& label) {
-  for (auto* m : allNodes<MapEntry>(s))
-    if (m->label() == label) return m;
-  return nullptr;
-}
-
-std::string dataPath(const std::string& file) {
-  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/maps/" + file;
-}
-
-QString whyNot(const transforms::Transformation& t, const transforms::Match& m, const Sdfg& s) {
-  Diagnostics why;
-  if (t.canApply(m, s, &why)) return "applies";
-  return QString::fromStdString(why.firstError() ? why.firstError()->message : "?");
-}
 
 // The generated C++ from the "// map <path>" comment of a map to the end of its loop header lines.
 std::string mapCode(const Sdfg& s, const MapEntry& me) {
@@ -88,7 +72,7 @@ private slots:
   }
 
   void vectorizesTheInnermostDimension() {
-    auto m = loadModel(dataPath("add_bcast_4x32.onnx"));
+    auto m = loadModel(mapsDataPath("add_bcast_4x32.onnx"));
     QVERIFY(m);
     MapEntry* me = mapNamed(*m, "add_map");
     QVERIFY(me);
@@ -149,7 +133,7 @@ private slots:
       QVERIFY2(why.contains("outside its last dimension") || why.contains("not a multiple"), qPrintable(why));
     }
     {
-      auto m = loadModel(dataPath("add_bcast_4x32.onnx"));
+      auto m = loadModel(mapsDataPath("add_bcast_4x32.onnx"));
       QVERIFY(m);
       MapEntry* me = mapNamed(*m, "add_map");
       QVERIFY(whyNot(t, {"Vectorization", {{"entry", pathOf(*me)}}, {{"vector_width", "1"}}}, *m).contains("at least 2"));

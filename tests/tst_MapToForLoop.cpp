@@ -2,7 +2,7 @@
 // parameter, with the body in one state) and numbers (same outputs) on an expanded ONNX node model
 // with a one-dimensional map and on a map produced by LoopToMap (round trip); refusals name their
 // reason.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "transforms/catalogue/LoopToMap.h"
 #include "transforms/catalogue/MapToForLoop.h"
 
@@ -14,46 +14,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-Subset S(const char* text) { return *Subset::parse(text); }
-
-// loop i = 0; i < 4; i = i + 1 { X[i, 0:5] -> map j { y = 2x + 1 } -> Y[i, 0:5] } -> done
-std::unique_ptr<Sdfg> loopModel() {
-  auto s = std::make_unique<Sdfg>("main");
-  s->addArray("X", DType::Float32, {4, 5});
-  s->addArray("Y", DType::Float32, {4, 5});
-  s->inputs = {"X"};
-  s->outputs = {"Y"};
-  auto loop = std::make_unique<LoopRegion>("rows");
-  loop->loopVariable = "i";
-  loop->init = 0;
-  loop->condition = sym::lt(sym::Expr::symbol("i"), sym::Expr(4));
-  loop->update = sym::Expr::symbol("i") + sym::Expr(1);
-  auto* l = static_cast<LoopRegion*>(s->addBlock(std::move(loop)));
-  auto* done = s->addState("done");
-  s->addEdge(l->id(), done->id());
-  State* st = l->addState("body");
-  auto* x = st->add<AccessNode>("X");
-  auto* y = st->add<AccessNode>("Y");
-  auto* me = st->add<MapEntry>("row");
-  auto* mx = st->add<MapExit>("row_exit");
-  me->params = {"j"};
-  me->range = S("0:5");
-  me->exitId = mx->id();
-  mx->entryId = me->id();
-  auto* t = st->add<Tasklet>("f", "y = x * 2.0 + 1.0");
-  t->addIn({"x"});
-  t->addOut({"y"});
-  me->addIn({"IN_X"});
-  me->addOut({"OUT_X"});
-  mx->addIn({"IN_Y"});
-  mx->addOut({"OUT_Y"});
-  st->addEdge(*x, "", *me, "IN_X", Memlet::simple("X", S("i, 0:5")));
-  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", S("i, j")));
-  st->addEdge(*t, "y", *mx, "IN_Y", Memlet::simple("Y", S("i, j")));
-  st->addEdge(*mx, "OUT_Y", *y, "", Memlet::simple("Y", S("i, 0:5")));
-  return s;
-}
 
 transforms::Match at(const MapEntry& me) { return {"MapToForLoop", {{"entry", pathOf(me)}}, {}}; }
 
@@ -96,7 +56,7 @@ private slots:
   }
 
   void roundTripWithLoopToMap() {
-    auto m = loopModel();
+    auto m = loopModel("i, j", "i, j", "i, 0:5", "i, 0:5");
     auto ref = runModel(*m, randomInputsFor(*m, 3));
     QVERIFY(!ref.empty());
     transforms::LoopToMap l2m;

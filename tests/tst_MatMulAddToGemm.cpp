@@ -1,7 +1,7 @@
 // MatMulAddToGemm: structure (one Gemm node with A, B, C and alpha = beta = 1 in place of MatMul,
 // the product and Add) and numbers (the expanded model computes the same before and after) on
 // generated ONNX models; refusals name their reason.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "transforms/catalogue/MatMulAddToGemm.h"
 
 #include "core/ir/AccessNode.h"
@@ -12,31 +12,8 @@ using namespace dcw::testsupport;
 
 namespace {
 
-std::string dataFile(const std::string& name) {
-  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/controlflow_graph/" + name;
-}
-
-std::unique_ptr<Sdfg> expandedCopy(const Sdfg& s) {
-  auto c = serialize::fromJson(serialize::toJson(s));
-  if (!c) return nullptr;
-  if (!expansions::expandAll(**c)) return nullptr;
-  return std::move(*c);
-}
-
-// Outputs of the expanded model on fixed random inputs.
-std::vector<Tensor> run(const Sdfg& s) {
-  auto e = expandedCopy(s);
-  if (!e) return {};
-  return runModel(*e, randomInputsFor(*e, 11));
-}
-
 transforms::Match matchIn(const Sdfg& m) {
-  State* st = m.allStates()[0];
-  Node* mm = st->nodeByLabel("mm");
-  Node* add = st->nodeByLabel("add");
-  Node* product = mm ? st->node(st->outEdges(mm->id())[0]->dst) : nullptr;
-  if (!mm || !add || !product) return {};
-  return {"MatMulAddToGemm", {{"matmul", pathOf(*mm)}, {"product", pathOf(*product)}, {"add", pathOf(*add)}}, {}};
+  return labelledMatch(m, "MatMulAddToGemm", "mm", "matmul", "product", "add", "add");
 }
 
 } // namespace
@@ -46,9 +23,9 @@ class TestMatMulAddToGemm : public QObject {
   transforms::MatMulAddToGemm t;
 
   void check(const std::string& file, const std::string& biasData) {
-    auto m = loadModel(dataFile(file), /*expand=*/false);
+    auto m = loadModel(controlflowDataFile(file), /*expand=*/false);
     QVERIFY(m);
-    auto ref = run(*m);
+    auto ref = runExpanded(*m, 11);
     QVERIFY(!ref.empty());
     auto matches = applicableMatches(*m, t);
     QCOMPARE(matches.size(), size_t(1));
@@ -72,7 +49,7 @@ class TestMatMulAddToGemm : public QObject {
     QCOMPARE(st->outEdges(g->id()).size(), size_t(1));
     QCOMPARE(st->outEdges(g->id())[0]->srcConnector, std::string("Y"));
     // Numbers: the expanded Gemm computes what MatMul + Add computed.
-    auto out = run(*m);
+    auto out = runExpanded(*m, 11);
     QVERIFY(!out.empty());
     auto d = codegen::compareOutputs(ref, out);
     QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-4, d.mismatch.c_str());
@@ -83,7 +60,7 @@ private slots:
   void inputBiasAsFirstOperand() { check("matmul_add_input_bias.onnx", "C"); }
 
   void refusesSharedProduct() {
-    auto m = loadModel(dataFile("matmul_add_shared.onnx"), false);
+    auto m = loadModel(controlflowDataFile("matmul_add_shared.onnx"), false);
     QVERIFY(m);
     Diagnostics why;
     QVERIFY(!t.canApply(matchIn(*m), *m, &why));
@@ -93,7 +70,7 @@ private slots:
   }
 
   void refusesBatchedMatMul() {
-    auto m = loadModel(dataFile("matmul3d_add.onnx"), false);
+    auto m = loadModel(controlflowDataFile("matmul3d_add.onnx"), false);
     QVERIFY(m);
     Diagnostics why3;
     QVERIFY(!t.canApply(matchIn(*m), *m, &why3));

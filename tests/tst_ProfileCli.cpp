@@ -9,31 +9,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "support/CliRunner.h"
+
 namespace {
 
-struct Run {
-  int code = -1;
-  QString out, err;
-};
-
-Run dcw(const QStringList& args) {
-  QProcess p;
-  auto env = QProcessEnvironment::systemEnvironment();
-  env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_BINARY_DIR "/kernel-cache"));
-  p.setProcessEnvironment(env);
-  p.start(DCW_CLI, args);
-  p.waitForFinished(300000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
-
-const QString kExample = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
-
-QJsonObject readJson(const QString& file) {
-  QFile f(file);
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  return QJsonDocument::fromJson(f.readAll()).object();
-}
+using clisupport::dcw;
+using clisupport::kExample;
+using clisupport::readJson;
 
 } // namespace
 

@@ -5,6 +5,7 @@
 // compared; Edit ▸ Differentiate's dialog lists the weights and the intermediates with their bytes and
 // builds the command, which is one undoable history step.
 #include "app/gui/MainWindow.h"
+#include "support/GuiTestSupport.h"
 
 #include "core/edit/History.h"
 #include "core/ir/Path.h"
@@ -29,33 +30,25 @@
 
 using dcw::gui::MainWindow;
 using namespace dcw;
+using dcw::testsupport::openModel;
 
 namespace {
-const QString kTiny = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+const QString& kTiny = testsupport::kTinyResnet;
 const QString kMlp = QStringLiteral(DCW_SOURCE_DIR "/tests/data/autodiff/mlp/model.onnx");
 } // namespace
 
 class TestProfileViews : public QObject {
   Q_OBJECT
 
-  bool open(MainWindow& w, const QString& path) {
-    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
-    w.openFile(path);
-    if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 60000)) return false;
-    return QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000);
-  }
-
 private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_ProfileViews"));
+    testsupport::useTestSettings(QStringLiteral("tst_ProfileViews"));
   }
 
   void profileTableTimelineRoofline() {
     MainWindow w;
     w.setShowsDialogs(false);
-    QVERIFY(open(w, kTiny));
+    QVERIFY(openModel(w, kTiny));
     QSignalSpy done(&w, &MainWindow::profileFinished);
     w.profile(3);
     QVERIFY(w.isProfiling());
@@ -122,7 +115,7 @@ private slots:
   void compareBeforeAndAfterAStep() {
     MainWindow w;
     w.setShowsDialogs(false);
-    QVERIFY(open(w, kTiny));
+    QVERIFY(openModel(w, kTiny));
     QVERIFY(w.executeCommand("apply ExpandLibraryNode node=main/state0/block1.conv1.Conv"));
     QVERIFY(w.executeCommand("apply MapTiling entry=main/state0/block1.conv1.Conv/compute1/conv_map tile_sizes=4"));
     QSignalSpy done(&w, &MainWindow::comparisonFinished);
@@ -137,7 +130,7 @@ private slots:
   void differentiateFromTheWindow() {
     MainWindow w;
     w.setShowsDialogs(false);
-    QVERIFY(open(w, kMlp));
+    QVERIFY(openModel(w, kMlp));
     QCOMPARE(QString::fromStdString(w.selectedOutput()), QString("loss"));
     views::DifferentiateDialog dialog(*w.sdfg(), "loss");
     QVERIFY(dialog.wrtList()->count() >= 4); // x and the four weight arrays

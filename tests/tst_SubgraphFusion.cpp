@@ -2,7 +2,7 @@
 // numbers (same outputs, compiled and run) on a chain of three maps and on a diamond (two maps, one
 // independent of the other, feeding a third), built as pure expansions write maps; refusals for a
 // selection of one map, for unequal ranges and for a dependency outside the selection.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 
 #include "core/expansions/Expansion.h"
 #include "core/expansions/SdfgBuilder.h"
@@ -15,20 +15,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-template <class Fn>
-std::unique_ptr<Sdfg> build(Fn&& fn) {
-  Sdfg dummy("dummy");
-  State& ds = *dummy.addState("s");
-  auto* ln = ds.add<LibraryNode>("op");
-  expansions::ExpansionContext ctx(dummy, ds, *ln, "test");
-  expansions::SdfgBuilder b(ctx, "fusion_test");
-  fn(b);
-  auto r = b.finish();
-  if (!r) return nullptr;
-  (*r)->reassignIds();
-  return std::move(*r);
-}
 
 void args(Sdfg& s) {
   s.addArray("X", DType::Float32, {6, 5});
@@ -48,7 +34,7 @@ transforms::Match selectMaps(const Sdfg& s, const std::vector<std::string>& labe
 }
 
 std::unique_ptr<Sdfg> chain3() {
-  return build([&](expansions::SdfgBuilder& b) {
+  return buildSdfg([&](expansions::SdfgBuilder& b) {
     args(b.sdfg());
     std::string t1 = b.transient("T1", DType::Float32, {6, 5});
     std::string t2 = b.transient("T2", DType::Float32, {6, 5});
@@ -87,7 +73,7 @@ private slots:
 
   void fusesADiamond() {
     // m0: X -> T1, m1: X -> T2 (independent), m2: T1, T2 -> Y.
-    auto m = build([&](expansions::SdfgBuilder& b) {
+    auto m = buildSdfg([&](expansions::SdfgBuilder& b) {
       args(b.sdfg());
       std::string t1 = b.transient("T1", DType::Float32, {6, 5});
       std::string t2 = b.transient("T2", DType::Float32, {6, 5});
@@ -115,7 +101,7 @@ private slots:
     QVERIFY2(QString::fromStdString(why2.firstError()->message).contains("through a path outside the selection"),
              why2.firstError()->message.c_str());
     // Unequal ranges.
-    auto u = build([&](expansions::SdfgBuilder& b) {
+    auto u = buildSdfg([&](expansions::SdfgBuilder& b) {
       args(b.sdfg());
       std::string t1 = b.transient("T1", DType::Float32, {6, 5});
       b.mappedTasklet("m0", expansions::fullRangeParams({6, 5}), {{"x", "X", "i0, i1"}}, "a = x", {{"a", t1, "i0, i1", ""}});

@@ -2,7 +2,7 @@
 // clashing names renamed) and numbers (same outputs, compiled and run) on the producer -> scalar ->
 // consumer pair MapFusion leaves inside a fused map, and on a top-level pair; refusals for an
 // intermediate array and for a scalar read elsewhere.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 
 #include "core/expansions/Expansion.h"
 #include "core/expansions/SdfgBuilder.h"
@@ -16,31 +16,12 @@ using namespace dcw::testsupport;
 
 namespace {
 
-template <class Fn>
-std::unique_ptr<Sdfg> build(Fn&& fn) {
-  Sdfg dummy("dummy");
-  State& ds = *dummy.addState("s");
-  auto* ln = ds.add<LibraryNode>("op");
-  expansions::ExpansionContext ctx(dummy, ds, *ln, "test");
-  expansions::SdfgBuilder b(ctx, "fusion_test");
-  fn(b);
-  auto r = b.finish();
-  if (!r) return nullptr;
-  (*r)->reassignIds();
-  return std::move(*r);
-}
-
-void arg(Sdfg& s, const std::string& name, std::vector<sym::Expr> shape, bool input) {
-  s.addArray(name, DType::Float32, std::move(shape));
-  (input ? s.inputs : s.outputs).push_back(name);
-}
-
 // X -> map { a = 2x + 1 } -> T[i] -> map { y = sigmoid(t) * x + j1 } -> Y, then MapFusion (no history).
 std::unique_ptr<Sdfg> fusedMap() {
-  auto m = build([&](expansions::SdfgBuilder& b) {
+  auto m = buildSdfg([&](expansions::SdfgBuilder& b) {
     Sdfg& s = b.sdfg();
-    arg(s, "X", {4, 6}, true);
-    arg(s, "Y", {4, 6}, false);
+    addArg(s, "X", {4, 6}, true);
+    addArg(s, "Y", {4, 6}, false);
     std::string t = b.transient("T", DType::Float32, {4, 6});
     b.mappedTasklet("produce", expansions::fullRangeParams({4, 6}), {{"x", "X", "i0, i1"}}, "a = x * 2 + 1",
                     {{"a", t, "i0, i1", ""}});
@@ -86,10 +67,10 @@ private slots:
   }
 
   void mergesTopLevelTasklets() {
-    auto m = build([&](expansions::SdfgBuilder& b) {
+    auto m = buildSdfg([&](expansions::SdfgBuilder& b) {
       Sdfg& s = b.sdfg();
-      arg(s, "X", {3}, true);
-      arg(s, "Y", {1}, false);
+      addArg(s, "X", {3}, true);
+      addArg(s, "Y", {1}, false);
       std::string t = b.transient("T", DType::Float32, {});
       b.mappedTasklet("produce", {}, {{"x", "X", "1"}}, "let u = x * x\na = u - 1", {{"a", t, "", ""}});
       b.mappedTasklet("consume", {}, {{"u", t, ""}, {"v", "X", "2"}}, "y = exp(u) + v", {{"y", "Y", "0", ""}});
@@ -105,10 +86,10 @@ private slots:
   }
 
   void refusesArraysAndSharedScalars() {
-    auto m = build([&](expansions::SdfgBuilder& b) {
+    auto m = buildSdfg([&](expansions::SdfgBuilder& b) {
       Sdfg& s = b.sdfg();
-      arg(s, "X", {3}, true);
-      arg(s, "Y", {1}, false);
+      addArg(s, "X", {3}, true);
+      addArg(s, "Y", {1}, false);
       std::string t = b.transient("T", DType::Float32, {3});
       b.mappedTasklet("produce", {}, {{"x", "X", "1"}}, "a = x * 2", {{"a", t, "0", ""}});
       b.mappedTasklet("consume", {}, {{"u", t, "0"}}, "y = u + 1", {{"y", "Y", "0", ""}});
@@ -118,11 +99,11 @@ private slots:
     QVERIFY2(QString::fromStdString(why.firstError()->message).contains("holds more than one element"),
              why.firstError()->message.c_str());
 
-    auto m2 = build([&](expansions::SdfgBuilder& b) {
+    auto m2 = buildSdfg([&](expansions::SdfgBuilder& b) {
       Sdfg& s = b.sdfg();
-      arg(s, "X", {3}, true);
-      arg(s, "Y", {1}, false);
-      arg(s, "Z", {1}, false);
+      addArg(s, "X", {3}, true);
+      addArg(s, "Y", {1}, false);
+      addArg(s, "Z", {1}, false);
       std::string t = b.transient("T", DType::Float32, {});
       b.mappedTasklet("produce", {}, {{"x", "X", "1"}}, "a = x * 2", {{"a", t, "", ""}});
       b.mappedTasklet("consume", {}, {{"u", t, ""}}, "y = u + 1", {{"y", "Y", "0", ""}});

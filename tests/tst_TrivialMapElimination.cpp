@@ -1,7 +1,7 @@
 // TrivialMapElimination: map dimensions with one iteration disappear (parameter replaced by the
 // range begin in memlets and tasklet code); a map with no dimension left disappears entirely.
 // Structure, numbers (same outputs, exact undo/redo) on real ONNX models, and refusals.
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/catalogue/MapExpansion.h"
 #include "transforms/catalogue/TrivialMapElimination.h"
@@ -13,16 +13,6 @@ using namespace dcw::ir;
 using namespace dcw::testsupport;
 
 namespace {
-
-MapEntry* mapNamed(const Sdfg& s, const std::string& label) {
-  for (auto* m : allNodes<MapEntry>(s))
-    if (m->label() == label) return m;
-  return nullptr;
-}
-
-std::string dataPath(const std::string& file) {
-  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/maps/" + file;
-}
 
 // Whether a memlet on an edge out of the map's entry or into its exit names the symbol.
 bool mentions(const State& st, const MapEntry& me, const std::string& symbol) {
@@ -78,7 +68,7 @@ private slots:
 
   void substitutesInTaskletCode() {
     // EyeLike on 1x4: the row parameter iterates once and the tasklet reads it (select(i1 - i0 == 1, ...)).
-    auto m = loadModel(dataPath("eyelike_1x4.onnx"));
+    auto m = loadModel(mapsDataPath("eyelike_1x4.onnx"));
     QVERIFY(m);
     MapEntry* me = mapNamed(*m, "eye_map");
     QVERIFY(me);
@@ -97,7 +87,7 @@ private slots:
   void removesAnInnerMapOfANest() {
     // After MapExpansion of the 1x4 map, the outer map iterates once; removing it leaves the inner
     // map at top level with the row fixed to 0.
-    auto m = loadModel(dataPath("eyelike_1x4.onnx"));
+    auto m = loadModel(mapsDataPath("eyelike_1x4.onnx"));
     QVERIFY(m);
     MapEntry* me = mapNamed(*m, "eye_map");
     const std::string row = me->params[0];

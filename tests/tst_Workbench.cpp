@@ -5,6 +5,7 @@
 // node names; and the bad-file path with dialogs on (the error dialog names the file, the app stays
 // usable and keeps the previous model).
 #include "app/gui/MainWindow.h"
+#include "support/GuiTestSupport.h"
 
 #include "core/ir/Sdfg.h"
 #include "views/GraphCanvas.h"
@@ -31,9 +32,10 @@
 
 using dcw::gui::MainWindow;
 using namespace dcw;
+using dcw::testsupport::openModel;
 
 namespace {
-const QString kModel = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+const QString& kModel = testsupport::kTinyResnet;
 
 ir::ElementId idOf(const ir::Sdfg& s, const std::string& label, ir::ElementKind kind) {
   ir::ElementId found = ir::kNoId;
@@ -47,18 +49,9 @@ ir::ElementId idOf(const ir::Sdfg& s, const std::string& label, ir::ElementKind 
 class TestWorkbench : public QObject {
   Q_OBJECT
 
-  bool open(MainWindow& w, const QString& path) {
-    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
-    w.openFile(path);
-    if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 60000)) return false;
-    return QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000);
-  }
-
 private slots:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_Workbench"));
+    testsupport::useTestSettings(QStringLiteral("tst_Workbench"));
     QSettings().clear();
     if (!QFileInfo::exists(kModel)) QSKIP("tiny_resnet.onnx is missing");
   }
@@ -68,7 +61,7 @@ private slots:
     w.setShowsDialogs(false);
     QAbstractItemModelTester tester(w.inspectorModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
     w.show();
-    QVERIFY(open(w, kModel));
+    QVERIFY(openModel(w, kModel));
     QVERIFY(w.canvas()->visualGraph()->nodes.size() > 20);
     const ir::Sdfg& s = *w.sdfg();
     ir::ElementId conv = idOf(s, "block1.conv1.Conv", ir::ElementKind::LibraryNode);
@@ -105,7 +98,7 @@ private slots:
     MainWindow w;
     w.setShowsDialogs(false);
     w.show();
-    QVERIFY(open(w, kModel));
+    QVERIFY(openModel(w, kModel));
     w.searchField()->setText(QStringLiteral("conv"));
     QVERIFY(w.canvas()->matchCount() > 3);
     QTest::keyClick(w.searchField(), Qt::Key_Return); // next
@@ -141,7 +134,7 @@ private slots:
   void badFileDialog() {
     MainWindow w; // dialogs on, as in the app
     w.show();
-    QVERIFY(open(w, kModel));
+    QVERIFY(openModel(w, kModel));
     const ir::Sdfg* before = w.sdfg();
     const QString bad = QStringLiteral(DCW_SOURCE_DIR "/tests/data/bad/truncated.onnx");
     if (!QFileInfo::exists(bad)) QSKIP("tests/data/bad/truncated.onnx is missing");

@@ -4,11 +4,16 @@
 #pragma once
 
 #include "core/ir/Sdfg.h"
+#include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
 #include "transforms/Match.h"
 
 #include <map>
 #include <string>
+
+namespace dcw::ir {
+class MapEntry;
+}
 
 namespace dcw::transforms {
 
@@ -27,5 +32,20 @@ public:
 private:
   std::map<std::string, ir::Element*> elements_;
 };
+
+// canApply's uniform reporting: whether `r` holds a value; when it does not, its error goes to
+// `whyNot` (when given). Lets a precondition chain read `return holds(b, whyNot) && holds(plan(..), whyNot);`.
+template <class T>
+bool holds(const Expected<T>& r, Diagnostics* whyNot) {
+  if (r) return true;
+  if (whyNot) whyNot->add(r.error());
+  return false;
+}
+
+// The canApply preamble of the single-map transformations: resolves `match`, whose `slot` must be a
+// map entry (with at least one parameter when `needsParams`). Otherwise reports why to `whyNot`
+// ("is not a map entry", "the map has no parameters" at the slot's path) and returns nullptr.
+ir::MapEntry* resolveMapEntry(const Match& match, const ir::Sdfg& root, const std::string& slot, Diagnostics* whyNot,
+                              bool needsParams = true);
 
 } // namespace dcw::transforms

@@ -51,4 +51,15 @@ public:
   Expected<void> checkOptions(const Match& match, const std::string& where) const;
 };
 
+// apply's side of a transformation whose canApply is an analysis filling a plan
+// (`analyse(match, root, plan, whyNot)`): runs it and turns a refusal into an error at the path of
+// `slot`, with the first reason the analysis gave, or `fallback` when it gave none.
+template <class Plan, class Analyse>
+Expected<void> analyseForApply(Analyse&& analyse, const Match& match, const ir::Sdfg& root, Plan& plan,
+                               const std::string& slot, const std::string& fallback = "does not apply") {
+  Diagnostics why;
+  if (analyse(match, root, plan, &why)) return {};
+  return fail(match.elements.at(slot), why.firstError() ? why.firstError()->message : fallback);
+}
+
 } // namespace dcw::transforms

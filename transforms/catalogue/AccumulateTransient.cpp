@@ -4,6 +4,7 @@
 #include "core/ir/MapNodes.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/LocalStorageTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <algorithm>
@@ -15,129 +16,19 @@ using namespace dcw::ir;
 
 namespace {
 
-// ---- box of what a map reads or writes (shared shape with InLocalStorage.cpp, OutLocalStorage.cpp) -------------------
-
-// Assumptions for the provers: every parameter of the maps enclosing `n` lies in its range.
-sym::Assumptions scopeAssumptions(const State& st, const Node& n) {
-  sym::Assumptions a;
-  for (const MapEntry* m = scope::enclosing(st, n); m; m = scope::enclosing(st, *m))
-    for (size_t k = 0; k < m->params.size(); ++k) {
-      a.setLower(m->params[k], m->range[k].begin);
-      a.setUpper(m->params[k], m->range[k].end - 1);
-    }
-  return a;
-}
-
-// A constant upper bound of e; min(a, b) - c is bounded as min(a - c, b - c).
-std::optional<int64_t> upperBound(const sym::Expr& e, const sym::Assumptions& a) {
-  if (e.op() == sym::Op::Min) {
-    std::optional<int64_t> best;
-    for (auto& o : e.operands())
-      if (auto u = upperBound(o, a)) best = best ? std::min(*best, *u) : *u;
-    return best;
-  }
-  if (e.op() == sym::Op::Add) {
-    for (size_t i = 0; i < e.operands().size(); ++i) {
-      const sym::Expr& m = e.operands()[i];
-      if (m.op() != sym::Op::Min) continue;
-      sym::Expr rest(0);
-      for (size_t j = 0; j < e.operands().size(); ++j)
-        if (j != i) rest = rest + e.operands()[j];
-      std::optional<int64_t> best;
-      for (auto& o : m.operands())
-        if (auto u = upperBound(o + rest, a)) best = best ? std::min(*best, *u) : *u;
-      if (best) return best;
-    }
-  }
-  return sym::bounds(e, a).second;
-}
-
-bool nonDecreasing(const sym::Expr& e, const std::string& p) {
-  if (!e.freeSymbols().count(p)) return true;
-  sym::Expr sp = sym::Expr::symbol(p);
-  auto d = (e.substitute({{p, sp + 1}}) - e).constantValue();
-  return d && *d >= 0;
-}
-
-// [lo, hi) per dimension of the union of `subsets` over the map's range; nullopt when a subset is
-// not monotone in the parameters or the ranks differ.
-struct Box {
-  std::vector<sym::Expr> lo, hi;
-};
-std::optional<Box> boxOver(const std::vector<Subset>& subsets, const MapEntry& m) {
-  if (subsets.empty()) return std::nullopt;
-  std::map<std::string, sym::Expr> first, last;
-  for (size_t k = 0; k < m.params.size(); ++k) {
-    if (m.range[k].step != sym::Expr(1)) return std::nullopt;
-    first[m.params[k]] = m.range[k].begin;
-    last[m.params[k]] = m.range[k].end - 1;
-  }
-  Box b;
-  const size_t rank = subsets[0].rank();
-  for (size_t d = 0; d < rank; ++d) {
-    std::optional<sym::Expr> lo, hi;
-    for (const Subset& s : subsets) {
-      if (s.rank() != rank) return std::nullopt;
-      const Range& r = s[d];
-      for (auto& p : m.params)
-        if (!nonDecreasing(r.begin, p) || !nonDecreasing(r.end, p)) return std::nullopt;
-      sym::Expr l = r.begin.substitute(first), h = r.end.substitute(last);
-      lo = lo ? sym::min(*lo, l) : l;
-      hi = hi ? sym::max(*hi, h) : h;
-    }
-    b.lo.push_back(*lo);
-    b.hi.push_back(*hi);
-  }
-  return b;
-}
-
-Subset shiftedBack(const Subset& s, const std::vector<sym::Expr>& lo) {
-  Subset r = s;
-  for (size_t k = 0; k < r.rank() && k < lo.size(); ++k) {
-    r.ranges()[k].begin = s[k].begin - lo[k];
-    r.ranges()[k].end = s[k].end - lo[k];
-  }
-  return r;
-}
-
-// The edges inside map exits that feed `conn` of `n` (transitively through nested exits).
-void upstream(const State& st, const Node& n, const std::string& conn, std::vector<DataflowEdge*>& out) {
-  if (n.kind() != ElementKind::MapExit || conn.rfind("OUT_", 0) != 0) return;
-  std::string in = "IN_" + conn.substr(4);
-  for (auto* e : st.inEdges(n.id()))
-    if (e->dstConnector == in) {
-      out.push_back(e);
-      if (Node* src = st.node(e->src)) upstream(st, *src, e->srcConnector, out);
-    }
-}
-
-std::string freshDataName(const Sdfg& s, const std::string& base) {
-  if (!s.findData(base)) return base;
-  for (int i = 1;; ++i)
-    if (!s.findData(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
-}
-
-
-// ---------------------------------------------------------------------------------------------------
-
 struct Plan {
   DataflowEdge* between = nullptr;  // inner exit -> outer exit, carrying the array
   std::vector<DataflowEdge*> inner; // memlets on the array inside the inner map
   const DataDescriptor* desc = nullptr;
-  Box box;
+  localstorage::Box box;
   std::vector<sym::Expr> shape;     // constant buffer shape
 };
 
 Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& b) {
   const std::string& path = match.elements.at("inner");
-  auto* ix = b.get<MapExit>("inner");
-  auto* ox = b.get<MapExit>("outer");
-  State* st = b.stateOf("inner");
-  if (!ix || !ox || !st || b.stateOf("outer") != st) return fail(path, "`inner` and `outer` must be map exits of one state");
-  auto* inner = dynamic_cast<MapEntry*>(st->node(ix->entryId));
-  auto* outer = dynamic_cast<MapEntry*>(st->node(ox->entryId));
-  if (!inner || !outer) return fail(path, "a map exit has no entry");
-  if (scope::enclosing(*st, *inner) != outer) return fail(path, "the inner map is not directly inside the outer map");
+  auto maps = localstorage::resolveNestedExits(b, path);
+  if (!maps) return maps.takeError();
+  auto [st, ix, ox, inner, outer] = *maps;
   const Sdfg& sdfg = *owningSdfg(inner);
   std::string array = t.option(match, "array");
   Plan p;
@@ -154,11 +45,11 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
   const std::string& wcr = p.between->memlet.wcr;
   if (wcr.empty()) return fail(path, "'" + array + "' is written without write-conflict resolution", "use OutLocalStorage");
   if (wcr != "sum" && wcr != "prod") return fail(path, "write-conflict resolution '" + wcr + "' is not handled (only sum and prod)");
-  p.desc = sdfg.findData(array);
-  if (!p.desc || p.desc->shape.empty() || !p.desc->wrappers.empty() || !p.desc->rankKnown)
-    return fail(path, "'" + array + "' is not an array of known rank");
+  auto desc = localstorage::bufferableArray(sdfg, array, path);
+  if (!desc) return desc.takeError();
+  p.desc = *desc;
   if (!isFloating(p.desc->dtype) && !isInteger(p.desc->dtype)) return fail(path, "'" + array + "' does not hold numbers");
-  upstream(*st, *ix, p.between->srcConnector, p.inner);
+  scope::upstream(*st, *ix, p.between->srcConnector, p.inner);
   std::vector<Subset> direct;
   for (auto* e : p.inner) {
     if (e->memlet.isEmpty()) continue;
@@ -166,27 +57,15 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
     if (e->memlet.wcr != wcr) return fail(path, "'" + array + "' is written inside the inner map without the same write-conflict resolution");
     if (e->dst == ix->id()) direct.push_back(e->memlet.subset);
   }
-  std::set<ElementId> chain;
-  for (auto* e : p.inner) chain.insert(e->id());
-  chain.insert(p.between->id());
-  std::set<ElementId> insideOuter;
-  for (Node* n : scope::nodesInside(*st, *outer)) insideOuter.insert(n->id());
-  for (auto& e : st->edges())
-    if (insideOuter.count(e->dst) && e->memlet.data == array && !chain.count(e->id()))
-      return fail(path, "'" + array + "' is also accessed inside the outer map", "a local accumulator would hide those accesses");
-  for (Node* n : scope::nodesInside(*st, *outer))
-    if (auto* a = dynamic_cast<AccessNode*>(n); a && a->data() == array)
-      return fail(path, "'" + array + "' has an access node inside the outer map");
-  auto box = boxOver(direct, *inner);
+  std::vector<DataflowEdge*> chain = p.inner;
+  chain.push_back(p.between);
+  if (auto only = localstorage::onlyChainTouches(*st, *outer, array, chain, path, "a local accumulator would hide those accesses"); !only) return only.takeError();
+  auto box = localstorage::boxOver(direct, *inner);
   if (!box) return fail(path, "the region the inner map writes cannot be bounded");
   p.box = *box;
-  if (p.box.lo.size() != p.desc->shape.size()) return fail(path, "the region of '" + array + "' has the wrong rank");
-  sym::Assumptions a = scopeAssumptions(*st, *inner);
-  for (size_t k = 0; k < p.box.lo.size(); ++k) {
-    auto u = upperBound(p.box.hi[k] - p.box.lo[k], a);
-    if (!u || *u < 1) return fail(path, "the region of '" + array + "' written per iteration has no constant size (" + (p.box.hi[k] - p.box.lo[k]).str() + ")", "tile the map first");
-    p.shape.emplace_back(*u);
-  }
+  auto shape = localstorage::bufferShape(p.box, *p.desc, *st, *inner, path, array, "written");
+  if (!shape) return shape.takeError();
+  p.shape = *shape;
   return p;
 }
 
@@ -203,16 +82,7 @@ std::vector<OptionSpec> AccumulateTransient::options() const {
 
 bool AccumulateTransient::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
-  auto p = plan(*this, match, *b);
-  if (!p) {
-    if (whyNot) whyNot->add(p.error());
-    return false;
-  }
-  return true;
+  return holds(b, whyNot) && holds(plan(*this, match, *b), whyNot);
 }
 
 Expected<void> AccumulateTransient::apply(const Match& match, edit::Editor& ed) const {
@@ -229,22 +99,9 @@ Expected<void> AccumulateTransient::apply(const Match& match, edit::Editor& ed) 
   const std::string array = p->desc->name();
   const std::string wcr = p->between->memlet.wcr;
 
-  auto d = std::make_unique<DataDescriptor>(freshDataName(sdfg, array + "_acc"));
-  d->dtype = p->desc->dtype;
-  d->shape = p->shape;
-  d->strides = DataDescriptor::contiguousStrides(d->shape);
-  d->transient = true;
-  d->lifetime = Lifetime::Scope;
-  auto total = d->totalSize().constantValue();
-  d->storage = total && *total * int64_t(dtypeSize(d->dtype)) <= 4096 ? StorageType::CpuStack : StorageType::Default;
-  const std::string acc = d->name();
-  ed.addData(sdfg, std::move(d));
+  const std::string acc = localstorage::addScopeBuffer(ed, sdfg, *p->desc, array + "_acc", p->shape);
 
-  std::vector<Range> region, inBuffer;
-  for (size_t k = 0; k < p->box.lo.size(); ++k) {
-    region.push_back(Range{p->box.lo[k], p->box.hi[k], 1});
-    inBuffer.push_back(Range{0, p->box.hi[k] - p->box.lo[k], 1});
-  }
+  const auto [region, inBuffer] = localstorage::rangesOf(p->box);
 
   // The initialising map over the whole buffer, inside the outer map, ordered before the inner map.
   std::vector<std::string> params;
@@ -279,13 +136,7 @@ Expected<void> AccumulateTransient::apply(const Match& match, edit::Editor& ed) 
 
   // The inner map accumulates into the buffer.
   std::string outConn = p->between->srcConnector, inConn = p->between->dstConnector;
-  for (auto* e : p->inner)
-    if (!e->memlet.isEmpty()) {
-      Memlet m = e->memlet;
-      m.data = acc;
-      m.subset = shiftedBack(m.subset, p->box.lo);
-      ed.set(*e, &DataflowEdge::memlet, m);
-    }
+  localstorage::redirectIntoBuffer(ed, p->inner, acc, p->box);
   ed.removeEdge(st, p->between->id());
   auto* accOut = ed.add<AccessNode>(st, acc);
   auto* dst = ed.add<AccessNode>(st, array);

@@ -3,6 +3,8 @@
 #include "core/ir/AccessNode.h"
 #include "core/ir/MapNodes.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/CopyTools.h"
+#include "transforms/catalogue/LocalStorageTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <algorithm>
@@ -14,44 +16,12 @@ using namespace dcw::ir;
 
 namespace {
 
-bool sameExpr(const sym::Expr& a, const sym::Expr& b) {
-  if (a == b) return true;
-  auto d = (a - b).constantValue();
-  return d && *d == 0;
-}
-
-void upstream(const State& st, const Node& n, const std::string& conn, std::vector<DataflowEdge*>& out) {
-  if (n.kind() != ElementKind::MapExit || conn.rfind("OUT_", 0) != 0) return;
-  std::string in = "IN_" + conn.substr(4);
-  for (auto* e : st.inEdges(n.id()))
-    if (e->dstConnector == in) {
-      out.push_back(e);
-      if (Node* src = st.node(e->src)) upstream(st, *src, e->srcConnector, out);
-    }
-}
-
-void downstream(const State& st, const Node& n, const std::string& conn, std::vector<DataflowEdge*>& out) {
-  if (n.kind() != ElementKind::MapEntry || conn.rfind("IN_", 0) != 0) return;
-  std::string o = "OUT_" + conn.substr(3);
-  for (auto* e : st.outEdges(n.id()))
-    if (e->srcConnector == o) {
-      out.push_back(e);
-      if (Node* dst = st.node(e->dst)) downstream(st, *dst, e->dstConnector, out);
-    }
-}
-
 // Whether `s` is exactly [p0, ..., pn] for the map's parameters.
 bool identityIndex(const Subset& s, const MapEntry& m) {
   if (s.rank() != m.params.size()) return false;
   for (size_t k = 0; k < s.rank(); ++k)
     if (!(s[k] == Range::index(sym::Expr::symbol(m.params[k])))) return false;
   return true;
-}
-
-std::string freshDataName(const Sdfg& s, const std::string& base) {
-  if (!s.findData(base)) return base;
-  for (int i = 1;; ++i)
-    if (!s.findData(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
 }
 
 struct Plan {
@@ -109,12 +79,12 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
     if (m->params.size() != rank) return fail(path, "map '" + m->label() + "' has " + std::to_string(m->params.size()) + " parameters for an array of rank " + std::to_string(rank));
     for (size_t k = 0; k < rank; ++k) {
       const Range& r = m->range[k];
-      if (r.step != sym::Expr(1) || !sameExpr(r.begin, 0) || !sameExpr(r.end, p.desc->shape[k]))
+      if (r.step != sym::Expr(1) || !copy::sameExpr(r.begin, 0) || !copy::sameExpr(r.end, p.desc->shape[k]))
         return fail(path, "map '" + m->label() + "' does not range over the shape of '" + A + "' (" + m->range.str() + ")");
     }
   }
-  upstream(*st, *p.x1, p.in->srcConnector, p.writes);
-  downstream(*st, *p.e2, p.out->dstConnector, p.reads);
+  scope::upstream(*st, *p.x1, p.in->srcConnector, p.writes);
+  scope::downstream(*st, *p.e2, p.out->dstConnector, p.reads);
   for (auto* e : p.writes) {
     if (e->memlet.data != A || !e->memlet.wcr.empty()) return fail(path, "the first map writes '" + A + "' with a memlet other than a plain element write");
     if (e->dst == p.x1->id() && !identityIndex(e->memlet.subset, *p.e1))
@@ -144,16 +114,7 @@ std::vector<OptionSpec> BufferTiling::options() const {
 
 bool BufferTiling::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
-  auto p = plan(*this, match, *b);
-  if (!p) {
-    if (whyNot) whyNot->add(p.error());
-    return false;
-  }
-  return true;
+  return holds(b, whyNot) && holds(plan(*this, match, *b), whyNot);
 }
 
 Expected<void> BufferTiling::apply(const Match& match, edit::Editor& ed) const {
@@ -252,16 +213,7 @@ Expected<void> BufferTiling::apply(const Match& match, edit::Editor& ed) const {
   }
 
   // The array shrinks to one tile, indexed relative to the tile's origin.
-  auto d = std::make_unique<DataDescriptor>(freshDataName(sdfg, A + "_tile"));
-  d->dtype = p->desc->dtype;
-  d->shape = tileShape;
-  d->strides = DataDescriptor::contiguousStrides(tileShape);
-  d->transient = true;
-  d->lifetime = Lifetime::Scope;
-  auto total = d->totalSize().constantValue();
-  d->storage = total && *total * int64_t(dtypeSize(d->dtype)) <= 4096 ? StorageType::CpuStack : StorageType::Default;
-  const std::string local = d->name();
-  ed.addData(sdfg, std::move(d));
+  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p->desc, A + "_tile", tileShape);
   auto relative = [&](const Subset& s) {
     Subset r = s;
     for (size_t k = 0; k < r.rank(); ++k) {

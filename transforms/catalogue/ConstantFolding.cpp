@@ -53,10 +53,7 @@ const Pattern& ConstantFolding::pattern() const {
 
 bool ConstantFolding::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  if (!holds(b, whyNot)) return false;
   const std::string& path = match.elements.at("node");
   auto* n = b->get<LibraryNode>("node");
   State* st = b->stateOf("node");

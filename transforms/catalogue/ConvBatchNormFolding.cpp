@@ -2,6 +2,7 @@
 
 #include "core/ir/LibraryNode.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/GraphTools.h"
 
 #include <cmath>
 #include <cstring>
@@ -12,12 +13,6 @@ namespace dcw::transforms {
 using namespace dcw::ir;
 
 namespace {
-
-const DataflowEdge* inEdge(const State& st, const Node& n, const std::string& conn) {
-  for (auto* e : st.inEdges(n.id()))
-    if (e->dstConnector == conn) return e;
-  return nullptr;
-}
 
 std::vector<double> valuesOf(const Tensor& t) {
   std::vector<double> v(size_t(t.elementCount()));
@@ -56,10 +51,7 @@ struct Plan {
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
-  if (!bind) {
-    if (whyNot) whyNot->add(bind.error());
-    return false;
-  }
+  if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("conv");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
@@ -85,11 +77,11 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     return true;
   };
   // Conv: constant weights, optional constant bias, one output edge to C.
-  p.w = inEdge(st, *p.conv, "W");
+  p.w = graph::inEdge(st, *p.conv, "W");
   if (!constantAt(p.w, "Conv's weight", &p.W)) return false;
   if (p.W->constant->dims.size() < 3) return fail("the Conv's weight has rank < 3");
   const int64_t M = p.W->constant->dims[0];
-  p.bias = inEdge(st, *p.conv, "B");
+  p.bias = graph::inEdge(st, *p.conv, "B");
   if (p.bias && !constantAt(p.bias, "Conv's bias", &p.B)) return false;
   if (p.B && (p.B->constant->dims != std::vector<int64_t>{M})) return fail("the Conv's bias does not have shape [M]");
   auto convOut = st.outEdges(p.conv->id());
@@ -97,11 +89,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   const DataDescriptor* C = sdfg->findData(p.c->data());
   if (!C || !C->transient) return fail("the Conv's output is an output of the model", "it must stay computed");
   if (C->dtype != DType::Float32) return fail("the Conv's output is not float32");
-  size_t cAccess = 0;
-  for (State* s : sdfg->allStates())
-    for (auto& n : s->nodes())
-      if (auto* an = dynamic_cast<AccessNode*>(n.get()); an && an->data() == C->name()) ++cAccess;
-  if (cAccess != 1 || st.inEdges(p.c->id()).size() != 1 || st.outEdges(p.c->id()).size() != 1)
+  if (graph::accessCount(*sdfg, C->name()) != 1 || st.inEdges(p.c->id()).size() != 1 || st.outEdges(p.c->id()).size() != 1)
     return fail("the Conv's output '" + C->name() + "' is used by other nodes than the BatchNormalization");
   if (st.outEdges(p.c->id())[0]->dstConnector != "X") return fail("the Conv's output is not the BatchNormalization's input X");
   // BatchNormalization: inference mode, constant parameters of shape [M].
@@ -128,17 +116,11 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
                 {"input_mean", "BatchNormalization's mean", &p.mean},
                 {"input_var", "BatchNormalization's var", &p.var}};
   for (auto& prm : params) {
-    if (!constantAt(inEdge(st, *p.bn, prm.conn), prm.what, prm.out)) return false;
+    if (!constantAt(graph::inEdge(st, *p.bn, prm.conn), prm.what, prm.out)) return false;
     if ((*prm.out)->constant->dims != std::vector<int64_t>{M})
       return fail(std::string("the ") + prm.what + " does not have shape [" + std::to_string(M) + "]");
   }
   return true;
-}
-
-std::string freshName(const Sdfg& s, const std::string& base) {
-  std::string n = base;
-  for (int k = 1; s.findData(n); ++k) n = base + "_" + std::to_string(k);
-  return n;
 }
 
 } // namespace
@@ -157,9 +139,7 @@ bool ConvBatchNormFolding::canApply(const Match& match, const Sdfg& root, Diagno
 
 Expected<void> ConvBatchNormFolding::apply(const Match& match, edit::Editor& ed) const {
   Plan p;
-  Diagnostics why;
-  if (!analyse(match, ed.root(), p, &why))
-    return fail(match.elements.at("conv"), why.firstError() ? why.firstError()->message : "does not apply");
+  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "conv"); !ok) return ok;
   State& st = *p.conv->parent();
   Sdfg& sdfg = *owningSdfg(p.conv);
 
@@ -196,8 +176,8 @@ Expected<void> ConvBatchNormFolding::apply(const Match& match, edit::Editor& ed)
   for (auto* e : st.inEdges(p.bn->id()))
     if (e->src != p.c->id()) oldConstNodes.insert(e->src);
   const std::string cData = p.c->data();
-  const std::string wName = freshName(sdfg, p.W->name() + "_folded");
-  const std::string bName = freshName(sdfg, p.conv->label() + "_folded_bias");
+  const std::string wName = graph::freshDataName(sdfg, p.W->name() + "_folded");
+  const std::string bName = graph::freshDataName(sdfg, p.conv->label() + "_folded_bias");
   LibraryNode& conv = *p.conv;
 
   ed.removeEdge(st, p.w->id());

@@ -4,6 +4,7 @@
 #include "core/ir/MapNodes.h"
 #include "core/ir/Path.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <set>
@@ -13,26 +14,6 @@ namespace dcw::transforms {
 using namespace dcw::ir;
 
 namespace {
-
-// Whether a control-flow condition or assignment of the SDFG (conservatively: of any SDFG below it)
-// names `name`.
-bool namedInControlFlow(const Sdfg& s, const std::string& name) {
-  bool found = false;
-  auto has = [&](const sym::Expr& x) { return x.freeSymbols().count(name) > 0; };
-  s.forEachElement([&](const Element& e) {
-    if (found) return;
-    if (auto* ie = dynamic_cast<const InterstateEdge*>(&e)) {
-      if (has(ie->condition)) found = true;
-      for (auto& [k, v] : ie->assignments)
-        if (k == name || has(v)) found = true;
-    } else if (auto* l = dynamic_cast<const LoopRegion*>(&e)) {
-      if (has(l->init) || has(l->condition) || has(l->update)) found = true;
-    } else if (auto* b = dynamic_cast<const BranchRegion*>(&e)) {
-      if (b->condition && has(*b->condition)) found = true;
-    }
-  });
-  return found;
-}
 
 // An access node of `data` anywhere in the SDFG with an edge to a node outside `dead` (of `deadState`).
 const AccessNode* liveReader(const Sdfg& s, const std::string& data, const State& deadState, const std::set<ElementId>& dead) {
@@ -83,7 +64,7 @@ DeadSet deadSubgraph(const Sdfg& sdfg, const State& st, const AccessNode& seed) 
         if (!allOutsDead(a->id())) break;
         if (!st.inEdges(a->id()).empty()) {
           const DataDescriptor* desc = sdfg.findData(a->data());
-          if (!desc || !desc->transient || namedInControlFlow(sdfg, a->data()) || liveReader(sdfg, a->data(), st, d.nodes))
+          if (!desc || !desc->transient || graph::namedInControlFlow(sdfg, a->data()) || liveReader(sdfg, a->data(), st, d.nodes))
             break;
         }
         d.nodes.insert(a->id());
@@ -133,10 +114,7 @@ const Pattern& DeadDataflowElimination::pattern() const {
 
 bool DeadDataflowElimination::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  if (!holds(b, whyNot)) return false;
   const std::string& path = match.elements.at("access");
   auto* a = b->get<AccessNode>("access");
   State* st = b->stateOf("access");
@@ -170,7 +148,7 @@ bool DeadDataflowElimination::canApply(const Match& match, const Sdfg& root, Dia
     if (whyNot) whyNot->error(path, "'" + a->data() + "' is read elsewhere (" + pathOf(*r) + ")");
     return false;
   }
-  if (namedInControlFlow(*sdfg, a->data())) {
+  if (graph::namedInControlFlow(*sdfg, a->data())) {
     if (whyNot) whyNot->error(path, "'" + a->data() + "' is named by a control-flow condition or assignment");
     return false;
   }

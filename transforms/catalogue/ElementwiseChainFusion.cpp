@@ -191,10 +191,7 @@ const Pattern& ElementwiseChainFusion::pattern() const {
 
 bool ElementwiseChainFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  if (!holds(b, whyNot)) return false;
   auto c = buildChain(*b, match.elements.count("first") ? match.elements.at("first") : name().data());
   if (!c) {
     if (whyNot) whyNot->add(c.error());

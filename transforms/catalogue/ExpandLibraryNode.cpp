@@ -22,10 +22,7 @@ std::vector<OptionSpec> ExpandLibraryNode::options() const {
 
 bool ExpandLibraryNode::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  if (!holds(b, whyNot)) return false;
   auto* lib = b->get<LibraryNode>("node");
   std::string path = match.elements.at("node");
   if (!lib) {

@@ -6,6 +6,7 @@
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/ControlFlowTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <map>
@@ -59,10 +60,7 @@ bool containsIdentifier(const std::string& code, const std::string& id) {
 // Fills `plan` or reports why the node cannot be inlined.
 bool analyse(const Match& match, const Sdfg& root, Plan& plan, Diagnostics* whyNot) {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  if (!holds(b, whyNot)) return false;
   const std::string& path = match.elements.at("node");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
@@ -212,36 +210,6 @@ Subset substSubset(const Subset& s, const std::map<std::string, sym::Expr>& m, c
   return Subset(rs);
 }
 
-std::unique_ptr<Node> cloneNode(const Node& n, const std::map<std::string, sym::Expr>& m) {
-  std::unique_ptr<Node> out;
-  if (auto* t = dynamic_cast<const Tasklet*>(&n)) {
-    out = std::make_unique<Tasklet>(t->label(), t->code, t->language);
-  } else if (auto* me = dynamic_cast<const MapEntry*>(&n)) {
-    auto e = std::make_unique<MapEntry>(me->label());
-    e->params = me->params;
-    e->range = substSubset(me->range, m, nullptr);
-    e->schedule = me->schedule;
-    out = std::move(e);
-  } else if (dynamic_cast<const MapExit*>(&n)) {
-    out = std::make_unique<MapExit>(n.label());
-  } else if (auto* lib = dynamic_cast<const LibraryNode*>(&n)) {
-    auto l = std::make_unique<LibraryNode>(lib->label());
-    l->domain = lib->domain;
-    l->opType = lib->opType;
-    l->opsetVersion = lib->opsetVersion;
-    l->implementation = lib->implementation;
-    l->opaque = lib->opaque;
-    l->sourceName = lib->sourceName;
-    l->attributes = lib->attributes;
-    out = std::move(l);
-  } else {
-    return nullptr;
-  }
-  out->inConnectors() = n.inConnectors();
-  out->outConnectors() = n.outConnectors();
-  return out;
-}
-
 } // namespace
 
 const Pattern& InlineNestedSDFG::pattern() const {
@@ -256,9 +224,7 @@ bool InlineNestedSDFG::canApply(const Match& match, const Sdfg& root, Diagnostic
 
 Expected<void> InlineNestedSDFG::apply(const Match& match, edit::Editor& ed) const {
   Plan plan;
-  Diagnostics why;
-  if (!analyse(match, ed.root(), plan, &why))
-    return fail(match.elements.at("node"), why.firstError() ? why.firstError()->message : "cannot be inlined");
+  if (auto ok = analyseForApply(analyse, match, ed.root(), plan, "node", "cannot be inlined"); !ok) return ok;
   Sdfg& in = plan.nsdfg->sdfg();
   State& st = *plan.outerState;
   Sdfg& outer = *plan.outer;
@@ -337,7 +303,8 @@ Expected<void> InlineNestedSDFG::apply(const Match& match, edit::Editor& ed) con
       map[an->id()] = m;
       continue;
     }
-    auto c = cloneNode(*n, plan.symbols);
+    auto c = controlflow::cloneNode(*n);
+    if (auto* me = dynamic_cast<MapEntry*>(c.get())) me->range = substSubset(me->range, plan.symbols, nullptr);
     Node* nn = ed.addNode(st, std::move(c));
     map[n->id()] = {nn, nn};
     if (auto* me = dynamic_cast<MapEntry*>(n.get())) entries[me->exitId] = static_cast<MapEntry*>(nn);

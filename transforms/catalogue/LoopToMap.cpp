@@ -6,6 +6,7 @@
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/ControlFlowTools.h"
 
 #include <map>
 #include <set>
@@ -32,10 +33,7 @@ bool insideLoop(const ControlFlowBlock* b, const LoopRegion* loop) {
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
-  if (!bind) {
-    if (whyNot) whyNot->add(bind.error());
-    return false;
-  }
+  if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("loop");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
@@ -112,38 +110,6 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   return true;
 }
 
-std::unique_ptr<Node> cloneNode(const Node& n) {
-  std::unique_ptr<Node> out;
-  if (auto* t = dynamic_cast<const Tasklet*>(&n)) {
-    out = std::make_unique<Tasklet>(t->label(), t->code, t->language);
-  } else if (auto* me = dynamic_cast<const MapEntry*>(&n)) {
-    auto e = std::make_unique<MapEntry>(me->label());
-    e->params = me->params;
-    e->range = me->range;
-    e->schedule = me->schedule;
-    out = std::move(e);
-  } else if (dynamic_cast<const MapExit*>(&n)) {
-    out = std::make_unique<MapExit>(n.label());
-  } else if (auto* an = dynamic_cast<const AccessNode*>(&n)) {
-    out = std::make_unique<AccessNode>(an->data());
-  } else if (auto* lib = dynamic_cast<const LibraryNode*>(&n)) {
-    auto l = std::make_unique<LibraryNode>(lib->label());
-    l->domain = lib->domain;
-    l->opType = lib->opType;
-    l->opsetVersion = lib->opsetVersion;
-    l->implementation = lib->implementation;
-    l->opaque = lib->opaque;
-    l->sourceName = lib->sourceName;
-    l->attributes = lib->attributes;
-    out = std::move(l);
-  } else {
-    return nullptr;
-  }
-  out->inConnectors() = n.inConnectors();
-  out->outConnectors() = n.outConnectors();
-  return out;
-}
-
 } // namespace
 
 const Pattern& LoopToMap::pattern() const {
@@ -158,9 +124,7 @@ bool LoopToMap::canApply(const Match& match, const Sdfg& root, Diagnostics* whyN
 
 Expected<void> LoopToMap::apply(const Match& match, edit::Editor& ed) const {
   Plan p;
-  Diagnostics why;
-  if (!analyse(match, ed.root(), p, &why))
-    return fail(match.elements.at("loop"), why.firstError() ? why.firstError()->message : "does not apply");
+  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "loop"); !ok) return ok;
   State& body = *p.body;
   Sdfg& sdfg = *owningSdfg(p.body);
   ControlFlowRegion& region = *p.region;
@@ -229,7 +193,7 @@ Expected<void> LoopToMap::apply(const Match& match, edit::Editor& ed) const {
         continue;
       }
     }
-    inside[n->id()] = ed.addNode(*st, cloneNode(*n));
+    inside[n->id()] = ed.addNode(*st, controlflow::cloneNode(*n, /*keepAccessLabel=*/false));
   }
   std::map<ElementId, MapEntry*> entries;
   std::map<ElementId, MapExit*> exits;

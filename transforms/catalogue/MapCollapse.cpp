@@ -9,14 +9,6 @@ namespace dcw::transforms {
 
 using namespace dcw::ir;
 
-namespace {
-
-std::string swapPrefix(const std::string& conn, const std::string& from, const std::string& to) {
-  return conn.rfind(from, 0) == 0 ? to + conn.substr(from.size()) : conn;
-}
-
-} // namespace
-
 const Pattern& MapCollapse::pattern() const {
   static const Pattern p =
       Pattern::dataflow({{"outer", {ElementKind::MapEntry}}, {"inner", {ElementKind::MapEntry}}}, {{0, 1}});
@@ -24,26 +16,9 @@ const Pattern& MapCollapse::pattern() const {
 }
 
 bool MapCollapse::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  MapEntry *outer = nullptr, *inner = nullptr;
+  if (!scope::resolvePerfectNest(match, root, whyNot, "collapse two maps with nothing between them", outer, inner)) return false;
   const std::string& path = match.elements.at("outer");
-  auto* outer = b->get<MapEntry>("outer");
-  auto* inner = b->get<MapEntry>("inner");
-  if (!outer || !inner) {
-    if (whyNot) whyNot->error(path, "outer and inner must both be map entries");
-    return false;
-  }
-  const State& st = *outer->parent();
-  const MapEntry* found = nullptr;
-  if (inner->parent() != &st || !scope::isPerfectNest(st, *outer, &found) || found != inner) {
-    if (whyNot)
-      whyNot->error(path, "the maps are not a perfect nest: the outer map must feed only the inner map",
-                    "collapse two maps with nothing between them");
-    return false;
-  }
   std::set<std::string> names(outer->params.begin(), outer->params.end());
   for (auto& p : inner->params)
     if (!names.insert(p).second) {
@@ -82,14 +57,14 @@ Expected<void> MapCollapse::apply(const Match& match, edit::Editor& ed) const {
   for (auto* e : st.outEdges(inner->id())) {
     std::string src;
     for (auto* in : st.inEdges(inner->id()))
-      if (in->dstConnector == swapPrefix(e->srcConnector, "OUT_", "IN_") && !e->srcConnector.empty()) src = in->srcConnector;
+      if (in->dstConnector == scope::swapPrefix(e->srcConnector, "OUT_", "IN_") && !e->srcConnector.empty()) src = in->srcConnector;
     add.push_back({outer, src, st.node(e->dst), e->dstConnector, e->memlet});
   }
   // Exit side: node -> inner IN_y -> inner OUT_y -> outer IN_x  becomes  node -> outer IN_x.
   for (auto* e : st.inEdges(ix->id())) {
     std::string dst;
     for (auto* out : st.outEdges(ix->id()))
-      if (out->srcConnector == swapPrefix(e->dstConnector, "IN_", "OUT_") && !e->dstConnector.empty()) dst = out->dstConnector;
+      if (out->srcConnector == scope::swapPrefix(e->dstConnector, "IN_", "OUT_") && !e->dstConnector.empty()) dst = out->dstConnector;
     add.push_back({st.node(e->src), e->srcConnector, ox, dst, e->memlet});
   }
   std::vector<std::string> params = outer->params;

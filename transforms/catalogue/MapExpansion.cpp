@@ -13,17 +13,9 @@ const Pattern& MapExpansion::pattern() const {
 }
 
 bool MapExpansion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  auto* me = resolveMapEntry(match, root, "entry", whyNot, /*needsParams=*/false);
+  if (!me) return false;
   const std::string& path = match.elements.at("entry");
-  auto* me = b->get<MapEntry>("entry");
-  if (!me) {
-    if (whyNot) whyNot->error(path, "is not a map entry");
-    return false;
-  }
   if (me->params.size() < 2) {
     if (whyNot) whyNot->error(path, "the map has only one dimension", "expand maps with two or more parameters");
     return false;

@@ -5,9 +5,9 @@
 #include "core/ir/Tasklet.h"
 #include "core/tasklet/TaskletCode.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
-#include <deque>
 
 namespace dcw::transforms {
 
@@ -106,18 +106,9 @@ std::optional<std::map<std::string, std::string>> MapFusion::sameIterationSpace(
 }
 
 bool MapFusion::reaches(const State& st, ElementId from, ElementId to, ElementId avoid) {
-  std::set<ElementId> seen{from};
-  std::deque<ElementId> q{from};
-  while (!q.empty()) {
-    ElementId n = q.front();
-    q.pop_front();
-    for (auto* e : st.outEdges(n)) {
-      if (e->dst == to) return true;
-      if (e->dst == avoid || !seen.insert(e->dst).second) continue;
-      q.push_back(e->dst);
-    }
-  }
-  return false;
+  // Reaching `to` wins over avoiding it: when `to` is `avoid`, nothing is avoided.
+  if (to == avoid) return graph::reachesAvoiding(st, from, to, {});
+  return graph::reachesAvoiding(st, from, to, {avoid});
 }
 
 std::optional<MapFusion::Refusal> MapFusion::checkProducerConsumer(const State& st, const MapExit& x1, const AccessNode& a,
@@ -200,10 +191,7 @@ std::optional<MapFusion::Refusal> MapFusion::checkProducerConsumer(const State& 
 
 bool MapFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  if (!holds(b, whyNot)) return false;
   auto* x1 = b->get<MapExit>("first_exit");
   auto* a = b->get<AccessNode>("array");
   auto* e2 = b->get<MapEntry>("second_entry");

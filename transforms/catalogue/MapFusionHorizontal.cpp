@@ -64,10 +64,7 @@ const Pattern& MapFusionHorizontal::pattern() const {
 
 bool MapFusionHorizontal::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  if (!holds(b, whyNot)) return false;
   auto* in = b->get<AccessNode>("input");
   auto* e1 = b->get<MapEntry>("first");
   auto* e2 = b->get<MapEntry>("second");

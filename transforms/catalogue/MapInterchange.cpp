@@ -22,10 +22,6 @@ const Memlet* outsideMemletOut(const State& st, const MapExit& exit, const std::
   return nullptr;
 }
 
-std::string swapPrefix(const std::string& conn, const std::string& from, const std::string& to) {
-  return conn.rfind(from, 0) == 0 ? to + conn.substr(from.size()) : conn;
-}
-
 } // namespace
 
 const Pattern& MapInterchange::pattern() const {
@@ -35,26 +31,9 @@ const Pattern& MapInterchange::pattern() const {
 }
 
 bool MapInterchange::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  MapEntry *outer = nullptr, *inner = nullptr;
+  if (!scope::resolvePerfectNest(match, root, whyNot, "interchange two maps with nothing between them", outer, inner)) return false;
   const std::string& path = match.elements.at("outer");
-  auto* outer = b->get<MapEntry>("outer");
-  auto* inner = b->get<MapEntry>("inner");
-  if (!outer || !inner) {
-    if (whyNot) whyNot->error(path, "outer and inner must both be map entries");
-    return false;
-  }
-  const State& st = *outer->parent();
-  const MapEntry* found = nullptr;
-  if (inner->parent() != &st || !scope::isPerfectNest(st, *outer, &found) || found != inner) {
-    if (whyNot)
-      whyNot->error(path, "the maps are not a perfect nest: the outer map must feed only the inner map",
-                    "interchange two maps with nothing between them");
-    return false;
-  }
   for (auto& r : inner->range.ranges())
     for (auto& p : outer->params)
       if (r.begin.freeSymbols().count(p) || r.end.freeSymbols().count(p) || r.step.freeSymbols().count(p)) {
@@ -78,12 +57,12 @@ Expected<void> MapInterchange::apply(const Match& match, edit::Editor& ed) const
   // hold for every iteration.
   for (auto* e : st.outEdges(outer->id())) {
     if (e->memlet.isEmpty()) continue;
-    if (auto* m = outsideMemletIn(st, *outer, swapPrefix(e->srcConnector, "OUT_", "IN_")); m && *m != e->memlet)
+    if (auto* m = outsideMemletIn(st, *outer, scope::swapPrefix(e->srcConnector, "OUT_", "IN_")); m && *m != e->memlet)
       ed.set(*e, &DataflowEdge::memlet, *m);
   }
   for (auto* e : st.inEdges(ox->id())) {
     if (e->memlet.isEmpty() || e->src != ix->id()) continue;
-    if (auto* m = outsideMemletOut(st, *ox, swapPrefix(e->dstConnector, "IN_", "OUT_")); m && *m != e->memlet)
+    if (auto* m = outsideMemletOut(st, *ox, scope::swapPrefix(e->dstConnector, "IN_", "OUT_")); m && *m != e->memlet)
       ed.set(*e, &DataflowEdge::memlet, *m);
   }
   std::vector<std::string> op = outer->params, ip = inner->params;

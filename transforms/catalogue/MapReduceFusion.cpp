@@ -18,10 +18,7 @@ const Pattern& MapReduceFusion::pattern() const {
 
 bool MapReduceFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  if (!holds(b, whyNot)) return false;
   auto* x1 = b->get<MapExit>("first_exit");
   auto* a = b->get<AccessNode>("array");
   auto* e2 = b->get<MapEntry>("reduce_entry");

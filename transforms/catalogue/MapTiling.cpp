@@ -35,21 +35,9 @@ std::vector<OptionSpec> MapTiling::options() const {
 }
 
 bool MapTiling::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  auto* me = resolveMapEntry(match, root, "entry", whyNot);
+  if (!me) return false;
   const std::string& path = match.elements.at("entry");
-  auto* me = b->get<MapEntry>("entry");
-  if (!me) {
-    if (whyNot) whyNot->error(path, "is not a map entry");
-    return false;
-  }
-  if (me->params.empty()) {
-    if (whyNot) whyNot->error(path, "the map has no parameters");
-    return false;
-  }
   for (auto& r : me->range.ranges())
     if (r.step != sym::Expr(1)) {
       if (whyNot) whyNot->error(path, "the map has a non-unit step (" + r.str() + ")", "tile maps with unit steps");

@@ -5,6 +5,7 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/ControlFlowTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <map>
@@ -26,10 +27,7 @@ struct Plan {
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
-  if (!bind) {
-    if (whyNot) whyNot->add(bind.error());
-    return false;
-  }
+  if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("entry");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
@@ -78,36 +76,6 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   return true;
 }
 
-std::unique_ptr<Node> cloneNode(const Node& n) {
-  std::unique_ptr<Node> out;
-  if (auto* t = dynamic_cast<const Tasklet*>(&n)) {
-    out = std::make_unique<Tasklet>(t->label(), t->code, t->language);
-  } else if (auto* me = dynamic_cast<const MapEntry*>(&n)) {
-    auto e = std::make_unique<MapEntry>(me->label());
-    e->params = me->params;
-    e->range = me->range;
-    e->schedule = me->schedule;
-    out = std::move(e);
-  } else if (dynamic_cast<const MapExit*>(&n)) {
-    out = std::make_unique<MapExit>(n.label());
-  } else if (auto* lib = dynamic_cast<const LibraryNode*>(&n)) {
-    auto l = std::make_unique<LibraryNode>(lib->label());
-    l->domain = lib->domain;
-    l->opType = lib->opType;
-    l->opsetVersion = lib->opsetVersion;
-    l->implementation = lib->implementation;
-    l->opaque = lib->opaque;
-    l->sourceName = lib->sourceName;
-    l->attributes = lib->attributes;
-    out = std::move(l);
-  } else {
-    return nullptr;
-  }
-  out->inConnectors() = n.inConnectors();
-  out->outConnectors() = n.outConnectors();
-  return out;
-}
-
 } // namespace
 
 const Pattern& MapToForLoop::pattern() const {
@@ -122,9 +90,7 @@ bool MapToForLoop::canApply(const Match& match, const Sdfg& root, Diagnostics* w
 
 Expected<void> MapToForLoop::apply(const Match& match, edit::Editor& ed) const {
   Plan p;
-  Diagnostics why;
-  if (!analyse(match, ed.root(), p, &why))
-    return fail(match.elements.at("entry"), why.firstError() ? why.firstError()->message : "does not apply");
+  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "entry"); !ok) return ok;
   State& st = *p.st;
   const Sdfg& outer = *owningSdfg(p.st);
   const std::string param = p.entry->params[0];
@@ -168,7 +134,7 @@ Expected<void> MapToForLoop::apply(const Match& match, edit::Editor& ed) const {
   std::map<ElementId, Node*> map;
   std::set<std::string> innerParams{param};
   for (Node* n : p.body) {
-    Node* c = body->addNode(cloneNode(*n));
+    Node* c = body->addNode(controlflow::cloneNode(*n));
     map[n->id()] = c;
     if (auto* me = dynamic_cast<MapEntry*>(n)) {
       innerParams.insert(me->params.begin(), me->params.end());

@@ -18,21 +18,9 @@ std::vector<OptionSpec> MapUnroll::options() const {
 }
 
 bool MapUnroll::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  auto* me = resolveMapEntry(match, root, "entry", whyNot);
+  if (!me) return false;
   const std::string& path = match.elements.at("entry");
-  auto* me = b->get<MapEntry>("entry");
-  if (!me) {
-    if (whyNot) whyNot->error(path, "is not a map entry");
-    return false;
-  }
-  if (me->params.empty()) {
-    if (whyNot) whyNot->error(path, "the map has no parameters");
-    return false;
-  }
   if (me->schedule == Schedule::Unrolled) {
     if (whyNot) whyNot->error(path, "the map is already unrolled");
     return false;

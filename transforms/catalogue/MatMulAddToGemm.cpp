@@ -3,18 +3,13 @@
 #include "core/ir/LibraryNode.h"
 #include "core/onnx/OpCatalog.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/GraphTools.h"
 
 namespace dcw::transforms {
 
 using namespace dcw::ir;
 
 namespace {
-
-const DataflowEdge* inEdge(const State& st, const Node& n, const std::string& conn) {
-  for (auto* e : st.inEdges(n.id()))
-    if (e->dstConnector == conn) return e;
-  return nullptr;
-}
 
 int64_t onnxOpset(const Sdfg& root) {
   auto it = root.metadata.find("opset:ai.onnx");
@@ -24,15 +19,6 @@ int64_t onnxOpset(const Sdfg& root) {
   } catch (...) {
     return 0;
   }
-}
-
-// Number of access nodes of `data` in every state of `sdfg`.
-size_t accessCount(const Sdfg& sdfg, const std::string& data) {
-  size_t c = 0;
-  for (State* st : sdfg.allStates())
-    for (auto& n : st->nodes())
-      if (auto* an = dynamic_cast<AccessNode*>(n.get()); an && an->data() == data) ++c;
-  return c;
 }
 
 struct Plan {
@@ -45,10 +31,7 @@ struct Plan {
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
-  if (!bind) {
-    if (whyNot) whyNot->add(bind.error());
-    return false;
-  }
+  if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("matmul");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
@@ -67,8 +50,8 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     auto* an = dynamic_cast<AccessNode*>(st.node(src ? e->src : e->dst));
     return an ? sdfg->findData(an->data()) : nullptr;
   };
-  p.a = inEdge(st, *p.mm, "A");
-  p.b = inEdge(st, *p.mm, "B");
+  p.a = graph::inEdge(st, *p.mm, "A");
+  p.b = graph::inEdge(st, *p.mm, "B");
   const DataDescriptor *A = desc(p.a, true), *B = desc(p.b, true);
   if (!A || !B) return fail("the MatMul's operands are not access nodes");
   if (!A->rankKnown || !B->rankKnown || A->shape.size() != 2 || B->shape.size() != 2)
@@ -80,10 +63,10 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   const DataDescriptor* T = sdfg->findData(p.t->data());
   if (!T) return fail("the product's data does not exist");
   if (!T->transient) return fail("the product '" + T->name() + "' is an output of the model", "it must stay computed");
-  if (st.inEdges(p.t->id()).size() != 1 || st.outEdges(p.t->id()).size() != 1 || accessCount(*sdfg, T->name()) != 1)
+  if (st.inEdges(p.t->id()).size() != 1 || st.outEdges(p.t->id()).size() != 1 || graph::accessCount(*sdfg, T->name()) != 1)
     return fail("the product '" + T->name() + "' is used by other nodes than the Add");
-  const DataflowEdge* addA = inEdge(st, *p.add, "A");
-  const DataflowEdge* addB = inEdge(st, *p.add, "B");
+  const DataflowEdge* addA = graph::inEdge(st, *p.add, "A");
+  const DataflowEdge* addB = graph::inEdge(st, *p.add, "B");
   if (!addA || !addB) return fail("the Add does not have two inputs");
   bool tFirst = addA->src == p.t->id();
   p.bias = tFirst ? addB : addA;
@@ -134,9 +117,7 @@ bool MatMulAddToGemm::canApply(const Match& match, const Sdfg& root, Diagnostics
 
 Expected<void> MatMulAddToGemm::apply(const Match& match, edit::Editor& ed) const {
   Plan p;
-  Diagnostics why;
-  if (!analyse(match, ed.root(), p, &why))
-    return fail(match.elements.at("matmul"), why.firstError() ? why.firstError()->message : "does not apply");
+  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "matmul"); !ok) return ok;
   State& st = *p.mm->parent();
   Sdfg& sdfg = *owningSdfg(p.mm);
   struct End {

@@ -1,6 +1,7 @@
 #include "transforms/catalogue/ScopeTools.h"
 
 #include "core/ir/Sdfg.h"
+#include "transforms/Binding.h"
 
 #include <set>
 
@@ -110,6 +111,60 @@ std::string freshParam(const State& st, const MapEntry& entry, const std::string
   if (!used.count(base)) return base;
   for (int i = 1;; ++i)
     if (!used.count(base + "_" + std::to_string(i))) return base + "_" + std::to_string(i);
+}
+
+std::string swapPrefix(const std::string& conn, const std::string& from, const std::string& to) {
+  return conn.rfind(from, 0) == 0 ? to + conn.substr(from.size()) : conn;
+}
+
+void upstream(const State& st, const Node& n, const std::string& conn, std::vector<DataflowEdge*>& out) {
+  if (n.kind() != ElementKind::MapExit || conn.rfind("OUT_", 0) != 0) return;
+  std::string in = "IN_" + conn.substr(4);
+  for (auto* e : st.inEdges(n.id()))
+    if (e->dstConnector == in) {
+      out.push_back(e);
+      if (Node* src = st.node(e->src)) upstream(st, *src, e->srcConnector, out);
+    }
+}
+
+void downstream(const State& st, const Node& n, const std::string& conn, std::vector<DataflowEdge*>& out) {
+  if (n.kind() != ElementKind::MapEntry || conn.rfind("IN_", 0) != 0) return;
+  std::string o = "OUT_" + conn.substr(3);
+  for (auto* e : st.outEdges(n.id()))
+    if (e->srcConnector == o) {
+      out.push_back(e);
+      if (Node* dst = st.node(e->dst)) downstream(st, *dst, e->dstConnector, out);
+    }
+}
+
+sym::Assumptions scopeAssumptions(const State& st, const Node& n) {
+  sym::Assumptions a;
+  for (const MapEntry* m = enclosing(st, n); m; m = enclosing(st, *m))
+    for (size_t k = 0; k < m->params.size(); ++k) {
+      a.setLower(m->params[k], m->range[k].begin);
+      a.setUpper(m->params[k], m->range[k].end - 1);
+    }
+  return a;
+}
+
+bool resolvePerfectNest(const Match& match, const Sdfg& root, Diagnostics* whyNot, const std::string& hint,
+                        MapEntry*& outer, MapEntry*& inner) {
+  auto b = Binding::resolve(match, root);
+  if (!holds(b, whyNot)) return false;
+  const std::string& path = match.elements.at("outer");
+  outer = b->get<MapEntry>("outer");
+  inner = b->get<MapEntry>("inner");
+  if (!outer || !inner) {
+    if (whyNot) whyNot->error(path, "outer and inner must both be map entries");
+    return false;
+  }
+  const State& st = *outer->parent();
+  const MapEntry* found = nullptr;
+  if (inner->parent() != &st || !isPerfectNest(st, *outer, &found) || found != inner) {
+    if (whyNot) whyNot->error(path, "the maps are not a perfect nest: the outer map must feed only the inner map", hint);
+    return false;
+  }
+  return true;
 }
 
 } // namespace dcw::transforms::scope

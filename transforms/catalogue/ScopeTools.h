@@ -1,10 +1,14 @@
 // ScopeTools: the small structural queries and rewrites most map transformations share — a map's
-// exit and scope, the edges through its entry and exit, and wrapping a map in another map.
+// exit and scope, the edges through its entry and exit, the assumptions its parameters give the
+// provers, and wrapping a map in another map.
 #pragma once
 
 #include "core/edit/Editor.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/State.h"
+#include "core/support/Diagnostic.h"
+#include "core/symbolic/Expr.h"
+#include "transforms/Match.h"
 
 #include <string>
 #include <vector>
@@ -28,5 +32,25 @@ ir::MapEntry* wrapInMap(edit::Editor& ed, ir::State& st, ir::MapEntry& entry, co
 
 // A parameter name not used by any map enclosing or inside `entry` nor by the SDFG's symbols.
 std::string freshParam(const ir::State& st, const ir::MapEntry& entry, const std::string& base);
+
+// `conn` with its prefix `from` replaced by `to` (IN_x <-> OUT_x); unchanged when it lacks the prefix.
+std::string swapPrefix(const std::string& conn, const std::string& from, const std::string& to);
+
+// The edges inside map exits that feed connector `conn` of `n` (transitively through nested exits),
+// appended to `out`; nothing when `n` is no map exit or `conn` no OUT_ connector.
+void upstream(const ir::State& st, const ir::Node& n, const std::string& conn, std::vector<ir::DataflowEdge*>& out);
+// The edges inside map entries fed by connector `conn` of `n` (transitively through nested entries),
+// appended to `out`; nothing when `n` is no map entry or `conn` no IN_ connector.
+void downstream(const ir::State& st, const ir::Node& n, const std::string& conn, std::vector<ir::DataflowEdge*>& out);
+
+// Assumptions for the provers: every parameter of the maps enclosing `n` lies in its range.
+sym::Assumptions scopeAssumptions(const ir::State& st, const ir::Node& n);
+
+// The canApply preamble of the two-map transformations (MapCollapse, MapInterchange): resolves the
+// match's `outer` and `inner` map entries and checks they form a perfect nest in one state. On
+// failure reports why to `whyNot` at the outer map's path (with `hint` for a non-perfect nest) and
+// returns false.
+bool resolvePerfectNest(const Match& match, const ir::Sdfg& root, Diagnostics* whyNot, const std::string& hint,
+                        ir::MapEntry*& outer, ir::MapEntry*& inner);
 
 } // namespace dcw::transforms::scope

@@ -5,6 +5,7 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/ControlFlowTools.h"
 
 #include <deque>
 #include <map>
@@ -47,10 +48,7 @@ std::map<std::string, std::vector<AccessNode*>> accessNodes(const State& st) {
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
-  if (!bind) {
-    if (whyNot) whyNot->add(bind.error());
-    return false;
-  }
+  if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("first");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
@@ -136,40 +134,6 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   return true;
 }
 
-std::unique_ptr<Node> cloneNode(const Node& n) {
-  std::unique_ptr<Node> out;
-  if (auto* t = dynamic_cast<const Tasklet*>(&n)) {
-    out = std::make_unique<Tasklet>(t->label(), t->code, t->language);
-  } else if (auto* me = dynamic_cast<const MapEntry*>(&n)) {
-    auto e = std::make_unique<MapEntry>(me->label());
-    e->params = me->params;
-    e->range = me->range;
-    e->schedule = me->schedule;
-    out = std::move(e);
-  } else if (dynamic_cast<const MapExit*>(&n)) {
-    out = std::make_unique<MapExit>(n.label());
-  } else if (auto* an = dynamic_cast<const AccessNode*>(&n)) {
-    auto a = std::make_unique<AccessNode>(an->data());
-    a->setLabel(an->label());
-    out = std::move(a);
-  } else if (auto* lib = dynamic_cast<const LibraryNode*>(&n)) {
-    auto l = std::make_unique<LibraryNode>(lib->label());
-    l->domain = lib->domain;
-    l->opType = lib->opType;
-    l->opsetVersion = lib->opsetVersion;
-    l->implementation = lib->implementation;
-    l->opaque = lib->opaque;
-    l->sourceName = lib->sourceName;
-    l->attributes = lib->attributes;
-    out = std::move(l);
-  } else {
-    return nullptr;
-  }
-  out->inConnectors() = n.inConnectors();
-  out->outConnectors() = n.outConnectors();
-  return out;
-}
-
 } // namespace
 
 const Pattern& StateFusion::pattern() const {
@@ -184,9 +148,7 @@ bool StateFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* wh
 
 Expected<void> StateFusion::apply(const Match& match, edit::Editor& ed) const {
   Plan p;
-  Diagnostics why;
-  if (!analyse(match, ed.root(), p, &why))
-    return fail(match.elements.at("first"), why.firstError() ? why.firstError()->message : "does not apply");
+  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "first"); !ok) return ok;
   State& s1 = *p.first;
   State& s2 = *p.second;
 
@@ -198,7 +160,7 @@ Expected<void> StateFusion::apply(const Match& match, edit::Editor& ed) const {
       map[n->id()] = s1.node(it->second);
       continue;
     }
-    Node* nn = ed.addNode(s1, cloneNode(*n));
+    Node* nn = ed.addNode(s1, controlflow::cloneNode(*n));
     map[n->id()] = nn;
     if (auto* me = dynamic_cast<MapEntry*>(n.get())) entries[me->exitId] = static_cast<MapEntry*>(nn);
     if (dynamic_cast<MapExit*>(n.get())) exits[n->id()] = static_cast<MapExit*>(nn);

@@ -5,11 +5,11 @@
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/MapFusion.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <algorithm>
-#include <deque>
 
 namespace dcw::transforms {
 
@@ -45,21 +45,6 @@ bool sameSubset(const Subset& a, const Subset& b) {
     if (!(a[k] == b[k]) && !(sym::proveEqual(a[k].begin, b[k].begin) == true && sym::proveEqual(a[k].end, b[k].end) == true))
       return false;
   return true;
-}
-
-bool reachesAvoiding(const State& st, ElementId from, ElementId to, const std::set<ElementId>& avoid) {
-  std::set<ElementId> seen{from};
-  std::deque<ElementId> q{from};
-  while (!q.empty()) {
-    ElementId n = q.front();
-    q.pop_front();
-    for (auto* e : st.outEdges(n)) {
-      if (avoid.count(e->dst)) continue;
-      if (e->dst == to) return true;
-      if (seen.insert(e->dst).second) q.push_back(e->dst);
-    }
-  }
-  return false;
 }
 
 std::set<std::string> edgeData(const std::vector<DataflowEdge*>& edges) {
@@ -183,7 +168,7 @@ Expected<Plan> plan(const Match& match, const Binding& b, const std::string& whe
       avoid.insert(a->id());
     }
     for (auto* g : group)
-      if (reachesAvoiding(st, g->exitId, ek->id(), avoid))
+      if (graph::reachesAvoiding(st, g->exitId, ek->id(), avoid))
         return fail(pk, "the map depends on " + pathOf(*g) + " through a path outside the selection",
                     "select the nodes in between too, or fuse them first");
     // Data: no reordered accesses, no shared locals.
@@ -221,16 +206,8 @@ const Pattern& SubgraphFusion::pattern() const {
 
 bool SubgraphFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
-  auto p = plan(match, *b, match.elements.empty() ? std::string(name()) : match.elements.begin()->second);
-  if (!p) {
-    if (whyNot) whyNot->add(p.error());
-    return false;
-  }
-  return true;
+  if (!holds(b, whyNot)) return false;
+  return holds(plan(match, *b, match.elements.empty() ? std::string(name()) : match.elements.begin()->second), whyNot);
 }
 
 Expected<void> SubgraphFusion::apply(const Match& match, edit::Editor& ed) const {

@@ -5,8 +5,8 @@
 #include "core/ir/Tasklet.h"
 #include "core/tasklet/TaskletCode.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/GraphTools.h"
 
-#include <deque>
 
 namespace dcw::transforms {
 
@@ -28,21 +28,6 @@ void renameProgram(tasklet::Program& p, const std::map<std::string, std::string>
     if (auto it = names.find(s.target); it != names.end()) s.target = it->second;
     s.value = renameExpr(s.value, names);
   }
-}
-
-bool reaches(const State& st, ElementId from, ElementId to, ElementId avoid) {
-  std::set<ElementId> seen{from};
-  std::deque<ElementId> q{from};
-  while (!q.empty()) {
-    ElementId n = q.front();
-    q.pop_front();
-    for (auto* e : st.outEdges(n)) {
-      if (e->dst == avoid) continue;
-      if (e->dst == to) return true;
-      if (seen.insert(e->dst).second) q.push_back(e->dst);
-    }
-  }
-  return false;
 }
 
 struct Plan {
@@ -98,7 +83,7 @@ Expected<Plan> plan(const Binding& b, const std::string& where) {
     p.reads.push_back(e);
   }
   if (p.reads.empty()) return fail(where, "the second tasklet does not read '" + p.data->data() + "'");
-  if (reaches(st, p.first->id(), p.second->id(), p.data->id()))
+  if (graph::reachesAvoiding(st, p.first->id(), p.second->id(), {p.data->id()}))
     return fail(where, "the second tasklet also depends on the first through another path", "fuse the nodes in between first");
   return p;
 }
@@ -115,16 +100,8 @@ const Pattern& TaskletFusion::pattern() const {
 
 bool TaskletFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
-  auto p = plan(*b, match.elements.count("data") ? match.elements.at("data") : std::string(name()));
-  if (!p) {
-    if (whyNot) whyNot->add(p.error());
-    return false;
-  }
-  return true;
+  if (!holds(b, whyNot)) return false;
+  return holds(plan(*b, match.elements.count("data") ? match.elements.at("data") : std::string(name())), whyNot);
 }
 
 Expected<void> TaskletFusion::apply(const Match& match, edit::Editor& ed) const {

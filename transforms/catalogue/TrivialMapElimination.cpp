@@ -96,17 +96,9 @@ const Pattern& TrivialMapElimination::pattern() const {
 }
 
 bool TrivialMapElimination::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  auto* me = resolveMapEntry(match, root, "entry", whyNot, /*needsParams=*/false);
+  if (!me) return false;
   const std::string& path = match.elements.at("entry");
-  auto* me = b->get<MapEntry>("entry");
-  if (!me) {
-    if (whyNot) whyNot->error(path, "is not a map entry");
-    return false;
-  }
   auto dims = trivialDims(*me);
   if (dims.empty()) {
     if (whyNot) whyNot->error(path, "no dimension of the map has exactly one iteration");

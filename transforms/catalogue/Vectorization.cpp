@@ -48,19 +48,13 @@ std::vector<OptionSpec> Vectorization::options() const {
 }
 
 bool Vectorization::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  auto b = Binding::resolve(match, root);
-  if (!b) {
-    if (whyNot) whyNot->add(b.error());
-    return false;
-  }
+  auto* me = resolveMapEntry(match, root, "entry", whyNot);
+  if (!me) return false;
   const std::string& path = match.elements.at("entry");
-  auto* me = b->get<MapEntry>("entry");
   auto no = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
     return false;
   };
-  if (!me) return no("is not a map entry");
-  if (me->params.empty()) return no("the map has no parameters");
   if (me->schedule != Schedule::Default && me->schedule != Schedule::Sequential && me->schedule != Schedule::CpuMulticore)
     return no("the map is scheduled as " + std::string(scheduleName(me->schedule)),
               "vectorize default, sequential or CPU multicore maps");

@@ -1,0 +1,174 @@
+// Small SDFGs and lookups shared by the transformation suites that build their own models or poke at
+// particular maps (fusion, maps, data and control-flow groups), so that each suite keeps only its own
+// models and checks:
+//  - buildSdfg / addArg: a root SDFG written with the expansion builder, as pure expansions write them;
+//  - loopModel: a LoopRegion over the rows of X whose body maps Y[row, j] = 2 X[row, j] + 1;
+//  - mapNamed, dataIn, whyNot, applyNow, tile: finding maps and data by name, asking a transformation
+//    object why it refuses, applying one without a History (to set a model up);
+//  - labelledMatch: a three-element match (node, its output, another node) found by labels;
+//  - expandedCopy / runExpanded and the data-file paths of the catalogue groups.
+#pragma once
+
+#include "TransformTestSupport.h"
+
+#include "core/expansions/Expansion.h"
+#include "core/expansions/SdfgBuilder.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/Tasklet.h"
+#include "transforms/catalogue/MapTiling.h"
+
+#include <QString>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dcw::testsupport {
+
+// Builds a root SDFG with the expansion builder (a dummy library node gives it a context); `fn`
+// receives the builder. Null when the builder refuses.
+template <class Fn>
+std::unique_ptr<ir::Sdfg> buildSdfg(Fn&& fn) {
+  ir::Sdfg dummy("dummy");
+  ir::State& ds = *dummy.addState("s");
+  auto* ln = ds.add<ir::LibraryNode>("op");
+  expansions::ExpansionContext ctx(dummy, ds, *ln, "test");
+  expansions::SdfgBuilder b(ctx, "fusion_test");
+  fn(b);
+  auto r = b.finish();
+  if (!r) return nullptr;
+  (*r)->reassignIds();
+  return std::move(*r);
+}
+
+// Adds a float32 array and lists it as an input or an output of `s`.
+inline void addArg(ir::Sdfg& s, const std::string& name, std::vector<sym::Expr> shape, bool input) {
+  s.addArray(name, ir::DType::Float32, std::move(shape));
+  (input ? s.inputs : s.outputs).push_back(name);
+}
+
+inline ir::Subset S(const char* text) { return *ir::Subset::parse(text); }
+
+// Y[row, j] = f(X[row, j]) for j in 0:5, as one map in `st` (row: the loop variable's index text).
+inline void rowMap(ir::State* st, const char* xRow, const char* yRow, const char* xFull, const char* yFull,
+                   const std::string& code) {
+  using namespace ir;
+  auto* x = st->add<AccessNode>("X");
+  auto* y = st->add<AccessNode>("Y");
+  auto* me = st->add<MapEntry>("row");
+  auto* mx = st->add<MapExit>("row_exit");
+  me->params = {"j"};
+  me->range = S("0:5");
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  auto* t = st->add<Tasklet>("f", code);
+  t->addIn({"x"});
+  t->addOut({"y"});
+  me->addIn({"IN_X"});
+  me->addOut({"OUT_X"});
+  mx->addIn({"IN_Y"});
+  mx->addOut({"OUT_Y"});
+  st->addEdge(*x, "", *me, "IN_X", Memlet::simple("X", S(xFull)));
+  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", S(xRow)));
+  st->addEdge(*t, "y", *mx, "IN_Y", Memlet::simple("Y", S(yRow)));
+  st->addEdge(*mx, "OUT_Y", *y, "", Memlet::simple("Y", S(yFull)));
+}
+
+// loop i = 0; i < 4; i = i + step { X[xFull] -> map j { y = 2x + 1 } -> Y[yFull] } -> done
+inline std::unique_ptr<ir::Sdfg> loopModel(const char* xRow, const char* yRow, const char* xFull, const char* yFull,
+                                           int step = 1) {
+  using namespace ir;
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {4, 5});
+  s->addArray("Y", DType::Float32, {4, 5});
+  s->inputs = {"X"};
+  s->outputs = {"Y"};
+  auto loop = std::make_unique<LoopRegion>("rows");
+  loop->loopVariable = "i";
+  loop->init = 0;
+  loop->condition = sym::lt(sym::Expr::symbol("i"), sym::Expr(4));
+  loop->update = sym::Expr::symbol("i") + sym::Expr(step);
+  auto* l = static_cast<LoopRegion*>(s->addBlock(std::move(loop)));
+  auto* done = s->addState("done");
+  s->addEdge(l->id(), done->id());
+  rowMap(l->addState("body"), xRow, yRow, xFull, yFull, "y = x * 2.0 + 1.0");
+  return s;
+}
+
+// The first map entry labelled `label` anywhere in the model (through nested SDFGs), or null.
+inline ir::MapEntry* mapNamed(const ir::Sdfg& s, const std::string& label) {
+  for (auto* m : allNodes<ir::MapEntry>(s))
+    if (m->label() == label) return m;
+  return nullptr;
+}
+
+// The data descriptor `name` of the model or of any nested SDFG, or null.
+inline const ir::DataDescriptor* dataIn(const ir::Sdfg& s, const std::string& name) {
+  if (auto* d = s.findData(name)) return d;
+  for (auto* n : allNodes<ir::NestedSdfgNode>(s))
+    if (auto* d = n->sdfg().findData(name)) return d;
+  return nullptr;
+}
+
+// "applies", or the first reason `t` gives for refusing `m`.
+inline QString whyNot(const transforms::Transformation& t, const transforms::Match& m, const ir::Sdfg& s) {
+  Diagnostics why;
+  if (t.canApply(m, s, &why)) return "applies";
+  return QString::fromStdString(why.firstError() ? why.firstError()->message : "?");
+}
+
+// Applies `t` at `m` directly (no History): for setting a model up before the step under test.
+inline bool applyNow(ir::Sdfg& s, const transforms::Transformation& t, const transforms::Match& m) {
+  if (!t.canApply(m, s, nullptr)) return false;
+  edit::Editor ed(s);
+  return bool(t.apply(m, ed));
+}
+
+// Tiles the map labelled `label` with MapTiling (tile_sizes `sizes`), directly.
+inline bool tile(ir::Sdfg& s, const std::string& label, const std::string& sizes) {
+  ir::MapEntry* me = mapNamed(s, label);
+  if (!me) return false;
+  transforms::Match m{"MapTiling", {{"entry", ir::pathOf(*me)}}, {{"tile_sizes", sizes}}};
+  return applyNow(s, transforms::MapTiling(), m);
+}
+
+// A file of tests/data/transforms/maps (models: tests/models/maps_models.py).
+inline std::string mapsDataPath(const std::string& file) {
+  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/maps/" + file;
+}
+
+// A file of tests/data/transforms/controlflow_graph (models: tests/models/controlflow_graph_models.py).
+inline std::string controlflowDataFile(const std::string& name) {
+  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/controlflow_graph/" + name;
+}
+
+// The match of `transformation` at the node labelled `first`, the access node its first out edge
+// leads to, and the node labelled `second`, all in the model's first state (keys: firstKey,
+// outputKey, secondKey). An empty match when a node is missing.
+inline transforms::Match labelledMatch(const ir::Sdfg& m, const std::string& transformation, const std::string& first,
+                                       const std::string& firstKey, const std::string& outputKey,
+                                       const std::string& second, const std::string& secondKey) {
+  ir::State* st = m.allStates()[0];
+  ir::Node* a = st->nodeByLabel(first);
+  ir::Node* b = st->nodeByLabel(second);
+  ir::Node* out = a ? st->node(st->outEdges(a->id())[0]->dst) : nullptr;
+  if (!a || !b || !out) return {};
+  return {transformation, {{firstKey, ir::pathOf(*a)}, {outputKey, ir::pathOf(*out)}, {secondKey, ir::pathOf(*b)}}, {}};
+}
+
+// A copy of `s` (through JSON) with every library node expanded, or null.
+inline std::unique_ptr<ir::Sdfg> expandedCopy(const ir::Sdfg& s) {
+  auto c = serialize::fromJson(serialize::toJson(s));
+  if (!c) return nullptr;
+  if (!expansions::expandAll(**c)) return nullptr;
+  return std::move(*c);
+}
+
+// Outputs of the expanded copy of `s` on random inputs drawn with `seed`.
+inline std::vector<ir::Tensor> runExpanded(const ir::Sdfg& s, uint64_t seed) {
+  auto e = expandedCopy(s);
+  if (!e) return {};
+  return runModel(*e, randomInputsFor(*e, seed));
+}
+
+} // namespace dcw::testsupport

@@ -1,0 +1,31 @@
+// GraphTools: SDFG-wide queries the data and library-node transformations share — how often a
+// container is accessed, whether control flow names it, a free container name, a node's input
+// edge by connector, and dataflow reachability. Kept here so the catalogue answers these questions one way.
+#pragma once
+
+#include "core/ir/Sdfg.h"
+#include "core/ir/State.h"
+
+#include <cstddef>
+#include <set>
+#include <string>
+
+namespace dcw::transforms::graph {
+
+// Number of access nodes of `data` in every state of `sdfg` (nested SDFGs' states included).
+size_t accessCount(const ir::Sdfg& sdfg, const std::string& data);
+
+// Whether a control-flow condition or assignment of the SDFG (conservatively: of any SDFG below it)
+// names `name`.
+bool namedInControlFlow(const ir::Sdfg& s, const std::string& name);
+
+// `base`, or `base_1`, `base_2`, ... : the first name no data container of `s` has.
+std::string freshDataName(const ir::Sdfg& s, const std::string& base);
+
+// The edge entering `n` at connector `conn`, or nullptr.
+const ir::DataflowEdge* inEdge(const ir::State& st, const ir::Node& n, const std::string& conn);
+
+// Whether a dataflow path in `st` leads from `from` to `to` without passing through a node of `avoid`.
+bool reachesAvoiding(const ir::State& st, ir::ElementId from, ir::ElementId to, const std::set<ir::ElementId>& avoid);
+
+} // namespace dcw::transforms::graph
