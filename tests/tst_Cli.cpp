@@ -168,7 +168,7 @@ private slots:
   void badInputOneLineExit2_data() {
     QTest::addColumn<QString>("file");
     for (const char* f : {"empty.onnx", "random_bytes.onnx", "truncated.onnx", "text.onnx", "missing_external/model.onnx",
-                          "external_escape/model.onnx", "external_abs/model.onnx", "overflow_dims.onnx", "cycle.onnx",
+                          "external_escape/model.onnx", "external_abs/model.onnx", "overflow_dims.onnx", "cycle.onnx", "zero_stride.onnx", "zero_kernel.onnx",
                           "undefined_input.onnx", "duplicate_output.onnx", "corrupted.dcw.json", "opset_too_new.onnx",
                           "no_such_file.onnx"})
       QTest::newRow(f) << bad(f);

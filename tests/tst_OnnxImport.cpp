@@ -49,6 +49,8 @@ private slots:
     QTest::newRow("external absolute") << "external_abs/model.onnx" << "is an absolute path; refused";
     QTest::newRow("overflowing dims") << "overflow_dims.onnx" << "more elements than a 64-bit count can address";
     QTest::newRow("cycle") << "cycle.onnx" << "the graph has a cycle through this node";
+    QTest::newRow("zero stride") << "zero_stride.onnx" << "node 'conv' (Conv): attribute strides has 0 at position 1";
+    QTest::newRow("zero kernel") << "zero_kernel.onnx" << "node 'pool' (MaxPool): attribute kernel_shape has 0 at position 0";
     QTest::newRow("undefined input") << "undefined_input.onnx" << "reads tensor 'ghost', which no node, graph input or initializer defines";
     QTest::newRow("duplicate output") << "duplicate_output.onnx" << "tensor 'Y' is produced twice";
     QTest::newRow("opset too new") << "opset_too_new.onnx" << "opset 99; this build supports opsets up to 17";

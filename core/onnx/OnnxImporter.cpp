@@ -212,6 +212,36 @@ void freeNames(GraphProto& g, std::vector<std::string>& out) {
   for (auto& o : g.output()) use(o.name());
 }
 
+// Attributes ONNX's own shape inference divides by or allocates from without checking: a stride,
+// dilation or kernel size of 0 (or less), a Conv group of 0 or a DepthToSpace block size of 0 would end
+// the process (SIGFPE in convPoolShapeInference, found by the fuzzer). They are refused here, naming
+// the node.
+Expected<void> checkShapeAttributes(const NodeProto& n, int index, Ctx& c, const std::string& where) {
+  static const std::set<std::string> convPool = {"Conv", "ConvInteger", "QLinearConv", "ConvTranspose", "MaxPool",
+                                                 "AveragePool", "LpPool", "MaxUnpool", "DeformConv", "Col2Im", "MaxRoiPool"};
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
+  if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") {
+    for (auto& a : n.attribute())
+      if (a.name() == "blocksize" && a.i() <= 0)
+        return fail(loc(c, where + nodeDesc(n, index)), "attribute blocksize is " + std::to_string(a.i()), "blocksize must be positive");
+    return {};
+  }
+  if (!convPool.count(n.op_type())) return {};
+  for (auto& a : n.attribute()) {
+    const bool positiveList = a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape" ||
+                              a.name() == "pooled_shape" || a.name() == "block_shape";
+    if (positiveList)
+      for (int k = 0; k < a.ints_size(); ++k)
+        if (a.ints(k) <= 0)
+          return fail(loc(c, where + nodeDesc(n, index)),
+                      "attribute " + a.name() + " has " + std::to_string(a.ints(k)) + " at position " + std::to_string(k),
+                      "every entry of " + a.name() + " must be positive");
+    if (a.name() == "group" && a.i() <= 0)
+      return fail(loc(c, where + nodeDesc(n, index)), "attribute group is " + std::to_string(a.i()), "group must be positive");
+  }
+  return {};
+}
+
 Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& outer, Ctx& c, const std::string& where,
                                    int depth) {
   if (depth > kMaxGraphNesting) return fail(c.source, "subgraphs are nested more than 64 deep", "the model is malformed");
@@ -219,6 +249,8 @@ Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& o
   for (auto& v : g.input()) defined.insert(v.name());
   for (auto& t : g.initializer()) defined.insert(t.name());
   for (auto& t : g.sparse_initializer()) defined.insert(t.values().name());
+  for (int i = 0; i < g.node_size(); ++i)
+    if (auto r = checkShapeAttributes(g.node(i), i, c, where); !r) return r;
   std::map<std::string, int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (auto& o : g.node(i).output()) {
@@ -947,6 +979,9 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
       return fail(c.source, "the ONNX checker rejects the model: " + msg, "fix the model (onnx.checker.check_model shows the same)");
     }
   }
+  for (auto& f : m.functions())
+    for (int i = 0; i < f.node_size(); ++i)
+      if (auto r = checkShapeAttributes(f.node(i), i, c, "function " + f.name() + ": "); !r) return r.takeError();
   if (c.options.runShapeInference) inferShapes(m, c);
 
   GraphBuilder b(c, 0);

@@ -122,6 +122,16 @@ def generate(outdir):
                     _model([helper.make_node("Relu", ["X"], ["Y"], name="relu")],
                            [_f("X", big)], [_f("Y", big)])))
 
+    # A Conv with a zero stride and a MaxPool with a zero kernel size: ONNX's own shape inference
+    # divides by them (SIGFPE); found by the fuzzer.
+    w.append(_write(outdir, "zero_stride.onnx",
+                    _model([helper.make_node("Conv", ["X", "W"], ["Y"], name="conv", kernel_shape=[3, 3],
+                                             pads=[1, 1, 1, 1], strides=[2, 0])],
+                           [_f("X", [1, 1, 7, 5]), _f("W", [1, 1, 3, 3])], [_f("Y", [1, 1, 4, 3])])))
+    w.append(_write(outdir, "zero_kernel.onnx",
+                    _model([helper.make_node("MaxPool", ["X"], ["Y"], name="pool", kernel_shape=[0, 2])],
+                           [_f("X", [1, 1, 4, 4])], [_f("Y", [1, 1, 4, 3])])))
+
     # Two Relus feeding each other: A -> relu_ab -> B -> relu_ba -> A.
     w.append(_write(outdir, "cycle.onnx",
                     _model([helper.make_node("Relu", ["A"], ["B"], name="relu_ab"),
