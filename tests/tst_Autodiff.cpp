@@ -14,6 +14,7 @@
 #include "core/edit/ScriptSyntax.h"
 #include "transforms/autodiff/Autodiff.h"
 #include "transforms/autodiff/Differentiate.h"
+#include "transforms/Script.h"
 
 #include <cmath>
 #include <cstring>
@@ -347,6 +348,31 @@ private slots:
     QCOMPARE((*parsed)->scriptLine(), cmd.scriptLine());
     auto bad = autodiff::Differentiate::parse(*edit::tokenizeLine("differentiate of=a", "t"), "t");
     QVERIFY(!bad);
+    // Summing is said explicitly; a line without sum=true or seeds=true expects a scalar loss.
+    for (const char* line : {"differentiate of=y wrt=x sum=true", "differentiate of=y wrt=x"}) {
+      auto p = autodiff::Differentiate::parse(*edit::tokenizeLine(line, "t"), "t");
+      QVERIFY(p);
+      QCOMPARE((*p)->scriptLine(), std::string(line));
+    }
+    QVERIFY(!autodiff::Differentiate::parse(*edit::tokenizeLine("differentiate of=y wrt=x sum=true seeds=true", "t"), "t"));
+  }
+
+  // A non-scalar output without sum=true or seeds=true is refused, naming it; nothing changes.
+  void nonScalarLossNeedsSumOrSeeds() {
+    auto m = importModel("matmul");
+    QVERIFY(m);
+    const std::string before = serialize::toJson(*m);
+    edit::History h(*m);
+    auto cmd = transforms::parseCommand("differentiate of=" + m->outputs.front() + " wrt=" + floatInputs(*m).front(), "t:1");
+    QVERIFY(cmd);
+    auto r = h.execute(std::move(*cmd));
+    QVERIFY(!r);
+    QVERIFY2(r.error().str().find("is not a scalar loss") != std::string::npos, r.error().str().c_str());
+    QVERIFY(r.error().str().find("sum=true") != std::string::npos);
+    QCOMPARE(serialize::toJson(*m), before);
+    auto ok = transforms::parseCommand("differentiate of=" + m->outputs.front() + " wrt=" + floatInputs(*m).front() + " sum=true", "t:2");
+    QVERIFY(ok);
+    QVERIFY(h.execute(std::move(*ok)));
   }
 };
 

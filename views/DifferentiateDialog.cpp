@@ -48,7 +48,7 @@ DifferentiateDialog::DifferentiateDialog(const ir::Sdfg& model, const std::strin
       item->setCheckState(Qt::Checked);
     }
   layout->addWidget(wrt_, 1);
-  seeds_ = new QCheckBox(tr("Take seed gradients as a new input (otherwise: the gradient of the summed output)"), this);
+  seeds_ = new QCheckBox(tr("Take seed gradients as a new input (otherwise: the gradient of the output, summed over its elements when it is not a scalar)"), this);
   layout->addWidget(seeds_);
   layout->addWidget(new QLabel(tr("Intermediates the backward pass reads:"), this));
   keep_ = new QTableWidget(0, 3, this);
@@ -85,6 +85,8 @@ QString DifferentiateDialog::command() const {
     if (wrt_->item(i)->checkState() == Qt::Checked) r.wrt.push_back(wrt_->item(i)->data(Qt::UserRole).toString().toStdString());
   if (r.wrt.empty()) return {};
   r.sumOutputs = !seeds_->isChecked();
+  // A scalar loss needs no sum=true on the line; a non-scalar output is summed explicitly.
+  if (const ir::DataDescriptor* d = model_.findData(output_)) r.requireScalar = d->totalSize() == sym::Expr(1);
   for (int row = 0; row < keep_->rowCount(); ++row) {
     auto* combo = qobject_cast<QComboBox*>(keep_->cellWidget(row, 2));
     if (combo && combo->currentIndex() == 1) r.keep[keep_->item(row, 0)->text().toStdString()] = autodiff::Keep::Recompute;

@@ -50,6 +50,9 @@ Expected<void> validate(const Sdfg& root, const Request& req) {
       return fail(where + "/@" + o, "output '" + o + "' has type " + std::string(dtypeName(d->dtype)) + " and cannot be differentiated",
                   "differentiate a floating-point output");
     if (!seen.insert("of:" + o).second) return fail(where + "/@" + o, "'" + o + "' is named twice", "name it once");
+    if (req.requireScalar && req.sumOutputs && d->totalSize() != sym::Expr(1))
+      return fail(where + "/@" + o, "output '" + o + "' is not a scalar loss (" + d->typeString() + ")",
+                  "say sum=true to differentiate the sum of its elements, or seeds=true to give seed gradients");
   }
   for (auto& w : req.wrt) {
     const DataDescriptor* d = root.findData(w);

@@ -44,6 +44,9 @@ struct Request {
   // false: a new input `<of>_seed` (same shape) carries each non-scalar output's seed gradient
   // (a scalar output is seeded with 1 either way).
   bool sumOutputs = true;
+  // With sumOutputs: refuse a non-scalar `of` instead of summing it (what a `differentiate` line without
+  // sum=true or seeds=true means: a loss is expected to be a scalar).
+  bool requireScalar = false;
   std::map<std::string, Keep> keep; // per intermediate data name (root SDFG); default Store
 };
 

@@ -32,6 +32,7 @@ std::string Differentiate::scriptLine() const {
   std::string line = "differentiate of=" + edit::quoteValue(join(request_.of, ",")) +
                      " wrt=" + edit::quoteValue(join(request_.wrt, ","));
   if (!request_.sumOutputs) line += " seeds=true";
+  else if (!request_.requireScalar) line += " sum=true";
   std::vector<std::string> rec;
   for (auto& [name, keep] : request_.keep)
     if (keep == Keep::Recompute) rec.push_back(name);
@@ -52,10 +53,11 @@ Expected<void> Differentiate::execute(edit::Editor& editor) const {
 Expected<std::unique_ptr<edit::Command>> Differentiate::parse(const std::vector<edit::Token>& t, const std::string& where) {
   Request req;
   std::set<std::string> seen;
+  bool sum = false;
   for (size_t i = 1; i < t.size(); ++i) {
     if (!t[i].hasKey())
       return fail(where, "expected key=value after `differentiate`, found '" + t[i].value + "'",
-                  "write: differentiate of=OUT,... wrt=IN,... [seeds=true] [recompute=T,...]");
+                  "write: differentiate of=OUT,... wrt=IN,... [sum=true | seeds=true] [recompute=T,...]");
     const std::string& k = t[i].key;
     if (!seen.insert(k).second) return fail(where, "'" + k + "' is given twice", "keep one");
     if (k == "of") {
@@ -65,12 +67,17 @@ Expected<std::unique_ptr<edit::Command>> Differentiate::parse(const std::vector<
     } else if (k == "seeds") {
       if (t[i].value != "true" && t[i].value != "false") return fail(where, "seeds must be true or false", "write seeds=true");
       req.sumOutputs = t[i].value != "true";
+    } else if (k == "sum") {
+      if (t[i].value != "true" && t[i].value != "false") return fail(where, "sum must be true or false", "write sum=true");
+      sum = t[i].value == "true";
     } else if (k == "recompute") {
       for (auto& n : split(t[i].value)) req.keep[n] = Keep::Recompute;
     } else {
-      return fail(where, "`differentiate` has no option '" + k + "'", "options: of, wrt, seeds, recompute");
+      return fail(where, "`differentiate` has no option '" + k + "'", "options: of, wrt, sum, seeds, recompute");
     }
   }
+  if (sum && !req.sumOutputs) return fail(where, "sum=true and seeds=true exclude each other", "keep one");
+  req.requireScalar = req.sumOutputs && !sum;
   if (req.of.empty()) return fail(where, "`differentiate` needs of=OUTPUT,...", "name the output(s) to differentiate");
   if (req.wrt.empty()) return fail(where, "`differentiate` needs wrt=NAME,...", "name the inputs or weights");
   return std::unique_ptr<edit::Command>(std::make_unique<Differentiate>(std::move(req)));

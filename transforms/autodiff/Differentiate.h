@@ -1,7 +1,8 @@
 // Differentiate: the history command for reverse-mode autodiff (transforms/autodiff/Autodiff.h).
 // Script form, one line:
-//   differentiate of=loss wrt=x,W1,b1 [seeds=true] [recompute=t1,t2]
-// `seeds=true` adds `<of>_seed` inputs instead of differentiating the sum of the outputs;
+//   differentiate of=loss wrt=x,W1,b1 [sum=true | seeds=true] [recompute=t1,t2]
+// Without either, `of` must be a scalar loss (a non-scalar one is refused, naming it); `sum=true`
+// differentiates the sum of its elements; `seeds=true` adds `<of>_seed` inputs for the seed gradients;
 // `recompute` lists intermediates re-run in the backward pass instead of stored. Undo restores the
 // model exactly (every change goes through the editor).
 #pragma once
