@@ -415,7 +415,11 @@ void MainWindow::createActions() {
                                 "<tr><td>Alt+Up / Alt+Down</td><td>producer / consumer (anywhere)</td></tr>"
                                 "<tr><td>Ctrl+F, F3, Shift+F3</td><td>find, next, previous</td></tr>"
                                 "<tr><td>F, Ctrl+0</td><td>fit to view</td></tr>"
-                                "<tr><td>wheel, Shift+wheel, drag</td><td>zoom, scroll, pan</td></tr></table>"));
+                                "<tr><td>wheel, Shift+wheel, drag</td><td>zoom, scroll, pan</td></tr>"
+                                "<tr><td>Ctrl+Z, Ctrl+Shift+Z (Ctrl+Y)</td><td>undo, redo a step</td></tr>"
+                                "<tr><td>Ctrl+S</td><td>save the project (.dcwproj)</td></tr>"
+                                "<tr><td>Ctrl+Shift+V</td><td>verify against the imported model</td></tr>"
+                                "<tr><td>F5, Shift+F5</td><td>profile, cancel</td></tr></table>"));
   });
   help->addAction(tr("&About DCW"), this, [this] {
     QMessageBox::about(this, tr("About DCW"),
