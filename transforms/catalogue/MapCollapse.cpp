@@ -25,14 +25,13 @@ bool MapCollapse::canApply(const Match& match, const Sdfg& root, Diagnostics* wh
       if (whyNot) whyNot->error(path, "both maps use the parameter name " + p);
       return false;
     }
-  for (auto& r : inner->range.ranges())
-    for (auto& p : outer->params)
-      if (r.begin.freeSymbols().count(p) || r.end.freeSymbols().count(p) || r.step.freeSymbols().count(p)) {
-        if (whyNot)
-          whyNot->error(path, "the inner range " + r.str() + " depends on the outer parameter " + p,
-                        "only maps with independent ranges can be collapsed");
-        return false;
-      }
+  std::string param;
+  if (std::string range = scope::rangeDependingOnOuter(*outer, *inner, &param); !range.empty()) {
+    if (whyNot)
+      whyNot->error(path, "the inner range " + range + " depends on the outer parameter " + param,
+                    "only maps with independent ranges can be collapsed");
+    return false;
+  }
   return true;
 }
 

@@ -34,14 +34,13 @@ bool MapInterchange::canApply(const Match& match, const Sdfg& root, Diagnostics*
   MapEntry *outer = nullptr, *inner = nullptr;
   if (!scope::resolvePerfectNest(match, root, whyNot, "interchange two maps with nothing between them", outer, inner)) return false;
   const std::string& path = match.elements.at("outer");
-  for (auto& r : inner->range.ranges())
-    for (auto& p : outer->params)
-      if (r.begin.freeSymbols().count(p) || r.end.freeSymbols().count(p) || r.step.freeSymbols().count(p)) {
-        if (whyNot)
-          whyNot->error(path, "the inner range " + r.str() + " depends on the outer parameter " + p,
-                        "only maps with independent ranges can be interchanged");
-        return false;
-      }
+  std::string param;
+  if (std::string range = scope::rangeDependingOnOuter(*outer, *inner, &param); !range.empty()) {
+    if (whyNot)
+      whyNot->error(path, "the inner range " + range + " depends on the outer parameter " + param,
+                    "only maps with independent ranges can be interchanged");
+    return false;
+  }
   return true;
 }
 

@@ -167,4 +167,14 @@ bool resolvePerfectNest(const Match& match, const Sdfg& root, Diagnostics* whyNo
   return true;
 }
 
+std::string rangeDependingOnOuter(const MapEntry& outer, const MapEntry& inner, std::string* param) {
+  for (auto& r : inner.range.ranges())
+    for (auto& p : outer.params)
+      if (r.begin.freeSymbols().count(p) || r.end.freeSymbols().count(p) || r.step.freeSymbols().count(p)) {
+        if (param) *param = p;
+        return r.str();
+      }
+  return {};
+}
+
 } // namespace dcw::transforms::scope

@@ -53,4 +53,8 @@ sym::Assumptions scopeAssumptions(const ir::State& st, const ir::Node& n);
 bool resolvePerfectNest(const Match& match, const ir::Sdfg& root, Diagnostics* whyNot, const std::string& hint,
                         ir::MapEntry*& outer, ir::MapEntry*& inner);
 
+// The first range of `inner` that depends on a parameter of `outer` ("" when none): such a nest
+// cannot be collapsed or interchanged. `param` receives the parameter it depends on.
+std::string rangeDependingOnOuter(const ir::MapEntry& outer, const ir::MapEntry& inner, std::string* param);
+
 } // namespace dcw::transforms::scope
