@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
-  qt6-base-dev qt6-svg-dev qt6-charts-dev libqscintilla2-qt6-dev libgl-dev   # GUI (Qt 6.4)
+  qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev                  # GUI (Qt 6.4; Charts needs OpenGL's CMake files)
+  libqscintilla2-qt6-dev libgl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler                             # ONNX import
   nlohmann-json3-dev libcli11-dev                                           # JSON, command line
   libgraphviz-dev                                                           # graph layout
@@ -15,6 +16,12 @@ packages=(
   clang libclang-rt-14-dev                                                  # libFuzzer target
   xvfb xauth time                                                           # GUI tests, benchmarks
 )
+
+# `setup-deps.sh --list` prints the list (scripts/check-deps.py checks it covers what the build used).
+if [ "${1:-}" = "--list" ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do
