@@ -8,7 +8,6 @@
 #include "codegen/cpu/CppGenerator.h"
 #include "codegen/run/ChromeTrace.h"
 #include "codegen/run/MachinePeaks.h"
-#include "codegen/run/PreparedModel.h"
 #include "codegen/run/Profiler.h"
 #include "codegen/run/RandomInputs.h"
 #include "core/ir/LibraryNode.h"
@@ -17,6 +16,7 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
+#include "pipeline/Pipeline.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -54,25 +54,32 @@ void codeElements(const ir::Sdfg& s, std::vector<std::pair<ir::ElementId, std::s
 }
 
 struct Prepared {
-  PreparedModel model;
+  pipeline::Program program;
   std::vector<ir::Tensor> inputs;
 };
 
 std::unique_ptr<Prepared> prepare(const char* path, const Instrumentation& in, std::string* error = nullptr) {
-  RunOptions o;
-  o.cpu.instrument = in;
-  auto r = prepareModel(path, o);
-  if (auto* e = std::get_if<PrepareError>(&r)) {
-    if (error) *error = e->diagnostic.str();
-    else qWarning("%s", e->diagnostic.str().c_str());
+  pipeline::Options o;
+  o.generate.instrument = in;
+  auto r = pipeline::build(path, {}, o);
+  if (!r) {
+    if (error) *error = r.error().str();
+    else qWarning("%s", r.error().str().c_str());
     return nullptr;
   }
   auto p = std::make_unique<Prepared>();
-  p->model = std::move(std::get<PreparedModel>(r));
-  auto inputs = randomInputs(p->model.executor->code().signature, 0);
+  p->program = std::move(*r);
+  auto inputs = randomInputs(p->program.executor->code().signature, 0);
   if (!inputs) return nullptr;
   p->inputs = std::move(*inputs);
   return p;
+}
+
+// The model as the pipeline lowers it for the cpu target (what `dcw codegen` generates from).
+Expected<io::LoadedModel> loadExpanded(const std::string& path) {
+  auto r = pipeline::prepare(path);
+  if (!r) return fail(r.error());
+  return std::move(r->model);
 }
 
 Instrumentation all() { return parseInstrumentation({"all"}); }
@@ -170,10 +177,10 @@ private slots:
     QFETCH(QString, what);
     auto p = prepare(model.toUtf8().constData(), parseInstrumentation({what.toStdString()}));
     QVERIFY(p);
-    const auto& profiled = p->model.executor->code().profiled;
+    const auto& profiled = p->program.executor->code().profiled;
     ProfileOptions po;
     po.repeat = 5;
-    auto r = profileRuns(*p->model.executor, p->inputs, po);
+    auto r = profileRuns(*p->program.executor, p->inputs, po);
     QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
     QCOMPARE(r->elements.size(), profiled.size());
     for (auto& pe : profiled) {
@@ -190,7 +197,7 @@ private slots:
       std::set<ir::ElementId> timed;
       for (auto& pe : profiled) timed.insert(pe.element);
       int ops = 0;
-      for (ir::State* st : p->model.model.sdfg->allStates()) {
+      for (ir::State* st : p->program.prepared.model.sdfg->allStates()) {
         auto scopes = st->scopeOf();
         QVERIFY(scopes.ok());
         for (auto& n : st->nodes())
@@ -233,7 +240,7 @@ private slots:
     QVERIFY(p);
     ProfileOptions po;
     po.repeat = 7;
-    auto r = profileRuns(*p->model.executor, p->inputs, po);
+    auto r = profileRuns(*p->program.executor, p->inputs, po);
     QVERIFY(r.ok());
     QJsonParseError err;
     auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(chromeTraceJson(*r)), &err);
@@ -274,7 +281,7 @@ private slots:
     ProfileOptions po;
     po.repeat = 3;
     po.softwareCounters = true;
-    auto r = profileRuns(*p->model.executor, p->inputs, po);
+    auto r = profileRuns(*p->program.executor, p->inputs, po);
     QVERIFY(r.ok());
     if (r->counters.kind == "hardware") {
       QVERIFY(r->counters.unavailable.empty());
@@ -291,11 +298,11 @@ private slots:
       }
     }
     po.softwareCounters = false;
-    auto hwOnly = profileRuns(*p->model.executor, p->inputs, po);
+    auto hwOnly = profileRuns(*p->program.executor, p->inputs, po);
     QVERIFY(hwOnly.ok());
     QVERIFY(hwOnly->counters.kind == "hardware" || (hwOnly->counters.kind == "none" && !hwOnly->counters.unavailable.empty()));
     po.counters = false;
-    auto off = profileRuns(*p->model.executor, p->inputs, po);
+    auto off = profileRuns(*p->program.executor, p->inputs, po);
     QVERIFY(off.ok());
     QCOMPARE(off->counters.kind, std::string("none"));
     QVERIFY(off->elements[0].counters.empty());
@@ -306,7 +313,7 @@ private slots:
     QVERIFY(p);
     ProfileOptions po;
     po.repeat = 3;
-    auto a = profileRuns(*p->model.executor, p->inputs, po);
+    auto a = profileRuns(*p->program.executor, p->inputs, po);
     QVERIFY(a.ok());
     ProfileReport b = *a;
     b.elements.pop_back();                       // only in A
@@ -346,11 +353,11 @@ private slots:
     QVERIFY(!tasklet.empty() && !map.empty());
     auto p = prepare(kConv, parseInstrumentation({tasklet, map}));
     QVERIFY(p);
-    const auto& profiled = p->model.executor->code().profiled;
+    const auto& profiled = p->program.executor->code().profiled;
     QCOMPARE(profiled.size(), size_t(3));
     ProfileOptions po;
     po.repeat = 3;
-    auto r = profileRuns(*p->model.executor, p->inputs, po);
+    auto r = profileRuns(*p->program.executor, p->inputs, po);
     QVERIFY(r.ok());
     QVERIFY(r->find(tasklet) && r->find(map));
     QVERIFY(r->find(tasklet)->callsPerRun >= 1);
@@ -368,7 +375,7 @@ private slots:
   void uninstrumentedProgramIsRejected() {
     auto p = prepare(kConv, Instrumentation{});
     QVERIFY(p);
-    auto r = profileRuns(*p->model.executor, p->inputs);
+    auto r = profileRuns(*p->program.executor, p->inputs);
     QVERIFY(!r.ok());
     QVERIFY(r.error().str().find("without instrumentation") != std::string::npos);
   }

@@ -1,8 +1,9 @@
-// `dcw bench MODEL [--threads N] [--warmup W] [--repeat R] [--json] [--script S]`: latency of the compiled model
+// `dcw bench MODEL [--threads N] [--warmup W] [--repeat R] [--json] [--script S] [--target T]`: latency of the compiled model
 // on random inputs (symbolic dims = 1 unless --dim gives them): median and minimum.
 #include "app/cli/Cli.h"
 
-#include "codegen/run/PreparedModel.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/Specialize.h"
 #include "codegen/run/RandomInputs.h"
 
 #include <nlohmann/json.hpp>
@@ -20,7 +21,7 @@ using namespace dcw::ir;
 
 std::function<int()> setupBench(CLI::App& sub) {
   struct Opts {
-    std::string model, script;
+    std::string model, script, target = "cpu";
     int threads = 0, warmup = 3, repeat = 20;
     bool json = false;
     std::vector<std::string> dims;
@@ -33,22 +34,23 @@ std::function<int()> setupBench(CLI::App& sub) {
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension, NAME=VALUE (default 1)");
   sub.add_flag("--json", o->json, "Print one JSON object");
   sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
+  addTargetOption(sub, o->target);
   return [o]() -> int {
-    codegen::RunOptions opts;
+    pipeline::Options opts;
+    opts.target = o->target;
     opts.threads = o->threads;
-    std::map<std::string, int64_t> dims;
-    for (auto& d : o->dims) {
-      auto eq = d.find('=');
-      if (eq == std::string::npos) return reportError(Diagnostic::error("--dim " + d, "expected NAME=VALUE"));
-      dims[d.substr(0, eq)] = std::atoll(d.c_str() + eq + 1);
-    }
-    auto fixed = codegen::dimsFromValues(o->model, dims); // specialize dynamic dims before compiling
+    auto parsed = parseDimOptions(o->dims);
+    if (!parsed) return reportError(parsed.error());
+    std::map<std::string, int64_t> dims = *parsed;
+    auto fixed = pipeline::dimsFromValues(o->model, dims); // specialize dynamic dims before compiling
     if (!fixed) return reportError(fixed.error());
     opts.fixedDims = *fixed;
-    auto prepared = codegen::prepareModel(o->model, opts, o->script);
-    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
-    auto& p = std::get<codegen::PreparedModel>(prepared);
-    if (!o->script.empty()) reportScriptWarnings(p.model.warnings, o->script);
+    pipeline::Steps steps;
+    steps.scriptPath = o->script;
+    auto built = pipeline::build(o->model, steps, opts);
+    if (!built) return reportError(built.error());
+    auto& p = *built;
+    if (!o->script.empty()) reportScriptWarnings(p.prepared.model.warnings, o->script);
     auto random = codegen::randomInputs(p.executor->code().signature, 0, dims);
     if (!random) return reportError(random.error());
     std::vector<Tensor> inputs = std::move(*random);
@@ -66,7 +68,7 @@ std::function<int()> setupBench(CLI::App& sub) {
     double median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
     if (o->json) {
       nlohmann::ordered_json j{{"model", o->model}, {"median_ms", median}, {"min_ms", ms.front()}, {"repeat", o->repeat},
-                               {"threads", o->threads}, {"compile_s", p.executor->library().seconds},
+                               {"threads", o->threads}, {"target", o->target}, {"compile_s", p.executor->library().seconds},
                                {"cache_hit", p.executor->library().cacheHit}};
       std::cout << j.dump() << std::endl;
     } else {

@@ -4,11 +4,15 @@
 #pragma once
 
 #include "core/support/Diagnostic.h"
+#include "core/support/Expected.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace dcw::cli {
 
@@ -45,5 +49,11 @@ std::function<int()> setupTrain(CLI::App& sub);
 
 // Prints the warnings located at the script file (e.g. recorded on another model).
 void reportScriptWarnings(const Diagnostics& d, const std::string& script);
+
+// `--dim NAME=VALUE` options (run, bench, profile, optimize, apply) as a map; an entry that is not
+// NAME=INTEGER is refused naming it.
+Expected<std::map<std::string, int64_t>> parseDimOptions(const std::vector<std::string>& dims);
+// Adds `--target NAME` (checked against the target registry, codegen/Target.h) to a subcommand.
+CLI::Option* addTargetOption(CLI::App& sub, std::string& target);
 
 } // namespace dcw::cli

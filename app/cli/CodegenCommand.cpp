@@ -1,8 +1,10 @@
-// `dcw codegen MODEL --target cpu -o DIR [--script S]`: writes the generated sources and their source map.
+// `dcw codegen MODEL [--target T] -o DIR [--script S] [--dim N=V]`: writes the generated sources (the
+// main file and any further ones the target makes) and their source map, through the same pipeline as
+// `dcw run` and the app's code view (pipeline/Pipeline.h).
 #include "app/cli/Cli.h"
 
-#include "codegen/cpu/CppGenerator.h"
-#include "codegen/run/PreparedModel.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/Specialize.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,29 +20,54 @@ namespace fs = std::filesystem;
 std::function<int()> setupCodegen(CLI::App& sub) {
   struct Opts {
     std::string model, out, target = "cpu", script;
+    std::vector<std::string> dims;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
-  sub.add_option("--target", o->target, "Target to generate for")->check(CLI::IsMember({"cpu"}));
-  sub.add_option("-o,--output", o->out, "Folder to write program.cpp and program.sourcemap.json into")->required();
+  addTargetOption(sub, o->target);
+  sub.add_option("-o,--output", o->out, "Folder to write program.cpp (and further sources) and program.sourcemap.json into")->required();
   sub.add_option("--script", o->script, "Replay this DCW script on the model before generating");
+  sub.add_option("--dim", o->dims, "Specialize a dynamic dim first, NAME=VALUE (as `dcw run` does to its inputs)");
   return [o]() -> int {
-    auto m = codegen::loadExpanded(o->model, nullptr, {}, o->script);
-    if (!m) return reportError(m.error());
-    if (!o->script.empty()) reportScriptWarnings(m->warnings, o->script);
-    auto code = codegen::generateCpp(*m->sdfg);
+    pipeline::Options opts;
+    opts.target = o->target;
+    if (!o->dims.empty()) {
+      auto values = parseDimOptions(o->dims);
+      if (!values) return reportError(values.error());
+      auto fixed = pipeline::dimsFromValues(o->model, *values);
+      if (!fixed) return reportError(fixed.error());
+      opts.fixedDims = *fixed;
+    }
+    pipeline::Steps steps;
+    steps.scriptPath = o->script;
+    auto prepared = pipeline::prepare(o->model, steps, opts);
+    if (!prepared) return reportError(prepared.error());
+    if (!o->script.empty()) reportScriptWarnings(prepared->model.warnings, o->script);
+    auto code = pipeline::generate(*prepared, opts);
     if (!code) return reportError(code.error());
     std::error_code ec;
     fs::create_directories(o->out, ec);
     if (ec) return reportError(Diagnostic::error(o->out, "cannot create the folder: " + ec.message()));
-    fs::path src = fs::path(o->out) / "program.cpp", map = fs::path(o->out) / "program.sourcemap.json";
-    std::ofstream(src) << code->source;
+    fs::path src = fs::path(o->out) / code->mainFile, map = fs::path(o->out) / "program.sourcemap.json";
+    std::vector<std::pair<fs::path, const std::string*>> files = {{src, &code->source}};
+    for (auto& f : code->extraFiles) files.push_back({fs::path(o->out) / f.name, &f.text});
+    for (auto& [path, text] : files) {
+      std::ofstream out(path, std::ios::binary);
+      out << *text;
+      if (!out.flush()) return reportError(Diagnostic::error(path.string(), "cannot write the file"));
+    }
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (auto& e : code->sourceMap)
-      j.push_back({{"first_line", e.firstLine}, {"last_line", e.lastLine}, {"element", e.element}, {"path", e.path}});
-    std::ofstream(map) << j.dump(1) << "\n";
-    if (!fs::exists(src) || !fs::exists(map)) return reportError(Diagnostic::error(o->out, "cannot write the sources"));
-    std::cerr << "wrote " << src.string() << " and " << map.string() << "\n";
+    for (auto& e : code->sourceMap) {
+      nlohmann::ordered_json entry{{"first_line", e.firstLine}, {"last_line", e.lastLine}, {"element", e.element}, {"path", e.path}};
+      if (!e.file.empty()) entry["file"] = e.file;
+      j.push_back(entry);
+    }
+    std::ofstream mapOut(map);
+    mapOut << j.dump(1) << "\n";
+    if (!mapOut.flush()) return reportError(Diagnostic::error(map.string(), "cannot write the source map"));
+    std::cerr << "wrote " << src.string();
+    for (auto& f : code->extraFiles) std::cerr << ", " << (fs::path(o->out) / f.name).string();
+    std::cerr << " and " << map.string() << "\n";
     return kExitOk;
   };
 }

@@ -1,6 +1,8 @@
 // The one registry of `dcw` subcommands. `dcw help` and `--help` are generated from it.
 #include "app/cli/Cli.h"
 
+#include "codegen/Target.h"
+
 #include <iostream>
 
 namespace dcw::cli {
@@ -26,6 +28,32 @@ const std::vector<Command>& commands() {
 int reportError(const Diagnostic& d) {
   std::cerr << "error: " << d.str() << std::endl;
   return kExitBadInput;
+}
+
+Expected<std::map<std::string, int64_t>> parseDimOptions(const std::vector<std::string>& dims) {
+  std::map<std::string, int64_t> values;
+  for (auto& d : dims) {
+    auto eq = d.find('=');
+    if (eq == std::string::npos || eq == 0) return fail("--dim " + d, "expected NAME=VALUE", "for example --dim batch=1");
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(d.substr(eq + 1), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != d.size() - eq - 1) return fail("--dim " + d, "the value is not an integer", "for example --dim batch=1");
+    if (v < 0) return fail("--dim " + d, "a dimension cannot be negative");
+    values[d.substr(0, eq)] = v;
+  }
+  return values;
+}
+
+CLI::Option* addTargetOption(CLI::App& sub, std::string& target) {
+  auto names = codegen::targetNames();
+  std::string list;
+  for (auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return sub.add_option("--target", target, "Target to generate for (" + list + ")")->check(CLI::IsMember(names));
 }
 
 void reportWarnings(const Diagnostics& ds) {

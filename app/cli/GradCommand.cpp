@@ -6,8 +6,8 @@
 // files; with --random, also the inputs used (input_N.pb), so the run can be repeated with --inputs.
 #include "app/cli/Cli.h"
 #include "app/cli/GradientProgram.h"
+#include "pipeline/Specialize.h"
 
-#include "codegen/run/PreparedModel.h"
 #include "codegen/run/RandomInputs.h"
 #include "core/onnx/TensorFile.h"
 
@@ -57,11 +57,11 @@ std::function<int()> setupGrad(CLI::App& sub) {
       auto t = readTensorFolder(o->inputs);
       if (!t) return reportError(t.error());
       inputs = std::move(*t);
-      auto fixed = codegen::dimsFromInputs(o->model, inputs);
+      auto fixed = pipeline::dimsFromInputs(o->model, inputs);
       if (!fixed) return reportError(fixed.error());
       rq.fixedDims = *fixed;
     } else {
-      auto fixed = codegen::dimsFromValues(o->model, {});
+      auto fixed = pipeline::dimsFromValues(o->model, {});
       if (!fixed) return reportError(fixed.error());
       rq.fixedDims = *fixed;
     }

@@ -2,15 +2,12 @@
 #include "app/cli/GradientProgram.h"
 
 #include "core/edit/History.h"
-#include "core/expansions/ExpandPass.h"
-#include "core/ir/Validate.h"
 #include "core/onnx/TensorFile.h"
-#include "transforms/FoldConstants.h"
+#include "pipeline/Pipeline.h"
 #include "transforms/autodiff/Autodiff.h"
 #include "transforms/autodiff/Differentiate.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 namespace dcw::cli {
@@ -56,77 +53,72 @@ Diagnostic located(Diagnostic d, const std::string& path) {
 
 Expected<GradientProgram> buildGradientProgram(const GradientRequest& rq) {
   GradientProgram p;
-  io::LoadOptions load;
-  load.fixedDims = rq.fixedDims;
-  auto m = io::loadModel(rq.model, load);
-  if (!m) return m.takeError();
-  p.model = std::move(*m);
-  Sdfg& sdfg = *p.model.sdfg;
-  p.dataInputs = sdfg.inputs;
-
-  // Checked here as well as by autodiff, so that the message names the command-line option.
-  const DataDescriptor* of = sdfg.findData(rq.of);
-  if (!of || std::find(sdfg.outputs.begin(), sdfg.outputs.end(), rq.of) == sdfg.outputs.end()) {
-    std::string outs;
-    for (auto& o : sdfg.outputs) outs += (outs.empty() ? "" : ", ") + o;
-    return fail(rq.model + ": " + rq.of, "'" + rq.of + "' is not an output of the model", "outputs: " + outs);
-  }
-
-  if (rq.trainWeights) {
-    edit::Editor ed(sdfg);
-    auto w = autodiff::makeTrainable(ed, rq.wrt);
-    if (!w) return fail(located(w.error(), rq.model));
-    p.weights = std::move(*w);
-  }
-
-  autodiff::Request req;
-  req.of = {rq.of};
-  req.wrt = rq.wrt;
-  for (auto& r : rq.recompute) req.keep[r] = autodiff::Keep::Recompute;
-  if (rq.memoryReport) {
-    auto with = autodiff::intermediatesNeeded(sdfg, req);
-    if (!with) return fail(located(with.error(), rq.model));
-    p.storedBytes = sum(*with);
-    for (auto& [k, v] : *with) p.stored.push_back(k);
-    autodiff::Request all = req;
-    all.keep.clear();
-    auto without = autodiff::intermediatesNeeded(sdfg, all);
-    if (!without) return fail(located(without.error(), rq.model));
-    p.storedBytesAllStored = sum(*without);
-  }
-  {
-    edit::History history(sdfg);
-    const size_t before = sdfg.outputs.size();
-    if (auto r = history.execute(std::make_unique<autodiff::Differentiate>(req)); !r) return fail(located(r.error(), rq.model));
-    // The gradients are appended to the outputs in `wrt` order (Autodiff.h).
-    if (sdfg.outputs.size() != before + rq.wrt.size())
-      return fail(rq.model, "differentiation added " + std::to_string(sdfg.outputs.size() - before) + " outputs for " +
-                                std::to_string(rq.wrt.size()) + " names", "this is a bug in autodiff; please report it");
-    p.gradients.assign(sdfg.outputs.begin() + long(before), sdfg.outputs.end());
-  }
-  if (rq.optimizer) {
-    edit::Editor ed(sdfg);
-    auto o = autodiff::appendOptimizerStep(ed, p.weights.names, p.gradients, *rq.optimizer);
-    if (!o) return fail(located(o.error(), rq.model));
-    p.optimizer = std::move(*o);
-  }
-
-  transforms::foldConstants(sdfg);
-  if (auto r = expansions::expandAll(sdfg); !r) return fail(located(r.error(), rq.model));
-  p.model.validation = validate(sdfg);
-  if (const Diagnostic* e = p.model.validation.firstError()) {
-    Diagnostic d = located(*e, rq.model);
-    d.message = "the differentiated model does not validate: " + d.message;
-    d.hint = "this is a bug in autodiff or an expansion; please report it";
+  // The model-specific part runs as the pipeline's edit hook, after loading and before lowering.
+  auto differentiate = [&](io::LoadedModel& model) -> Expected<void> {
+    Sdfg& sdfg = *model.sdfg;
+    p.dataInputs = sdfg.inputs;
+    // Checked here as well as by autodiff, so that the message names the command-line option.
+    const DataDescriptor* of = sdfg.findData(rq.of);
+    if (!of || std::find(sdfg.outputs.begin(), sdfg.outputs.end(), rq.of) == sdfg.outputs.end()) {
+      std::string outs;
+      for (auto& o : sdfg.outputs) outs += (outs.empty() ? "" : ", ") + o;
+      return fail(rq.model + ": " + rq.of, "'" + rq.of + "' is not an output of the model", "outputs: " + outs);
+    }
+    if (rq.trainWeights) {
+      edit::Editor ed(sdfg);
+      auto w = autodiff::makeTrainable(ed, rq.wrt);
+      if (!w) return fail(located(w.error(), rq.model));
+      p.weights = std::move(*w);
+    }
+    autodiff::Request req;
+    req.of = {rq.of};
+    req.wrt = rq.wrt;
+    for (auto& r : rq.recompute) req.keep[r] = autodiff::Keep::Recompute;
+    if (rq.memoryReport) {
+      auto with = autodiff::intermediatesNeeded(sdfg, req);
+      if (!with) return fail(located(with.error(), rq.model));
+      p.storedBytes = sum(*with);
+      for (auto& [k, v] : *with) p.stored.push_back(k);
+      autodiff::Request all = req;
+      all.keep.clear();
+      auto without = autodiff::intermediatesNeeded(sdfg, all);
+      if (!without) return fail(located(without.error(), rq.model));
+      p.storedBytesAllStored = sum(*without);
+    }
+    {
+      edit::History history(sdfg);
+      const size_t before = sdfg.outputs.size();
+      if (auto r = history.execute(std::make_unique<autodiff::Differentiate>(req)); !r) return fail(located(r.error(), rq.model));
+      // The gradients are appended to the outputs in `wrt` order (Autodiff.h).
+      if (sdfg.outputs.size() != before + rq.wrt.size())
+        return fail(rq.model, "differentiation added " + std::to_string(sdfg.outputs.size() - before) + " outputs for " +
+                                  std::to_string(rq.wrt.size()) + " names", "this is a bug in autodiff; please report it");
+      p.gradients.assign(sdfg.outputs.begin() + long(before), sdfg.outputs.end());
+    }
+    if (rq.optimizer) {
+      edit::Editor ed(sdfg);
+      auto o = autodiff::appendOptimizerStep(ed, p.weights.names, p.gradients, *rq.optimizer);
+      if (!o) return fail(located(o.error(), rq.model));
+      p.optimizer = std::move(*o);
+    }
+    return {};
+  };
+  pipeline::Options opts;
+  opts.fixedDims = rq.fixedDims;
+  opts.threads = rq.threads;
+  opts.edit = differentiate;
+  auto built = pipeline::build(rq.model, {}, opts);
+  if (!built) {
+    Diagnostic d = built.error();
+    if (built.failure().stage == pipeline::Stage::Generate) {
+      d.message = "the differentiated model does not validate: " + d.message;
+      d.hint = "this is a bug in autodiff or an expansion; please report it";
+    }
     return fail(d);
   }
-  codegen::RunOptions opts;
-  opts.threads = rq.threads;
-  auto t0 = std::chrono::steady_clock::now();
-  auto e = codegen::Executor::create(sdfg, opts);
-  if (!e) return fail(located(e.error(), rq.model));
-  p.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  p.executor = std::move(*e);
+  p.model = std::move(built->prepared.model);
+  p.executor = std::move(built->executor);
+  p.compileSeconds = built->buildSeconds;
   return p;
 }
 

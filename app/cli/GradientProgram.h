@@ -2,7 +2,8 @@
 // program that computes gradients. Load (specialized to the data's shapes) -> for training, make the
 // weights inputs (autodiff/Trainable.h) -> differentiate through the model's history with the
 // `differentiate` command (the same step a script records) -> for training, append the optimizer's
-// update (autodiff/OptimizerStep.h) -> fold constants, expand, validate -> generate, compile, load.
+// update (autodiff/OptimizerStep.h) -> the rest of the pipeline (pipeline/Pipeline.h: fold constants,
+// expand, validate, generate, build, load); the steps above run as the pipeline's edit hook.
 // Also reads tensor folders (input_0.pb, input_1.pb, ...), which both commands take.
 #pragma once
 

@@ -11,7 +11,8 @@
 #include "app/cli/Cli.h"
 
 #include "codegen/run/ChromeTrace.h"
-#include "codegen/run/PreparedModel.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/Specialize.h"
 #include "codegen/run/Profiler.h"
 #include "codegen/run/RandomInputs.h"
 
@@ -32,7 +33,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)");
   sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
-  sub.add_option("--target", o->target, "Target to profile")->check(CLI::IsMember({"cpu"}));
+  addTargetOption(sub, o->target);
   sub.add_option("--repeat", o->repeat, "Timed runs")->check(CLI::Range(1, 100000));
   sub.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
@@ -67,22 +68,22 @@ std::function<int()> setupProfile(CLI::App& sub) {
       return reportError(Diagnostic::error("dcw profile", "needs --report OUT.json", "say where the report goes"));
     std::vector<std::string> what = o->instrument.empty() ? std::vector<std::string>{"all"} : o->instrument;
 
-    codegen::RunOptions opts;
+    pipeline::Options opts;
+    opts.target = o->target;
     opts.threads = o->threads;
-    opts.cpu.instrument = codegen::parseInstrumentation(what);
-    std::map<std::string, int64_t> dims;
-    for (auto& d : o->dims) {
-      auto eq = d.find('=');
-      if (eq == std::string::npos) return reportError(Diagnostic::error("--dim " + d, "expected NAME=VALUE"));
-      dims[d.substr(0, eq)] = std::atoll(d.c_str() + eq + 1);
-    }
-    auto fixed = codegen::dimsFromValues(o->model, dims);
+    opts.generate.instrument = codegen::parseInstrumentation(what);
+    auto parsed = parseDimOptions(o->dims);
+    if (!parsed) return reportError(parsed.error());
+    std::map<std::string, int64_t> dims = *parsed;
+    auto fixed = pipeline::dimsFromValues(o->model, dims);
     if (!fixed) return reportError(fixed.error());
     opts.fixedDims = *fixed;
-    auto prepared = codegen::prepareModel(o->model, opts, o->script);
-    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
-    auto& p = std::get<codegen::PreparedModel>(prepared);
-    if (!o->script.empty()) reportScriptWarnings(p.model.warnings, o->script);
+    pipeline::Steps steps;
+    steps.scriptPath = o->script;
+    auto built = pipeline::build(o->model, steps, opts);
+    if (!built) return reportError(built.error());
+    auto& p = *built;
+    if (!o->script.empty()) reportScriptWarnings(p.prepared.model.warnings, o->script);
     auto inputs = codegen::randomInputs(p.executor->code().signature, 0, dims);
     if (!inputs) return reportError(inputs.error());
 

@@ -1,9 +1,10 @@
 // `dcw run MODEL [--inputs DIR | --random SEED] [--outputs DIR] [--target cpu] [--threads N] [--script S]`:
-// compiles the model (pure implementations, C++/OpenMP) and runs it on tensors in ONNX's test-case
+// builds the model through the pipeline (pipeline/Pipeline.h) for the target and runs it on tensors in ONNX's test-case
 // format (input_N.pb / output_N.pb). With --script, the script is replayed on the model first.
 #include "app/cli/Cli.h"
 
-#include "codegen/run/PreparedModel.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/Specialize.h"
 #include "codegen/run/RandomInputs.h"
 #include "core/onnx/TensorFile.h"
 
@@ -33,7 +34,7 @@ std::function<int()> setupRun(CLI::App& sub) {
   auto* rnd = sub.add_option("--random", o->seed, "Use random inputs from this seed (written to --outputs too)");
   in->excludes(rnd);
   sub.add_option("--outputs", o->outputs, "Folder to write output_N.pb (and, with --random, input_N.pb)");
-  sub.add_option("--target", o->target, "Target to compile for")->check(CLI::IsMember({"cpu"}));
+  addTargetOption(sub, o->target);
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension for --random, NAME=VALUE (default 1)");
   sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
@@ -41,23 +42,17 @@ std::function<int()> setupRun(CLI::App& sub) {
     o->random = rnd->count() > 0;
     if (!o->random && o->inputs.empty())
       return reportError(Diagnostic::error("dcw run", "no inputs given", "use --inputs DIR or --random SEED"));
-    codegen::RunOptions opts;
+    pipeline::Options opts;
+    opts.target = o->target;
     opts.threads = o->threads;
     // The model is specialized to the input shapes (dynamic dims become constants) before compiling.
     std::vector<Tensor> inputs;
     std::map<std::string, int64_t> dims;
     if (o->random) {
-      for (auto& d : o->dims) {
-        auto eq = d.find('=');
-        if (eq == std::string::npos)
-          return reportError(Diagnostic::error("--dim " + d, "expected NAME=VALUE", "for example --dim batch=4"));
-        try {
-          dims[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
-        } catch (const std::exception&) {
-          return reportError(Diagnostic::error("--dim " + d, "the value is not an integer"));
-        }
-      }
-      auto fixed = codegen::dimsFromValues(o->model, dims);
+      auto parsed = parseDimOptions(o->dims);
+      if (!parsed) return reportError(parsed.error());
+      dims = *parsed;
+      auto fixed = pipeline::dimsFromValues(o->model, dims);
       if (!fixed) return reportError(fixed.error());
       opts.fixedDims = *fixed;
     } else {
@@ -71,14 +66,17 @@ std::function<int()> setupRun(CLI::App& sub) {
         if (!t) return reportError(t.error());
         inputs.push_back(std::move(t->tensor));
       }
-      auto fixed = codegen::dimsFromInputs(o->model, inputs);
+      auto fixed = pipeline::dimsFromInputs(o->model, inputs);
       if (!fixed) return reportError(fixed.error());
       opts.fixedDims = *fixed;
     }
-    auto prepared = codegen::prepareModel(o->model, opts, o->script);
-    if (auto* err = std::get_if<codegen::PrepareError>(&prepared)) return reportError(err->diagnostic);
-    auto& p = std::get<codegen::PreparedModel>(prepared);
-    if (!o->script.empty()) reportScriptWarnings(p.model.warnings, o->script);
+    pipeline::Steps steps;
+    steps.scriptPath = o->script;
+    auto built = pipeline::build(o->model, steps, opts);
+    if (!built) return reportError(built.error());
+    auto& p = *built;
+    const io::LoadedModel& model = p.prepared.model;
+    if (!o->script.empty()) reportScriptWarnings(model.warnings, o->script);
     const auto& sig = p.executor->code().signature;
     if (o->random) {
       auto r = codegen::randomInputs(sig, o->seed, dims);
@@ -93,18 +91,18 @@ std::function<int()> setupRun(CLI::App& sub) {
       if (o->random)
         for (size_t i = 0; i < inputs.size(); ++i)
           if (auto r = onnx::writeTensorFile((fs::path(o->outputs) / ("input_" + std::to_string(i) + ".pb")).string(), inputs[i],
-                                             p.model.sdfg->inputs[i]);
+                                             model.sdfg->inputs[i]);
               !r)
             return reportError(r.error());
       for (size_t i = 0; i < out->size(); ++i)
         if (auto r = onnx::writeTensorFile((fs::path(o->outputs) / ("output_" + std::to_string(i) + ".pb")).string(), (*out)[i],
-                                           p.model.sdfg->outputs[i]);
+                                           model.sdfg->outputs[i]);
             !r)
           return reportError(r.error());
     }
     for (size_t i = 0; i < out->size(); ++i) {
       const Tensor& t = (*out)[i];
-      std::cout << p.model.sdfg->outputs[i] << ": " << dtypeName(t.dtype) << "[";
+      std::cout << model.sdfg->outputs[i] << ": " << dtypeName(t.dtype) << "[";
       for (size_t k = 0; k < t.dims.size(); ++k) std::cout << (k ? ", " : "") << t.dims[k];
       std::cout << "]\n";
     }

@@ -3,7 +3,7 @@
 // case folders (like .../data/node) runs all of them. Cases run in parallel with --jobs.
 #include "app/cli/Cli.h"
 
-#include "codegen/run/OnnxTestCase.h"
+#include "pipeline/OnnxTestCase.h"
 
 #include <atomic>
 #include <filesystem>
@@ -48,12 +48,12 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     if (!o->filter.empty())
       std::erase_if(cases, [&](const std::string& c) { return fs::path(c).filename().string().find(o->filter) == std::string::npos; });
 
-    std::vector<codegen::CaseResult> results(cases.size());
+    std::vector<pipeline::CaseResult> results(cases.size());
     std::vector<bool> done(cases.size(), false);
     std::atomic<size_t> next{0};
     std::mutex mu;
     size_t printed = 0;
-    codegen::RunOptions opts;
+    pipeline::Options opts;
     opts.threads = 1;
     // Test programs are small and run once: compile time dominates, so optimise lightly.
     for (auto& f : opts.compile.flags)
@@ -62,16 +62,16 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
       while (printed < cases.size() && done[printed]) {
         const auto& r = results[printed++];
         switch (r.status) {
-        case codegen::CaseResult::Status::Passed: std::cout << "passed       " << r.name << "\n"; break;
-        case codegen::CaseResult::Status::Failed: std::cout << "failed       " << r.name << ": " << r.message << "\n"; break;
-        case codegen::CaseResult::Status::Unsupported: std::cout << "unsupported  " << r.name << ": " << r.message << "\n"; break;
+        case pipeline::CaseResult::Status::Passed: std::cout << "passed       " << r.name << "\n"; break;
+        case pipeline::CaseResult::Status::Failed: std::cout << "failed       " << r.name << ": " << r.message << "\n"; break;
+        case pipeline::CaseResult::Status::Unsupported: std::cout << "unsupported  " << r.name << ": " << r.message << "\n"; break;
         }
       }
       std::cout.flush();
     };
     auto worker = [&] {
       for (size_t i; (i = next++) < cases.size();) {
-        auto r = codegen::runOnnxTestCase(cases[i], opts);
+        auto r = pipeline::runOnnxTestCase(cases[i], opts);
         std::lock_guard lock(mu);
         results[i] = std::move(r);
         done[i] = true;
@@ -83,9 +83,9 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     for (auto& t : pool) t.join();
     int passed = 0, failed = 0, skipped = 0;
     for (auto& r : results) {
-      passed += r.status == codegen::CaseResult::Status::Passed;
-      failed += r.status == codegen::CaseResult::Status::Failed;
-      skipped += r.status == codegen::CaseResult::Status::Unsupported;
+      passed += r.status == pipeline::CaseResult::Status::Passed;
+      failed += r.status == pipeline::CaseResult::Status::Failed;
+      skipped += r.status == pipeline::CaseResult::Status::Unsupported;
     }
     std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped" << std::endl;
     if (o->requirePassRate >= 0 && !cases.empty()) {

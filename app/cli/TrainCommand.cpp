@@ -10,8 +10,8 @@
 // (one batch each, cycled). With --save, the trained weights are written as weight_N.pb.
 #include "app/cli/Cli.h"
 #include "app/cli/GradientProgram.h"
+#include "pipeline/Specialize.h"
 
-#include "codegen/run/PreparedModel.h"
 #include "core/onnx/TensorFile.h"
 
 #include <chrono>
@@ -100,7 +100,7 @@ std::function<int()> setupTrain(CLI::App& sub) {
   return [o]() -> int {
     auto batches = readBatches(o->data);
     if (!batches) return reportError(batches.error());
-    auto fixed = codegen::dimsFromInputs(o->model, batches->front());
+    auto fixed = pipeline::dimsFromInputs(o->model, batches->front());
     if (!fixed) return reportError(fixed.error());
 
     GradientRequest rq;

@@ -5,7 +5,8 @@
 //   `dcw optimize MODEL [-o OUT.dcw.json] [--script-out S]` auto-optimize, recorded as a script
 #include "app/cli/Cli.h"
 
-#include "codegen/run/PreparedModel.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/Specialize.h"
 #include "core/edit/History.h"
 #include "core/expansions/ExpandPass.h"
 #include "core/io/ModelFile.h"
@@ -152,24 +153,20 @@ std::function<int()> setupApply(CLI::App& sub) {
   return [o]() -> int {
     auto load = specialization(o->model, o->dims);
     if (!load) return reportError(load.error());
-    auto m = io::loadModel(o->model, *load);
+    pipeline::Steps steps;
+    steps.scriptPath = o->script;
+    pipeline::Options po;
+    po.fixedDims = load->fixedDims;
+    po.specializedStepsMustFit = true; // what was asked for is what is written
+    size_t applied = 0;
+    auto m = pipeline::loadWithSteps(o->model, steps, po, &applied);
     if (!m) return reportError(m.error());
     reportWarnings(m->warnings);
-    auto script = transforms::readScript(o->script);
-    if (!script) return reportError(script.error());
-    if (!script->sha256.empty())
-      if (auto sha = sha256File(o->model); sha && *sha != script->sha256)
-        std::cerr << "warning: " << o->script << ": was recorded on a different file (sha256 " << script->sha256.substr(0, 12)
-                  << "...) than " << o->model << " (sha256 " << sha->substr(0, 12)
-                  << "...); replaying it anyway, a step that does not fit fails at its line\n";
-    edit::History h(*m->sdfg);
-    size_t steps = script->steps.size();
-    if (auto r = transforms::replay(*script, h, o->script); !r) return reportError(r.error());
     if (!o->out.empty()) {
       if (auto r = serialize::saveFile(*m->sdfg, o->out); !r) return reportError(r.error());
-      std::cerr << "applied " << steps << " steps; wrote " << o->out << "\n";
+      std::cerr << "applied " << applied << " steps; wrote " << o->out << "\n";
     } else {
-      std::cout << "applied " << steps << " steps; the model has " << countNodes(*m->sdfg) << " nodes in "
+      std::cout << "applied " << applied << " steps; the model has " << countNodes(*m->sdfg) << " nodes in "
                 << m->sdfg->allStates().size() << " top-level states\n";
     }
     return kExitOk;
@@ -181,17 +178,9 @@ std::function<int()> setupApply(CLI::App& sub) {
 Expected<io::LoadOptions> specialization(const std::string& model, const std::vector<std::string>& dims) {
   io::LoadOptions load;
   if (dims.empty()) return load;
-  std::map<std::string, int64_t> values;
-  for (auto& d : dims) {
-    auto eq = d.find('=');
-    if (eq == std::string::npos) return fail("--dim " + d, "expected NAME=VALUE", "for example --dim batch=1");
-    try {
-      values[d.substr(0, eq)] = std::stoll(d.substr(eq + 1));
-    } catch (const std::exception&) {
-      return fail("--dim " + d, "the value is not an integer");
-    }
-  }
-  auto fixed = codegen::dimsFromValues(model, values);
+  auto values = parseDimOptions(dims);
+  if (!values) return values.takeError();
+  auto fixed = pipeline::dimsFromValues(model, *values);
   if (!fixed) return fixed.takeError();
   load.fixedDims = *fixed;
   return load;

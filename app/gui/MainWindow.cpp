@@ -1,9 +1,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/SessionTypes.h"
 
-#include "codegen/cpu/CppGenerator.h"
-#include "codegen/run/PreparedModel.h"
-#include "core/expansions/ExpandPass.h"
+#include "pipeline/Pipeline.h"
 #include "core/analysis/Cost.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/edit/History.h"
@@ -119,37 +117,22 @@ static std::shared_ptr<LoadResult> loadInBackground(const QString& path) {
   return r;
 }
 
-// Runs on a worker thread on its own copy of the model (loaded again and expanded), so the model on
+// Runs on a worker thread on its own copy of the model (loaded again, the history's steps replayed,
+// lowered and generated through the pipeline, exactly as `dcw codegen --script` does), so the model on
 // screen is never changed.
 std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps) {
   auto r = std::make_shared<CodeResult>();
   r->path = path;
   try {
-    auto m = io::loadModel(path.toStdString());
-    if (!m) {
-      r->error = failureText(path, m.error());
+    pipeline::Steps s;
+    s.lines = std::move(steps);
+    pipeline::Options opts;
+    auto prepared = pipeline::prepare(path.toStdString(), s, opts);
+    if (!prepared) {
+      r->error = failureText(path, prepared.error());
       return r;
     }
-    {
-      edit::History h(*m->sdfg); // the steps of the history on screen, replayed on this copy
-      h.validateEachStep = false;
-      for (auto& line : steps) {
-        auto cmd = transforms::parseCommand(line, "history");
-        if (!cmd) {
-          r->error = failureText(path, cmd.error());
-          return r;
-        }
-        if (auto ok = h.execute(std::move(*cmd)); !ok) {
-          r->error = failureText(path, ok.error());
-          return r;
-        }
-      }
-    }
-    if (auto ex = expansions::expandAll(*m->sdfg); !ex) {
-      r->error = failureText(path, ex.error());
-      return r;
-    }
-    auto code = codegen::generateCpp(*m->sdfg);
+    auto code = pipeline::generate(*prepared, opts);
     if (!code) {
       r->error = failureText(path, code.error());
       return r;

@@ -5,7 +5,8 @@
 #include "app/gui/SessionTypes.h"
 
 #include "codegen/run/Executor.h"
-#include "codegen/run/PreparedModel.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/Specialize.h"
 #include "codegen/run/RandomInputs.h"
 #include "core/analysis/Cost.h"
 #include "core/analysis/ModelSummary.h"
@@ -376,35 +377,29 @@ void MainWindow::removeAutosave() {
 
 namespace {
 
-// Loads the model, replays `steps`, expands and compiles it, runs it on `inputs` (made from `seed`
-// when empty). Runs on a worker thread on its own copy.
+// Builds the model with `steps` through the pipeline (dynamic dims 1, as `dcw run --random` does) and
+// runs it on `inputs` (random from a fixed seed when empty). Runs on a worker thread on its own copy.
 Expected<std::vector<ir::Tensor>> runAt(const std::string& path, const std::vector<std::string>& steps,
                                         std::vector<ir::Tensor>& inputs, const std::atomic<bool>& cancel) {
-  auto dims = codegen::dimsFromValues(path, {});
+  auto dims = pipeline::dimsFromValues(path, {});
   if (!dims) return dims.takeError();
-  io::LoadOptions lo;
-  lo.fixedDims = *dims;
-  auto m = io::loadModel(path, lo);
-  if (!m) return m.takeError();
-  {
-    edit::History h(*m->sdfg);
-    for (auto& line : steps) {
-      auto cmd = transforms::parseCommand(line, "history");
-      if (!cmd) return cmd.takeError();
-      if (auto r = h.execute(std::move(*cmd)); !r) return r.takeError();
-    }
-  }
+  pipeline::Options opts;
+  opts.fixedDims = *dims;
+  pipeline::Steps s;
+  s.lines = steps;
+  auto prepared = pipeline::prepare(path, s, opts);
+  if (!prepared) return fail(prepared.error());
   if (cancel) return fail("verify", "cancelled");
-  if (auto r = expansions::expandAll(*m->sdfg); !r) return r.takeError();
-  auto ex = codegen::Executor::create(*m->sdfg);
-  if (!ex) return ex.takeError();
+  auto built = pipeline::build(std::move(*prepared), opts);
+  if (!built) return fail(built.error());
+  const auto& ex = built->executor;
   if (cancel) return fail("verify", "cancelled");
   if (inputs.empty()) {
-    auto in = codegen::randomInputs((*ex)->code().signature, 1234);
+    auto in = codegen::randomInputs(ex->code().signature, 1234);
     if (!in) return in.takeError();
     inputs = std::move(*in);
   }
-  return (*ex)->run(inputs);
+  return ex->run(inputs);
 }
 
 } // namespace

@@ -7,11 +7,11 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/SessionTypes.h"
 
-#include "codegen/cpu/CompilerMessage.h"
 #include "codegen/cpu/CppGenerator.h"
 #include "codegen/run/Executor.h"
 #include "codegen/run/MachinePeaks.h"
-#include "codegen/run/PreparedModel.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/Specialize.h"
 #include "codegen/run/Profiler.h"
 #include "codegen/run/RandomInputs.h"
 #include "core/expansions/ExpandPass.h"
@@ -53,44 +53,34 @@ ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>
   };
   try {
     report(5, QObject::tr("Loading and replaying %1 steps…").arg(steps.size()));
-    auto dims = codegen::dimsFromValues(path, {});
+    auto dims = pipeline::dimsFromValues(path, {});
     if (!dims) return failWith(dims.error());
-    io::LoadOptions lo;
-    lo.fixedDims = *dims;
-    auto m = io::loadModel(path, lo);
-    if (!m) return failWith(m.error());
-    {
-      edit::History h(*m->sdfg);
-      for (auto& line : steps) {
-        auto cmd = transforms::parseCommand(line, "history");
-        if (!cmd) return failWith(cmd.error());
-        if (auto r = h.execute(std::move(*cmd)); !r) return failWith(r.error());
-      }
-    }
-    if (auto r = expansions::expandAll(*m->sdfg); !r) return failWith(r.error());
+    pipeline::Options opts;
+    opts.fixedDims = *dims;
+    opts.generate.instrument = codegen::parseInstrumentation(instrument);
+    pipeline::Steps s;
+    s.lines = steps;
+    auto prepared = pipeline::prepare(path, s, opts);
+    if (!prepared) return failWith(prepared.error());
     if (cancel) return out.cancelled = true, out;
     report(20, QObject::tr("Generating and compiling with timers…"));
-    codegen::RunOptions opts;
-    opts.cpu.instrument = codegen::parseInstrumentation(instrument);
-    auto code = codegen::generateCpp(*m->sdfg, opts.cpu);
-    if (!code) return failWith(code.error());
-    auto ex = codegen::Executor::create(*m->sdfg, opts);
-    if (!ex) {
-      out.errorPath = QString::fromStdString(codegen::elementOfCompilerMessage(ex.error().message, code->sourceMap));
-      out.error = QString::fromStdString(ex.error().str());
-      if (!out.errorPath.isEmpty()) out.error = out.errorPath + QStringLiteral(": ") + out.error;
+    auto built = pipeline::build(std::move(*prepared), opts);
+    if (!built) {
+      out.errorPath = QString::fromStdString(built.failure().element);
+      out.error = QString::fromStdString(built.error().str());
       return out;
     }
+    const auto& ex = built->executor;
     if (cancel) return out.cancelled = true, out;
     report(55, QObject::tr("Measuring the machine's peaks (cached after the first time)…"));
     auto peaks = codegen::machinePeaks();
     report(70, QObject::tr("Running %1 times…").arg(repeat));
-    auto inputs = codegen::randomInputs((*ex)->code().signature, 1234);
+    auto inputs = codegen::randomInputs(ex->code().signature, 1234);
     if (!inputs) return failWith(inputs.error());
     codegen::ProfileOptions po;
     po.repeat = repeat;
     po.threads = codegen::usableCores(); // what OpenMP uses by default
-    auto r = codegen::profileRuns(**ex, *inputs, po);
+    auto r = codegen::profileRuns(*ex, *inputs, po);
     if (!r) return failWith(r.error());
     r->model = path;
     r->instrument.clear();

@@ -994,9 +994,8 @@ Expected<void> Generator::emitMap(const StateInfo& si, const MapEntry& me) {
     ++indent_;
     beginProfile(ProfiledElement::Kind::Map, me.id());
   }
-  bool parallelSchedule = me.schedule == Schedule::CpuMulticore ||
-                          ((me.schedule == Schedule::Default || me.schedule == Schedule::GpuDevice ||
-                            me.schedule == Schedule::GpuThreadBlock) && mapDepth_ == 0);
+  // GPU and FPGA schedules never reach this target: checkTarget (codegen/Target.h) refuses them.
+  bool parallelSchedule = me.schedule == Schedule::CpuMulticore || (me.schedule == Schedule::Default && mapDepth_ == 0);
   bool parallel = opt_.openmp && parallelSchedule && !par_.active && !me.params.empty();
   // Parameters whose ranges do not depend on earlier parameters of the map can be collapsed.
   int independent = 0;

@@ -23,16 +23,25 @@ std::string shapeText(const std::vector<sym::Expr>& d) {
 } // namespace
 
 Expected<std::unique_ptr<Executor>> Executor::create(const Sdfg& sdfg, const RunOptions& options) {
-  auto code = generateCpp(sdfg, options.cpu);
+  auto target = requireTarget(options.target);
+  if (!target) return target.takeError();
+  Diagnostics owned = checkTarget(sdfg, **target);
+  if (const Diagnostic* e = owned.firstError()) return fail(*e);
+  auto code = (*target)->generate(sdfg, options.generate);
   if (!code) return code.takeError();
-  auto lib = compileShared(code->source, options.compile);
+  auto lib = (*target)->build(*code, options.compile);
   if (!lib) return lib.takeError();
-  auto prog = LoadedProgram::load(lib->path);
+  return load(sdfg, std::move(*code), std::move(*lib), options);
+}
+
+Expected<std::unique_ptr<Executor>> Executor::load(const Sdfg& sdfg, GeneratedCode code, CompiledLibrary library,
+                                                   const RunOptions& options) {
+  auto prog = LoadedProgram::load(library.path);
   if (!prog) return prog.takeError();
   std::unique_ptr<Executor> e(new Executor());
   e->sdfg_ = &sdfg;
-  e->code_ = std::move(*code);
-  e->library_ = std::move(*lib);
+  e->code_ = std::move(code);
+  e->library_ = std::move(library);
   e->program_ = std::move(*prog);
   if (options.threads > 0) e->program_->setThreads(options.threads);
   return e;

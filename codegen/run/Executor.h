@@ -1,10 +1,12 @@
-// Executor: runs a fully expanded SDFG on the CPU — generates C++, compiles it (cached), loads it,
-// then for each call checks the inputs against the SDFG's arguments (dtype, rank, dims), binds the
-// symbols from the input dims, allocates the outputs and calls the program.
+// Executor: runs a program built for a target (codegen/Target.h) — loads the library, then for each
+// call checks the inputs against the program's arguments (dtype, rank, dims), binds the symbols from
+// the input dims, allocates the outputs and calls the program. Models reach it through the pipeline
+// (pipeline/Pipeline.h); `create` is the short path for an SDFG that is already fully expanded.
 #pragma once
 
+#include "codegen/GeneratedCode.h"
+#include "codegen/Target.h"
 #include "codegen/cpu/Compiler.h"
-#include "codegen/cpu/CppGenerator.h"
 #include "codegen/cpu/LoadedProgram.h"
 #include "core/ir/Tensor.h"
 
@@ -15,16 +17,20 @@
 namespace dcw::codegen {
 
 struct RunOptions {
-  int threads = 0; // 0: OpenMP's default
-  std::map<std::string, int64_t> fixedDims; // specialize dynamic dims (by the model's dim names) before compiling
+  std::string target = "cpu";
+  int threads = 0;          // 0: the program's default (all cores)
+  GenerateOptions generate; // including instrumentation
   CompileOptions compile;
-  CpuOptions cpu;  // code generation, including instrumentation (CpuOptions::instrument)
 };
 
 class Executor {
 public:
-  // `sdfg` must be fully expanded (see expansions::expandAll); it must outlive the executor.
+  // `sdfg` must be fully expanded (see expansions::expandAll); it must outlive the executor. Checks the
+  // target owns every schedule and storage, generates, builds and loads.
   static Expected<std::unique_ptr<Executor>> create(const ir::Sdfg& sdfg, const RunOptions& options = {});
+  // Loads a library built from `code` (the pipeline's last step).
+  static Expected<std::unique_ptr<Executor>> load(const ir::Sdfg& sdfg, GeneratedCode code, CompiledLibrary library,
+                                                  const RunOptions& options = {});
 
   const GeneratedCode& code() const { return code_; }
   const CompiledLibrary& library() const { return library_; }

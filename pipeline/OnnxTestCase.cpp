@@ -1,6 +1,6 @@
-#include "codegen/run/OnnxTestCase.h"
+#include "pipeline/OnnxTestCase.h"
 
-#include "codegen/run/PreparedModel.h"
+#include "pipeline/Pipeline.h"
 #include "core/onnx/TensorFile.h"
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace dcw::codegen {
+namespace dcw::pipeline {
 
 namespace fs = std::filesystem;
 using namespace dcw::ir;
@@ -103,7 +103,7 @@ std::vector<std::string> tensorFiles(const fs::path& dir, const std::string& pre
 
 } // namespace
 
-CaseResult runOnnxTestCase(const std::string& folder, const RunOptions& options) {
+CaseResult runOnnxTestCase(const std::string& folder, const Options& options) {
   CaseResult r;
   r.name = fs::path(folder).filename().string();
   if (r.name.empty()) r.name = fs::path(folder).parent_path().filename().string();
@@ -113,13 +113,14 @@ CaseResult runOnnxTestCase(const std::string& folder, const RunOptions& options)
     r.message = folder + ": no model.onnx in this folder";
     return r;
   }
-  auto prepared = prepareModel(model.string(), options);
-  if (auto* err = std::get_if<PrepareError>(&prepared)) {
-    r.status = err->stage == PrepareStage::Generate ? CaseResult::Status::Failed : CaseResult::Status::Unsupported;
-    r.message = err->diagnostic.str();
+  auto built = build(model.string(), {}, options);
+  if (!built) {
+    const Stage stage = built.failure().stage;
+    r.status = stage == Stage::Generate || stage == Stage::Build ? CaseResult::Status::Failed : CaseResult::Status::Unsupported;
+    r.message = built.error().str();
     return r;
   }
-  auto& p = std::get<PreparedModel>(prepared);
+  auto& p = *built;
   std::vector<fs::path> sets;
   for (auto& d : fs::directory_iterator(folder))
     if (d.is_directory() && d.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(d.path());
@@ -154,7 +155,7 @@ CaseResult runOnnxTestCase(const std::string& folder, const RunOptions& options)
         r.message = e.error().str();
         return r;
       }
-      std::string diff = compare(e->tensor, (*out)[i], p.model.sdfg->outputs[i], r.maxAbsError);
+      std::string diff = compare(e->tensor, (*out)[i], p.prepared.model.sdfg->outputs[i], r.maxAbsError);
       if (!diff.empty()) {
         r.status = CaseResult::Status::Failed;
         r.message = set.filename().string() + ": " + diff;
@@ -167,4 +168,4 @@ CaseResult runOnnxTestCase(const std::string& folder, const RunOptions& options)
   return r;
 }
 
-} // namespace dcw::codegen
+} // namespace dcw::pipeline

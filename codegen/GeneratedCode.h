@@ -1,0 +1,98 @@
+// GeneratedCode: what a target's generator produces — the sources, a source map from generated lines
+// to element paths, the program's signature (arguments and symbols) and, when instrumented, the
+// table of timed elements. Target-neutral: every target builds a shared library with this C ABI, so
+// one loader (LoadedProgram) and one executor run them all.
+//
+// The entry point (C ABI):
+//   extern "C" int dcw_program(void* const* args, const int64_t* symbols, char* error, size_t errorSize);
+//   extern "C" void dcw_set_threads(int n);
+// `args` holds one pointer per ProgramSignature::args entry, in order; `symbols` one value per
+// ProgramSignature::symbols entry. Transients are allocated inside by lifetime. Returns 0 on success,
+// otherwise writes a message to `error`.
+//
+// Instrumentation (GenerateOptions::instrument; off by default, and then the generated code is exactly
+// what it is without it): the chosen elements are timed with steady_clock (ns) into a preallocated
+// event buffer, optionally with hardware-counter deltas read from perf_event fds the host passes in.
+// The extra C ABI of an instrumented program:
+//   struct dcw_event { uint32_t element, thread; int64_t start_ns, end_ns; int64_t counters[4]; };
+//   extern "C" const dcw_event* dcw_profile_events(size_t* count);   // events since the last reset
+//   extern "C" void dcw_profile_reset();                               // also clears the dropped count
+//   extern "C" size_t dcw_profile_dropped();                           // events lost to a full buffer
+//   extern "C" int dcw_profile_set_capacity(size_t events);           // 0 on success
+//   extern "C" void dcw_profile_set_counters(const int* groupFds, int groups, int counters);
+//   extern "C" size_t dcw_profile_element_count();                     // == GeneratedCode::profiled.size()
+// `element` indexes GeneratedCode::profiled. Nothing is printed.
+#pragma once
+
+#include "core/ir/DataDescriptor.h"
+#include "core/ir/Element.h"
+
+#include <string>
+#include <vector>
+
+namespace dcw::codegen {
+
+struct ProgramArg {
+  enum class Role { Input, Output, Constant };
+  std::string name;                 // data descriptor name in the root SDFG
+  Role role = Role::Input;
+  ir::DType dtype = ir::DType::Float32;
+  std::vector<sym::Expr> shape;     // symbolic, in root-SDFG symbols
+};
+
+struct ProgramSignature {
+  std::vector<ProgramArg> args;     // inputs (Sdfg::inputs order), outputs (Sdfg::outputs), constants (data order)
+  std::vector<std::string> symbols; // root SDFG symbols, by name
+};
+
+struct SourceMapEntry {
+  int firstLine = 0;                // 1-based, inclusive
+  int lastLine = 0;
+  ir::ElementId element = ir::kNoId;
+  std::string path;
+  std::string file;                 // GeneratedCode::extraFiles name; empty: the main source
+};
+
+// One timed element of an instrumented program; its index is the event's `element` id.
+struct ProfiledElement {
+  enum class Kind { Model, State, Map, NestedSdfg, Tasklet, Copy };
+  ir::ElementId element = ir::kNoId; // the root SDFG's id for the whole-model entry
+  std::string path;
+  std::string label;                 // the element's own label (last path segment)
+  Kind kind = Kind::Model;
+  int parent = -1;                   // the enclosing timed element (static nesting), -1 for the model
+  bool masterOnly = false;           // inside an OpenMP parallel loop: only thread 0 records it
+};
+const char* profiledKindName(ProfiledElement::Kind k);
+
+// A further source file of a program (e.g. device kernels next to the host code).
+struct GeneratedFile {
+  std::string name;                 // a plain file name, e.g. "kernels.cu"
+  std::string text;
+};
+
+struct GeneratedCode {
+  std::string target;               // the Target that generated it ("cpu", ...)
+  std::string mainFile = "program.cpp";
+  std::string source;               // the main translation unit (host code; the C ABI above)
+  std::vector<GeneratedFile> extraFiles;
+  std::vector<SourceMapEntry> sourceMap;
+  ProgramSignature signature;
+  std::vector<ProfiledElement> profiled; // empty when not instrumented; [0] is the whole model
+};
+
+// What an instrumented program times. Kind selections apply outside map scopes only (states of the
+// root and of nested SDFGs, the top-level maps of a state — timed around the whole parallel loop —
+// and nested SDFG nodes, which is what each expanded ONNX op becomes); explicit paths may name any
+// state, map, nested SDFG node, tasklet or copy edge, also inside parallel loops (then only the
+// thread that runs OpenMP thread 0 records). Whenever anything is selected the whole model is timed too.
+struct Instrumentation {
+  bool model = false;
+  bool states = false;
+  bool maps = false;
+  bool nestedSdfgs = false;
+  std::vector<std::string> paths;
+  bool any() const { return model || states || maps || nestedSdfgs || !paths.empty(); }
+};
+
+} // namespace dcw::codegen

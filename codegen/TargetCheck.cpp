@@ -1,0 +1,58 @@
+// checkTarget: refuses, before any code is generated, the map schedules and data storages that the
+// chosen target does not own (see Target.h), each error located at the element.
+#include "codegen/Target.h"
+
+#include "core/ir/DataDescriptor.h"
+#include "core/ir/Element.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/Walk.h"
+
+namespace dcw::codegen {
+
+namespace {
+
+std::string ownersOf(bool schedule, int value, const Target& self) {
+  std::string out;
+  for (const Target* t : targets()) {
+    if (t == &self) continue;
+    bool owns = schedule ? t->ownsSchedule(ir::Schedule(value)) : t->ownsStorage(ir::StorageType(value));
+    if (owns) out += (out.empty() ? "" : ", ") + std::string(t->name());
+  }
+  return out;
+}
+
+} // namespace
+
+Diagnostics checkTarget(const ir::Sdfg& sdfg, const Target& target) {
+  Diagnostics out;
+  ir::PathIndex paths(sdfg);
+  const std::string tname(target.name());
+  ir::walk(const_cast<ir::Sdfg&>(sdfg), [&](ir::Element& e) {
+    if (auto* me = dynamic_cast<const ir::MapEntry*>(&e)) {
+      if (!target.ownsSchedule(me->schedule)) {
+        std::string others = ownersOf(true, int(me->schedule), target);
+        Diagnostic d = Diagnostic::error(paths.pathOf(me->id()),
+                                         "schedule " + std::string(ir::scheduleName(me->schedule)) + " is not supported by target " + tname,
+                                         others.empty() ? "no target generates this schedule yet; set the map's schedule to cpu_multicore or sequential"
+                                                        : "compile with --target " + others + ", or set the map's schedule to cpu_multicore or sequential");
+        d.elementId = std::to_string(me->id());
+        out.add(d);
+      }
+    } else if (auto* d = dynamic_cast<const ir::DataDescriptor*>(&e)) {
+      if (!target.ownsStorage(d->storage)) {
+        std::string others = ownersOf(false, int(d->storage), target);
+        Diagnostic g = Diagnostic::error(paths.pathOf(d->id()),
+                                         "storage " + std::string(ir::storageName(d->storage)) + " is not supported by target " + tname,
+                                         others.empty() ? "no target allocates this storage yet; set the data's storage to default"
+                                                        : "compile with --target " + others + ", or set the data's storage to default");
+        g.elementId = std::to_string(d->id());
+        out.add(g);
+      }
+    }
+  });
+  return out;
+}
+
+} // namespace dcw::codegen

@@ -1,0 +1,174 @@
+// Pipeline: model file -> prepared IR -> sources -> program; see Pipeline.h.
+#include "pipeline/Pipeline.h"
+
+#include "codegen/cpu/CompilerMessage.h"
+#include "core/edit/Editor.h"
+#include "core/edit/History.h"
+#include "core/expansions/ExpandPass.h"
+#include "core/ir/Validate.h"
+#include "core/support/Sha256.h"
+#include "transforms/FoldConstants.h"
+#include "transforms/Script.h"
+#include "transforms/autodiff/GradientOp.h"
+
+#include <chrono>
+
+namespace dcw::pipeline {
+
+const char* stageName(Stage s) {
+  switch (s) {
+  case Stage::Load: return "load";
+  case Stage::Steps: return "steps";
+  case Stage::Lower: return "lower";
+  case Stage::Generate: return "generate";
+  case Stage::Build: return "build";
+  }
+  return "?";
+}
+
+namespace {
+
+Failure failure(Stage stage, Diagnostic d, const std::string& path = {}) {
+  if (!path.empty() && d.location.rfind(path, 0) != 0) d.location = path + (d.location.empty() ? "" : ": " + d.location);
+  return Failure{stage, std::move(d), {}};
+}
+
+// The steps as one script: the file's, then the lines (each located as origin:N).
+Expected<transforms::Script> collectSteps(const Steps& steps, std::string* sha256) {
+  transforms::Script all;
+  if (!steps.scriptPath.empty()) {
+    auto s = transforms::readScript(steps.scriptPath);
+    if (!s) return s.takeError();
+    *sha256 = s->sha256;
+    all = std::move(*s);
+  }
+  int n = 0;
+  for (auto& line : steps.lines) {
+    ++n;
+    auto cmd = transforms::parseCommand(line, steps.linesOrigin + ":" + std::to_string(n));
+    if (!cmd) return cmd.takeError();
+    all.steps.push_back(transforms::ScriptStep{n, std::move(*cmd)});
+  }
+  return all;
+}
+
+// Applies the steps through a history (they stay applied).
+Expected<void> applySteps(io::LoadedModel& m, const Steps& steps, size_t* applied) {
+  std::string sha;
+  auto script = collectSteps(steps, &sha);
+  if (!script) return script.takeError();
+  edit::History h(*m.sdfg);
+  const size_t n = script->steps.size();
+  auto r = transforms::replay(*script, h, steps.scriptPath.empty() ? steps.linesOrigin : steps.scriptPath);
+  if (r && applied) *applied = n;
+  return r;
+}
+
+} // namespace
+
+// Loads the model and applies the steps (falling back to the unspecialized model; see Pipeline.h).
+Result<io::LoadedModel> loadWithSteps(const std::string& path, const Steps& steps, const Options& options, size_t* applied) {
+  io::LoadOptions load;
+  load.fixedDims = options.fixedDims;
+  auto m = io::loadModel(path, load);
+  if (!m) return failure(Stage::Load, m.error());
+  if (steps.empty()) return std::move(*m);
+  Diagnostics notes;
+  if (!steps.scriptPath.empty()) {
+    auto parsed = transforms::readScript(steps.scriptPath);
+    if (!parsed) return failure(Stage::Steps, parsed.error());
+    if (!parsed->sha256.empty())
+      if (auto sha = sha256File(path); sha && *sha != parsed->sha256)
+        notes.warning(steps.scriptPath,
+                      "was recorded on a different file (sha256 " + parsed->sha256.substr(0, 12) + "...) than " + path + " (sha256 " +
+                          sha->substr(0, 12) + "...)",
+                      "replaying it anyway; a step that does not fit fails at its line");
+  }
+  auto r = applySteps(*m, steps, applied);
+  if (!r && !options.fixedDims.empty() && !options.specializedStepsMustFit) {
+    // Steps are recorded on the model as imported; specialization may have changed what fits.
+    // If they do not fit the model as imported either, that error is the one to report.
+    auto plain = io::loadModel(path);
+    if (!plain) return failure(Stage::Load, plain.error());
+    if (auto again = applySteps(*plain, steps, applied); !again) return failure(Stage::Steps, again.error());
+    notes.warning(steps.scriptPath.empty() ? steps.linesOrigin : steps.scriptPath,
+                  "does not fit the model specialized to the input shapes (" + r.error().str() + ")",
+                  "the model runs unspecialized (dims are bound at run time)");
+    m = std::move(plain);
+    r = Expected<void>();
+  }
+  if (!r) return failure(Stage::Steps, r.error());
+  m->warnings.append(notes);
+  return std::move(*m);
+}
+
+Result<Prepared> prepare(const std::string& path, const Steps& steps, const Options& options) {
+  auto target = codegen::requireTarget(options.target);
+  if (!target) return failure(Stage::Load, target.error());
+  auto loaded = loadWithSteps(path, steps, options);
+  if (!loaded) return loaded.failure();
+  Prepared p;
+  p.model = std::move(*loaded);
+  p.target = *target;
+  ir::Sdfg& sdfg = *p.model.sdfg;
+  if (options.edit)
+    if (auto r = options.edit(p.model); !r) return failure(Stage::Steps, r.error(), path);
+  transforms::foldConstants(sdfg);
+  {
+    edit::Editor editor(sdfg); // a pass: its journal is not kept
+    if (auto g = autodiff::lowerGradientOps(editor); !g) return failure(Stage::Lower, g.error(), path);
+  }
+  auto expanded = expansions::expandAll(sdfg);
+  if (!expanded) return failure(Stage::Lower, expanded.error(), path);
+  p.expandedNodes = expanded->expanded;
+  p.model.validation = ir::validate(sdfg);
+  if (const Diagnostic* e = p.model.validation.firstError()) {
+    Diagnostic d = *e;
+    d.message = "the expanded model does not validate: " + d.message;
+    d.hint = "this is a bug in an expansion, a transformation or autodiff; please report it";
+    return failure(Stage::Generate, d, path);
+  }
+  Diagnostics owned = codegen::checkTarget(sdfg, **target);
+  if (const Diagnostic* e = owned.firstError()) return failure(Stage::Lower, *e, path);
+  return p;
+}
+
+Result<codegen::GeneratedCode> generate(const Prepared& prepared, const Options& options) {
+  auto code = prepared.target->generate(*prepared.model.sdfg, options.generate);
+  if (!code) return failure(Stage::Generate, code.error(), prepared.model.path);
+  return std::move(*code);
+}
+
+Result<Program> build(Prepared prepared, const Options& options) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto code = generate(prepared, options);
+  if (!code) return code.failure();
+  codegen::RunOptions run;
+  run.target = options.target;
+  run.threads = options.threads;
+  run.generate = options.generate;
+  run.compile = options.compile;
+  const std::string path = prepared.model.path;
+  auto lib = prepared.target->build(*code, options.compile);
+  if (!lib) {
+    Failure f = failure(Stage::Build, lib.error(), path);
+    f.element = codegen::elementOfCompilerMessage(lib.error().message, code->sourceMap);
+    if (!f.element.empty()) f.diagnostic.location = f.element;
+    return f;
+  }
+  Program program;
+  program.prepared = std::move(prepared);
+  auto ex = codegen::Executor::load(*program.prepared.model.sdfg, std::move(*code), std::move(*lib), run);
+  if (!ex) return failure(Stage::Build, ex.error(), path);
+  program.executor = std::move(*ex);
+  program.buildSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return program;
+}
+
+Result<Program> build(const std::string& path, const Steps& steps, const Options& options) {
+  auto p = prepare(path, steps, options);
+  if (!p) return p.failure();
+  return build(std::move(*p), options);
+}
+
+} // namespace dcw::pipeline
