@@ -1,33 +1,17 @@
-// CppGenerator: SDFG -> one C++17 translation unit (see CppGenerator.h for the ABI).
-//
-// Shape of the output:
-//   runtime text (codegen/cpu/Runtime.cpp), then dcw_program():
-//     argument pointers and symbol locals; control-flow symbols; SDFG-lifetime transients;
-//     the root region: states as `{ ... }` blocks, structured when the region is a chain, otherwise
-//     labelled blocks joined by gotos that follow the interstate edges; loops as for/while, conditionals
-//     as if/else; a state's dataflow in topological order per map scope: maps as nested for loops
-//     (OpenMP on the outermost parallel one), tasklets as blocks re-printed from their parsed code,
-//     access-to-access copies as loops or memcpy, nested SDFGs inline with pointers into the outer data.
-// Identifiers: every generated name is fresh for the whole function (no shadowing anywhere); names
-// come from codegen/Identifier and never from raw model text; comments carry sanitised paths only.
+// CppGenerator: the CPU target's policy on top of the shared walk (codegen/SdfgWalker.h): maps as
+// nested for loops with OpenMP on the outermost parallel one (collapsing the parameters whose writes
+// cannot conflict), unroll and SIMD pragmas, transients on the stack (small, constant size) or in heap
+// buffers, copies as memcpy or element loops, write-conflict resolution with OpenMP atomics or a
+// critical section, timers from the CPU runtime (codegen/cpu/Runtime.h).
 #include "codegen/cpu/CppGenerator.h"
 
-#include "codegen/Identifier.h"
+#include "codegen/SdfgWalker.h"
 #include "codegen/cpu/Runtime.h"
 #include "codegen/cpu/TaskletPrinter.h"
-#include "core/ir/AccessNode.h"
-#include "core/ir/LibraryNode.h"
-#include "core/ir/MapNodes.h"
-#include "core/ir/NestedSdfgNode.h"
-#include "core/ir/Path.h"
-#include "core/ir/Sdfg.h"
-#include "core/ir/Tasklet.h"
 #include "core/tasklet/TaskletCode.h"
 
-#include <algorithm>
 #include <functional>
-#include <map>
-#include <set>
+#include <optional>
 
 namespace dcw::codegen {
 
@@ -36,878 +20,51 @@ namespace {
 using namespace dcw::ir;
 using cpu::ValueKind;
 
-#define DCW_TRY(expr)                                    \
+#define WALK_TRY(expr)                                   \
   do {                                                   \
-    auto dcw_try_r = (expr);                             \
-    if (!dcw_try_r.ok()) return dcw_try_r.takeError();   \
+    auto walk_try_r = (expr);                            \
+    if (!walk_try_r.ok()) return walk_try_r.takeError(); \
   } while (0)
 
-// Paths in comments: a conservative character set, so no model string can end a comment or a line.
-std::string commentText(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (out.size() >= 160) {
-      out += "...";
-      break;
-    }
-    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '/' || c == '.' || c == '@' || c == '-';
-    out += ok ? c : '_';
-  }
-  return out;
-}
-
-// Identifiers that could be macros of the headers the program includes (<cstdint>'s INT64_C, <cmath>'s
-// NAN, ...) are avoided: all-caps names of three or more characters and a few lower-case macros.
-bool macroLike(const std::string& id) {
-  static const std::set<std::string> lower{"errno", "assert", "stdin", "stdout", "stderr", "offsetof", "unix",
-                                           "linux", "i386", "setjmp", "va_arg", "va_start", "va_end", "va_copy"};
-  if (lower.count(id)) return true;
-  if (id.size() < 3) return false;
-  for (char c : id)
-    if (!(std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
-      return false;
-  return true;
-}
-
-struct StateInfo {
-  const State* state = nullptr;
-  std::map<ElementId, const MapEntry*> scopes;
-  std::map<const MapEntry*, std::vector<const Node*>> children; // in topological order; exits omitted
-};
-
-struct Ctx {
-  const Sdfg* sdfg = nullptr;
-  std::map<std::string, std::string> data;      // data name -> C++ pointer
-  std::map<std::string, std::string> symbols;   // symbol name -> C++ int64_t
-  std::set<std::string> privateData;            // allocated per iteration of the current parallel loop
-  std::set<std::string> safeOuter;              // nested data whose outer writes cannot conflict
-  // Transient placement: per state, per scope (nullptr: the state's top level).
-  std::map<const State*, std::map<const MapEntry*, std::vector<const DataDescriptor*>>> scopeAlloc;
-  std::vector<const DataDescriptor*> sdfgAlloc;
-};
-
+// The OpenMP loop being emitted, if any.
 struct Parallel {
   bool active = false;
-  const Ctx* ctx = nullptr;
+  const void* ctx = nullptr;      // the Ctx the loop was opened in
   std::set<std::string> params;   // the parameters distributed over threads
   std::set<std::string> varying;  // every parameter that changes inside the parallel loop
 };
 
-class Generator {
+class CpuGenerator final : public SdfgWalker {
 public:
-  Generator(const Sdfg& root, const CpuOptions& o) : root_(root), opt_(o), paths_(root) {
-    for (const char* r : {"dcw_rt", "dcw_program", "dcw_set_threads", "std", "args", "symbols", "error", "errorSize",
-                          "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-                          "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "omp_set_num_threads", "main"})
-      used_.insert(r);
+  CpuGenerator(const Sdfg& root, const CpuOptions& o) : SdfgWalker(root, "cpu", o.instrument), opt_(o) {
+    reserve({"omp_set_num_threads"});
   }
-
-  Expected<GeneratedCode> run();
 
 private:
-  // ---- output ----
-  void line(const std::string& s) {
-    if (!s.empty() && s[0] == '#') out_ += s; // pragmas start in column 1
-    else out_ += std::string(static_cast<size_t>(indent_) * 2, ' ') + s;
-    out_ += '\n';
-    ++line_;
+  void emitPrologue(bool instrumented) override {
+    raw("// Generated by DCW (CPU target) from SDFG '" + commentText(root_.name()) + "'. Do not edit: regenerate.");
+    raw(cpuRuntimeSource());
+    if (instrumented) raw(cpuProfileRuntimeSource());
   }
-  void raw(std::string_view text) {
-    out_ += text;
-    if (!text.empty() && text.back() != '\n') out_ += '\n';
-    line_ += static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-    if (!text.empty() && text.back() != '\n') ++line_;
-  }
-  int nextLine() const { return line_ + 1; }
-  void record(int first, ElementId id) {
-    if (line_ < first) return;
-    sourceMap_.push_back({first, line_, id, paths_.pathOf(id)});
-  }
-  std::string path(ElementId id) const {
-    const std::string& p = paths_.pathOf(id);
-    return p.empty() ? std::string(root_.name()) : p;
-  }
-
-  std::string fresh(const std::string& hint) {
-    IdentifierTable t;
-    std::string base = t.get(hint.empty() ? std::string("v") : hint);
-    if (macroLike(base)) base = "v_" + base;
-    std::string id = base;
-    for (int k = 1; used_.count(id); ++k) id = base + "_" + std::to_string(k);
-    used_.insert(id);
-    return id;
-  }
-
-  // ---- expressions ----
-  Expected<std::string> sym(const sym::Expr& e, const std::string& where);
-  Expected<std::string> offsetOf(const DataDescriptor& d, const std::vector<sym::Expr>& index, const std::string& where);
-  Expected<std::string> offsetOf(const DataDescriptor& d, const Subset& s, const std::string& where);
-  Expected<const DataDescriptor*> descriptor(const std::string& name, const std::string& where) const;
-  Expected<std::string> pointer(const std::string& name, const std::string& where) const;
-
-  // ---- structure ----
-  Expected<void> emitSdfgBody(const Sdfg& s, Ctx& c, const std::set<std::string>& predeclared);
-  Expected<void> planTransients(const Sdfg& s, Ctx& c);
-  Expected<void> allocate(const DataDescriptor& d, Ctx& c);
-  Expected<void> embedConstant(const DataDescriptor& d, Ctx& c);
-  Expected<void> emitRegion(const ControlFlowRegion& r);
-  Expected<void> emitBlock(const ControlFlowBlock& b);
-  Expected<void> emitAssignments(const InterstateEdge& e);
-  Expected<void> emitState(const State& st);
-  Expected<void> emitScope(const StateInfo& si, const MapEntry* scope);
-  Expected<void> emitMap(const StateInfo& si, const MapEntry& me);
-  Expected<void> emitTasklet(const StateInfo& si, const Tasklet& t);
-  Expected<void> emitCopy(const StateInfo& si, const DataflowEdge& e, const AccessNode& src, const AccessNode& dst);
-  Expected<void> emitNested(const StateInfo& si, const NestedSdfgNode& n);
+  Expected<void> emitMap(const StateInfo& si, const MapEntry& me) override;
+  Expected<void> allocate(const DataDescriptor& d, Ctx& c) override;
+  Expected<void> emitCopy(const StateInfo& si, const DataflowEdge& e, const AccessNode& src, const AccessNode& dst) override;
   Expected<void> emitWrite(const DataDescriptor& d, const std::string& lvalue, const std::string& value, ValueKind kind,
-                           const std::string& wcr, bool atomic, const std::string& where);
+                           const std::string& wcr, bool atomic, const std::string& where) override;
+  bool needsAtomic(const std::string& data, const Subset& subset) const override;
+  bool insideParallelLoop() const override { return par_.active; }
+  std::string timerStatement(int index, const std::string& local, bool masterOnly) const override {
+    return "dcw_prof::Scope " + local + "(" + std::to_string(index) + "u" + (masterOnly ? ", true" : "") + ");";
+  }
 
-  // ---- instrumentation (CpuOptions::instrument) ----
-  bool wantProfile(ProfiledElement::Kind k, ElementId id) const;
-  void beginProfile(ProfiledElement::Kind k, ElementId id);
-  void endProfile() { profStack_.pop_back(); }
-
-  bool needsAtomic(const std::string& data, const Subset& subset) const;
   static bool conflictFree(const Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
   int chooseCollapse(const StateInfo& si, const MapEntry& me, int independent);
-  void collectSubtree(const StateInfo& si, const MapEntry* scope, std::vector<const Node*>& out) const;
 
-  const Sdfg& root_;
   CpuOptions opt_;
-  PathIndex paths_;
-  std::set<std::string> used_;
-  std::string out_;
-  int line_ = 0;
-  int indent_ = 0;
-  int labels_ = 0;
-  std::vector<SourceMapEntry> sourceMap_;
-  Ctx* ctx_ = nullptr;
   Parallel par_;
-  int mapDepth_ = 0;
-  std::vector<ProfiledElement> profiled_;
-  std::vector<int> profStack_;
-  std::set<ElementId> profIds_;   // elements named by Instrumentation::paths
 };
 
-// Kind selections only outside maps (inside, an element runs once per iteration: too much overhead
-// and, in parallel loops, one timer per thread); explicit paths anywhere.
-bool Generator::wantProfile(ProfiledElement::Kind k, ElementId id) const {
-  const Instrumentation& in = opt_.instrument;
-  if (!in.any()) return false;
-  if (profIds_.count(id)) return true;
-  if (par_.active || mapDepth_ > 0) return false;
-  switch (k) {
-  case ProfiledElement::Kind::State: return in.states;
-  case ProfiledElement::Kind::Map: return in.maps;
-  case ProfiledElement::Kind::NestedSdfg: return in.nestedSdfgs;
-  default: return false;
-  }
-}
-
-// Emits the RAII timer of an element (a fresh local, destroyed at the end of the enclosing block).
-void Generator::beginProfile(ProfiledElement::Kind k, ElementId id) {
-  ProfiledElement pe;
-  pe.element = id;
-  pe.path = path(id);
-  auto slash = pe.path.rfind('/');
-  pe.label = slash == std::string::npos ? pe.path : pe.path.substr(slash + 1);
-  pe.kind = k;
-  pe.parent = profStack_.empty() ? -1 : profStack_.back();
-  pe.masterOnly = par_.active;
-  int index = static_cast<int>(profiled_.size());
-  profiled_.push_back(std::move(pe));
-  profStack_.push_back(index);
-  line("dcw_prof::Scope " + fresh("prof") + "(" + std::to_string(index) + "u" + (par_.active ? ", true" : "") + ");");
-}
-
-// ---------------------------------------------------------------------------------------------
-
-Expected<std::string> Generator::sym(const sym::Expr& e, const std::string& where) {
-  using sym::Op;
-  auto list = [&](const std::string& sep, const std::string& open, const std::string& close) -> Expected<std::string> {
-    std::string s = open;
-    bool first = true;
-    for (auto& o : e.operands()) {
-      auto t = sym(o, where);
-      if (!t) return t;
-      if (!first) s += sep;
-      s += *t;
-      first = false;
-    }
-    return s + close;
-  };
-  auto nested = [&](const std::string& fn) -> Expected<std::string> {
-    // n-ary min/max folded into binary helper calls
-    auto& ops = e.operands();
-    if (ops.empty()) return std::string("0");
-    auto acc = sym(ops[0], where);
-    if (!acc) return acc;
-    std::string s = *acc;
-    for (size_t i = 1; i < ops.size(); ++i) {
-      auto t = sym(ops[i], where);
-      if (!t) return t;
-      s = fn + "(" + s + ", " + *t + ")";
-    }
-    return s;
-  };
-  auto binaryCall = [&](const std::string& fn) -> Expected<std::string> {
-    if (e.operands().size() != 2) return fail(where, "malformed symbolic expression '" + e.str() + "'");
-    auto a = sym(e.operands()[0], where);
-    if (!a) return a;
-    auto b = sym(e.operands()[1], where);
-    if (!b) return b;
-    return fn + "(" + *a + ", " + *b + ")";
-  };
-  switch (e.op()) {
-  case Op::Const: {
-    int64_t v = *e.constantValue();
-    if (v == INT64_MIN) return std::string("(-9223372036854775807LL - 1)");
-    std::string s = std::to_string(v);
-    if (v > 2147483647LL || v < -2147483647LL) s += "LL";
-    return v < 0 ? "(" + s + ")" : s;
-  }
-  case Op::Symbol: {
-    const std::string& name = e.symbolName();
-    if (auto it = ctx_->symbols.find(name); it != ctx_->symbols.end()) return it->second;
-    // Scalar data used as a symbol (interstate conditions may read one).
-    if (auto* d = ctx_->sdfg->findData(name); d && ctx_->data.count(name)) {
-      if (!cpu::kindOf(d->dtype)) return fail(where, "data '" + name + "' cannot be used as an integer symbol");
-      return cpu::loadValue(d->dtype, ctx_->data.at(name) + "[0]", ValueKind::Int);
-    }
-    return fail(where, "symbol '" + name + "' is not defined in SDFG '" + ctx_->sdfg->name() + "'",
-                "declare it (Sdfg::addSymbol), assign it on an interstate edge, or map it from the outer SDFG");
-  }
-  case Op::Add: return list(" + ", "(", ")");
-  case Op::Mul: return list(" * ", "(", ")");
-  case Op::FloorDiv: return binaryCall("dcw_rt::floordiv");
-  case Op::Mod: return binaryCall("dcw_rt::floormod");
-  case Op::Min: return nested("dcw_rt::imin");
-  case Op::Max: return nested("dcw_rt::imax");
-  case Op::Eq: return list(" == ", "(", ")");
-  case Op::Ne: return list(" != ", "(", ")");
-  case Op::Lt: return list(" < ", "(", ")");
-  case Op::Le: return list(" <= ", "(", ")");
-  case Op::Gt: return list(" > ", "(", ")");
-  case Op::Ge: return list(" >= ", "(", ")");
-  case Op::And: return list(" && ", "(", ")");
-  case Op::Or: return list(" || ", "(", ")");
-  case Op::Not: {
-    auto a = list("", "(!", ")");
-    return a;
-  }
-  }
-  return fail(where, "unsupported symbolic expression '" + e.str() + "'");
-}
-
-Expected<const DataDescriptor*> Generator::descriptor(const std::string& name, const std::string& where) const {
-  const DataDescriptor* d = ctx_->sdfg->findData(name);
-  if (!d) return fail(where, "data '" + name + "' is not declared in SDFG '" + ctx_->sdfg->name() + "'");
-  return d;
-}
-
-Expected<std::string> Generator::pointer(const std::string& name, const std::string& where) const {
-  auto it = ctx_->data.find(name);
-  if (it == ctx_->data.end())
-    return fail(where, "data '" + name + "' is not available here (a transient used outside the scope it is allocated in?)");
-  return it->second;
-}
-
-Expected<std::string> Generator::offsetOf(const DataDescriptor& d, const std::vector<sym::Expr>& index,
-                                          const std::string& where) {
-  sym::Expr off = d.offset;
-  if (d.dataKind == DataKind::Scalar || d.shape.empty()) {
-    for (auto& i : index) off = off + i; // a scalar: only index 0 is valid
-  } else {
-    if (index.size() != d.shape.size())
-      return fail(where, "an access to '" + d.name() + "' has " + std::to_string(index.size()) + " indices but the data has " +
-                             std::to_string(d.shape.size()) + " dimensions");
-    std::vector<sym::Expr> strides = d.strides.size() == d.shape.size() ? d.strides : DataDescriptor::contiguousStrides(d.shape);
-    for (size_t k = 0; k < index.size(); ++k) off = off + index[k] * strides[k];
-  }
-  return sym(off, where);
-}
-
-Expected<std::string> Generator::offsetOf(const DataDescriptor& d, const Subset& s, const std::string& where) {
-  std::vector<sym::Expr> begin;
-  for (auto& r : s.ranges()) begin.push_back(r.begin);
-  return offsetOf(d, begin, where);
-}
-
-// ---------------------------------------------------------------------------------------------
-
-Expected<GeneratedCode> Generator::run() {
-  GeneratedCode result;
-  ProgramSignature& sig = result.signature;
-  const bool instrumented = opt_.instrument.any();
-  if (instrumented) {
-    for (const char* r : {"dcw_prof", "dcw_event", "dcw_profile_events", "dcw_profile_reset", "dcw_profile_dropped",
-                          "dcw_profile_set_capacity", "dcw_profile_set_counters", "dcw_profile_element_count"})
-      used_.insert(r);
-    for (auto& p : opt_.instrument.paths) {
-      ElementId id = paths_.idOf(p);
-      if (id == kNoId && p == root_.name()) id = root_.id();
-      if (id == kNoId)
-        return fail(p, "the instrumentation path names no element of SDFG '" + root_.name() + "'",
-                    "copy the path from the source map or `dcw inspect` (after expansion)");
-      if (id != root_.id()) profIds_.insert(id);
-    }
-  }
-  std::set<std::string> inArgs;
-  auto addArg = [&](const std::string& name, ProgramArg::Role role) -> Expected<void> {
-    if (inArgs.count(name)) return {};
-    const DataDescriptor* d = root_.findData(name);
-    if (!d) return fail(root_.name(), "argument '" + name + "' has no data descriptor in SDFG '" + root_.name() + "'");
-    inArgs.insert(name);
-    sig.args.push_back({name, role, d->dtype, d->shape});
-    return {};
-  };
-  for (auto& n : root_.inputs) DCW_TRY(addArg(n, ProgramArg::Role::Input));
-  for (auto& n : root_.outputs) DCW_TRY(addArg(n, ProgramArg::Role::Output));
-  for (auto& d : root_.data())
-    if (d->constant) DCW_TRY(addArg(d->name(), ProgramArg::Role::Constant));
-  for (auto& d : root_.data()) {
-    std::string where = path(d->id());
-    if (!d->transient && !inArgs.count(d->name()))
-      return fail(where, "data '" + d->name() + "' is not transient but is neither an input, an output nor a constant",
-                  "list it in Sdfg::inputs or Sdfg::outputs, or make it transient");
-  }
-  for (auto& [name, type] : root_.symbols()) sig.symbols.push_back(name);
-
-  // Control-flow symbols of the root (assigned symbols cannot be const).
-  std::set<std::string> assigned;
-  std::function<void(const ControlFlowBlock&)> collect = [&](const ControlFlowBlock& b) {
-    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
-      for (auto& e : r->edges())
-        for (auto& [n, v] : e->assignments) assigned.insert(n);
-      if (auto* l = dynamic_cast<const LoopRegion*>(r); l && !l->loopVariable.empty()) assigned.insert(l->loopVariable);
-      for (auto& c : r->blocks()) collect(*c);
-    } else if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
-      for (auto& br : c->branches()) collect(*br);
-    }
-  };
-  collect(root_);
-
-  raw("// Generated by DCW (CPU target) from SDFG '" + commentText(root_.name()) + "'. Do not edit: regenerate.");
-  raw(cpuRuntimeSource());
-  if (instrumented) {
-    raw(cpuProfileRuntimeSource());
-    profiled_.reserve(64);
-  }
-  line("");
-  line("extern \"C\" void dcw_set_threads(int n) { dcw_rt::set_threads(n); }");
-  line("");
-  line("extern \"C\" int dcw_program(void* const* args, const int64_t* symbols, char* error, size_t errorSize) {");
-  ++indent_;
-  line("dcw_rt::reset_status();");
-  if (instrumented) beginProfile(ProfiledElement::Kind::Model, root_.id());
-  line("(void)args;");
-  line("(void)symbols;");
-  Ctx rootCtx;
-  rootCtx.sdfg = &root_;
-  ctx_ = &rootCtx;
-  for (size_t k = 0; k < sig.args.size(); ++k) {
-    const auto& a = sig.args[k];
-    const DataDescriptor* d = root_.findData(a.name);
-    std::string where = path(d->id());
-    std::string t = cpu::storageType(d->dtype);
-    if (t.empty()) return fail(where, "data '" + a.name + "' has type " + std::string(dtypeName(d->dtype)) + ", which the CPU target does not support");
-    std::string id = fresh(a.name);
-    line(t + "* __restrict " + id + " = static_cast<" + t + "*>(args[" + std::to_string(k) + "]); // " +
-         commentText(a.name));
-    line("(void)" + id + ";");
-    rootCtx.data[a.name] = id;
-  }
-  for (size_t k = 0; k < sig.symbols.size(); ++k) {
-    std::string id = fresh(sig.symbols[k]);
-    line(std::string(assigned.count(sig.symbols[k]) ? "" : "const ") + "int64_t " + id + " = symbols[" + std::to_string(k) +
-         "];");
-    line("(void)" + id + ";");
-    rootCtx.symbols[sig.symbols[k]] = id;
-  }
-  std::set<std::string> predeclared(sig.symbols.begin(), sig.symbols.end());
-  DCW_TRY(emitSdfgBody(root_, rootCtx, predeclared));
-  line("return dcw_rt::finish(error, errorSize);");
-  --indent_;
-  line("}");
-  if (instrumented) {
-    endProfile();
-    std::set<ElementId> timed;
-    for (auto& pe : profiled_) timed.insert(pe.element);
-    for (ElementId id : profIds_)
-      if (!timed.count(id)) {
-        Element* el = paths_.element(id);
-        return fail(path(id), "cannot be instrumented: it is a " + std::string(el ? elementKindName(el->kind()) : "element") +
-                                  " that generates no block of its own (or no code at all)",
-                    "instrument a state, map, nested SDFG node, tasklet or copy edge");
-      }
-    line("");
-    line("extern \"C\" size_t dcw_profile_element_count() { return " + std::to_string(profiled_.size()) + "u; }");
-    result.profiled = std::move(profiled_);
-  }
-
-  std::sort(sourceMap_.begin(), sourceMap_.end(), [](const SourceMapEntry& a, const SourceMapEntry& b) {
-    if (a.firstLine != b.firstLine) return a.firstLine < b.firstLine;
-    return a.lastLine > b.lastLine;
-  });
-  result.source = std::move(out_);
-  result.sourceMap = std::move(sourceMap_);
-  return result;
-}
-
-Expected<void> Generator::emitSdfgBody(const Sdfg& s, Ctx& c, const std::set<std::string>& predeclared) {
-  // Symbols assigned by control flow (interstate edges, loop variables), declared once up front so
-  // that gotos never cross an initialisation.
-  std::vector<std::string> cf;
-  std::function<void(const ControlFlowBlock&)> collect = [&](const ControlFlowBlock& b) {
-    auto add = [&](const std::string& n) {
-      if (!predeclared.count(n) && std::find(cf.begin(), cf.end(), n) == cf.end()) cf.push_back(n);
-    };
-    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
-      for (auto& e : r->edges())
-        for (auto& [n, v] : e->assignments) add(n);
-      if (auto* l = dynamic_cast<const LoopRegion*>(r); l && !l->loopVariable.empty()) add(l->loopVariable);
-      for (auto& ch : r->blocks()) collect(*ch);
-    } else if (auto* cr = dynamic_cast<const ConditionalRegion*>(&b)) {
-      for (auto& br : cr->branches()) collect(*br);
-    }
-  };
-  collect(s);
-  for (auto& n : cf) {
-    if (!sym::isIdentifier(n)) return fail(path(s.id()), "control-flow symbol '" + n + "' is not an identifier");
-    std::string id = fresh(n);
-    line("int64_t " + id + " = 0;");
-    line("(void)" + id + ";");
-    c.symbols[n] = id;
-  }
-  // Constants of nested SDFGs (the root's are arguments) are embedded in the program.
-  if (&s != &root_)
-    for (auto& d : s.data())
-      if (d->constant && !c.data.count(d->name())) DCW_TRY(embedConstant(*d, c));
-  DCW_TRY(planTransients(s, c));
-  for (auto* d : c.sdfgAlloc) DCW_TRY(allocate(*d, c));
-  return emitRegion(s);
-}
-
-// The bytes go in as one string literal of \xHH escapes (fast to compile even when large) and are
-// decoded once into an aligned buffer by a function-local static (thread-safe initialisation).
-Expected<void> Generator::embedConstant(const DataDescriptor& d, Ctx& c) {
-  std::string where = path(d.id());
-  std::string t = cpu::storageType(d.dtype);
-  const Tensor& v = *d.constant;
-  if (t.empty() || !v.bytes || v.dtype != d.dtype)
-    return fail(where, "constant '" + d.name() + "' has a type the CPU target cannot embed");
-  auto total = d.totalSize().constantValue();
-  if (total && static_cast<int64_t>(v.byteSize()) != *total * static_cast<int64_t>(dtypeSize(d.dtype)))
-    return fail(where, "constant '" + d.name() + "' holds " + std::to_string(v.byteSize()) + " bytes, which does not match its shape");
-  std::string id = fresh(d.name());
-  std::string raw = fresh(d.name() + "_bytes");
-  static const char* hex = "0123456789abcdef";
-  const std::string& bytes = *v.bytes;
-  line("static const char " + raw + "[] = // " + commentText(d.name()) + ", " + std::to_string(bytes.size()) + " bytes");
-  ++indent_;
-  if (bytes.empty()) line("\"\"");
-  for (size_t k = 0; k < bytes.size(); k += 32) {
-    std::string l = "\"";
-    for (size_t j = k; j < std::min(bytes.size(), k + 32); ++j) {
-      unsigned char b = static_cast<unsigned char>(bytes[j]);
-      l += "\\x";
-      l += hex[b >> 4];
-      l += hex[b & 15];
-    }
-    l += "\"";
-    line(l);
-  }
-  line(";");
-  --indent_;
-  line("static " + t + "* const " + id + " = dcw_rt::decode<" + t + ">(" + raw + ", sizeof(" + raw + ") - 1);");
-  if (par_.active) line("if (!" + id + ") { dcw_rt::set_oom(); continue; }");
-  else line("if (!" + id + ") return dcw_rt::report(error, errorSize, \"out of memory decoding a constant\");");
-  c.data[d.name()] = id;
-  return {};
-}
-
-Expected<void> Generator::planTransients(const Sdfg& s, Ctx& c) {
-  // Where each transient is used: (state, innermost scope) pairs.
-  std::map<std::string, std::vector<std::pair<const State*, const MapEntry*>>> uses;
-  std::set<std::string> controlFlowData;
-  std::function<void(const ControlFlowBlock&)> cfRefs = [&](const ControlFlowBlock& b) {
-    auto addSyms = [&](const sym::Expr& e) {
-      for (auto& n : e.freeSymbols()) controlFlowData.insert(n);
-    };
-    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
-      for (auto& e : r->edges()) {
-        addSyms(e->condition);
-        for (auto& [n, v] : e->assignments) addSyms(v);
-      }
-      if (auto* l = dynamic_cast<const LoopRegion*>(r)) {
-        addSyms(l->init);
-        addSyms(l->condition);
-        addSyms(l->update);
-      }
-      if (auto* br = dynamic_cast<const BranchRegion*>(r); br && br->condition) addSyms(*br->condition);
-      for (auto& ch : r->blocks()) cfRefs(*ch);
-    } else if (auto* cr = dynamic_cast<const ConditionalRegion*>(&b)) {
-      for (auto& br : cr->branches()) cfRefs(*br);
-    }
-  };
-  cfRefs(s);
-  for (State* st : s.allStates()) {
-    auto scopes = st->scopeOf();
-    if (!scopes) return fail(path(st->id()), scopes.error().message, scopes.error().hint);
-    auto scopeOfNode = [&](ElementId id) -> const MapEntry* {
-      auto it = scopes->find(id);
-      return it == scopes->end() ? nullptr : it->second;
-    };
-    for (auto& n : st->nodes())
-      if (auto* a = dynamic_cast<const AccessNode*>(n.get())) uses[a->data()].push_back({st, scopeOfNode(a->id())});
-    for (auto& e : st->edges()) {
-      if (e->memlet.isEmpty()) continue;
-      Node* src = st->node(e->src);
-      Node* dst = st->node(e->dst);
-      if (src && dst && src->kind() != ElementKind::AccessNode && dst->kind() != ElementKind::AccessNode &&
-          src->kind() != ElementKind::MapEntry && dst->kind() != ElementKind::MapExit)
-        uses[e->memlet.data].push_back({st, scopeOfNode(src->id())});
-    }
-  }
-  for (auto& dp : s.data()) {
-    const DataDescriptor& d = *dp;
-    if (!d.transient || d.constant) continue;
-    if (d.dataKind == DataKind::Stream) return fail(path(d.id()), "stream data is not supported by the CPU target");
-    auto it = uses.find(d.name());
-    if (it == uses.end() && !controlFlowData.count(d.name())) continue; // never used: never allocated
-    std::set<const State*> states;
-    if (it != uses.end())
-      for (auto& u : it->second) states.insert(u.first);
-    bool wholeSdfg = d.lifetime == Lifetime::Sdfg || d.lifetime == Lifetime::Persistent ||
-                     d.lifetime == Lifetime::External || states.size() != 1 || controlFlowData.count(d.name());
-    if (wholeSdfg) {
-      c.sdfgAlloc.push_back(&d);
-      continue;
-    }
-    const State* st = *states.begin();
-    const MapEntry* place = nullptr;
-    if (d.lifetime == Lifetime::Scope) {
-      // Innermost scope that contains every use.
-      auto scopes = st->scopeOf();
-      auto chain = [&](const MapEntry* m) {
-        std::vector<const MapEntry*> v;
-        for (; m; m = scopes->count(m->id()) ? scopes->at(m->id()) : nullptr) v.insert(v.begin(), m);
-        return v;
-      };
-      std::vector<const MapEntry*> common;
-      bool first = true;
-      for (auto& u : it->second) {
-        auto ch = chain(u.second);
-        if (first) {
-          common = ch;
-          first = false;
-          continue;
-        }
-        size_t k = 0;
-        while (k < common.size() && k < ch.size() && common[k] == ch[k]) ++k;
-        common.resize(k);
-      }
-      place = common.empty() ? nullptr : common.back();
-    }
-    c.scopeAlloc[st][place].push_back(&d);
-  }
-  return {};
-}
-
-Expected<void> Generator::allocate(const DataDescriptor& d, Ctx& c) {
-  std::string where = path(d.id());
-  if (!d.wrappers.empty() || !d.rankKnown)
-    return fail(where, "data '" + d.name() + "' is a sequence, optional or of unknown rank, which the CPU target cannot allocate");
-  std::string t = cpu::storageType(d.dtype);
-  if (t.empty())
-    return fail(where, "data '" + d.name() + "' has type " + std::string(dtypeName(d.dtype)) + ", which the CPU target does not support");
-  // Extent in elements: offset + the furthest element + 1 (the plain product for contiguous strides).
-  sym::Expr extent = d.totalSize() + d.offset;
-  if (!d.shape.empty() && d.strides.size() == d.shape.size() && d.strides != DataDescriptor::contiguousStrides(d.shape)) {
-    extent = d.offset + 1;
-    for (size_t k = 0; k < d.shape.size(); ++k) extent = extent + (d.shape[k] - 1) * d.strides[k];
-  }
-  std::string id = fresh(d.name());
-  auto size = sym(extent, where);
-  if (!size) return size.takeError();
-  bool inParallel = par_.active;
-  if (extent.isConstant() && *extent.constantValue() <= 64 &&
-      (d.storage == StorageType::Default || d.storage == StorageType::Register || d.storage == StorageType::CpuStack ||
-       d.storage == StorageType::CpuHeap)) {
-    int64_t n = std::max<int64_t>(1, *extent.constantValue());
-    line("alignas(64) " + t + " " + id + "[" + std::to_string(n) + "] = {}; // " + commentText(d.name()));
-  } else {
-    std::string buf = fresh(d.name() + "_buffer");
-    line("dcw_rt::Buffer<" + t + "> " + buf + "(" + *size + "); // " + commentText(d.name()));
-    line(t + "* __restrict " + id + " = " + buf + ".p;");
-    if (inParallel) line("if (!" + id + ") { dcw_rt::set_oom(); continue; }");
-    else line("if (!" + id + ") return dcw_rt::report(error, errorSize, \"out of memory allocating a transient\");");
-  }
-  line("(void)" + id + ";");
-  c.data[d.name()] = id;
-  if (inParallel) c.privateData.insert(d.name());
-  return {};
-}
-
-// ---------------------------------------------------------------------------------------------
-
-Expected<void> Generator::emitAssignments(const InterstateEdge& e) {
-  std::string where = path(e.id());
-  if (e.assignments.empty()) return {};
-  if (e.assignments.size() == 1) {
-    auto& [n, v] = e.assignments[0];
-    auto value = sym(v, where);
-    if (!value) return value.takeError();
-    auto it = ctx_->symbols.find(n);
-    if (it == ctx_->symbols.end()) return fail(where, "assigns symbol '" + n + "', which is not declared");
-    line(it->second + " = " + *value + ";");
-    return {};
-  }
-  // All right-hand sides see the values from before the edge.
-  line("{");
-  ++indent_;
-  std::vector<std::string> temps;
-  for (auto& [n, v] : e.assignments) {
-    auto value = sym(v, where);
-    if (!value) return value.takeError();
-    std::string t = fresh("next_" + n);
-    line("const int64_t " + t + " = " + *value + ";");
-    temps.push_back(t);
-  }
-  for (size_t k = 0; k < e.assignments.size(); ++k) {
-    auto it = ctx_->symbols.find(e.assignments[k].first);
-    if (it == ctx_->symbols.end()) return fail(where, "assigns symbol '" + e.assignments[k].first + "', which is not declared");
-    line(it->second + " = " + temps[k] + ";");
-  }
-  --indent_;
-  line("}");
-  return {};
-}
-
-Expected<void> Generator::emitRegion(const ControlFlowRegion& r) {
-  if (r.blocks().empty()) return {};
-  std::string where = path(r.id());
-  const ControlFlowBlock* start = r.block(r.startBlock());
-  if (!start) start = r.blocks().front().get();
-
-  // A simple chain (each block has at most one unconditional successor, entered only from its
-  // predecessor) is emitted as straight-line code.
-  std::vector<const ControlFlowBlock*> chain;
-  std::vector<const InterstateEdge*> chainEdges;
-  bool isChain = r.inEdges(start->id()).empty();
-  std::set<const ControlFlowBlock*> seen;
-  for (const ControlFlowBlock* cur = start; isChain && cur;) {
-    seen.insert(cur);
-    chain.push_back(cur);
-    auto outs = r.outEdges(cur->id());
-    if (outs.empty()) break;
-    if (outs.size() > 1 || !outs[0]->isUnconditional()) {
-      isChain = false;
-      break;
-    }
-    const ControlFlowBlock* next = r.block(outs[0]->dst);
-    if (!next || seen.count(next) || r.inEdges(next->id()).size() != 1) {
-      isChain = false;
-      break;
-    }
-    chainEdges.push_back(outs[0]);
-    cur = next;
-  }
-  if (isChain) {
-    for (size_t k = 0; k < chain.size(); ++k) {
-      DCW_TRY(emitBlock(*chain[k]));
-      if (k < chainEdges.size()) DCW_TRY(emitAssignments(*chainEdges[k]));
-    }
-    return {};
-  }
-
-  // General form: labelled blocks, gotos along the interstate edges (first true condition wins).
-  std::vector<const ControlFlowBlock*> order{start};
-  std::set<const ControlFlowBlock*> reachable{start};
-  for (size_t k = 0; k < order.size(); ++k)
-    for (auto* e : r.outEdges(order[k]->id()))
-      if (auto* b = r.block(e->dst); b && reachable.insert(b).second) order.push_back(b);
-  // Keep the region's own block order for readability (start first).
-  std::vector<const ControlFlowBlock*> emitOrder{start};
-  for (auto& b : r.blocks())
-    if (b.get() != start && reachable.count(b.get())) emitOrder.push_back(b.get());
-  std::map<ElementId, std::string> labels;
-  for (auto* b : emitOrder)
-    for (auto* e : r.outEdges(b->id()))
-      if (!labels.count(e->dst)) labels[e->dst] = std::string("L") + std::to_string(++labels_);
-  std::string endLabel = std::string("L") + std::to_string(++labels_);
-  bool endUsed = false;
-  line("{ // control flow of " + commentText(where));
-  ++indent_;
-  for (size_t k = 0; k < emitOrder.size(); ++k) {
-    const ControlFlowBlock* b = emitOrder[k];
-    if (auto it = labels.find(b->id()); it != labels.end()) {
-      --indent_;
-      line(it->second + ":;");
-      ++indent_;
-    }
-    DCW_TRY(emitBlock(*b));
-    bool unconditional = false;
-    for (auto* e : r.outEdges(b->id())) {
-      if (!r.block(e->dst)) return fail(path(e->id()), "interstate edge leads to a block outside region '" + r.label() + "'");
-      if (e->isUnconditional()) {
-        line("{");
-      } else {
-        auto cond = sym(e->condition, path(e->id()));
-        if (!cond) return cond.takeError();
-        line("if (" + *cond + ") {");
-      }
-      ++indent_;
-      DCW_TRY(emitAssignments(*e));
-      line("goto " + labels.at(e->dst) + ";");
-      --indent_;
-      line("}");
-      if (e->isUnconditional()) {
-        unconditional = true;
-        break;
-      }
-    }
-    if (!unconditional && k + 1 < emitOrder.size()) {
-      line("goto " + endLabel + ";");
-      endUsed = true;
-    }
-  }
-  --indent_;
-  if (endUsed) line(endLabel + ":;");
-  line("}");
-  return {};
-}
-
-Expected<void> Generator::emitBlock(const ControlFlowBlock& b) {
-  std::string where = path(b.id());
-  if (auto* st = dynamic_cast<const State*>(&b)) return emitState(*st);
-  if (auto* loop = dynamic_cast<const LoopRegion*>(&b)) {
-    int first = nextLine();
-    auto cond = sym(loop->condition, where);
-    if (!cond) return cond.takeError();
-    if (loop->loopVariable.empty()) {
-      line("while (" + *cond + ") { // loop " + commentText(where));
-    } else {
-      auto it = ctx_->symbols.find(loop->loopVariable);
-      if (it == ctx_->symbols.end()) return fail(where, "loop variable '" + loop->loopVariable + "' is not declared");
-      auto init = sym(loop->init, where);
-      if (!init) return init.takeError();
-      auto update = sym(loop->update, where);
-      if (!update) return update.takeError();
-      line("for (" + it->second + " = " + *init + "; " + *cond + "; " + it->second + " = " + *update + ") { // loop " +
-           commentText(where));
-    }
-    ++indent_;
-    DCW_TRY(emitRegion(*loop));
-    --indent_;
-    line("}");
-    record(first, b.id());
-    return {};
-  }
-  if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
-    int first = nextLine();
-    line("// conditional " + commentText(where));
-    bool open = false;
-    for (size_t k = 0; k < c->branches().size(); ++k) {
-      const BranchRegion& br = *c->branches()[k];
-      if (br.condition) {
-        auto cond = sym(*br.condition, path(br.id()));
-        if (!cond) return cond.takeError();
-        line(std::string(open ? "} else if (" : "if (") + *cond + ") {");
-      } else {
-        line(open ? "} else {" : "{");
-      }
-      open = true;
-      ++indent_;
-      DCW_TRY(emitRegion(br));
-      --indent_;
-      if (!br.condition) break; // an else ends the chain
-    }
-    if (open) line("}");
-    record(first, b.id());
-    return {};
-  }
-  if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
-    line("{");
-    ++indent_;
-    DCW_TRY(emitRegion(*r));
-    --indent_;
-    line("}");
-    return {};
-  }
-  return fail(where, "control-flow block of kind " + std::string(elementKindName(b.kind())) + " is not supported");
-}
-
-// ---------------------------------------------------------------------------------------------
-
-Expected<void> Generator::emitState(const State& st) {
-  std::string where = path(st.id());
-  StateInfo si;
-  si.state = &st;
-  auto order = st.topologicalOrder();
-  if (!order) return fail(where, order.error().message, order.error().hint);
-  auto scopes = st.scopeOf();
-  if (!scopes) return fail(where, scopes.error().message, scopes.error().hint);
-  si.scopes = std::move(*scopes);
-  for (Node* n : *order) {
-    if (n->kind() == ElementKind::MapExit) continue;
-    auto it = si.scopes.find(n->id());
-    si.children[it == si.scopes.end() ? nullptr : it->second].push_back(n);
-  }
-  int first = nextLine();
-  line("{ // state " + commentText(where));
-  ++indent_;
-  const bool timed = wantProfile(ProfiledElement::Kind::State, st.id());
-  if (timed) beginProfile(ProfiledElement::Kind::State, st.id());
-  if (auto it = ctx_->scopeAlloc.find(&st); it != ctx_->scopeAlloc.end())
-    if (auto jt = it->second.find(nullptr); jt != it->second.end())
-      for (auto* d : jt->second) DCW_TRY(allocate(*d, *ctx_));
-  DCW_TRY(emitScope(si, nullptr));
-  if (timed) endProfile();
-  --indent_;
-  line("}");
-  record(first, st.id());
-  return {};
-}
-
-Expected<void> Generator::emitScope(const StateInfo& si, const MapEntry* scope) {
-  auto it = si.children.find(scope);
-  if (it == si.children.end()) return {};
-  for (const Node* n : it->second) {
-    std::string where = path(n->id());
-    switch (n->kind()) {
-    case ElementKind::AccessNode: {
-      for (auto* e : si.state->inEdges(n->id())) {
-        const Node* src = si.state->node(e->src);
-        if (src && src->kind() == ElementKind::AccessNode && !e->memlet.isEmpty())
-          DCW_TRY(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(*n)));
-      }
-      break;
-    }
-    case ElementKind::Tasklet: DCW_TRY(emitTasklet(si, static_cast<const Tasklet&>(*n))); break;
-    case ElementKind::MapEntry: DCW_TRY(emitMap(si, static_cast<const MapEntry&>(*n))); break;
-    case ElementKind::NestedSdfg: DCW_TRY(emitNested(si, static_cast<const NestedSdfgNode&>(*n))); break;
-    case ElementKind::LibraryNode: {
-      auto& l = static_cast<const LibraryNode&>(*n);
-      return fail(where, "node '" + where + "' (" + l.className() + ") is not expanded; run the expansion pass or pick an implementation",
-                  "expand library nodes (dcw expand, or the expansion pass) before generating code");
-    }
-    default: break;
-    }
-  }
-  return {};
-}
-
-void Generator::collectSubtree(const StateInfo& si, const MapEntry* scope, std::vector<const Node*>& out) const {
-  auto it = si.children.find(scope);
-  if (it == si.children.end()) return;
-  for (const Node* n : it->second) {
-    out.push_back(n);
-    if (auto* me = dynamic_cast<const MapEntry*>(n)) collectSubtree(si, me, out);
-  }
-}
-
-bool Generator::conflictFree(const Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying) {
+bool CpuGenerator::conflictFree(const Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying) {
   for (auto& p : params) {
     bool found = false;
     for (auto& r : s.ranges()) {
@@ -927,15 +84,15 @@ bool Generator::conflictFree(const Subset& s, const std::set<std::string>& param
   return true;
 }
 
-bool Generator::needsAtomic(const std::string& data, const Subset& subset) const {
-  if (!par_.active) return false;
+bool CpuGenerator::needsAtomic(const std::string& data, const Subset& subset) const {
+  if (!opt_.openmp || !par_.active) return false;
   if (ctx_->privateData.count(data)) return false;
   if (ctx_ == par_.ctx) return !conflictFree(subset, par_.params, par_.varying);
   return !ctx_->safeOuter.count(data);
 }
 
 // Nested SDFGs count as WCR writers when they contain any write-conflict resolution.
-static bool containsWcr(const Sdfg& s) {
+bool containsWcr(const Sdfg& s) {
   for (State* st : s.allStates()) {
     for (auto& e : st->edges())
       if (!e->memlet.wcr.empty()) return true;
@@ -945,7 +102,7 @@ static bool containsWcr(const Sdfg& s) {
   return false;
 }
 
-int Generator::chooseCollapse(const StateInfo& si, const MapEntry& me, int independent) {
+int CpuGenerator::chooseCollapse(const StateInfo& si, const MapEntry& me, int independent) {
   std::vector<const Node*> sub;
   collectSubtree(si, &me, sub);
   std::set<std::string> varying(me.params.begin(), me.params.end());
@@ -982,7 +139,7 @@ int Generator::chooseCollapse(const StateInfo& si, const MapEntry& me, int indep
   return best == 0 ? independent : best;
 }
 
-Expected<void> Generator::emitMap(const StateInfo& si, const MapEntry& me) {
+Expected<void> CpuGenerator::emitMap(const StateInfo& si, const MapEntry& me) {
   std::string where = path(me.id());
   if (me.params.size() != me.range.rank())
     return fail(where, "map has " + std::to_string(me.params.size()) + " parameters but " + std::to_string(me.range.rank()) + " ranges");
@@ -1049,9 +206,7 @@ Expected<void> Generator::emitMap(const StateInfo& si, const MapEntry& me) {
   line("{");
   ++indent_;
   ++mapDepth_;
-  if (auto it = ctx_->scopeAlloc.find(si.state); it != ctx_->scopeAlloc.end())
-    if (auto jt = it->second.find(&me); jt != it->second.end())
-      for (auto* d : jt->second) DCW_TRY(allocate(*d, *ctx_));
+  WALK_TRY(allocateScope(si, &me));
   auto body = emitScope(si, &me);
   --mapDepth_;
   --indent_;
@@ -1072,9 +227,7 @@ Expected<void> Generator::emitMap(const StateInfo& si, const MapEntry& me) {
   return {};
 }
 
-// ---------------------------------------------------------------------------------------------
-
-Expected<void> Generator::emitWrite(const DataDescriptor& d, const std::string& lvalue, const std::string& value,
+Expected<void> CpuGenerator::emitWrite(const DataDescriptor& d, const std::string& lvalue, const std::string& value,
                                     ValueKind kind, const std::string& wcr, bool atomic, const std::string& where) {
   DType st = d.dtype;
   if (wcr.empty()) {
@@ -1145,115 +298,7 @@ Expected<void> Generator::emitWrite(const DataDescriptor& d, const std::string& 
               "use sum, prod, min, max or a lambda \"(a, b) -> expression\" in the tasklet language");
 }
 
-Expected<void> Generator::emitTasklet(const StateInfo& si, const Tasklet& t) {
-  std::string where = path(t.id());
-  if (t.language != TaskletLanguage::Dcw)
-    return fail(where, "tasklet '" + where + "' is written in C++, which the CPU target does not paste into generated code",
-                "write it in the tasklet language");
-  auto prog = tasklet::parse(t.code, where);
-  if (!prog) return prog.takeError();
-  cpu::TaskletPrinter pr(where);
-  pr.setSymbolResolver([this](const std::string& name) -> std::optional<cpu::TaskletName> {
-    auto it = ctx_->symbols.find(name);
-    if (it == ctx_->symbols.end()) return std::nullopt;
-    return cpu::TaskletName{it->second, ValueKind::Int, false, DType::Int64, false};
-  });
-  std::set<std::string> outNames;
-  for (auto& c : t.outConnectors()) outNames.insert(c.name);
-  auto written = tasklet::writtenNames(*prog);
-  std::set<std::string> assigned(written.begin(), written.end());
-
-  int first = nextLine();
-  line("{ // tasklet " + commentText(where));
-  ++indent_;
-  const bool timed = wantProfile(ProfiledElement::Kind::Tasklet, t.id());
-  if (timed) beginProfile(ProfiledElement::Kind::Tasklet, t.id());
-  std::set<std::string> declared;
-  for (auto* e : si.state->inEdges(t.id())) {
-    if (e->memlet.isEmpty() || e->dstConnector.empty()) continue;
-    const Connector* conn = t.findIn(e->dstConnector);
-    if (!conn) return fail(where, "an edge enters connector '" + e->dstConnector + "', which the tasklet does not have");
-    if (!sym::isIdentifier(conn->name)) return fail(where, "connector '" + conn->name + "' is not an identifier");
-    auto d = descriptor(e->memlet.data, path(e->id()));
-    if (!d) return d.takeError();
-    auto ptr = pointer(e->memlet.data, path(e->id()));
-    if (!ptr) return ptr.takeError();
-    auto off = offsetOf(**d, e->memlet.subset, path(e->id()));
-    if (!off) return off.takeError();
-    DType storage = (*d)->dtype;
-    auto k = cpu::kindOf(conn->dtype != DType::Undefined ? conn->dtype : storage);
-    if (!k || cpu::storageType(storage).empty())
-      return fail(where, "input '" + conn->name + "' has a type the CPU target does not support");
-    std::string id = pr.localId(conn->name);
-    bool scalar = (*d)->dataKind == DataKind::Scalar || e->memlet.subset.volume() == sym::Expr(1);
-    bool inout = outNames.count(conn->name) > 0;
-    if (scalar) {
-      line(std::string(inout ? "" : "const ") + cpu::cppType(*k) + " " + id + " = " +
-           cpu::loadValue(storage, *ptr + "[" + *off + "]", *k) + ";");
-      pr.bind(conn->name, {id, *k, false, storage, inout});
-    } else {
-      line("const " + cpu::storageType(storage) + "* " + id + " = " + *ptr + " + " + *off + ";");
-      pr.bind(conn->name, {id, *k, true, storage, false});
-    }
-    line("(void)" + id + ";");
-    declared.insert(conn->name);
-  }
-  // Outputs: locals written back after the statements.
-  struct Out {
-    std::string name, id;
-    ValueKind kind;
-  };
-  std::vector<Out> outs;
-  for (auto& c : t.outConnectors()) {
-    if (!sym::isIdentifier(c.name)) return fail(where, "connector '" + c.name + "' is not an identifier");
-    DType dt = c.dtype;
-    if (dt == DType::Undefined)
-      for (auto* e : si.state->outEdges(t.id()))
-        if (e->srcConnector == c.name && !e->memlet.isEmpty())
-          if (auto* d = ctx_->sdfg->findData(e->memlet.data)) {
-            dt = d->dtype;
-            break;
-          }
-    auto k = cpu::kindOf(dt == DType::Undefined ? DType::Float32 : dt);
-    if (!k) return fail(where, "output '" + c.name + "' has a type the CPU target does not support");
-    std::string id = pr.localId(c.name);
-    if (!declared.count(c.name)) {
-      line(cpu::cppType(*k) + " " + id + " = 0;");
-      pr.bind(c.name, {id, *k, false, dt, true});
-    }
-    outs.push_back({c.name, id, *k});
-  }
-  auto lines = pr.print(*prog);
-  if (!lines) return lines.takeError();
-  for (auto& l : *lines) line(l);
-  for (auto& o : outs) {
-    if (!assigned.count(o.name)) continue; // never assigned: nothing to write (a dynamic output)
-    for (auto* e : si.state->outEdges(t.id())) {
-      if (e->srcConnector != o.name || e->memlet.isEmpty()) continue;
-      std::string ew = path(e->id());
-      auto d = descriptor(e->memlet.data, ew);
-      if (!d) return d.takeError();
-      if ((*d)->dataKind != DataKind::Scalar && e->memlet.subset.volume() != sym::Expr(1))
-        return fail(ew, "output '" + o.name + "' writes [" + e->memlet.subset.str() + "], more than one element",
-                    "a tasklet output is one element; use a map around the tasklet");
-      auto ptr = pointer(e->memlet.data, ew);
-      if (!ptr) return ptr.takeError();
-      auto off = offsetOf(**d, e->memlet.subset, ew);
-      if (!off) return off.takeError();
-      DCW_TRY(emitWrite(**d, *ptr + "[" + *off + "]", o.id, o.kind, e->memlet.wcr,
-                        opt_.openmp && needsAtomic(e->memlet.data, e->memlet.subset), ew));
-    }
-  }
-  if (timed) endProfile();
-  --indent_;
-  line("}");
-  record(first, t.id());
-  return {};
-}
-
-// ---------------------------------------------------------------------------------------------
-
-Expected<void> Generator::emitCopy(const StateInfo&, const DataflowEdge& e, const AccessNode& src, const AccessNode& dst) {
+Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, const AccessNode& src, const AccessNode& dst) {
   std::string where = path(e.id());
   const Memlet& m = e.memlet;
   auto sd = descriptor(src.data(), where);
@@ -1368,8 +413,8 @@ Expected<void> Generator::emitCopy(const StateInfo&, const DataflowEdge& e, cons
     std::string dstElem = *dp + "[" + *doff + "]";
     ValueKind k = *cpu::kindOf(S.dtype);
     if (m.wcr.empty() && S.dtype == D.dtype) line(dstElem + " = " + srcElem + ";");
-    else DCW_TRY(emitWrite(D, dstElem, cpu::loadValue(S.dtype, srcElem, k), k, m.wcr,
-                           opt_.openmp && needsAtomic(dst.data(), ds), where));
+    else WALK_TRY(emitWrite(D, dstElem, cpu::loadValue(S.dtype, srcElem, k), k, m.wcr,
+                           needsAtomic(dst.data(), ds), where));
     --indent_;
     line("}");
     for (auto& key : savedKeys) ctx_->symbols.erase(key);
@@ -1381,124 +426,45 @@ Expected<void> Generator::emitCopy(const StateInfo&, const DataflowEdge& e, cons
   return {};
 }
 
-// ---------------------------------------------------------------------------------------------
-
-Expected<void> Generator::emitNested(const StateInfo& si, const NestedSdfgNode& n) {
-  std::string where = path(n.id());
-  const Sdfg& inner = n.sdfg();
-  int first = nextLine();
-  line("{ // nested SDFG " + commentText(where));
-  ++indent_;
-  const bool timed = wantProfile(ProfiledElement::Kind::NestedSdfg, n.id());
-  if (timed) beginProfile(ProfiledElement::Kind::NestedSdfg, n.id());
-  Ctx c;
-  c.sdfg = &inner;
-
-  // Symbols: the mapping, evaluated in the outer SDFG.
-  std::set<std::string> assigned;
-  std::function<void(const ControlFlowBlock&)> collect = [&](const ControlFlowBlock& b) {
-    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
-      for (auto& e : r->edges())
-        for (auto& [nm, v] : e->assignments) assigned.insert(nm);
-      if (auto* l = dynamic_cast<const LoopRegion*>(r); l && !l->loopVariable.empty()) assigned.insert(l->loopVariable);
-      for (auto& ch : r->blocks()) collect(*ch);
-    } else if (auto* cr = dynamic_cast<const ConditionalRegion*>(&b)) {
-      for (auto& br : cr->branches()) collect(*br);
-    }
-  };
-  collect(inner);
-  for (auto& [name, type] : inner.symbols())
-    if (!n.symbolMapping.count(name))
-      return fail(where, "nested symbol '" + name + "' is not mapped", "add it to the node's symbol mapping");
-  std::set<std::string> predeclared;
-  for (auto& [name, value] : n.symbolMapping) {
-    if (!sym::isIdentifier(name)) return fail(where, "mapped symbol '" + name + "' is not an identifier");
-    auto v = sym(value, where);
-    if (!v) return v.takeError();
-    std::string id = fresh(name);
-    line(std::string(assigned.count(name) ? "" : "const ") + "int64_t " + id + " = " + *v + ";");
-    line("(void)" + id + ";");
-    c.symbols[name] = id;
-    predeclared.insert(name);
+Expected<void> CpuGenerator::allocate(const DataDescriptor& d, Ctx& c) {
+  std::string where = path(d.id());
+  if (!d.wrappers.empty() || !d.rankKnown)
+    return fail(where, "data '" + d.name() + "' is a sequence, optional or of unknown rank, which the CPU target cannot allocate");
+  std::string t = cpu::storageType(d.dtype);
+  if (t.empty())
+    return fail(where, "data '" + d.name() + "' has type " + std::string(dtypeName(d.dtype)) + ", which the CPU target does not support");
+  // Extent in elements: offset + the furthest element + 1 (the plain product for contiguous strides).
+  sym::Expr extent = d.totalSize() + d.offset;
+  if (!d.shape.empty() && d.strides.size() == d.shape.size() && d.strides != DataDescriptor::contiguousStrides(d.shape)) {
+    extent = d.offset + 1;
+    for (size_t k = 0; k < d.shape.size(); ++k) extent = extent + (d.shape[k] - 1) * d.strides[k];
   }
-
-  // Data: each non-transient nested container points into the outer data at the memlet's begin.
-  struct Binding {
-    const DataflowEdge* edge = nullptr;
-    bool written = false;
-  };
-  std::map<std::string, Binding> bindings;
-  for (auto* e : si.state->inEdges(n.id()))
-    if (!e->memlet.isEmpty() && !e->dstConnector.empty()) bindings[e->dstConnector].edge = e;
-  for (auto* e : si.state->outEdges(n.id()))
-    if (!e->memlet.isEmpty() && !e->srcConnector.empty()) {
-      auto& b = bindings[e->srcConnector];
-      if (!b.edge) b.edge = e;
-      b.written = true;
-    }
-  std::map<std::string, int> outerUses, outerWrites;
-  for (auto& [name, b] : bindings) {
-    ++outerUses[b.edge->memlet.data];
-    if (b.written) ++outerWrites[b.edge->memlet.data];
+  std::string id = fresh(d.name());
+  auto size = sym(extent, where);
+  if (!size) return size.takeError();
+  bool inParallel = par_.active;
+  if (extent.isConstant() && *extent.constantValue() <= 64 &&
+      (d.storage == StorageType::Default || d.storage == StorageType::Register || d.storage == StorageType::CpuStack ||
+       d.storage == StorageType::CpuHeap)) {
+    int64_t n = std::max<int64_t>(1, *extent.constantValue());
+    line("alignas(64) " + t + " " + id + "[" + std::to_string(n) + "] = {}; // " + commentText(d.name()));
+  } else {
+    std::string buf = fresh(d.name() + "_buffer");
+    line("dcw_rt::Buffer<" + t + "> " + buf + "(" + *size + "); // " + commentText(d.name()));
+    line(t + "* __restrict " + id + " = " + buf + ".p;");
+    if (inParallel) line("if (!" + id + ") { dcw_rt::set_oom(); continue; }");
+    else line("if (!" + id + ") return dcw_rt::report(error, errorSize, \"out of memory allocating a transient\");");
   }
-  for (auto& dp : inner.data()) {
-    const DataDescriptor& d = *dp;
-    if (d.transient) continue;
-    std::string t = cpu::storageType(d.dtype);
-    if (t.empty()) return fail(path(d.id()), "data '" + d.name() + "' has a type the CPU target does not support");
-    std::string id = fresh(d.name());
-    auto it = bindings.find(d.name());
-    if (it == bindings.end()) {
-      line(t + "* " + id + " = nullptr; // " + commentText(d.name()) + " (unconnected)");
-    } else {
-      const DataflowEdge& e = *it->second.edge;
-      std::string ew = path(e.id());
-      auto od = descriptor(e.memlet.data, ew);
-      if (!od) return od.takeError();
-      if ((*od)->dtype != d.dtype)
-        return fail(ew, "nested data '" + d.name() + "' is " + std::string(dtypeName(d.dtype)) + " but the outer data '" +
-                            e.memlet.data + "' is " + std::string(dtypeName((*od)->dtype)));
-      auto ptr = pointer(e.memlet.data, ew);
-      if (!ptr) return ptr.takeError();
-      auto off = offsetOf(**od, e.memlet.subset, ew);
-      if (!off) return off.takeError();
-      const std::string& outer = e.memlet.data;
-      bool restrict = outerUses[outer] == 1 || outerWrites[outer] == 0;
-      line(t + "* " + (restrict ? "__restrict " : "") + id + " = " + *ptr + " + " + *off + "; // " + commentText(d.name()));
-      if (ctx_->privateData.count(outer)) c.privateData.insert(d.name());
-      if (it->second.written && !needsAtomic(outer, e.memlet.subset)) c.safeOuter.insert(d.name());
-    }
-    line("(void)" + id + ";");
-    c.data[d.name()] = id;
-  }
-  Ctx* outerCtx = ctx_;
-  ctx_ = &c;
-  auto body = emitSdfgBody(inner, c, predeclared);
-  ctx_ = outerCtx;
-  if (!body) return body.takeError();
-  if (timed) endProfile();
-  --indent_;
-  line("}");
-  record(first, n.id());
+  line("(void)" + id + ";");
+  c.data[d.name()] = id;
+  if (inParallel) c.privateData.insert(d.name());
   return {};
 }
 
 } // namespace
 
-const char* profiledKindName(ProfiledElement::Kind k) {
-  switch (k) {
-  case ProfiledElement::Kind::Model: return "model";
-  case ProfiledElement::Kind::State: return "state";
-  case ProfiledElement::Kind::Map: return "map";
-  case ProfiledElement::Kind::NestedSdfg: return "nested_sdfg";
-  case ProfiledElement::Kind::Tasklet: return "tasklet";
-  case ProfiledElement::Kind::Copy: return "copy";
-  }
-  return "element";
-}
-
 Expected<GeneratedCode> generateCpp(const ir::Sdfg& sdfg, const CpuOptions& options) {
-  Generator g(sdfg, options);
+  CpuGenerator g(sdfg, options);
   return g.run();
 }
 

@@ -1,0 +1,155 @@
+// SdfgWalker: the target-neutral part of generating C++-family code (host C++, and the C++ dialects of
+// CUDA and HLS) from a fully expanded SDFG — one walk shared by every target, as Halide's CodeGen_C
+// is shared by its backends. It owns what does not depend on the target: the program's signature and
+// C ABI entry point (GeneratedCode.h), control flow (structured chains, labelled blocks and gotos,
+// loops, conditionals), symbols, scopes and the placement of transients by lifetime, nested SDFGs
+// bound into their outer data, tasklets re-printed from their parsed code, fresh identifiers (never
+// raw model text), the source map and the instrumentation table (Instrumenter).
+//
+// A target subclasses it and says what differs (the hooks below): how a map with its schedule becomes
+// code, how a transient of a given storage is allocated, how copies and write-conflict resolution are
+// done, when a write needs to be atomic, what runtime text precedes the program, and what a timer
+// looks like. The CPU target is codegen/cpu/CppGenerator.cpp.
+#pragma once
+
+#include "codegen/GeneratedCode.h"
+#include "codegen/Instrumenter.h"
+#include "codegen/cpu/Runtime.h"
+#include "codegen/cpu/TaskletPrinter.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/Tasklet.h"
+#include "core/support/Expected.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace dcw::codegen {
+
+// Paths in comments: a conservative character set, so no model string can end a comment or a line.
+std::string commentText(std::string_view s);
+
+class SdfgWalker {
+public:
+  virtual ~SdfgWalker() = default;
+  Expected<GeneratedCode> run();
+
+protected:
+  SdfgWalker(const ir::Sdfg& root, std::string targetName, const Instrumentation& instrument);
+
+  // One state's dataflow, grouped by map scope in topological order (map exits omitted).
+  struct StateInfo {
+    const ir::State* state = nullptr;
+    std::map<ir::ElementId, const ir::MapEntry*> scopes;
+    std::map<const ir::MapEntry*, std::vector<const ir::Node*>> children;
+  };
+  // What the code of one SDFG (the root or a nested one) sees.
+  struct Ctx {
+    const ir::Sdfg* sdfg = nullptr;
+    std::map<std::string, std::string> data;      // data name -> C++ pointer
+    std::map<std::string, std::string> symbols;   // symbol name -> C++ int64_t
+    std::set<std::string> privateData;            // allocated per iteration of the current parallel loop
+    std::set<std::string> safeOuter;              // nested data whose outer writes cannot conflict
+    // Transient placement: per state, per scope (nullptr: the state's top level).
+    std::map<const ir::State*, std::map<const ir::MapEntry*, std::vector<const ir::DataDescriptor*>>> scopeAlloc;
+    std::vector<const ir::DataDescriptor*> sdfgAlloc;
+  };
+
+  // ---- hooks: what a target says ----
+  // Text before the entry point (the target's runtime helpers: dcw_rt::, and dcw_prof:: when timed).
+  virtual void emitPrologue(bool instrumented) = 0;
+  // A map with its schedule: loops around emitScope(si, &me), with allocateScope(si, &me) inside.
+  virtual Expected<void> emitMap(const StateInfo& si, const ir::MapEntry& me) = 0;
+  // A transient of the data's storage, bound in `c.data`.
+  virtual Expected<void> allocate(const ir::DataDescriptor& d, Ctx& c) = 0;
+  // An access-node-to-access-node copy.
+  virtual Expected<void> emitCopy(const StateInfo& si, const ir::DataflowEdge& e, const ir::AccessNode& src,
+                                  const ir::AccessNode& dst) = 0;
+  // `lvalue = value`, or its write-conflict resolution (sum, prod, min, max, a lambda), atomically when asked.
+  virtual Expected<void> emitWrite(const ir::DataDescriptor& d, const std::string& lvalue, const std::string& value,
+                                   cpu::ValueKind kind, const std::string& wcr, bool atomic, const std::string& where) = 0;
+  // Whether a write to `data` at `subset` may race with another iteration running at the same time.
+  virtual bool needsAtomic(const std::string& data, const ir::Subset& subset) const = 0;
+  // Inside a loop whose iterations run in parallel (then failures set a flag instead of returning).
+  virtual bool insideParallelLoop() const = 0;
+  // The statement that times the enclosing block as profiled element `index`.
+  virtual std::string timerStatement(int index, const std::string& localName, bool masterOnly) const = 0;
+
+  // ---- output ----
+  void line(const std::string& s) {
+    if (!s.empty() && s[0] == '#') out_ += s; // pragmas start in column 1
+    else out_ += std::string(static_cast<size_t>(indent_) * 2, ' ') + s;
+    out_ += '\n';
+    ++line_;
+  }
+  void raw(std::string_view text) {
+    out_ += text;
+    if (!text.empty() && text.back() != '\n') out_ += '\n';
+    line_ += static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+    if (!text.empty() && text.back() != '\n') ++line_;
+  }
+  int nextLine() const { return line_ + 1; }
+  void record(int first, ir::ElementId id) {
+    if (line_ < first) return;
+    sourceMap_.push_back({first, line_, id, paths_.pathOf(id), {}});
+  }
+  std::string path(ir::ElementId id) const {
+    const std::string& p = paths_.pathOf(id);
+    return p.empty() ? std::string(root_.name()) : p;
+  }
+  // A fresh identifier for the whole program (no shadowing anywhere), from a hint.
+  std::string fresh(const std::string& hint);
+  void reserve(std::initializer_list<const char*> names) {
+    for (const char* n : names) used_.insert(n);
+  }
+
+  // ---- expressions ----
+  Expected<std::string> sym(const sym::Expr& e, const std::string& where);
+  Expected<std::string> offsetOf(const ir::DataDescriptor& d, const std::vector<sym::Expr>& index, const std::string& where);
+  Expected<std::string> offsetOf(const ir::DataDescriptor& d, const ir::Subset& s, const std::string& where);
+  Expected<const ir::DataDescriptor*> descriptor(const std::string& name, const std::string& where) const;
+  Expected<std::string> pointer(const std::string& name, const std::string& where) const;
+
+  // ---- structure ----
+  Expected<void> emitSdfgBody(const ir::Sdfg& s, Ctx& c, const std::set<std::string>& predeclared);
+  Expected<void> planTransients(const ir::Sdfg& s, Ctx& c);
+  Expected<void> embedConstant(const ir::DataDescriptor& d, Ctx& c);
+  Expected<void> emitRegion(const ir::ControlFlowRegion& r);
+  Expected<void> emitBlock(const ir::ControlFlowBlock& b);
+  Expected<void> emitAssignments(const ir::InterstateEdge& e);
+  Expected<void> emitState(const ir::State& st);
+  Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope);
+  // The transients placed in this scope of the state (nullptr: its top level).
+  Expected<void> allocateScope(const StateInfo& si, const ir::MapEntry* scope);
+  Expected<void> emitTasklet(const StateInfo& si, const ir::Tasklet& t);
+  Expected<void> emitNested(const StateInfo& si, const ir::NestedSdfgNode& n);
+  void collectSubtree(const StateInfo& si, const ir::MapEntry* scope, std::vector<const ir::Node*>& out) const;
+
+  // ---- instrumentation ----
+  bool wantProfile(ProfiledElement::Kind k, ir::ElementId id) const {
+    return instrumenter_.wants(k, id, insideParallelLoop() || mapDepth_ > 0);
+  }
+  void beginProfile(ProfiledElement::Kind k, ir::ElementId id);
+  void endProfile() { instrumenter_.end(); }
+
+  const ir::Sdfg& root_;
+  std::string targetName_;
+  ir::PathIndex paths_;
+  Instrumenter instrumenter_;
+  std::set<std::string> used_;
+  std::string out_;
+  int line_ = 0;
+  int indent_ = 0;
+  int labels_ = 0;
+  int mapDepth_ = 0; // maps entered around the code being emitted
+  std::vector<SourceMapEntry> sourceMap_;
+  Ctx* ctx_ = nullptr;
+};
+
+} // namespace dcw::codegen
