@@ -62,7 +62,7 @@ std::string commentText(std::string_view s) {
 
 SdfgWalker::SdfgWalker(const Sdfg& root, std::string targetName, const Instrumentation& instrument)
     : root_(root), targetName_(std::move(targetName)), paths_(root), instrumenter_(instrument, root, paths_) {
-  reserve({"dcw_rt", "dcw_program", "dcw_set_threads", "std", "args", "symbols", "error", "errorSize", "int8_t", "int16_t",
+  reserve({"dcw_rt", "dcw_program", "dcw_set_threads", "dcw_set_progress_slot", "std", "args", "symbols", "error", "errorSize", "int8_t", "int16_t",
            "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t",
            "main"});
 }
@@ -137,6 +137,7 @@ Expected<GeneratedCode> SdfgWalker::run() {
   emitPrologue(instrumented);
   line("");
   line("extern \"C\" void dcw_set_threads(int n) { dcw_rt::set_threads(n); }");
+  line("extern \"C\" void dcw_set_progress_slot(volatile int64_t* slot) { dcw_rt::progress_slot() = slot; }");
   line("");
   line("extern \"C\" int dcw_program(void* const* args, const int64_t* symbols, char* error, size_t errorSize) {");
   ++indent_;
@@ -666,6 +667,7 @@ Expected<void> SdfgWalker::emitState(const State& st) {
   int first = nextLine();
   line("{ // state " + commentText(where));
   ++indent_;
+  markProgress(st.id());
   const bool timed = wantProfile(ProfiledElement::Kind::State, st.id());
   if (timed) beginProfile(ProfiledElement::Kind::State, st.id());
   WALK_TRY(allocateScope(si, nullptr));
@@ -735,6 +737,7 @@ Expected<void> SdfgWalker::emitTasklet(const StateInfo& si, const Tasklet& t) {
   int first = nextLine();
   line("{ // tasklet " + commentText(where));
   ++indent_;
+  markProgress(t.id());
   const bool timed = wantProfile(ProfiledElement::Kind::Tasklet, t.id());
   if (timed) beginProfile(ProfiledElement::Kind::Tasklet, t.id());
   std::set<std::string> declared;
@@ -826,6 +829,7 @@ Expected<void> SdfgWalker::emitNested(const StateInfo& si, const NestedSdfgNode&
   int first = nextLine();
   line("{ // nested SDFG " + commentText(where));
   ++indent_;
+  markProgress(n.id());
   const bool timed = wantProfile(ProfiledElement::Kind::NestedSdfg, n.id());
   if (timed) beginProfile(ProfiledElement::Kind::NestedSdfg, n.id());
   Ctx c;

@@ -131,6 +131,12 @@ protected:
   Expected<void> emitNested(const StateInfo& si, const ir::NestedSdfgNode& n);
   void collectSubtree(const StateInfo& si, const ir::MapEntry* scope, std::vector<const ir::Node*>& out) const;
 
+  // Records the element as the one running now (dcw_rt::at), outside map scopes only: a store per
+  // state, op, top-level map or copy, none per iteration. A host reads it after a crash or a hang.
+  void markProgress(ir::ElementId id) {
+    if (mapDepth_ == 0 && !insideParallelLoop()) line("dcw_rt::at(" + std::to_string(id) + ");");
+  }
+
   // ---- instrumentation ----
   bool wantProfile(ProfiledElement::Kind k, ir::ElementId id) const {
     return instrumenter_.wants(k, id, insideParallelLoop() || mapDepth_ > 0);

@@ -148,6 +148,9 @@ Result<Program> build(Prepared prepared, const Options& options) {
   run.threads = options.threads;
   run.generate = options.generate;
   run.compile = options.compile;
+  run.isolated = options.isolated;
+  run.limits = options.limits;
+  run.cancel = options.cancel;
   const std::string path = prepared.model.path;
   auto lib = prepared.target->build(*code, options.compile);
   if (!lib) {

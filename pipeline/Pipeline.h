@@ -48,6 +48,11 @@ struct Options {
   codegen::GenerateOptions generate;         // instrumentation
   codegen::CompileOptions compile;
   int threads = 0;                           // 0: the program's default (all cores)
+  // Run the program in a worker process (codegen/run/WorkerProcess.h) with these limits; the cancel
+  // flag, when set, kills a running program at once.
+  bool isolated = false;
+  codegen::WorkerLimits limits;
+  std::shared_ptr<std::atomic<bool>> cancel;
 };
 
 // Where a failure happened: Load and Steps are the user's input, Lower means an op or a choice that

@@ -1,4 +1,6 @@
-// `dcw run MODEL [--inputs DIR | --random SEED] [--outputs DIR] [--target cpu] [--threads N] [--script S]`:
+// `dcw run MODEL [--inputs DIR | --random SEED] [--outputs DIR] [--target cpu] [--threads N] [--script S]
+//  [--time-limit S] [--memory-limit MiB] [--in-process]`: the program runs in a worker process by default
+// (a crash, hang or memory blow-up in generated code is reported, naming the element, and dcw exits 2);
 // builds the model through the pipeline (pipeline/Pipeline.h) for the target and runs it on tensors in ONNX's test-case
 // format (input_N.pb / output_N.pb). With --script, the script is replayed on the model first.
 #include "app/cli/Cli.h"
@@ -27,6 +29,9 @@ std::function<int()> setupRun(CLI::App& sub) {
     bool random = false;
     int threads = 0;
     std::vector<std::string> dims;
+    bool inProcess = false;
+    double timeLimit = 0;
+    int64_t memoryLimitMiB = -1;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
@@ -38,6 +43,11 @@ std::function<int()> setupRun(CLI::App& sub) {
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension for --random, NAME=VALUE (default 1)");
   sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
+  sub.add_flag("--in-process", o->inProcess,
+               "Load the program into dcw itself instead of a worker process (a crash in generated code then ends dcw)");
+  sub.add_option("--time-limit", o->timeLimit, "Stop the program after this many seconds (default: no limit)")->check(CLI::NonNegativeNumber);
+  sub.add_option("--memory-limit", o->memoryLimitMiB, "Memory the program may use, in MiB (default: the machine's physical memory; 0: no limit)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 40));
   return [o, rnd]() -> int {
     o->random = rnd->count() > 0;
     if (!o->random && o->inputs.empty())
@@ -45,6 +55,12 @@ std::function<int()> setupRun(CLI::App& sub) {
     pipeline::Options opts;
     opts.target = o->target;
     opts.threads = o->threads;
+    opts.isolated = !o->inProcess;
+    opts.limits.seconds = o->timeLimit;
+    opts.limits.memoryBytes = o->memoryLimitMiB < 0 ? -1 : o->memoryLimitMiB << 20;
+    if (o->inProcess && (o->timeLimit > 0 || o->memoryLimitMiB >= 0))
+      return reportError(Diagnostic::error("--in-process", "the time and memory limits apply to the worker process",
+                                           "drop --in-process, or the limits"));
     // The model is specialized to the input shapes (dynamic dims become constants) before compiling.
     std::vector<Tensor> inputs;
     std::map<std::string, int64_t> dims;

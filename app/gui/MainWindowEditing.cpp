@@ -380,20 +380,24 @@ namespace {
 // Builds the model with `steps` through the pipeline (dynamic dims 1, as `dcw run --random` does) and
 // runs it on `inputs` (random from a fixed seed when empty). Runs on a worker thread on its own copy.
 Expected<std::vector<ir::Tensor>> runAt(const std::string& path, const std::vector<std::string>& steps,
-                                        std::vector<ir::Tensor>& inputs, const std::atomic<bool>& cancel) {
+                                        std::vector<ir::Tensor>& inputs, const std::shared_ptr<std::atomic<bool>>& cancel) {
   auto dims = pipeline::dimsFromValues(path, {});
   if (!dims) return dims.takeError();
   pipeline::Options opts;
   opts.fixedDims = *dims;
+  // Generated code never runs in the app's process: a crash or hang in it ends the worker, and Cancel
+  // kills the worker at once.
+  opts.isolated = true;
+  opts.cancel = cancel;
   pipeline::Steps s;
   s.lines = steps;
   auto prepared = pipeline::prepare(path, s, opts);
   if (!prepared) return fail(prepared.error());
-  if (cancel) return fail("verify", "cancelled");
+  if (*cancel) return fail("verify", "cancelled");
   auto built = pipeline::build(std::move(*prepared), opts);
   if (!built) return fail(built.error());
   const auto& ex = built->executor;
-  if (cancel) return fail("verify", "cancelled");
+  if (*cancel) return fail("verify", "cancelled");
   if (inputs.empty()) {
     auto in = codegen::randomInputs(ex->code().signature, 1234);
     if (!in) return in.takeError();
@@ -448,7 +452,7 @@ void MainWindow::verify(int from, int to) {
     try {
       std::vector<ir::Tensor> inputs;
       report(5, QObject::tr("Building the model at step %1…").arg(from));
-      auto a = runAt(path, before, inputs, *cancel);
+      auto a = runAt(path, before, inputs, cancel);
       if (*cancel) {
         r->cancelled = true;
         r->message = QObject::tr("Verification cancelled");
@@ -459,7 +463,7 @@ void MainWindow::verify(int from, int to) {
         return r;
       }
       report(50, QObject::tr("Building the model at step %1…").arg(to));
-      auto b = runAt(path, after, inputs, *cancel);
+      auto b = runAt(path, after, inputs, cancel);
       if (*cancel) {
         r->cancelled = true;
         r->message = QObject::tr("Verification cancelled");

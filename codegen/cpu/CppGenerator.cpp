@@ -145,6 +145,7 @@ Expected<void> CpuGenerator::emitMap(const StateInfo& si, const MapEntry& me) {
     return fail(where, "map has " + std::to_string(me.params.size()) + " parameters but " + std::to_string(me.range.rank()) + " ranges");
   int first = nextLine();
   line("// map " + commentText(where));
+  markProgress(me.id());
   const bool timed = wantProfile(ProfiledElement::Kind::Map, me.id());
   if (timed) {
     line("{");
@@ -333,6 +334,7 @@ Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, c
   int first = nextLine();
   line("{ // copy " + commentText(where));
   ++indent_;
+  markProgress(e.id());
   const bool timed = wantProfile(ProfiledElement::Kind::Copy, e.id());
   if (timed) beginProfile(ProfiledElement::Kind::Copy, e.id());
   // Contiguous on both sides and the same type: one memcpy.

@@ -23,6 +23,14 @@ inline void set_oom() {
   __atomic_store_n(&oom_flag(), 1, __ATOMIC_RELAXED);
 }
 inline void reset_status() { __atomic_store_n(&oom_flag(), 0, __ATOMIC_RELAXED); }
+
+// ---- progress: the id of the element running now (states, and ops and maps outside parallel loops),
+// written where a host watching from another process can read it after a crash or a hang ----
+inline volatile int64_t*& progress_slot() { static volatile int64_t* s = nullptr; return s; }
+inline void at(int64_t element) {
+  volatile int64_t* s = progress_slot();
+  if (s) *s = element;
+}
 inline int report(char* error, size_t size, const char* message) {
   if (error && size) {
     size_t n = std::strlen(message);

@@ -36,15 +36,28 @@ Expected<std::unique_ptr<Executor>> Executor::create(const Sdfg& sdfg, const Run
 
 Expected<std::unique_ptr<Executor>> Executor::load(const Sdfg& sdfg, GeneratedCode code, CompiledLibrary library,
                                                    const RunOptions& options) {
-  auto prog = LoadedProgram::load(library.path);
-  if (!prog) return prog.takeError();
   std::unique_ptr<Executor> e(new Executor());
   e->sdfg_ = &sdfg;
+  e->threads_ = options.threads;
+  if (options.isolated) {
+    // The library is never loaded here; the worker starts with the first run.
+    e->worker_ = std::make_unique<WorkerProcess>(library.path, options.limits);
+    e->cancel_ = options.cancel;
+  } else {
+    auto prog = LoadedProgram::load(library.path);
+    if (!prog) return prog.takeError();
+    e->program_ = std::move(*prog);
+    if (options.threads > 0) e->program_->setThreads(options.threads);
+  }
   e->code_ = std::move(code);
   e->library_ = std::move(library);
-  e->program_ = std::move(*prog);
-  if (options.threads > 0) e->program_->setThreads(options.threads);
   return e;
+}
+
+std::string Executor::elementPath(int64_t id) const {
+  for (auto& entry : code_.sourceMap)
+    if (int64_t(entry.element) == id) return entry.path;
+  return {};
 }
 
 Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs) const {
@@ -97,17 +110,21 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs) c
   std::vector<Tensor> outputs;
   std::vector<std::shared_ptr<std::string>> outBuffers;
   std::vector<void*> ptrs;
+  std::vector<WorkerArg> shared; // the same arguments with their sizes, for a worker
   size_t in = 0;
   for (auto& a : args) {
     if (a.dtype == DType::String) return fail("'" + a.name + "'", "string tensors cannot be computed yet", "remove string processing from the model");
     switch (a.role) {
     case ProgramArg::Role::Input:
-      ptrs.push_back(const_cast<char*>(inputs[in++].bytes->data()));
+      ptrs.push_back(const_cast<char*>(inputs[in].bytes->data()));
+      shared.push_back({ptrs.back(), inputs[in].bytes->size(), WorkerArg::Kind::Input});
+      ++in;
       break;
     case ProgramArg::Role::Constant: {
       const DataDescriptor* d = sdfg_->findData(a.name);
       if (!d || !d->constant || !d->constant->bytes) return fail("'" + a.name + "'", "constant has no value");
       ptrs.push_back(const_cast<char*>(d->constant->bytes->data()));
+      shared.push_back({ptrs.back(), d->constant->bytes->size(), WorkerArg::Kind::Constant});
       break;
     }
     case ProgramArg::Role::Output: {
@@ -121,13 +138,19 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs) c
       }
       auto buf = std::make_shared<std::string>(size_t(std::max<int64_t>(t.elementCount(), 1)) * dtypeSize(a.dtype), '\0');
       ptrs.push_back(buf->data());
+      shared.push_back({ptrs.back(), buf->size(), WorkerArg::Kind::Output});
       outBuffers.push_back(buf);
       outputs.push_back(std::move(t));
       break;
     }
     }
   }
-  if (auto r = program_->run(ptrs.data(), symbolValues.data()); !r) return r.takeError();
+  if (worker_) {
+    auto r = worker_->run(shared, symbolValues, threads_, cancel_.get(), [this](int64_t id) { return elementPath(id); });
+    if (!r) return r.takeError();
+  } else if (auto r = program_->run(ptrs.data(), symbolValues.data()); !r) {
+    return r.takeError();
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     outBuffers[i]->resize(size_t(outputs[i].elementCount()) * dtypeSize(outputs[i].dtype));
     outputs[i].bytes = outBuffers[i];

@@ -8,6 +8,7 @@
 #include "codegen/Target.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/LoadedProgram.h"
+#include "codegen/run/WorkerProcess.h"
 #include "core/ir/Tensor.h"
 
 #include <map>
@@ -21,6 +22,11 @@ struct RunOptions {
   int threads = 0;          // 0: the program's default (all cores)
   GenerateOptions generate; // including instrumentation
   CompileOptions compile;
+  // In a worker process (WorkerProcess.h: a crash or hang of the program cannot take the caller down)
+  // or loaded into this process (profiling reads the program's event buffer, so it runs in process).
+  bool isolated = false;
+  WorkerLimits limits;                        // with `isolated`
+  std::shared_ptr<std::atomic<bool>> cancel;  // with `isolated`: set, the running program is killed
 };
 
 class Executor {
@@ -34,8 +40,11 @@ public:
 
   const GeneratedCode& code() const { return code_; }
   const CompiledLibrary& library() const { return library_; }
-  // The loaded program (its profiling ABI when generated with instrumentation).
+  // The loaded program (its profiling ABI when generated with instrumentation); in process only.
   const LoadedProgram& program() const { return *program_; }
+  bool isolated() const { return worker_ != nullptr; }
+  // The worker running the program (isolated executors; for tests and diagnostics).
+  const WorkerProcess* worker() const { return worker_.get(); }
   const ir::Sdfg& sdfg() const { return *sdfg_; }
   // Inputs in Sdfg::inputs order; outputs in Sdfg::outputs order.
   Expected<std::vector<ir::Tensor>> run(const std::vector<ir::Tensor>& inputs) const;
@@ -48,6 +57,11 @@ private:
   GeneratedCode code_;
   CompiledLibrary library_;
   std::shared_ptr<LoadedProgram> program_;
+  std::unique_ptr<WorkerProcess> worker_;
+  int threads_ = 0;
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  // The path of an element of the program by id (for messages about where it stopped).
+  std::string elementPath(int64_t id) const;
   mutable std::map<std::string, int64_t> symbols_;
 };
 

@@ -100,6 +100,9 @@ Instrumentation parseInstrumentation(const std::vector<std::string>& values) {
 }
 
 Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Tensor>& inputs, const ProfileOptions& o) {
+  if (ex.isolated())
+    return fail(ex.sdfg().name(), "profiling reads the program's event buffer, so it runs the program in this process",
+                "build the program without isolation for profiling");
   const LoadedProgram& prog = ex.program();
   const auto& elements = ex.code().profiled;
   const std::string where = ex.sdfg().name();

@@ -1,0 +1,133 @@
+// dcw-worker: runs one compiled program for a host process (codegen/run/WorkerProcess.h), so that a
+// crash, abort, endless loop or memory blow-up in generated code ends this process and not the host.
+//   dcw-worker LIBRARY SHARED_FD REQUEST_FD REPLY_FD [MEMORY_LIMIT_BYTES]
+// Loads LIBRARY (the host never loads it), answers "ready" (or why not), then serves run requests
+// until the request pipe closes. No core dumps; the memory limit is an address-space limit.
+#include "codegen/run/WorkerProtocol.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <string>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace dcw::codegen::worker;
+
+namespace {
+
+bool readAll(int fd, void* buf, size_t n) {
+  char* p = static_cast<char*>(buf);
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= size_t(r);
+  }
+  return true;
+}
+
+bool writeAll(int fd, const void* buf, size_t n) {
+  const char* p = static_cast<const char*>(buf);
+  while (n > 0) {
+    ssize_t r = ::write(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= size_t(r);
+  }
+  return true;
+}
+
+bool reply(int fd, uint32_t status, const std::string& message) {
+  Reply r;
+  r.status = status;
+  r.messageBytes = uint32_t(message.size());
+  return writeAll(fd, &r, sizeof r) && writeAll(fd, message.data(), message.size());
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "dcw-worker: started by DCW to run one compiled program; not for direct use\n");
+    return 2;
+  }
+  const char* library = argv[1];
+  const int sharedFd = std::atoi(argv[2]), in = std::atoi(argv[3]), out = std::atoi(argv[4]);
+  rlimit core{0, 0};
+  setrlimit(RLIMIT_CORE, &core);
+  if (argc > 5) {
+    rlim_t limit = std::strtoull(argv[5], nullptr, 10);
+    if (limit > 0) {
+      rlimit as{limit, limit};
+      setrlimit(RLIMIT_AS, &as);
+    }
+  }
+  void* h = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    reply(out, 2, std::string("cannot load the compiled program: ") + (e ? e : "unknown error"));
+    return 3;
+  }
+  auto entry = reinterpret_cast<int (*)(void* const*, const int64_t*, char*, size_t)>(dlsym(h, "dcw_program"));
+  auto setThreads = reinterpret_cast<void (*)(int)>(dlsym(h, "dcw_set_threads"));
+  auto setSlot = reinterpret_cast<void (*)(volatile int64_t*)>(dlsym(h, "dcw_set_progress_slot"));
+  if (!entry) {
+    reply(out, 2, "the library has no dcw_program entry point");
+    return 3;
+  }
+  if (!reply(out, 0, "ready")) return 4;
+
+  char* base = nullptr;
+  uint64_t mapped = 0;
+  std::vector<uint64_t> offsets;
+  std::vector<void*> args;
+  std::vector<int64_t> symbols;
+  for (;;) {
+    RunRequest rq;
+    if (!readAll(in, &rq, sizeof rq)) return 0; // the host closed the pipe: done
+    if (rq.magic != kMagic || rq.args > kMaxArgs || rq.symbols > kMaxSymbols || rq.sharedBytes < kHeaderBytes) {
+      reply(out, 2, "malformed request");
+      return 5;
+    }
+    offsets.resize(rq.args);
+    symbols.resize(rq.symbols);
+    if (!readAll(in, offsets.data(), offsets.size() * sizeof(uint64_t)) ||
+        !readAll(in, symbols.data(), symbols.size() * sizeof(int64_t)))
+      return 0;
+    if (rq.sharedBytes != mapped) {
+      if (base) munmap(base, mapped);
+      void* p = mmap(nullptr, rq.sharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, sharedFd, 0);
+      if (p == MAP_FAILED) {
+        base = nullptr;
+        mapped = 0;
+        reply(out, 2, std::string("cannot map the shared tensors: ") + std::strerror(errno));
+        continue;
+      }
+      base = static_cast<char*>(p);
+      mapped = rq.sharedBytes;
+      if (setSlot) setSlot(reinterpret_cast<volatile int64_t*>(base));
+    }
+    args.resize(rq.args);
+    bool ok = true;
+    for (size_t k = 0; k < offsets.size(); ++k) {
+      if (offsets[k] >= mapped) ok = false;
+      args[k] = base + offsets[k];
+    }
+    if (!ok) {
+      reply(out, 2, "an argument lies outside the shared tensors");
+      continue;
+    }
+    if (setThreads) setThreads(rq.threads);
+    char error[1024] = {0};
+    int rc = entry(args.data(), symbols.data(), error, sizeof error);
+    if (rc == 0) reply(out, 0, {});
+    else reply(out, 1, error[0] ? std::string(error) : "the program failed (code " + std::to_string(rc) + ")");
+  }
+}

@@ -1,0 +1,292 @@
+#include "codegen/run/WorkerProcess.h"
+
+#include "codegen/run/WorkerProtocol.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace dcw::codegen {
+
+namespace fs = std::filesystem;
+using namespace worker;
+
+namespace {
+
+constexpr uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
+
+bool sendAll(int fd, const void* buf, size_t n) {
+  const char* p = static_cast<const char*>(buf);
+  while (n > 0) {
+    ssize_t r = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= size_t(r);
+  }
+  return true;
+}
+
+bool recvAll(int fd, void* buf, size_t n) {
+  char* p = static_cast<char*>(buf);
+  while (n > 0) {
+    ssize_t r = ::recv(fd, p, n, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= size_t(r);
+  }
+  return true;
+}
+
+std::string signalText(int sig) {
+  switch (sig) {
+  case SIGSEGV: return "SIGSEGV (segmentation fault: an access outside the program's memory, e.g. an out-of-bounds index)";
+  case SIGBUS: return "SIGBUS (bus error: a misaligned or unmapped access)";
+  case SIGFPE: return "SIGFPE (arithmetic error, e.g. an integer division by zero)";
+  case SIGILL: return "SIGILL (illegal instruction: code built for another processor, or a corrupted program)";
+  case SIGABRT: return "SIGABRT (the program aborted, e.g. an unhandled exception or a failed allocation)";
+  case SIGKILL: return "SIGKILL (killed, e.g. by the kernel when the machine ran out of memory)";
+  default: {
+    const char* s = strsignal(sig);
+    return "signal " + std::to_string(sig) + (s ? " (" + std::string(s) + ")" : std::string());
+  }
+  }
+}
+
+int64_t physicalMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? int64_t(pages) * size : 0;
+}
+
+// An fd at 64 or above, close-on-exec (so that dup2 onto 3..5 in the child always copies it).
+int high(int fd) {
+  if (fd < 0) return fd;
+  int h = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+  ::close(fd);
+  return h;
+}
+
+} // namespace
+
+std::string WorkerProcess::executablePath() {
+  if (const char* e = std::getenv("DCW_WORKER"); e && *e) return e;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path next = self.parent_path() / "dcw-worker";
+    if (fs::exists(next, ec)) return next.string();
+  }
+  return DCW_WORKER_PATH;
+}
+
+WorkerProcess::WorkerProcess(std::string libraryPath, WorkerLimits limits) : library_(std::move(libraryPath)), limits_(limits) {}
+
+WorkerProcess::~WorkerProcess() {
+  stop();
+  if (shm_) munmap(shm_, shmBytes_);
+  if (shmFd_ >= 0) ::close(shmFd_);
+}
+
+void WorkerProcess::stop() {
+  if (sock_ >= 0) ::close(sock_);
+  sock_ = -1;
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  pid_ = -1;
+}
+
+Expected<void> WorkerProcess::resize(uint64_t bytes) {
+  if (shmFd_ < 0) {
+    shmFd_ = high(memfd_create("dcw-worker-tensors", MFD_CLOEXEC));
+    if (shmFd_ < 0) return fail("worker", std::string("cannot create shared memory: ") + std::strerror(errno));
+  }
+  if (bytes == shmBytes_) return {};
+  if (shm_) munmap(shm_, shmBytes_);
+  shm_ = nullptr;
+  shmBytes_ = 0;
+  if (ftruncate(shmFd_, off_t(bytes)) != 0)
+    return fail("worker", "cannot size shared memory to " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, shmFd_, 0);
+  if (p == MAP_FAILED) return fail("worker", std::string("cannot map shared memory: ") + std::strerror(errno));
+  shm_ = static_cast<char*>(p);
+  shmBytes_ = bytes;
+  return {};
+}
+
+Expected<void> WorkerProcess::start() {
+  if (shmFd_ < 0)
+    if (auto r = resize(kHeaderBytes); !r) return r;
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    return fail("worker", std::string("cannot create a socket pair: ") + std::strerror(errno));
+  int mine = high(pair[0]), theirs = high(pair[1]);
+  const std::string exe = executablePath();
+  int64_t mem = limits_.memoryBytes < 0 ? physicalMemory() : limits_.memoryBytes;
+  // The worker's own mappings (libraries, the shared tensors) count against an address-space limit.
+  if (mem > 0) mem += int64_t(shmBytes_) + (int64_t(1) << 30);
+  std::vector<std::string> argvs = {exe, library_, "3", "4", "4", std::to_string(mem > 0 ? mem : 0)};
+  std::vector<char*> argv;
+  for (auto& a : argvs) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, shmFd_, 3);
+  posix_spawn_file_actions_adddup2(&fa, theirs, 4);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(theirs);
+  if (rc != 0) {
+    ::close(mine);
+    return fail(exe, std::string("cannot start the worker process: ") + std::strerror(rc),
+                "build dcw-worker (it is installed next to dcw), or set DCW_WORKER to its path");
+  }
+  pid_ = pid;
+  sock_ = mine;
+  Reply r;
+  std::string msg;
+  if (!recvAll(sock_, &r, sizeof r) || r.magic != kMagic) {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    stop();
+    return fail(library_, "the worker process ended while loading the program", describeExit(status, ""));
+  }
+  msg.resize(r.messageBytes);
+  if (r.messageBytes && !recvAll(sock_, msg.data(), msg.size())) msg.clear();
+  if (r.status != 0) {
+    stop();
+    return fail(library_, msg.empty() ? "the worker could not load the program" : msg, "rebuild it (delete the cache entry)");
+  }
+  return {};
+}
+
+Expected<void> WorkerProcess::layout(const std::vector<WorkerArg>& args, std::vector<uint64_t>& offsets) {
+  std::vector<std::pair<const void*, size_t>> constants;
+  for (auto& a : args)
+    if (a.kind == WorkerArg::Kind::Constant) constants.push_back({a.data, a.bytes});
+  const bool sameConstants = constants == constants_;
+  uint64_t end = kHeaderBytes;
+  offsets.assign(args.size(), 0);
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].kind == WorkerArg::Kind::Constant) {
+      offsets[k] = end;
+      end = align64(end + std::max<size_t>(args[k].bytes, 1));
+    }
+  const uint64_t constantsEnd = end;
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].kind != WorkerArg::Kind::Constant) {
+      offsets[k] = end;
+      end = align64(end + std::max<size_t>(args[k].bytes, 1));
+    }
+  if (end > shmBytes_ || end < shmBytes_ / 4) {
+    if (auto r = resize(end); !r) return r;
+  }
+  if (!sameConstants || constantsEnd != constantsEnd_) {
+    for (size_t k = 0; k < args.size(); ++k)
+      if (args[k].kind == WorkerArg::Kind::Constant && args[k].bytes) std::memcpy(shm_ + offsets[k], args[k].data, args[k].bytes);
+    constants_ = std::move(constants);
+    constantsEnd_ = constantsEnd;
+  }
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].kind == WorkerArg::Kind::Input && args[k].bytes) std::memcpy(shm_ + offsets[k], args[k].data, args[k].bytes);
+  return {};
+}
+
+std::string WorkerProcess::describeExit(int status, const std::string& where) const {
+  std::string in = where.empty() ? std::string() : " in " + where;
+  if (WIFSIGNALED(status)) return "the program was stopped by " + signalText(WTERMSIG(status)) + in;
+  if (WIFEXITED(status)) return "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + in;
+  return "the worker ended" + in;
+}
+
+Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std::vector<int64_t>& symbols, int threads,
+                                  const std::atomic<bool>* cancel, const std::function<std::string(int64_t)>& elementName) {
+  if (pid_ <= 0)
+    if (auto r = start(); !r) return r;
+  std::vector<uint64_t> offsets;
+  if (auto r = layout(args, offsets); !r) return r;
+  volatile int64_t* progress = reinterpret_cast<volatile int64_t*>(shm_);
+  *progress = -1;
+  RunRequest rq;
+  rq.args = uint32_t(args.size());
+  rq.symbols = uint32_t(symbols.size());
+  rq.threads = threads;
+  rq.sharedBytes = shmBytes_;
+  auto where = [&]() -> std::string {
+    int64_t id = *progress;
+    if (id < 0) return {};
+    std::string name = elementName ? elementName(id) : std::string();
+    return name.empty() ? "element #" + std::to_string(id) : name;
+  };
+  auto died = [&](const std::string& what) -> Unexpected {
+    int status = 0;
+    pid_t p = pid_;
+    ::close(sock_);
+    sock_ = -1;
+    while (waitpid(p, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    std::string text = what.empty() ? describeExit(status, where()) : what;
+    return fail(library_, text, "the worker is restarted by the next run; the caller is unaffected");
+  };
+  if (!sendAll(sock_, &rq, sizeof rq) || !sendAll(sock_, offsets.data(), offsets.size() * sizeof(uint64_t)) ||
+      !sendAll(sock_, symbols.data(), symbols.size() * sizeof(int64_t)))
+    return died({});
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    pollfd pfd{sock_, POLLIN, 0};
+    int n = ::poll(&pfd, 1, 50);
+    if (n < 0 && errno != EINTR) return died({});
+    if (n > 0) break;
+    if (cancel && cancel->load()) {
+      std::string at = where();
+      ::kill(pid_, SIGKILL);
+      died({});
+      return fail(library_, "cancelled" + (at.empty() ? std::string() : " in " + at));
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (limits_.seconds > 0 && s > limits_.seconds) {
+      std::string at = where();
+      ::kill(pid_, SIGKILL);
+      died({});
+      char text[64];
+      std::snprintf(text, sizeof text, "%g", limits_.seconds);
+      return fail(library_, "the program ran longer than the time limit of " + std::string(text) + " s and was stopped" +
+                                (at.empty() ? std::string() : " in " + at),
+                  "raise the limit, or look for an endless loop there");
+    }
+  }
+  Reply r;
+  if (!recvAll(sock_, &r, sizeof r) || r.magic != kMagic) return died({});
+  std::string msg(r.messageBytes, '\0');
+  if (r.messageBytes && !recvAll(sock_, msg.data(), msg.size())) return died({});
+  if (r.status != 0) {
+    std::string at = where();
+    if (msg.find("out of memory") != std::string::npos && limits_.memoryBytes != 0)
+      msg += " (the worker may use at most " +
+             std::to_string((limits_.memoryBytes < 0 ? physicalMemory() : limits_.memoryBytes) >> 20) + " MiB)";
+    return fail(at.empty() ? library_ : at, msg);
+  }
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].kind == WorkerArg::Kind::Output && args[k].bytes) std::memcpy(args[k].data, shm_ + offsets[k], args[k].bytes);
+  return {};
+}
+
+} // namespace dcw::codegen

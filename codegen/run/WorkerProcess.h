@@ -1,0 +1,70 @@
+// WorkerProcess: runs a built program in a separate process (dcw-worker, codegen/run/WorkerMain.cpp)
+// instead of loading it into the caller. Generated code is untrusted for the process that hosts the
+// app: an out-of-bounds write, an integer division by zero, an endless loop or a huge allocation in it
+// ends or stops the worker, and the caller gets an error that says what happened (the signal, the
+// limit) and names the element the program was in — never a crash or a hang of the caller.
+//
+// Tensors travel through one shared-memory file (WorkerProtocol.h): constants are copied in once, each
+// run's inputs in and outputs out. A worker that died is started again by the next run. Limits: wall
+// time per run and the worker's address space; a cancel flag, polled while waiting, kills it at once.
+#pragma once
+
+#include "core/support/Expected.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace dcw::codegen {
+
+struct WorkerLimits {
+  double seconds = 0;       // wall time of one run; 0: none
+  int64_t memoryBytes = -1; // address space of the worker; -1: the machine's physical memory; 0: none
+};
+
+struct WorkerArg {
+  enum class Kind { Input, Output, Constant };
+  void* data = nullptr;
+  size_t bytes = 0;
+  Kind kind = Kind::Input;
+};
+
+class WorkerProcess {
+public:
+  explicit WorkerProcess(std::string libraryPath, WorkerLimits limits = {});
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // Runs the program once with the arguments in ABI order. `cancel` (may be null) is polled while the
+  // program runs; `elementName` turns the progress slot's element id into a path for messages.
+  Expected<void> run(const std::vector<WorkerArg>& args, const std::vector<int64_t>& symbols, int threads,
+                     const std::atomic<bool>* cancel, const std::function<std::string(int64_t)>& elementName);
+  // The worker executable: $DCW_WORKER, else dcw-worker next to the running executable, else the one
+  // this build made.
+  static std::string executablePath();
+  pid_t pid() const { return pid_; }
+
+private:
+  Expected<void> start();
+  void stop();
+  Expected<void> layout(const std::vector<WorkerArg>& args, std::vector<uint64_t>& offsets);
+  Expected<void> resize(uint64_t bytes);
+  std::string describeExit(int status, const std::string& where) const;
+
+  std::string library_;
+  WorkerLimits limits_;
+  int shmFd_ = -1;
+  char* shm_ = nullptr;
+  uint64_t shmBytes_ = 0;
+  int sock_ = -1;
+  pid_t pid_ = -1;
+  // The constants copied in (pointer and size each, in order) and the end of their region.
+  std::vector<std::pair<const void*, size_t>> constants_;
+  uint64_t constantsEnd_ = 0;
+};
+
+} // namespace dcw::codegen

@@ -1,0 +1,153 @@
+// tst_WorkerProcess: a program run in a worker process cannot take the caller down. A small program
+// with the generated-code ABI (GeneratedCode.h) misbehaves on request — an out-of-bounds write, an
+// integer division by zero, an endless loop, a 100 GiB allocation, an abort — and each run returns an
+// error naming what happened and the element the program was in (its progress slot), the time limit
+// and cancellation stop an endless loop at once, and the next run works again (a new worker).
+#include "codegen/cpu/Compiler.h"
+#include "codegen/run/WorkerProcess.h"
+
+#include <QTest>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+using namespace dcw::codegen;
+
+namespace {
+
+const char* kProgram = R"(#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+static volatile int64_t* slot = nullptr;
+extern "C" void dcw_set_progress_slot(volatile int64_t* s) { slot = s; }
+extern "C" void dcw_set_threads(int) {}
+extern "C" int dcw_program(void* const* args, const int64_t* symbols, char* error, size_t errorSize) {
+  const float* x = static_cast<const float*>(args[0]);
+  float* y = static_cast<float*>(args[1]);
+  const float* w = static_cast<const float*>(args[2]);
+  if (slot) *slot = 7;
+  for (int i = 0; i < 4; ++i) y[i] = 2 * x[i] + w[i];
+  if (slot) *slot = 42; // the element that misbehaves
+  volatile int zero = 0;
+  switch (symbols[0]) {
+  case 1: y[int64_t(1) << 40] = 1; break;                        // out-of-bounds write
+  case 2: y[0] = float(int(x[0]) / zero); break;                  // integer division by zero
+  case 3: for (volatile int64_t k = 0;; ++k) {} break;            // endless loop
+  case 4: {                                                       // 100 GiB
+    char* p = static_cast<char*>(std::malloc(size_t(100) << 30));
+    if (!p) { std::strncpy(error, "out of memory allocating 100 GiB", errorSize); return 1; }
+    std::memset(p, 1, size_t(100) << 30);
+    y[0] = p[12345];
+    break;
+  }
+  case 5: std::abort();
+  }
+  return 0;
+}
+)";
+
+struct Fixture {
+  CompiledLibrary lib;
+  float x[4] = {1, 2, 3, 4}, y[4] = {0, 0, 0, 0}, w[4] = {10, 20, 30, 40};
+  std::vector<WorkerArg> args() {
+    return {{x, sizeof x, WorkerArg::Kind::Input}, {y, sizeof y, WorkerArg::Kind::Output}, {w, sizeof w, WorkerArg::Kind::Constant}};
+  }
+};
+
+std::string name(int64_t id) { return id == 42 ? "main/state0/Broken_op" : "main/state0/element_" + std::to_string(id); }
+
+} // namespace
+
+class TestWorkerProcess : public QObject {
+  Q_OBJECT
+  Fixture f_;
+
+private slots:
+  void initTestCase() {
+    qputenv("DCW_CACHE_DIR", DCW_BINARY_DIR "/kernel-cache");
+    CompileOptions o;
+    o.flags = {"-O1", "-fPIC", "-shared", "-std=c++17"};
+    auto lib = compileShared(kProgram, o);
+    QVERIFY2(lib.ok(), lib.ok() ? "" : lib.error().str().c_str());
+    f_.lib = *lib;
+  }
+
+  void runsAndCopiesTensors() {
+    WorkerProcess w(f_.lib.path);
+    for (int round = 0; round < 3; ++round) {
+      f_.x[0] = float(round);
+      auto r = w.run(f_.args(), {0}, 1, nullptr, name);
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+      QCOMPARE(f_.y[0], 2.0f * float(round) + 10.0f);
+      QCOMPARE(f_.y[3], 48.0f);
+    }
+    QVERIFY(w.pid() > 0);
+  }
+
+  void misbehaviourIsReportedAndTheNextRunWorks_data() {
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("out-of-bounds write") << 1 << "SIGSEGV";
+    QTest::newRow("integer division by zero") << 2 << "SIGFPE";
+    QTest::newRow("100 GiB allocation") << 4 << "out of memory allocating 100 GiB";
+    QTest::newRow("abort") << 5 << "SIGABRT";
+  }
+  void misbehaviourIsReportedAndTheNextRunWorks() {
+    QFETCH(int, mode);
+    QFETCH(QString, expected);
+    WorkerLimits limits;
+    limits.memoryBytes = int64_t(2) << 30; // 2 GiB: the 100 GiB allocation fails cleanly
+    WorkerProcess w(f_.lib.path, limits);
+    auto bad = w.run(f_.args(), {mode}, 1, nullptr, name);
+    QVERIFY(!bad.ok());
+    const QString msg = QString::fromStdString(bad.error().str());
+    QVERIFY2(msg.contains(expected), qPrintable(msg));
+    QVERIFY2(msg.contains("main/state0/Broken_op"), qPrintable(msg));
+    f_.x[0] = 5;
+    auto good = w.run(f_.args(), {0}, 1, nullptr, name);
+    QVERIFY2(good.ok(), good.ok() ? "" : good.error().str().c_str());
+    QCOMPARE(f_.y[0], 20.0f);
+  }
+
+  void timeLimitStopsAnEndlessLoop() {
+    WorkerLimits limits;
+    limits.seconds = 0.5;
+    WorkerProcess w(f_.lib.path, limits);
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = w.run(f_.args(), {3}, 1, nullptr, name);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    QVERIFY(!r.ok());
+    const QString msg = QString::fromStdString(r.error().str());
+    QVERIFY2(msg.contains("time limit of 0.5 s") && msg.contains("main/state0/Broken_op"), qPrintable(msg));
+    QVERIFY2(s < 5, qPrintable(QString::number(s)));
+    QVERIFY(w.run(f_.args(), {0}, 1, nullptr, name).ok());
+  }
+
+  void cancelStopsAtOnce() {
+    WorkerProcess w(f_.lib.path);
+    std::atomic<bool> cancel{false};
+    std::thread t([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      cancel = true;
+    });
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = w.run(f_.args(), {3}, 1, &cancel, name);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    t.join();
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().str().find("cancelled in main/state0/Broken_op") != std::string::npos, r.error().str().c_str());
+    QVERIFY2(s < 3, qPrintable(QString::number(s)));
+  }
+
+  void missingLibraryIsAnError() {
+    WorkerProcess w("/nonexistent/program.so");
+    auto r = w.run(f_.args(), {0}, 1, nullptr, name);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().str().find("cannot load the compiled program") != std::string::npos, r.error().str().c_str());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestWorkerProcess)
+#include "tst_WorkerProcess.moc"
