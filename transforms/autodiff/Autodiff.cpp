@@ -143,14 +143,13 @@ Expected<Report> differentiate(edit::Editor& ed, const Request& req) {
 }
 
 Expected<std::map<std::string, int64_t>> intermediatesNeeded(const Sdfg& sdfg, const Request& request) {
-  auto copy = detail::cloneSdfg(sdfg);
-  if (!copy) return copy.takeError();
-  edit::Editor ed(**copy);
+  auto copy = sdfg.clone();
+  edit::Editor ed(*copy);
   auto rep = differentiate(ed, request);
   if (!rep) return rep.takeError();
   std::map<std::string, int64_t> out;
   for (auto& s : rep->stored)
-    if (const DataDescriptor* d = (*copy)->findData(s)) out[s] = bytesOf(*d);
+    if (const DataDescriptor* d = copy->findData(s)) out[s] = bytesOf(*d);
   (void)ed.takeJournal();
   return out;
 }

@@ -12,7 +12,6 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
-#include "core/serialize/JsonFormat.h"
 #include "core/tasklet/Derivative.h"
 #include "core/tasklet/TaskletCode.h"
 #include "transforms/autodiff/CountedLoop.h"
@@ -24,10 +23,6 @@
 namespace dcw::autodiff::detail {
 
 using namespace dcw::ir;
-
-Expected<std::unique_ptr<Sdfg>> cloneSdfg(const Sdfg& sdfg) {
-  return serialize::fromJson(serialize::toJson(sdfg), "autodiff copy of " + sdfg.name());
-}
 
 namespace {
 
@@ -601,12 +596,8 @@ private:
       return fail(opt_.where + "@" + d, "cannot recompute '" + d + "': it is not written by exactly one operator",
                   "store it instead");
     auto& fwdNode = static_cast<NestedSdfgNode&>(*p->node);
-    auto copy = cloneSdfg(fwdNode.sdfg());
-    if (!copy) return copy.takeError();
-    auto n = std::make_unique<NestedSdfgNode>("recompute_" + fwdNode.label(), std::move(*copy));
-    for (auto& c : fwdNode.inConnectors()) n->addIn(c);
-    for (auto& c : fwdNode.outConnectors()) n->addOut(c);
-    n->symbolMapping = fwdNode.symbolMapping;
+    auto n = fwdNode.clone();
+    n->setLabel("recompute_" + fwdNode.label());
     Node* rn = ed_.addNode(*em.st, std::move(n));
     for (auto* e : p->state->inEdges(fwdNode.id())) {
       if (e->memlet.isEmpty()) continue;
@@ -1197,9 +1188,8 @@ private:
     }
     if (ins.empty() || outs.empty()) return {};
 
-    auto copy = cloneSdfg(fwdNode.sdfg());
-    if (!copy) return copy.takeError();
-    Sdfg& inner = **copy;
+    auto copy = fwdNode.sdfg().clone();
+    Sdfg& inner = *copy;
     std::vector<ElementId> forwardBlocks;
     for (auto& b : inner.blocks()) forwardBlocks.push_back(b->id());
     edit::Editor sub(inner);
@@ -1250,7 +1240,7 @@ private:
     for (auto& d : inner.data())
       if (!d->transient) args.push_back(d.get());
 
-    auto node = std::make_unique<NestedSdfgNode>("bwd_" + fwdNode.label(), std::move(*copy));
+    auto node = std::make_unique<NestedSdfgNode>("bwd_" + fwdNode.label(), std::move(copy));
     Sdfg& bs = node->sdfg();
     struct Edge {
       AccessNode* src = nullptr;   // into the node
