@@ -190,13 +190,12 @@ Expected<std::vector<Node*>> State::topologicalOrder() const {
 }
 
 Expected<std::map<ElementId, const MapEntry*>> State::scopeOf() const {
-  auto order = topologicalOrder();
-  if (!order) return order.takeError();
+  DCW_TRY(auto order, topologicalOrder());
   std::map<ElementId, const MapEntry*> scope;
   std::map<ElementId, const MapEntry*> entryById;
   for (auto& n : nodes_)
     if (auto* me = dynamic_cast<const MapEntry*>(n.get())) entryById[me->id()] = me;
-  for (Node* n : *order) {
+  for (Node* n : order) {
     std::optional<const MapEntry*> s;
     for (auto* e : inEdges(n->id())) {
       Node* p = node(e->src);

@@ -201,11 +201,9 @@ bool ElementwiseChainFusion::canApply(const Match& match, const Sdfg& root, Diag
 }
 
 Expected<void> ElementwiseChainFusion::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto c = buildChain(*b, match.elements.at("first"));
-  if (!c) return c.takeError();
-  Chain& chain = *c;
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto c, buildChain(b, match.elements.at("first")));
+  Chain& chain = c;
   State& st = *chain.ops[0].op->parent();
   Sdfg& outer = *owningSdfg(&st);
   const DType t = chain.dtype;

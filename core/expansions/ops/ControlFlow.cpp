@@ -193,7 +193,7 @@ Expected<void> placeBody(SdfgBuilder& b, const ExpansionContext& ctx, Body body,
       // takes the type of the data bound to it.
       if (d->dtype == DType::Undefined)
         if (const DataDescriptor* od = b.sdfg().findData(bd.data)) d->dtype = od->dtype;
-      if (auto r = unify(ctx, *d, bd.shape, symbols, label + " value"); !r) return r;
+      DCW_CHECK(unify(ctx, *d, bd.shape, symbols, label + " value"));
       if (list == &outs) boundOut.insert(bd.inner);
     }
   // Outputs nobody reads become transients of the body.
@@ -249,14 +249,12 @@ Expected<void> placeBody(SdfgBuilder& b, const ExpansionContext& ctx, Body body,
     return st.addNode(std::move(a));
   };
   for (auto& bd : ins) {
-    auto m = memlet(bd);
-    if (!m) return m.takeError();
-    st.addEdge(*access(bd.data), "", *raw, bd.inner, *m);
+    DCW_TRY(auto m, memlet(bd));
+    st.addEdge(*access(bd.data), "", *raw, bd.inner, m);
   }
   for (auto& bd : outs) {
-    auto m = memlet(bd);
-    if (!m) return m.takeError();
-    st.addEdge(*raw, bd.inner, *access(bd.data), "", *m);
+    DCW_TRY(auto m, memlet(bd));
+    st.addEdge(*raw, bd.inner, *access(bd.data), "", m);
   }
   return {};
 }
@@ -322,18 +320,16 @@ Result expandIf(const ExpansionContext& ctx) {
   flow.beginConditional("if");
   for (int branch = 0; branch < 2; ++branch) {
     const std::string what = branch == 0 ? "then_branch" : "else_branch";
-    auto body = prepareBody(ctx, ctx.node().subgraph(what), what);
-    if (!body) return body.takeError();
-    if (body->sdfg->outputs.size() != outConns.size())
-      return ctx.error(what + " has " + std::to_string(body->sdfg->outputs.size()) + " outputs but the node has " +
+    DCW_TRY(auto body, prepareBody(ctx, ctx.node().subgraph(what), what));
+    if (body.sdfg->outputs.size() != outConns.size())
+      return ctx.error(what + " has " + std::to_string(body.sdfg->outputs.size()) + " outputs but the node has " +
                        std::to_string(outConns.size()), "the model is malformed");
-    auto ins = capturedBindings(ctx, *body, what);
-    if (!ins) return ins.takeError();
+    DCW_TRY(auto ins, capturedBindings(ctx, body, what));
     std::vector<Binding> outs;
     for (size_t k = 0; k < outConns.size(); ++k)
-      if (ctx.hasOut(outConns[k])) outs.push_back({body->sdfg->outputs[k], outConns[k], "", ctx.out(outConns[k])->shape});
+      if (ctx.hasOut(outConns[k])) outs.push_back({body.sdfg->outputs[k], outConns[k], "", ctx.out(outConns[k])->shape});
     flow.beginBranch(what, branch == 0 ? std::optional<Expr>(sym::ne(Expr::symbol("cond"), Expr(0))) : std::nullopt);
-    if (auto r = placeBody(b, ctx, std::move(*body), what, *ins, outs); !r) return r.takeError();
+    DCW_CHECK(placeBody(b, ctx, std::move(body), what, ins, outs));
     flow.endBranch();
   }
   flow.endConditional();
@@ -358,11 +354,10 @@ Result expandLoop(const ExpansionContext& ctx) {
     if (!tensorOfKnownRank(ctx.in(c)))
       return ctx.error("loop-carried value '" + c + "' is " + (ctx.in(c) ? ctx.in(c)->typeString() : std::string("unconnected")) +
                            "; only tensors of known shape can be carried", "sequences and optionals are not supported yet");
-  auto body = prepareBody(ctx, ctx.node().subgraph("body"), "body");
-  if (!body) return body.takeError();
-  Sdfg& bs = *body->sdfg;
-  if (body->formalIn.size() != N + 2)
-    return ctx.error("the body takes " + std::to_string(body->formalIn.size()) + " inputs; iteration number, condition and " +
+  DCW_TRY(auto body, prepareBody(ctx, ctx.node().subgraph("body"), "body"));
+  Sdfg& bs = *body.sdfg;
+  if (body.formalIn.size() != N + 2)
+    return ctx.error("the body takes " + std::to_string(body.formalIn.size()) + " inputs; iteration number, condition and " +
                      std::to_string(N) + " carried values make " + std::to_string(N + 2), "the model is malformed");
   if (bs.outputs.size() < N + 1 || outConns.size() != bs.outputs.size() - 1)
     return ctx.error("the body has " + std::to_string(bs.outputs.size()) + " outputs; the node has " + std::to_string(outConns.size()),
@@ -409,11 +404,10 @@ Result expandLoop(const ExpansionContext& ctx) {
   flow.beginLoop("loop", i, Expr(0), cond, iv + 1);
   b.mappedTasklet("iteration", {}, {}, "n = " + i, {{"n", iter, "", ""}});
   flow.newState("body");
-  std::vector<Binding> ins{{body->formalIn[0], iter, "", {}}, {body->formalIn[1], condc, "", {}}};
-  for (size_t j = 0; j < N; ++j) ins.push_back({body->formalIn[2 + j], carry[j], "", ctx.in(initConns[j])->shape});
-  auto cap = capturedBindings(ctx, *body, "body");
-  if (!cap) return cap.takeError();
-  ins.insert(ins.end(), cap->begin(), cap->end());
+  std::vector<Binding> ins{{body.formalIn[0], iter, "", {}}, {body.formalIn[1], condc, "", {}}};
+  for (size_t j = 0; j < N; ++j) ins.push_back({body.formalIn[2 + j], carry[j], "", ctx.in(initConns[j])->shape});
+  DCW_TRY(auto cap, capturedBindings(ctx, body, "body"));
+  ins.insert(ins.end(), cap.begin(), cap.end());
   std::vector<Binding> outs{{bs.outputs[0], condn, "", {}}};
   for (size_t j = 0; j < N; ++j) outs.push_back({bs.outputs[1 + j], next[j], "", ctx.in(initConns[j])->shape});
   for (size_t k = 0; k < K; ++k) {
@@ -424,7 +418,7 @@ Result expandLoop(const ExpansionContext& ctx) {
     for (size_t q = 1; q < shape.size(); ++q) parts.push_back("0:" + shape[q].str());
     outs.push_back({bs.outputs[1 + N + k], oc, subsetText(parts), std::vector<Expr>(shape.begin() + 1, shape.end())});
   }
-  if (auto r = placeBody(b, ctx, std::move(*body), "body", ins, outs); !r) return r.takeError();
+  DCW_CHECK(placeBody(b, ctx, std::move(body), "body", ins, outs));
   flow.newState("carry");
   for (size_t j = 0; j < N; ++j) b.copy(next[j], carry[j]);
   b.copy(condn, condc);
@@ -446,11 +440,10 @@ Result expandScan(const ExpansionContext& ctx) {
   const size_t N = inConns.size() - size_t(M);
   for (auto& c : inConns)
     if (!tensorOfKnownRank(ctx.in(c))) return ctx.error("input '" + c + "' must be a tensor of known rank");
-  auto body = prepareBody(ctx, ctx.node().subgraph("body"), "body");
-  if (!body) return body.takeError();
-  Sdfg& bs = *body->sdfg;
-  if (body->formalIn.size() != inConns.size())
-    return ctx.error("the body takes " + std::to_string(body->formalIn.size()) + " inputs; the node has " +
+  DCW_TRY(auto body, prepareBody(ctx, ctx.node().subgraph("body"), "body"));
+  Sdfg& bs = *body.sdfg;
+  if (body.formalIn.size() != inConns.size())
+    return ctx.error("the body takes " + std::to_string(body.formalIn.size()) + " inputs; the node has " +
                      std::to_string(inConns.size()), "the model is malformed");
   if (bs.outputs.size() != outConns.size() || bs.outputs.size() < N)
     return ctx.error("the body has " + std::to_string(bs.outputs.size()) + " outputs; the node has " + std::to_string(outConns.size()),
@@ -572,11 +565,10 @@ Result expandScan(const ExpansionContext& ctx) {
   }
   flow.newState("body");
   std::vector<Binding> ins, outs;
-  for (size_t j = 0; j < N; ++j) ins.push_back({body->formalIn[j], carry[j], "", b.data(carry[j]).shape});
-  for (size_t m = 0; m < size_t(M); ++m) ins.push_back({body->formalIn[N + m], xs[m], "", b.data(xs[m]).shape});
-  auto cap = capturedBindings(ctx, *body, "body");
-  if (!cap) return cap.takeError();
-  ins.insert(ins.end(), cap->begin(), cap->end());
+  for (size_t j = 0; j < N; ++j) ins.push_back({body.formalIn[j], carry[j], "", b.data(carry[j]).shape});
+  for (size_t m = 0; m < size_t(M); ++m) ins.push_back({body.formalIn[N + m], xs[m], "", b.data(xs[m]).shape});
+  DCW_TRY(auto cap, capturedBindings(ctx, body, "body"));
+  ins.insert(ins.end(), cap.begin(), cap.end());
   for (size_t j = 0; j < N; ++j) outs.push_back({bs.outputs[j], next[j], "", b.data(next[j]).shape});
   for (size_t k = 0; k < K; ++k) {
     const std::string& oc = outConns[N + k];
@@ -586,7 +578,7 @@ Result expandScan(const ExpansionContext& ctx) {
     ys[k] = b.transient("scan_out" + std::to_string(k), ctx.out(oc)->dtype, drop(ctx.out(oc)->shape, ax));
     outs.push_back({bs.outputs[N + k], ys[k], "", b.data(ys[k]).shape});
   }
-  if (auto r = placeBody(b, ctx, std::move(*body), "body", ins, outs); !r) return r.takeError();
+  DCW_CHECK(placeBody(b, ctx, std::move(body), "body", ins, outs));
   flow.newState("carry");
   for (size_t j = 0; j < N; ++j) b.copy(next[j], carry[j]);
   for (size_t k = 0; k < K; ++k) {
