@@ -1,8 +1,10 @@
-// Structural tests of FoldConstants on the shape arithmetic exporters emit, and a check that
-// nothing else is folded.
+// Structural tests of FoldConstants on the shape arithmetic exporters emit (directly and through a
+// journaling editor, undone and redone exactly), and a check that nothing else is folded.
+#include "core/edit/Editor.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/Validate.h"
 #include "core/onnx/OnnxImporter.h"
+#include "core/serialize/JsonFormat.h"
 #include "transforms/FoldConstants.h"
 
 #include <onnx/onnx_pb.h>
@@ -47,39 +49,45 @@ std::vector<std::string> ops(const Sdfg& s) {
   return out;
 }
 
+// x:float32[2,3] -> Shape -> Gather(0) -> Concat(-1) -> shape -> Reshape(x, shape) -> Relu -> z.
+::onnx::ModelProto shapeChainModel() {
+  ::onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(::onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(2);
+  tt->mutable_shape()->add_dim()->set_dim_value(3);
+  g->add_output()->set_name("y");
+  addInt64Init(g, "idx", {0});
+  addInt64Init(g, "axes", {0});
+  addInt64Init(g, "minus1", {-1});
+  addNode(g, "Shape", {"x"}, {"s"});
+  addNode(g, "Gather", {"s", "idx"}, {"g"});
+  addNode(g, "Concat", {"g", "minus1"}, {"shape"})->add_attribute()->CopyFrom([] {
+    ::onnx::AttributeProto a;
+    a.set_name("axis");
+    a.set_type(::onnx::AttributeProto::INT);
+    a.set_i(0);
+    return a;
+  }());
+  addNode(g, "Reshape", {"x", "shape"}, {"y"});
+  addNode(g, "Relu", {"y"}, {"z"});
+  g->mutable_output(0)->set_name("z");
+  return m;
+}
+
 } // namespace
 
 class TestFoldConstants : public QObject {
   Q_OBJECT
 private slots:
   void foldsShapeChain() {
-    ::onnx::ModelProto m;
-    m.set_ir_version(8);
-    m.add_opset_import()->set_version(13);
-    auto* g = m.mutable_graph();
-    g->set_name("g");
-    auto* x = g->add_input();
-    x->set_name("x");
-    auto* tt = x->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(::onnx::TensorProto::FLOAT);
-    tt->mutable_shape()->add_dim()->set_dim_value(2);
-    tt->mutable_shape()->add_dim()->set_dim_value(3);
-    g->add_output()->set_name("y");
-    addInt64Init(g, "idx", {0});
-    addInt64Init(g, "axes", {0});
-    addInt64Init(g, "minus1", {-1});
-    addNode(g, "Shape", {"x"}, {"s"});
-    addNode(g, "Gather", {"s", "idx"}, {"g"});
-    addNode(g, "Concat", {"g", "minus1"}, {"shape"})->add_attribute()->CopyFrom([] {
-      ::onnx::AttributeProto a;
-      a.set_name("axis");
-      a.set_type(::onnx::AttributeProto::INT);
-      a.set_i(0);
-      return a;
-    }());
-    addNode(g, "Reshape", {"x", "shape"}, {"y"});
-    addNode(g, "Relu", {"y"}, {"z"});
-    g->mutable_output(0)->set_name("z");
+    ::onnx::ModelProto m = shapeChainModel();
     auto r = dcw::onnx::importOnnxBytes(m.SerializeAsString(), "fold.onnx", "", lenient());
     QVERIFY2(r, r ? "" : r.error().str().c_str());
     QCOMPARE(ops(*r->sdfg).size(), size_t(5));
@@ -94,6 +102,27 @@ private slots:
     QVERIFY(!r->sdfg->findData("idx") && !r->sdfg->findData("g"));
     auto d = validate(*r->sdfg);
     QVERIFY2(!d.hasErrors(), d.firstError() ? d.firstError()->str().c_str() : "");
+  }
+
+  void foldsThroughTheEditor() {
+    // The same fold through an editor: one journal that undoes to the imported model exactly and
+    // redoes to what the throwaway-editor overload gives.
+    auto r = dcw::onnx::importOnnxBytes(shapeChainModel().SerializeAsString(), "fold.onnx", "", lenient());
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    auto twin = dcw::onnx::importOnnxBytes(shapeChainModel().SerializeAsString(), "fold.onnx", "", lenient());
+    QVERIFY(twin);
+    const std::string before = serialize::toJson(*r->sdfg);
+    edit::Editor ed(*r->sdfg);
+    QCOMPARE(transforms::foldConstants(ed).folded, 3);
+    edit::Journal j = ed.takeJournal();
+    QVERIFY(j.stats().nodesRemoved > 0 && j.stats().dataRemoved > 0 && j.stats().other > 0);
+    const std::string after = serialize::toJson(*r->sdfg);
+    QCOMPARE(transforms::foldConstants(*twin->sdfg).folded, 3);
+    QCOMPARE(after, serialize::toJson(*twin->sdfg));
+    j.undo();
+    QCOMPARE(serialize::toJson(*r->sdfg), before);
+    j.redo();
+    QCOMPARE(serialize::toJson(*r->sdfg), after);
   }
 
   void leavesDataDependentWork() {

@@ -1,5 +1,5 @@
-// Tests of the IR: building SDFGs, stable ids, readable paths, scopes, control flow and validation
-// (each rejection checked by its message).
+// Tests of the IR: building SDFGs, stable ids, readable paths, scopes, control flow, deep copies
+// (clone: compared through the JSON serializer) and validation (each rejection checked by its message).
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
@@ -8,6 +8,7 @@
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
 #include "core/ir/Validate.h"
+#include "core/serialize/JsonFormat.h"
 
 #include <QtTest>
 
@@ -55,6 +56,67 @@ struct Scale {
     st->addEdge(*mx, "OUT_B", *b, "", Memlet::full("B", {Expr::symbol("N")}));
   }
 };
+
+// Scale, plus everything a deep copy must carry: a constant, metadata, a loop whose body holds a
+// nested SDFG (itself with a loop and a map), a conditional, interstate assignments and a library
+// node with a subgraph.
+struct Rich : Scale {
+  NestedSdfgNode* nested = nullptr;
+  LibraryNode* lib = nullptr;
+
+  static std::unique_ptr<Sdfg> inner() {
+    Scale in;
+    auto* loop = static_cast<LoopRegion*>(in.sdfg->addBlock(std::make_unique<LoopRegion>("repeat")));
+    loop->loopVariable = "r";
+    loop->condition = sym::lt(Expr::symbol("r"), 3);
+    loop->update = Expr::symbol("r") + 1;
+    loop->addState("again");
+    in.sdfg->addEdge(in.st->id(), loop->id());
+    return std::move(in.sdfg);
+  }
+
+  Rich() {
+    sdfg->metadata["producer"] = "tst_Ir";
+    auto* w = sdfg->addArray("W", DType::Float32, {2}, true);
+    Tensor t;
+    t.dtype = DType::Float32;
+    t.dims = {2};
+    t.bytes = std::make_shared<const std::string>(std::string(8, '\x01'));
+    w->constant = std::make_shared<const Tensor>(t);
+    auto loopOwned = std::make_unique<LoopRegion>("outer");
+    loopOwned->loopVariable = "k";
+    loopOwned->condition = sym::lt(Expr::symbol("k"), Expr::symbol("N"));
+    loopOwned->update = Expr::symbol("k") + 2;
+    auto* loop = static_cast<LoopRegion*>(sdfg->addBlock(std::move(loopOwned)));
+    State* body = loop->addState("body");
+    nested = body->add<NestedSdfgNode>("inner", inner());
+    nested->symbolMapping["N"] = Expr::symbol("N") + 1;
+    nested->addIn({"A"});
+    nested->addOut({"B"});
+    auto* e = sdfg->addEdge(st->id(), loop->id());
+    e->assignments.push_back({"M", Expr::symbol("N") * 2});
+    auto cond = std::make_unique<ConditionalRegion>("cond0");
+    auto br = std::make_unique<BranchRegion>("then");
+    br->condition = sym::gt(Expr::symbol("N"), 4);
+    State* big = br->addState("big");
+    lib = big->add<LibraryNode>("If_0");
+    lib->opType = "If";
+    lib->attributes.push_back({"then_branch", GraphRef{"then_branch"}});
+    lib->addSubgraph("then_branch", inner());
+    cond->addBranch(std::move(br));
+    auto el = std::make_unique<BranchRegion>("else");
+    el->addState("small");
+    cond->addBranch(std::move(el));
+    auto* c = sdfg->addBlock(std::move(cond));
+    sdfg->addEdge(loop->id(), c->id(), sym::ge(Expr::symbol("M"), 0));
+  }
+};
+
+std::vector<const Element*> elementsOf(const Sdfg& s) {
+  std::vector<const Element*> out;
+  s.forEachElement([&](const Element& e) { out.push_back(&e); });
+  return out;
+}
 
 bool hasError(const Diagnostics& d, const QString& needle) {
   for (auto& x : d.items())
@@ -171,6 +233,103 @@ private slots:
     QCOMPARE(s.allStates().size(), size_t(4));
     QCOMPARE(QString::fromStdString(pathOf(s, s.allStates()[3]->id())), QString("main/cond0/else/small"));
     QCOMPARE(s.startBlock(), init->id());
+  }
+
+  void cloneIsExact() {
+    Rich r;
+    auto copy = r.sdfg->clone();
+    QCOMPARE(serialize::toJson(*copy), serialize::toJson(*r.sdfg));
+    QCOMPARE(copy->peekNextId(), r.sdfg->peekNextId());
+    // A nested SDFG copies to a standalone root that serializes like the original (ids kept, the
+    // allocator continuing after its root's).
+    auto innerCopy = r.nested->sdfg().clone();
+    QCOMPARE(innerCopy->parentNode(), static_cast<Node*>(nullptr));
+    QCOMPARE(innerCopy->root(), innerCopy.get());
+    QCOMPARE(serialize::toJson(*innerCopy), serialize::toJson(r.nested->sdfg()));
+  }
+
+  void cloneIsIndependent() {
+    Rich r;
+    const std::string before = serialize::toJson(*r.sdfg);
+    auto copy = r.sdfg->clone();
+    // No element is shared: every element of the copy is a new object.
+    auto a = elementsOf(*r.sdfg), b = elementsOf(*copy);
+    QCOMPARE(a.size(), b.size());
+    std::set<const Element*> originals(a.begin(), a.end());
+    for (auto* e : b) QVERIFY(!originals.count(e));
+    // Edit the copy everywhere: the original does not change.
+    auto& cst = static_cast<State&>(*copy->block(r.st->id()));
+    static_cast<Tasklet*>(cst.node(r.t->id()))->code = "b = a * 3";
+    static_cast<MapEntry*>(cst.node(r.me->id()))->range = Subset({Range::full(Expr(4))});
+    cst.removeEdge(cst.edges().front()->id());
+    copy->findData("A")->shape = {Expr(8)};
+    copy->metadata["producer"] = "changed";
+    auto* cn = static_cast<NestedSdfgNode*>(copy->findElement(r.nested->id()));
+    QVERIFY(cn && cn != r.nested);
+    QCOMPARE(cn->sdfg().parentNode(), static_cast<Node*>(cn));
+    QCOMPARE(cn->sdfg().root(), copy.get());
+    cn->sdfg().addState("extra");
+    cn->symbolMapping["N"] = Expr(3);
+    auto* cl = static_cast<LibraryNode*>(copy->findElement(r.lib->id()));
+    QVERIFY(cl && cl != r.lib);
+    QVERIFY(cl->subgraph("then_branch") != r.lib->subgraph("then_branch"));
+    cl->subgraph("then_branch")->addArray("Z", DType::Float32, {Expr(1)});
+    QCOMPARE(serialize::toJson(*r.sdfg), before);
+    // What is added to the copy takes ids after every copied one.
+    ElementId maxCopied = 0;
+    for (auto* e : a) maxCopied = std::max(maxCopied, e->id());
+    QVERIFY(copy->addState("later")->id() > maxCopied);
+  }
+
+  void cloneAttachedGetsFreshIds() {
+    // A copy of the model nested into the model itself: adoption renumbers the copy, ids stay unique.
+    Rich r;
+    auto* ns = r.st->add<NestedSdfgNode>("self", r.sdfg->clone());
+    std::set<ElementId> ids;
+    size_t n = 0;
+    r.sdfg->forEachElement([&](Element& e) { ids.insert(e.id()), ++n; });
+    QCOMPARE(ids.size(), n);
+    QCOMPARE(ns->sdfg().root(), r.sdfg.get());
+    // Its loops keep their headers and start blocks (now under fresh ids).
+    auto* loop = dynamic_cast<LoopRegion*>(ns->sdfg().blockByLabel("outer"));
+    QVERIFY(loop);
+    QCOMPARE(loop->update, Expr::symbol("k") + 2);
+    QCOMPARE(loop->startBlock(), loop->blocks().front()->id());
+    QCOMPARE(ns->sdfg().startBlock(), ns->sdfg().blockByLabel("state0")->id());
+  }
+
+  void nodeCloneIntoAnotherState() {
+    // Copy a state's nodes into another SDFG's state, link the map copies, re-create the edges.
+    Scale from, to;
+    State* dst = to.sdfg->addState("copy");
+    to.sdfg->addEdge(to.st->id(), dst->id());
+    std::map<ElementId, Node*> copies;
+    for (auto& n : from.st->nodes()) copies[n->id()] = dst->addNode(n->clone());
+    relinkMapCopies(copies);
+    for (auto& e : from.st->edges())
+      dst->addEdge(*copies.at(e->src), e->srcConnector, *copies.at(e->dst), e->dstConnector, e->memlet);
+    auto* me = static_cast<MapEntry*>(copies.at(from.me->id()));
+    auto* mx = static_cast<MapExit*>(copies.at(from.mx->id()));
+    QCOMPARE(me->exitId, mx->id());
+    QCOMPARE(mx->entryId, me->id());
+    QCOMPARE(me->params, from.me->params);
+    QCOMPARE(static_cast<Tasklet*>(copies.at(from.t->id()))->code, from.t->code);
+    QCOMPARE(copies.at(from.t->id())->inConnectors(), from.t->inConnectors());
+    QCOMPARE(copies.at(from.a->id())->label(), std::string("A"));
+    auto d = validate(*to.sdfg);
+    QVERIFY2(!d.hasErrors(), qPrintable(dump(d)));
+    // A node holding SDFGs copies them deeply.
+    Rich r;
+    auto c = r.nested->clone();
+    auto& cs = static_cast<NestedSdfgNode&>(*c);
+    QVERIFY(&cs.sdfg() != &r.nested->sdfg());
+    QCOMPARE(cs.sdfg().parentNode(), c.get());
+    QCOMPARE(serialize::toJson(cs.sdfg()), serialize::toJson(r.nested->sdfg()));
+    QCOMPARE(cs.symbolMapping.at("N"), Expr::symbol("N") + 1);
+    auto lc = r.lib->clone();
+    auto& lcs = static_cast<LibraryNode&>(*lc);
+    QCOMPARE(lcs.attributes, r.lib->attributes);
+    QCOMPARE(serialize::toJson(*lcs.subgraph("then_branch")), serialize::toJson(*r.lib->subgraph("then_branch")));
   }
 
   void rejectsCycle() {

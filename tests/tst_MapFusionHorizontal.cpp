@@ -3,7 +3,6 @@
 // per output, all reading the input in one state); refusals for dependent maps and different ranges.
 #include "support/SdfgFixtures.h"
 
-#include "core/expansions/Expansion.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/catalogue/MapFusionHorizontal.h"
@@ -68,11 +67,7 @@ private slots:
 
   void refusesDependentMapsAndDifferentRanges() {
     // X -> map { a = 2x } -> T -> map { y = t + x } -> Y: the second depends on the first.
-    Sdfg dummy("dummy");
-    State& ds = *dummy.addState("s");
-    auto* ln = ds.add<LibraryNode>("op");
-    expansions::ExpansionContext ctx(dummy, ds, *ln, "test");
-    expansions::SdfgBuilder bld(ctx, "dep");
+    expansions::SdfgBuilder bld("dep", "test");
     Sdfg& s = bld.sdfg();
     s.addArray("X", DType::Float32, {8});
     s.addArray("Y", DType::Float32, {8});

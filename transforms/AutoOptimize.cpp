@@ -256,7 +256,7 @@ Expected<void> checkValid(const Sdfg& root) {
 } // namespace
 
 Expected<size_t> autoOptimize(edit::History& history, const AutoOptimizeOptions& options) {
-  if (auto r = checkValid(history.model()); !r) return r.takeError();
+  DCW_CHECK(checkValid(history.model()));
   Pipeline p(history.model(), options, [&](std::unique_ptr<edit::Command> c) { return history.execute(std::move(c)); });
   return p.run();
 }
@@ -275,7 +275,7 @@ Expected<void> AutoOptimizeCommand::execute(edit::Editor& editor) const {
   lines_.clear();
   differentiable_ = true;
   Sdfg& root = editor.root();
-  if (auto r = checkValid(root); !r) return r;
+  DCW_CHECK(checkValid(root));
   // Each sub-step as the History would run it: executed, validated, rolled back (ids included) when
   // it fails, so replaying the exported lines one by one gives the same model byte for byte.
   Pipeline p(root, options_, [&](std::unique_ptr<edit::Command> c) -> Expected<void> {

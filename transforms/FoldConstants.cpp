@@ -1,5 +1,6 @@
 #include "transforms/FoldConstants.h"
 
+#include "core/edit/Editor.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/onnx/ShapeArithmetic.h"
@@ -41,7 +42,7 @@ std::vector<DataDescriptor*> inputDescriptors(const Sdfg& sdfg, const State& st,
 
 class Folder {
 public:
-  Folder(Sdfg& s, State& st) : sdfg_(s), st_(st) {}
+  Folder(edit::Editor& ed, Sdfg& s, State& st) : ed_(ed), sdfg_(s), st_(st) {}
 
   int run() {
     int folded = 0;
@@ -58,6 +59,7 @@ public:
   }
 
 private:
+  edit::Editor& ed_;
   Sdfg& sdfg_;
   State& st_;
 
@@ -72,15 +74,12 @@ private:
     std::optional<Tensor> result = evaluateFoldable(sdfg_, st_, n);
     if (!result) return false;
     DataDescriptor* out = dataOf(st_.outEdges(n.id())[0]->dst);
-    out->constant = std::make_shared<const Tensor>(std::move(*result));
-    out->transient = false;
-    out->shape.clear();
-    for (auto d : out->constant->dims) out->shape.emplace_back(d);
-    out->dataKind = out->shape.empty() ? DataKind::Scalar : DataKind::Array;
-    out->strides = DataDescriptor::contiguousStrides(out->shape);
-    out->rankKnown = true;
-    resetMemlets(*out);
-    st_.removeNode(n.id());
+    std::vector<sym::Expr> shape;
+    for (auto d : result->dims) shape.emplace_back(d);
+    ed_.set(*out, &DataDescriptor::constant, std::shared_ptr<const Tensor>(std::make_shared<const Tensor>(std::move(*result))));
+    ed_.set(*out, &DataDescriptor::transient, false);
+    setShape(*out, std::move(shape));
+    ed_.removeNode(st_, n.id());
     return true;
   }
 
@@ -124,19 +123,25 @@ private:
     } else if (known != total) {
       return;
     }
-    out->shape.clear();
-    for (auto d : dims) out->shape.emplace_back(d);
-    out->rankKnown = true;
-    out->dataKind = out->shape.empty() ? DataKind::Scalar : DataKind::Array;
-    out->strides = DataDescriptor::contiguousStrides(out->shape);
-    resetMemlets(*out);
+    std::vector<sym::Expr> shape;
+    for (auto d : dims) shape.emplace_back(d);
+    setShape(*out, std::move(shape));
+  }
+
+  // A value's shape became known: the descriptor (contiguous strides) and the memlets that move it.
+  void setShape(DataDescriptor& d, std::vector<sym::Expr> shape) {
+    ed_.set(d, &DataDescriptor::dataKind, shape.empty() ? DataKind::Scalar : DataKind::Array);
+    ed_.set(d, &DataDescriptor::strides, DataDescriptor::contiguousStrides(shape));
+    ed_.set(d, &DataDescriptor::shape, std::move(shape));
+    ed_.set(d, &DataDescriptor::rankKnown, true);
+    resetMemlets(d);
   }
 
   // Memlets made while a value's shape was unknown or symbolic move the whole (now known) array.
   void resetMemlets(const DataDescriptor& d) {
     for (State* s : sdfg_.allStates())
       for (auto& e : s->edges())
-        if (e->memlet.data == d.name()) e->memlet = Memlet::full(d.name(), d.shape);
+        if (e->memlet.data == d.name()) ed_.set(*e, &DataflowEdge::memlet, Memlet::full(d.name(), d.shape));
   }
 
   // Drops access nodes left without edges, then data nothing accesses any more.
@@ -145,7 +150,7 @@ private:
     for (auto& nd : st_.nodes())
       if (nd->kind() == ElementKind::AccessNode && st_.inEdges(nd->id()).empty() && st_.outEdges(nd->id()).empty())
         lonely.push_back(nd->id());
-    for (auto id : lonely) st_.removeNode(id);
+    for (auto id : lonely) ed_.removeNode(st_, id);
     std::set<std::string> used(sdfg_.inputs.begin(), sdfg_.inputs.end());
     used.insert(sdfg_.outputs.begin(), sdfg_.outputs.end());
     for (State* s : sdfg_.allStates())
@@ -154,7 +159,7 @@ private:
     std::vector<std::string> dead;
     for (auto& d : sdfg_.data())
       if (!used.count(d->name())) dead.push_back(d->name());
-    for (auto& name : dead) sdfg_.removeData(name);
+    for (auto& name : dead) ed_.removeData(sdfg_, name);
     // Symbols that only sized folded values (e.g. shape inference's unk__N) are gone with them.
     std::set<std::string> usedSymbols;
     for (auto& d : sdfg_.data())
@@ -162,16 +167,16 @@ private:
     std::vector<std::string> unused;
     for (auto& [sname, type] : sdfg_.symbols())
       if (!usedSymbols.count(sname)) unused.push_back(sname);
-    for (auto& sname : unused) sdfg_.removeSymbol(sname);
+    for (auto& sname : unused) ed_.removeSymbol(sdfg_, sname);
   }
 };
 
-void foldIn(Sdfg& s, FoldReport& report) {
+void foldIn(edit::Editor& ed, Sdfg& s, FoldReport& report) {
   for (State* st : s.allStates()) {
-    report.folded += Folder(s, *st).run();
+    report.folded += Folder(ed, s, *st).run();
     for (auto& n : st->nodes())
       if (auto* l = dynamic_cast<LibraryNode*>(n.get()))
-        for (auto& g : l->subgraphs()) foldIn(*g.sdfg, report);
+        for (auto& g : l->subgraphs()) foldIn(ed, *g.sdfg, report);
   }
 }
 
@@ -198,10 +203,15 @@ std::optional<Tensor> evaluateFoldable(const Sdfg& sdfg, const State& st, const 
   return result;
 }
 
-FoldReport foldConstants(Sdfg& sdfg) {
+FoldReport foldConstants(edit::Editor& editor) {
   FoldReport r;
-  foldIn(sdfg, r);
+  foldIn(editor, editor.root(), r);
   return r;
+}
+
+FoldReport foldConstants(Sdfg& sdfg) {
+  edit::Editor throwaway(sdfg);
+  return foldConstants(throwaway);
 }
 
 } // namespace dcw::transforms

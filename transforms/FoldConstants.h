@@ -9,7 +9,8 @@
 // Folds integer-valued ops only (Shape, Size, Constant, Identity, Cast, Neg, Abs, Gather, Unsqueeze, Squeeze,
 // Concat, Slice, Reshape, Add, Sub, Mul, Div, Equal, Where, ConstantOfShape, Range, ReduceProd);
 // anything else is left for the expansion. Keeps the model differentiable (it only removes
-// computations on constants).
+// computations on constants). Every change goes through an edit::Editor, so a fold is undoable like
+// any other command; the Sdfg overload is for a model no History holds (it drops the journal).
 #pragma once
 
 #include "core/ir/Sdfg.h"
@@ -21,6 +22,9 @@
 namespace dcw::ir {
 class LibraryNode;
 }
+namespace dcw::edit {
+class Editor;
+}
 
 namespace dcw::transforms {
 
@@ -28,7 +32,9 @@ struct FoldReport {
   int folded = 0;
 };
 
-// Folds in every state of the SDFG and of its library-node subgraphs.
+// Folds in every state of the editor's model and of its library-node subgraphs, journaled.
+FoldReport foldConstants(edit::Editor& editor);
+// The same on a model no History holds, through a throwaway editor.
 FoldReport foldConstants(ir::Sdfg& sdfg);
 
 // The evaluation both this pass and the ConstantFolding transformation use: the value library node

@@ -13,14 +13,13 @@ std::string Match::str() const {
 
 Expected<Match> Match::parse(std::string_view line, const std::string& where,
                              const std::function<bool(const std::string&)>& isSlot) {
-  auto tokens = edit::tokenizeLine(line, where);
-  if (!tokens) return tokens.takeError();
-  if (tokens->empty() || tokens->front().hasKey())
+  DCW_TRY(auto tokens, edit::tokenizeLine(line, where));
+  if (tokens.empty() || tokens.front().hasKey())
     return fail(where, "the line names no transformation", "start the line with a transformation name");
   Match m;
-  m.transformation = tokens->front().value;
-  for (size_t i = 1; i < tokens->size(); ++i) {
-    auto& t = (*tokens)[i];
+  m.transformation = tokens.front().value;
+  for (size_t i = 1; i < tokens.size(); ++i) {
+    auto& t = tokens[i];
     if (!t.hasKey())
       return fail(where, "expected key=value after '" + m.transformation + "', found '" + t.value + "'", "write key=value");
     auto& group = isSlot(t.key) ? m.elements : m.options;

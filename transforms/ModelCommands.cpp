@@ -98,9 +98,8 @@ std::string SetProperty::scriptLine() const {
 std::string SetProperty::title() const { return "Set " + name_ + " of " + shortName(path_) + " to " + value_; }
 
 Expected<void> SetProperty::execute(edit::Editor& ed) const {
-  auto el = resolvePath(ed.root(), path_);
-  if (!el) return el.takeError();
-  Element* e = *el;
+  DCW_TRY(auto el, resolvePath(ed.root(), path_));
+  Element* e = el;
   auto props = editableProperties(*e);
   const PropertyInfo* info = nullptr;
   for (auto& p : props)
@@ -120,7 +119,7 @@ Expected<void> SetProperty::execute(edit::Editor& ed) const {
   else if (name_ == "code") {
     auto* t = static_cast<Tasklet*>(e);
     if (t->language == TaskletLanguage::Dcw)
-      if (auto p = tasklet::parse(value_, path_); !p) return p.takeError();
+      DCW_CHECK(tasklet::parse(value_, path_));
     ed.set(*t, &Tasklet::code, value_);
   }
   return {};
@@ -130,9 +129,8 @@ std::string Rename::scriptLine() const { return "rename " + edit::quoteValue(pat
 std::string Rename::title() const { return "Rename " + shortName(path_) + " to " + label_; }
 
 Expected<void> Rename::execute(edit::Editor& ed) const {
-  auto el = resolvePath(ed.root(), path_);
-  if (!el) return el.takeError();
-  Element* e = *el;
+  DCW_TRY(auto el, resolvePath(ed.root(), path_));
+  Element* e = el;
   if (!isValidLabel(label_))
     return fail(path_, "'" + label_ + "' cannot be a label", "use a non-empty name without '/', '->', '=>' or a leading '@'");
   if (auto* n = dynamic_cast<Node*>(e)) {
@@ -173,19 +171,17 @@ std::string Delete::scriptLine() const { return "delete " + edit::quoteValue(pat
 std::string Delete::title() const { return "Delete " + shortName(path_); }
 
 Expected<void> Delete::execute(edit::Editor& ed) const {
-  auto el = resolvePath(ed.root(), path_);
-  if (!el) return el.takeError();
-  Element* e = *el;
+  DCW_TRY(auto el, resolvePath(ed.root(), path_));
+  Element* e = el;
   if (auto* n = dynamic_cast<Node*>(e)) {
     State& st = *n->parent();
     if (auto* me = dynamic_cast<MapEntry*>(n)) {
       // A map goes as a whole: entry, exit and everything in its scope.
-      auto scopes = st.scopeOf();
-      if (!scopes) return scopes.takeError();
+      DCW_TRY(auto scopes, st.scopeOf());
       std::vector<ElementId> doomed;
-      for (auto& [id, scope] : *scopes) {
+      for (auto& [id, scope] : scopes) {
         const MapEntry* s = scope;
-        while (s && s != me) s = (*scopes)[s->id()];
+        while (s && s != me) s = scopes[s->id()];
         if (s == me && id != me->id()) doomed.push_back(id);
       }
       for (auto id : doomed)

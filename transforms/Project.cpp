@@ -85,9 +85,8 @@ Expected<void> restoreProject(const Project& p, edit::History& history, const st
   for (size_t s = 0; s < p.steps.size(); ++s) {
     for (size_t k = 0; k < p.steps[s].size(); ++k) {
       std::string where = file + ": step " + std::to_string(s + 1);
-      auto cmd = parseCommand(p.steps[s][k], where);
-      if (!cmd) return cmd.takeError();
-      if (auto r = history.execute(std::move(*cmd)); !r) {
+      DCW_TRY(auto cmd, parseCommand(p.steps[s][k], where));
+      if (auto r = history.execute(std::move(cmd)); !r) {
         history.jumpTo(start);
         history.truncate();
         Diagnostic d = r.error();

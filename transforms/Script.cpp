@@ -30,9 +30,8 @@ std::vector<std::string_view> splitLines(std::string_view text) {
 } // namespace
 
 Expected<std::unique_ptr<edit::Command>> parseCommand(std::string_view line, const std::string& where) {
-  auto tokens = edit::tokenizeLine(line, where);
-  if (!tokens) return tokens.takeError();
-  auto& t = *tokens;
+  DCW_TRY(auto tokens, edit::tokenizeLine(line, where));
+  auto& t = tokens;
   if (t.empty()) return fail(where, "empty command", "");
   const std::string verb = t[0].hasKey() ? "" : t[0].value;
   auto plain = [&](size_t i) { return i < t.size() && !t[i].hasKey(); };
@@ -74,10 +73,9 @@ Expected<Script> parseScript(std::string_view text, const std::string& file) {
   auto lines = splitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string where = file + ":" + std::to_string(i + 1);
-    auto tokens = edit::tokenizeLine(lines[i], where);
-    if (!tokens) return tokens.takeError();
-    if (tokens->empty()) continue;
-    auto& t = *tokens;
+    DCW_TRY(auto tokens, edit::tokenizeLine(lines[i], where));
+    if (tokens.empty()) continue;
+    auto& t = tokens;
     if (!header) {
       if (t[0].value != "dcw-script" || t[0].hasKey() || t.size() != 2)
         return fail(where, "a DCW script starts with `dcw-script " + std::to_string(kScriptVersion) + "`",
@@ -98,9 +96,8 @@ Expected<Script> parseScript(std::string_view text, const std::string& file) {
       model = true;
       continue;
     }
-    auto cmd = parseCommand(lines[i], where);
-    if (!cmd) return cmd.takeError();
-    s.steps.push_back({int(i + 1), std::move(*cmd)});
+    DCW_TRY(auto cmd, parseCommand(lines[i], where));
+    s.steps.push_back({int(i + 1), std::move(cmd)});
   }
   if (!header) return fail(file, "the script is empty", "a DCW script starts with `dcw-script 1`");
   return s;

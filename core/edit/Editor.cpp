@@ -65,8 +65,8 @@ namespace {
 // An element that is in its container while `present` and held by the edit otherwise.
 template <class Container, class Elem>
 struct Presence : Edit {
-  Presence(Container* c, Elem* raw, size_t position, std::unique_ptr<Elem> held)
-      : container(c), raw(raw), position(position), held(std::move(held)) {}
+  Presence(ir::JournalKey key, Container* c, Elem* raw, size_t position, std::unique_ptr<Elem> held)
+      : key(key), container(c), raw(raw), position(position), held(std::move(held)) {}
   void take() { held = detach(); }
   void give() {
     assert(held);
@@ -74,6 +74,7 @@ struct Presence : Edit {
   }
   virtual std::unique_ptr<Elem> detach() = 0;
   virtual void attach(std::unique_ptr<Elem> e) = 0;
+  ir::JournalKey key;
   Container* container;
   Elem* raw;
   size_t position;
@@ -98,32 +99,32 @@ struct Removed : Base {
 struct NodeP : Presence<State, Node> {
   using Presence::Presence;
   static constexpr Edit::Kind kAdded = Edit::Kind::NodeAdded, kRemoved = Edit::Kind::NodeRemoved;
-  std::unique_ptr<Node> detach() override { return container->detachNode(raw->id(), &position); }
-  void attach(std::unique_ptr<Node> n) override { container->attachNode(std::move(n), position); }
+  std::unique_ptr<Node> detach() override { return container->detachNode(key, raw->id(), &position); }
+  void attach(std::unique_ptr<Node> n) override { container->attachNode(key, std::move(n), position); }
 };
 struct EdgeP : Presence<State, DataflowEdge> {
   using Presence::Presence;
   static constexpr Edit::Kind kAdded = Edit::Kind::EdgeAdded, kRemoved = Edit::Kind::EdgeRemoved;
-  std::unique_ptr<DataflowEdge> detach() override { return container->detachEdge(raw->id(), &position); }
-  void attach(std::unique_ptr<DataflowEdge> e) override { container->attachEdge(std::move(e), position); }
+  std::unique_ptr<DataflowEdge> detach() override { return container->detachEdge(key, raw->id(), &position); }
+  void attach(std::unique_ptr<DataflowEdge> e) override { container->attachEdge(key, std::move(e), position); }
 };
 struct DataP : Presence<Sdfg, DataDescriptor> {
   using Presence::Presence;
   static constexpr Edit::Kind kAdded = Edit::Kind::DataAdded, kRemoved = Edit::Kind::DataRemoved;
-  std::unique_ptr<DataDescriptor> detach() override { return container->detachData(raw->name(), &position); }
-  void attach(std::unique_ptr<DataDescriptor> d) override { container->attachData(std::move(d), position); }
+  std::unique_ptr<DataDescriptor> detach() override { return container->detachData(key, raw->name(), &position); }
+  void attach(std::unique_ptr<DataDescriptor> d) override { container->attachData(key, std::move(d), position); }
 };
 struct BlockP : Presence<ControlFlowRegion, ControlFlowBlock> {
   using Presence::Presence;
   static constexpr Edit::Kind kAdded = Edit::Kind::BlockAdded, kRemoved = Edit::Kind::BlockRemoved;
-  std::unique_ptr<ControlFlowBlock> detach() override { return container->detachBlock(raw->id(), &position); }
-  void attach(std::unique_ptr<ControlFlowBlock> b) override { container->attachBlock(std::move(b), position); }
+  std::unique_ptr<ControlFlowBlock> detach() override { return container->detachBlock(key, raw->id(), &position); }
+  void attach(std::unique_ptr<ControlFlowBlock> b) override { container->attachBlock(key, std::move(b), position); }
 };
 struct IEdgeP : Presence<ControlFlowRegion, InterstateEdge> {
   using Presence::Presence;
   static constexpr Edit::Kind kAdded = Edit::Kind::EdgeAdded, kRemoved = Edit::Kind::EdgeRemoved;
-  std::unique_ptr<InterstateEdge> detach() override { return container->detachEdge(raw->id(), &position); }
-  void attach(std::unique_ptr<InterstateEdge> e) override { container->attachEdge(std::move(e), position); }
+  std::unique_ptr<InterstateEdge> detach() override { return container->detachEdge(key, raw->id(), &position); }
+  void attach(std::unique_ptr<InterstateEdge> e) override { container->attachEdge(key, std::move(e), position); }
 };
 
 struct NodeLabelEdit : Edit {
@@ -168,13 +169,21 @@ struct AccessDataEdit : Edit {
   std::string other;
 };
 
+// A symbol added (`added`) or removed (otherwise).
 struct SymbolEdit : Edit {
-  SymbolEdit(Sdfg* s, std::string name, DType t) : sdfg(s), name(std::move(name)), type(t) { redo(); }
-  void undo() override { sdfg->removeSymbol(name); }
-  void redo() override { sdfg->addSymbol(name, type); }
+  SymbolEdit(Sdfg* s, std::string name, DType t, bool added) : sdfg(s), name(std::move(name)), type(t), added(added) {
+    redo();
+  }
+  void undo() override { apply(!added); }
+  void redo() override { apply(added); }
+  void apply(bool present) {
+    if (present) sdfg->addSymbol(name, type);
+    else sdfg->removeSymbol(name);
+  }
   Sdfg* sdfg;
   std::string name;
   DType type;
+  bool added;
 };
 
 } // namespace
@@ -188,7 +197,7 @@ Node* Editor::addNode(State& st, std::unique_ptr<Node> node) {
   if (!node->label().empty()) node->setLabel(st.uniqueNodeLabel(node->label()));
   Node* raw = st.addNode(std::move(node));
   size_t pos = st.nodes().size() - 1;
-  record(std::make_unique<Added<NodeP>>(&st, raw, pos, nullptr));
+  record(std::make_unique<Added<NodeP>>(JournalKey(), &st, raw, pos, nullptr));
   return raw;
 }
 
@@ -197,7 +206,7 @@ void Editor::removeNode(State& st, ElementId id) {
   assert(n);
   for (auto* e : st.inEdges(id)) removeEdge(st, e->id());
   for (auto* e : st.outEdges(id)) removeEdge(st, e->id());
-  auto r = std::make_unique<Removed<NodeP>>(&st, n, 0, nullptr);
+  auto r = std::make_unique<Removed<NodeP>>(JournalKey(), &st, n, 0, nullptr);
   r->take();
   record(std::move(r));
 }
@@ -205,14 +214,14 @@ void Editor::removeNode(State& st, ElementId id) {
 DataflowEdge* Editor::addEdge(State& st, const Node& src, std::string srcConn, const Node& dst, std::string dstConn,
                               Memlet memlet) {
   DataflowEdge* e = st.addEdge(src, std::move(srcConn), dst, std::move(dstConn), std::move(memlet));
-  record(std::make_unique<Added<EdgeP>>(&st, e, st.edges().size() - 1, nullptr));
+  record(std::make_unique<Added<EdgeP>>(JournalKey(), &st, e, st.edges().size() - 1, nullptr));
   return e;
 }
 
 void Editor::removeEdge(State& st, ElementId id) {
   DataflowEdge* e = st.edge(id);
   assert(e);
-  auto r = std::make_unique<Removed<EdgeP>>(&st, e, 0, nullptr);
+  auto r = std::make_unique<Removed<EdgeP>>(JournalKey(), &st, e, 0, nullptr);
   r->take();
   record(std::move(r));
 }
@@ -244,7 +253,7 @@ void Editor::removeOutConnector(Node& n, const std::string& name) {
 DataDescriptor* Editor::addData(Sdfg& sdfg, std::unique_ptr<DataDescriptor> desc) {
   DataDescriptor* d = sdfg.addData(std::move(desc));
   if (!d) return nullptr;
-  record(std::make_unique<Added<DataP>>(&sdfg, d, sdfg.data().size() - 1, nullptr));
+  record(std::make_unique<Added<DataP>>(JournalKey(), &sdfg, d, sdfg.data().size() - 1, nullptr));
   return d;
 }
 
@@ -261,21 +270,27 @@ DataDescriptor* Editor::addTransient(Sdfg& sdfg, const std::string& name, DType 
 void Editor::removeData(Sdfg& sdfg, const std::string& name) {
   DataDescriptor* d = sdfg.findData(name);
   assert(d);
-  auto r = std::make_unique<Removed<DataP>>(&sdfg, d, 0, nullptr);
+  auto r = std::make_unique<Removed<DataP>>(JournalKey(), &sdfg, d, 0, nullptr);
   r->take();
   record(std::move(r));
 }
 
 void Editor::addSymbol(Sdfg& sdfg, const std::string& name, DType type) {
   if (sdfg.symbols().count(name)) return;
-  record(std::make_unique<SymbolEdit>(&sdfg, name, type));
+  record(std::make_unique<SymbolEdit>(&sdfg, name, type, true));
+}
+
+void Editor::removeSymbol(Sdfg& sdfg, const std::string& name) {
+  auto it = sdfg.symbols().find(name);
+  if (it == sdfg.symbols().end()) return;
+  record(std::make_unique<SymbolEdit>(&sdfg, name, it->second, false));
 }
 
 ControlFlowBlock* Editor::addBlock(ControlFlowRegion& region, std::unique_ptr<ControlFlowBlock> block) {
   bool hadStart = region.startBlock() != kNoId;
   if (!block->label().empty()) block->setLabel(region.uniqueBlockLabel(block->label()));
   ControlFlowBlock* b = region.addBlock(std::move(block));
-  record(std::make_unique<Added<BlockP>>(&region, b, region.blocks().size() - 1, nullptr));
+  record(std::make_unique<Added<BlockP>>(JournalKey(), &region, b, region.blocks().size() - 1, nullptr));
   if (!hadStart) { // addBlock made it the start block behind the journal's back: record that too
     region.setStartBlock(kNoId);
     setStartBlock(region, b->id());
@@ -292,7 +307,7 @@ void Editor::removeBlock(ControlFlowRegion& region, ElementId id) {
   assert(b);
   for (auto* e : region.inEdges(id)) removeInterstateEdge(region, e->id());
   for (auto* e : region.outEdges(id)) removeInterstateEdge(region, e->id());
-  auto r = std::make_unique<Removed<BlockP>>(&region, b, 0, nullptr);
+  auto r = std::make_unique<Removed<BlockP>>(JournalKey(), &region, b, 0, nullptr);
   r->take();
   record(std::move(r));
   if (region.startBlock() == id)
@@ -301,7 +316,7 @@ void Editor::removeBlock(ControlFlowRegion& region, ElementId id) {
 
 InterstateEdge* Editor::addInterstateEdge(ControlFlowRegion& region, ElementId src, ElementId dst, sym::Expr condition) {
   InterstateEdge* e = region.addEdge(src, dst, std::move(condition));
-  record(std::make_unique<Added<IEdgeP>>(&region, e, region.edges().size() - 1, nullptr));
+  record(std::make_unique<Added<IEdgeP>>(JournalKey(), &region, e, region.edges().size() - 1, nullptr));
   return e;
 }
 
@@ -310,7 +325,7 @@ void Editor::removeInterstateEdge(ControlFlowRegion& region, ElementId id) {
   for (auto& x : region.edges())
     if (x->id() == id) e = x.get();
   assert(e);
-  auto r = std::make_unique<Removed<IEdgeP>>(&region, e, 0, nullptr);
+  auto r = std::make_unique<Removed<IEdgeP>>(JournalKey(), &region, e, 0, nullptr);
   r->take();
   record(std::move(r));
 }

@@ -1,4 +1,6 @@
-// Editor: the one way a command changes a model. Every change is a primitive edit — add or remove a
+// Editor: the one way a command changes a model (the IR's own mutators are for IR under
+// construction; its journal primitives need the editor's JournalKey, core/ir/JournalKey.h). Every
+// change is a primitive edit — add or remove a
 // node, edge, data descriptor, block or interstate edge, relabel an element, set a field — recorded
 // in a Journal so that it can be undone and redone. Transformations, expansions, property changes
 // and autodiff all write through an Editor; none of them needs undo code of its own.
@@ -49,6 +51,7 @@ public:
                                    std::vector<sym::Expr> shape);
   void removeData(ir::Sdfg& sdfg, const std::string& name);
   void addSymbol(ir::Sdfg& sdfg, const std::string& name, ir::DType type = ir::DType::Int64);
+  void removeSymbol(ir::Sdfg& sdfg, const std::string& name);
 
   // --- control flow -----------------------------------------------------------------------------
   ir::ControlFlowBlock* addBlock(ir::ControlFlowRegion& region, std::unique_ptr<ir::ControlFlowBlock> block);

@@ -62,7 +62,7 @@ Expected<std::vector<Token>> tokenizeLine(std::string_view line, const std::stri
         i = s;
       }
     }
-    if (auto r = readValue(t.value); !r) return r.takeError();
+    DCW_CHECK(readValue(t.value));
     if (i < line.size() && !isBlank(line[i]) && line[i] != '#')
       return fail(where, "unexpected '" + std::string(1, line[i]) + "' after '" + t.value + "'",
                   "separate words with blanks; quote values that contain '=' or '\"'");

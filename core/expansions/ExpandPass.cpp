@@ -58,12 +58,11 @@ Expected<void> expandNode(edit::Editor& editor, LibraryNode& node, const std::st
   if (lib->opaque)
     return fail(path + " (" + lib->className() + ")", "op " + lib->className() + " has no known schema and cannot be run");
   ExpansionContext ctx(*owner, st, *lib, path);
-  auto nested = info->fn(ctx);
-  if (!nested) return nested.takeError();
+  DCW_TRY(auto nested, info->fn(ctx));
 
   // Put a NestedSdfgNode with the same label and connected connectors in the library node's place.
   std::string label = lib->label();
-  auto nsn = std::make_unique<NestedSdfgNode>(label + "__expanding", std::move(*nested));
+  auto nsn = std::make_unique<NestedSdfgNode>(label + "__expanding", std::move(nested));
   Sdfg& inner = nsn->sdfg();
   for (auto& c : lib->inConnectors())
     if (inner.findData(c.name)) nsn->addIn(c);
@@ -102,7 +101,7 @@ Expected<ExpandReport> expandAll(Sdfg& root, const std::string& implementation) 
     if (found.empty()) return report;
     edit::Editor editor(root); // a pass: its journal is not kept
     for (auto& f : found) {
-      if (auto r = expandNode(editor, *f.node, implementation); !r) return r.takeError();
+      DCW_CHECK(expandNode(editor, *f.node, implementation));
       ++report.expanded;
     }
   }

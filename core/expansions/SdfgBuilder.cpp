@@ -8,7 +8,13 @@ namespace dcw::expansions {
 using namespace dcw::ir;
 using sym::Expr;
 
-SdfgBuilder::SdfgBuilder(const ExpansionContext& ctx, std::string name) : ctx_(ctx) {
+SdfgBuilder::SdfgBuilder(std::string name, std::string where) : where_(std::move(where)) {
+  sdfg_ = std::make_unique<Sdfg>(name.empty() ? "sdfg" : name);
+  if (where_.empty()) where_ = sdfg_->name();
+  state_ = sdfg_->addState("compute");
+}
+
+SdfgBuilder::SdfgBuilder(const ExpansionContext& ctx, std::string name) : ctx_(&ctx), where_(ctx.path()) {
   sdfg_ = std::make_unique<Sdfg>(name.empty() ? ctx.node().opType.empty() ? "expansion" : ctx.node().opType : name);
   auto declare = [&](const std::string& conn, const DataDescriptor& outer) {
     auto d = std::make_unique<DataDescriptor>(conn);
@@ -90,13 +96,13 @@ void SdfgBuilder::mappedTasklet(const std::string& label, const std::vector<MapP
   auto subsetOf = [&](const std::string& data, const std::string& text) -> std::optional<Subset> {
     const DataDescriptor* d = sdfg_->findData(data);
     if (!d) {
-      error_ = Diagnostic::error(ctx_.path(), "expansion refers to unknown data '" + data + "'", "this is a bug in the expansion");
+      error_ = Diagnostic::error(where_, "expansion refers to unknown data '" + data + "'", "this is a bug in the expansion");
       return std::nullopt;
     }
     if (text.empty()) return Subset::fullOf(d->shape);
     auto s = Subset::parse(text);
     if (!s) {
-      error_ = Diagnostic::error(ctx_.path(), "expansion subset: " + s.error().str(), "this is a bug in the expansion");
+      error_ = Diagnostic::error(where_, "expansion subset: " + s.error().str(), "this is a bug in the expansion");
       return std::nullopt;
     }
     return *s;
@@ -173,7 +179,7 @@ void SdfgBuilder::copy(const std::string& src, const std::string& dst) {
   const DataDescriptor* s = sdfg_->findData(src);
   const DataDescriptor* d = sdfg_->findData(dst);
   if (!s || !d) {
-    error_ = Diagnostic::error(ctx_.path(), "expansion copies unknown data '" + (s ? dst : src) + "'", "this is a bug in the expansion");
+    error_ = Diagnostic::error(where_, "expansion copies unknown data '" + (s ? dst : src) + "'", "this is a bug in the expansion");
     return;
   }
   Memlet m = Memlet::full(src, s->shape);

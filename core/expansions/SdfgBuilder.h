@@ -1,9 +1,11 @@
-// SdfgBuilder: writes the nested SDFG of an expansion concisely. It starts from the node's
-// connectors (one non-transient descriptor per connected connector, shaped like the outer data, and
-// the outer symbols), then adds states, transients and mapped tasklets — DaCe's add_mapped_tasklet:
-// a map over parameter ranges with one tasklet inside, its inputs and outputs as memlets.
+// SdfgBuilder: writes a fresh SDFG concisely — states, transients and mapped tasklets (DaCe's
+// add_mapped_tasklet: a map over parameter ranges with one tasklet inside, its inputs and outputs as
+// memlets). For an expansion it starts from the library node's connectors (one non-transient
+// descriptor per connected connector, shaped like the outer data, and the outer symbols); standalone
+// (a transformation's new nested SDFG, a test fixture) it starts empty and the caller declares the
+// data and arguments on sdfg().
 //
-//   SdfgBuilder b(ctx);
+//   SdfgBuilder b(ctx);                                   // or: SdfgBuilder b("fused", where);
 //   b.mappedTasklet("relu", {{"i0", Range::full(N)}}, {{"x", "X", "i0"}}, "y = max(x, 0)", {{"y", "Y", "i0"}});
 //   return b.finish();
 #pragma once
@@ -38,10 +40,14 @@ struct TaskletOut {
 
 class SdfgBuilder {
 public:
+  // The nested SDFG of the expansion `ctx` (named after the op unless `name` is given).
   explicit SdfgBuilder(const ExpansionContext& ctx, std::string name = {});
+  // An empty SDFG `name`, no library node involved; `where` locates the builder's errors (a path).
+  explicit SdfgBuilder(std::string name, std::string where = {});
 
   ir::Sdfg& sdfg() { return *sdfg_; }
-  const ExpansionContext& context() const { return ctx_; }
+  bool hasContext() const { return ctx_ != nullptr; }
+  const ExpansionContext& context() const { return *ctx_; } // only when hasContext()
   ir::State& state() { return *state_; }
   // Starts a new state that runs after the current one.
   ir::State& nextState(std::string label = {});
@@ -68,7 +74,8 @@ private:
   ir::AccessNode& writer(const std::string& data);
   std::string uniqueLabel(const std::string& base);
 
-  const ExpansionContext& ctx_;
+  const ExpansionContext* ctx_ = nullptr;
+  std::string where_; // where errors are located
   std::unique_ptr<ir::Sdfg> sdfg_;
   ir::State* state_ = nullptr;
   std::map<std::string, ir::AccessNode*> readers_, writers_;

@@ -34,17 +34,15 @@ Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& opti
   bool json = endsWith(path, ".dcw.json") || endsWith(path, ".json") || (!endsWith(path, ".onnx") && looksLikeJson(path));
   if (json) {
     out.format = ModelFormat::DcwJson;
-    auto s = serialize::loadFile(path);
-    if (!s) return s.takeError();
-    out.sdfg = std::move(*s);
+    DCW_TRY(auto s, serialize::loadFile(path));
+    out.sdfg = std::move(s);
   } else {
     out.format = ModelFormat::Onnx;
     onnx::ImportOptions io;
     io.fixedDims = options.fixedDims;
-    auto r = onnx::importOnnxFile(path, io);
-    if (!r) return r.takeError();
-    out.sdfg = std::move(r->sdfg);
-    out.warnings = std::move(r->warnings);
+    DCW_TRY(auto r, onnx::importOnnxFile(path, io));
+    out.sdfg = std::move(r.sdfg);
+    out.warnings = std::move(r.warnings);
   }
   out.validation = ir::validate(*out.sdfg);
   if (const Diagnostic* e = out.validation.firstError()) {

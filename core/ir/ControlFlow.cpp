@@ -69,7 +69,7 @@ std::unique_ptr<InterstateEdge> ControlFlowRegion::removeEdge(ElementId id) {
   return out;
 }
 
-std::unique_ptr<ControlFlowBlock> ControlFlowRegion::detachBlock(ElementId id, size_t* position) {
+std::unique_ptr<ControlFlowBlock> ControlFlowRegion::detachBlock(JournalKey, ElementId id, size_t* position) {
   auto it = std::find_if(blocks_.begin(), blocks_.end(), [&](auto& b) { return b->id() == id; });
   if (it == blocks_.end()) return nullptr;
   *position = size_t(it - blocks_.begin());
@@ -79,14 +79,14 @@ std::unique_ptr<ControlFlowBlock> ControlFlowRegion::detachBlock(ElementId id, s
   return out;
 }
 
-ControlFlowBlock* ControlFlowRegion::attachBlock(std::unique_ptr<ControlFlowBlock> block, size_t position) {
+ControlFlowBlock* ControlFlowRegion::attachBlock(JournalKey, std::unique_ptr<ControlFlowBlock> block, size_t position) {
   block->setParent(this);
   ControlFlowBlock* raw = block.get();
   blocks_.insert(blocks_.begin() + std::min(position, blocks_.size()), std::move(block));
   return raw;
 }
 
-std::unique_ptr<InterstateEdge> ControlFlowRegion::detachEdge(ElementId id, size_t* position) {
+std::unique_ptr<InterstateEdge> ControlFlowRegion::detachEdge(JournalKey, ElementId id, size_t* position) {
   auto it = std::find_if(edges_.begin(), edges_.end(), [&](auto& e) { return e->id() == id; });
   if (it == edges_.end()) return nullptr;
   *position = size_t(it - edges_.begin());
@@ -95,7 +95,7 @@ std::unique_ptr<InterstateEdge> ControlFlowRegion::detachEdge(ElementId id, size
   return out;
 }
 
-InterstateEdge* ControlFlowRegion::attachEdge(std::unique_ptr<InterstateEdge> edge, size_t position) {
+InterstateEdge* ControlFlowRegion::attachEdge(JournalKey, std::unique_ptr<InterstateEdge> edge, size_t position) {
   InterstateEdge* raw = edge.get();
   edges_.insert(edges_.begin() + std::min(position, edges_.size()), std::move(edge));
   return raw;

@@ -2,9 +2,14 @@
 // interstate edges that carry a condition and symbol assignments. A LoopRegion is a region whose body
 // repeats (init; condition; update on its loop variable); a ConditionalRegion picks the first branch
 // whose condition holds (a branch without condition is the `else`). The SDFG itself is the root region.
+//
+// Mutators come in two kinds, here and in State.h and Sdfg.h: the building API (add/remove/set on
+// IR under construction, which no History holds yet) and the journal primitives, which only the
+// editor can call (JournalKey). A model held by a History changes only through edit::Editor.
 #pragma once
 
 #include "core/ir/Element.h"
+#include "core/ir/JournalKey.h"
 #include "core/symbolic/Expr.h"
 
 #include <map>
@@ -49,23 +54,28 @@ public:
   const std::vector<std::unique_ptr<ControlFlowBlock>>& blocks() const { return blocks_; }
   const std::vector<std::unique_ptr<InterstateEdge>>& edges() const { return edges_; }
 
+  // --- building (IR under construction; a live model goes through edit::Editor: addBlock, addState,
+  // removeBlock, addInterstateEdge, removeInterstateEdge, setStartBlock, set(...)) -----------------
   ControlFlowBlock* addBlock(std::unique_ptr<ControlFlowBlock> block);
   State* addState(std::string label);  // convenience; the first block added becomes the start block
   InterstateEdge* addEdge(ElementId src, ElementId dst, sym::Expr condition = sym::Expr(1));
   InterstateEdge* addEdge(std::unique_ptr<InterstateEdge> edge);
   std::unique_ptr<ControlFlowBlock> removeBlock(ElementId id); // also removes its interstate edges
   std::unique_ptr<InterstateEdge> removeEdge(ElementId id);
-  // Journal primitives (core/edit): out and back in at the same position, ids unchanged.
-  // detachBlock requires the block to have no interstate edges left; it leaves the start block alone.
-  std::unique_ptr<ControlFlowBlock> detachBlock(ElementId id, size_t* position);
-  ControlFlowBlock* attachBlock(std::unique_ptr<ControlFlowBlock> block, size_t position);
-  std::unique_ptr<InterstateEdge> detachEdge(ElementId id, size_t* position);
-  InterstateEdge* attachEdge(std::unique_ptr<InterstateEdge> edge, size_t position);
+  // --- journal primitives (edit::Editor only, see JournalKey.h) -------------------------------------
+  // Out and back in at the same position, ids unchanged. detachBlock requires the block to have no
+  // interstate edges left; it leaves the start block alone.
+  std::unique_ptr<ControlFlowBlock> detachBlock(JournalKey, ElementId id, size_t* position);
+  ControlFlowBlock* attachBlock(JournalKey, std::unique_ptr<ControlFlowBlock> block, size_t position);
+  std::unique_ptr<InterstateEdge> detachEdge(JournalKey, ElementId id, size_t* position);
+  InterstateEdge* attachEdge(JournalKey, std::unique_ptr<InterstateEdge> edge, size_t position);
+
+  // --- queries ----------------------------------------------------------------------------------
 
   ControlFlowBlock* block(ElementId id) const;
   ControlFlowBlock* blockByLabel(std::string_view label) const;
   ElementId startBlock() const { return start_; }
-  void setStartBlock(ElementId id) { start_ = id; }
+  void setStartBlock(ElementId id) { start_ = id; } // building; a live model: Editor::setStartBlock
   std::vector<InterstateEdge*> outEdges(ElementId block) const;
   std::vector<InterstateEdge*> inEdges(ElementId block) const;
   std::string uniqueBlockLabel(const std::string& base) const;

@@ -66,6 +66,10 @@ public:
   std::shared_ptr<const Tensor> constant; // set for constant arrays (initializers)
   std::string sourceName;         // the name in the source model when it differs (e.g. ONNX value name)
 
+  // An exact copy (same id, name and fields; a constant's payload is shared). Adding it to an SDFG
+  // gives it a fresh id; rename it first with setLabel where the name is taken. In Clone.cpp.
+  std::unique_ptr<DataDescriptor> clone() const;
+
   // Row-major strides for the current shape (what import and most lowering use).
   static std::vector<sym::Expr> contiguousStrides(const std::vector<sym::Expr>& shape);
   sym::Expr totalSize() const;    // product of shape (1 for Scalar)

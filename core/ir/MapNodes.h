@@ -6,6 +6,7 @@
 #include "core/ir/Node.h"
 #include "core/ir/Subset.h"
 
+#include <map>
 #include <optional>
 
 namespace dcw::ir {
@@ -37,5 +38,11 @@ public:
   explicit MapExit(std::string label) : Node(ElementKind::MapExit, std::move(label)) {}
   ElementId entryId = kNoId;    // the matching MapEntry
 };
+
+// After copying nodes with Node::clone into a state: `copies` maps each original node's id to its
+// copy (or to any node standing in for it). Every copied map entry whose exit was copied too is
+// linked to that copy, and the other way round. Only for copies the caller has just created (nodes
+// the running command added: the journal holds those very objects, so undo and redo keep the links).
+void relinkMapCopies(const std::map<ElementId, Node*>& copies);
 
 } // namespace dcw::ir

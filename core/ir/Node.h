@@ -7,6 +7,7 @@
 #include "core/ir/DType.h"
 #include "core/ir/Element.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ public:
   const Connector* findOut(std::string_view name) const;
   void addIn(Connector c) { in_.push_back(std::move(c)); }
   void addOut(Connector c) { out_.push_back(std::move(c)); }
+
+  // A deep, exact copy without edges and outside any state: same id, label, connectors and fields;
+  // SDFGs nested in it (NestedSdfgNode, a library node's subgraphs) are copied with Sdfg::clone. Map
+  // links (MapEntry::exitId, MapExit::entryId) still name the original's partner: after adding copies
+  // to a state, relinkMapCopies (MapNodes.h) points them at each other. Adding the copy to a state of
+  // a tree gives it (and what is nested in it) fresh ids. Implemented in Clone.cpp.
+  std::unique_ptr<Node> clone() const;
 
   bool isScopeEntry() const { return kind() == ElementKind::MapEntry; }
   bool isScopeExit() const { return kind() == ElementKind::MapExit; }

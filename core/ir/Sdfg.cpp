@@ -52,7 +52,7 @@ std::unique_ptr<DataDescriptor> Sdfg::removeData(std::string_view name) {
   return out;
 }
 
-std::unique_ptr<DataDescriptor> Sdfg::detachData(std::string_view name, size_t* position) {
+std::unique_ptr<DataDescriptor> Sdfg::detachData(JournalKey, std::string_view name, size_t* position) {
   auto it = std::find_if(data_.begin(), data_.end(), [&](auto& d) { return d->name() == name; });
   if (it == data_.end()) return nullptr;
   *position = size_t(it - data_.begin());
@@ -61,7 +61,7 @@ std::unique_ptr<DataDescriptor> Sdfg::detachData(std::string_view name, size_t* 
   return out;
 }
 
-DataDescriptor* Sdfg::attachData(std::unique_ptr<DataDescriptor> desc, size_t position) {
+DataDescriptor* Sdfg::attachData(JournalKey, std::unique_ptr<DataDescriptor> desc, size_t position) {
   DataDescriptor* raw = desc.get();
   data_.insert(data_.begin() + std::min(position, data_.size()), std::move(desc));
   return raw;

@@ -25,18 +25,29 @@ public:
 
   const std::string& name() const { return label(); }
 
+  // A deep, exact copy: data descriptors (constant payloads shared, they are immutable), symbols,
+  // arguments, metadata, control flow (regions, loops, conditionals, interstate edges), states, every
+  // node kind with the SDFGs nested in it, memlets. Every element keeps its id and label, so the copy
+  // serializes to the same JSON. The copy is a standalone root (no parent node) whose allocator
+  // continues after this SDFG's root's, so what is added to the copy never takes a copied id; attaching
+  // it to another tree renumbers it (adoption), as for any subtree. Implemented in Clone.cpp.
+  std::unique_ptr<Sdfg> clone() const;
+
   // Data descriptors, in insertion order.
   const std::vector<std::unique_ptr<DataDescriptor>>& data() const { return data_; }
+  // Building (IR under construction; a live model goes through edit::Editor: addData, addTransient,
+  // removeData, addSymbol, set(...)).
   DataDescriptor* addData(std::unique_ptr<DataDescriptor> desc); // nullptr if the name is taken
   DataDescriptor* addArray(const std::string& name, DType dtype, std::vector<sym::Expr> shape, bool transient = false);
   DataDescriptor* addScalar(const std::string& name, DType dtype, bool transient = false);
   DataDescriptor* findData(std::string_view name) const;
   std::unique_ptr<DataDescriptor> removeData(std::string_view name);
-  // Journal primitives (core/edit): out and back in at the same position, id unchanged.
-  std::unique_ptr<DataDescriptor> detachData(std::string_view name, size_t* position);
-  DataDescriptor* attachData(std::unique_ptr<DataDescriptor> desc, size_t position);
+  // Journal primitives (edit::Editor only, see JournalKey.h): out and back in at the same position,
+  // id unchanged.
+  std::unique_ptr<DataDescriptor> detachData(JournalKey, std::string_view name, size_t* position);
+  DataDescriptor* attachData(JournalKey, std::unique_ptr<DataDescriptor> desc, size_t position);
 
-  // Symbols (name -> integer type), ordered by name.
+  // Symbols (name -> integer type), ordered by name. Building; a live model: Editor::addSymbol.
   const std::map<std::string, DType>& symbols() const { return symbols_; }
   void addSymbol(const std::string& name, DType type = DType::Int64) { symbols_[name] = type; }
   void removeSymbol(const std::string& name) { symbols_.erase(name); }
@@ -53,7 +64,8 @@ public:
   Sdfg* root();
   const Sdfg* root() const;
 
-  // Id allocation (root only; nested SDFGs forward to their root).
+  // Id allocation (root only; nested SDFGs forward to their root). The editor saves and restores the
+  // counter with each journal; loading sets it (resetNextId).
   ElementId allocateId();
   ElementId peekNextId() const;
   void reserveIds(ElementId maxUsed); // the next id handed out will be > maxUsed

@@ -65,7 +65,7 @@ std::unique_ptr<DataflowEdge> State::removeEdge(ElementId id) {
   return out;
 }
 
-std::unique_ptr<Node> State::detachNode(ElementId id, size_t* position) {
+std::unique_ptr<Node> State::detachNode(JournalKey, ElementId id, size_t* position) {
   auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](auto& n) { return n->id() == id; });
   if (it == nodes_.end()) return nullptr;
   *position = size_t(it - nodes_.begin());
@@ -76,7 +76,7 @@ std::unique_ptr<Node> State::detachNode(ElementId id, size_t* position) {
   return out;
 }
 
-Node* State::attachNode(std::unique_ptr<Node> node, size_t position) {
+Node* State::attachNode(JournalKey, std::unique_ptr<Node> node, size_t position) {
   node->setParent(this);
   Node* raw = node.get();
   nodes_.insert(nodes_.begin() + std::min(position, nodes_.size()), std::move(node));
@@ -84,7 +84,7 @@ Node* State::attachNode(std::unique_ptr<Node> node, size_t position) {
   return raw;
 }
 
-std::unique_ptr<DataflowEdge> State::detachEdge(ElementId id, size_t* position) {
+std::unique_ptr<DataflowEdge> State::detachEdge(JournalKey, ElementId id, size_t* position) {
   auto it = std::find_if(edges_.begin(), edges_.end(), [&](auto& e) { return e->id() == id; });
   if (it == edges_.end()) return nullptr;
   *position = size_t(it - edges_.begin());
@@ -93,7 +93,7 @@ std::unique_ptr<DataflowEdge> State::detachEdge(ElementId id, size_t* position) 
   return out;
 }
 
-DataflowEdge* State::attachEdge(std::unique_ptr<DataflowEdge> edge, size_t position) {
+DataflowEdge* State::attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, size_t position) {
   DataflowEdge* raw = edge.get();
   edges_.insert(edges_.begin() + std::min(position, edges_.size()), std::move(edge));
   return raw;
@@ -190,13 +190,12 @@ Expected<std::vector<Node*>> State::topologicalOrder() const {
 }
 
 Expected<std::map<ElementId, const MapEntry*>> State::scopeOf() const {
-  auto order = topologicalOrder();
-  if (!order) return order.takeError();
+  DCW_TRY(auto order, topologicalOrder());
   std::map<ElementId, const MapEntry*> scope;
   std::map<ElementId, const MapEntry*> entryById;
   for (auto& n : nodes_)
     if (auto* me = dynamic_cast<const MapEntry*>(n.get())) entryById[me->id()] = me;
-  for (Node* n : *order) {
+  for (Node* n : order) {
     std::optional<const MapEntry*> s;
     for (auto* e : inEdges(n->id())) {
       Node* p = node(e->src);

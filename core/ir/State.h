@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/ir/ControlFlow.h"
+#include "core/ir/JournalKey.h"
 #include "core/ir/Memlet.h"
 #include "core/ir/Node.h"
 #include "core/support/Expected.h"
@@ -35,6 +36,9 @@ public:
   const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
   const std::vector<std::unique_ptr<DataflowEdge>>& edges() const { return edges_; }
 
+  // --- building (IR under construction: an expansion's result, a copy, a test fixture) -----------
+  // A state of a model held by a History is edited through edit::Editor instead (journaled, undoable):
+  // Editor::addNode, removeNode, addEdge, removeEdge, relabel, set(...).
   Node* addNode(std::unique_ptr<Node> node);
   template <class T, class... Args>
   T* add(Args&&... args) {
@@ -44,12 +48,15 @@ public:
   DataflowEdge* addEdge(std::unique_ptr<DataflowEdge> edge);
   std::unique_ptr<Node> removeNode(ElementId id); // also removes its edges
   std::unique_ptr<DataflowEdge> removeEdge(ElementId id);
-  // Journal primitives (core/edit): take an element out keeping its id and report where it was, and
-  // put it back at that position unchanged. detachNode requires the node to have no edges left.
-  std::unique_ptr<Node> detachNode(ElementId id, size_t* position);
-  Node* attachNode(std::unique_ptr<Node> node, size_t position);
-  std::unique_ptr<DataflowEdge> detachEdge(ElementId id, size_t* position);
-  DataflowEdge* attachEdge(std::unique_ptr<DataflowEdge> edge, size_t position);
+  // --- journal primitives (edit::Editor only, see JournalKey.h) -------------------------------------
+  // Take an element out keeping its id and report where it was, and put it back at that position
+  // unchanged. detachNode requires the node to have no edges left.
+  std::unique_ptr<Node> detachNode(JournalKey, ElementId id, size_t* position);
+  Node* attachNode(JournalKey, std::unique_ptr<Node> node, size_t position);
+  std::unique_ptr<DataflowEdge> detachEdge(JournalKey, ElementId id, size_t* position);
+  DataflowEdge* attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, size_t position);
+
+  // --- queries ----------------------------------------------------------------------------------
 
   Node* node(ElementId id) const;
   Node* nodeByLabel(std::string_view label) const;
@@ -57,8 +64,10 @@ public:
   std::vector<DataflowEdge*> inEdges(ElementId node) const;
   std::vector<DataflowEdge*> outEdges(ElementId node) const;
   std::string uniqueNodeLabel(const std::string& base) const;
+  // Index upkeep for the building API, the loader and the editor.
   void reindex(); // after ids or labels changed behind the state's back (adoption, loading)
-  // Renames a node of this state keeping the label index current (use instead of Node::setLabel).
+  // Renames a node of this state keeping the label index current (use instead of Node::setLabel;
+  // in a live model use Editor::relabel).
   void relabel(Node& node, std::string label);
 
   // Nodes in a topological order, or the error naming a node on a cycle.

@@ -157,13 +157,13 @@ Expected<void> loadExternalInGraph(GraphProto& g, Ctx& c, int depth);
 Expected<void> loadExternalInAttrs(NodeProto& n, Ctx& c, int depth) {
   for (auto& a : *n.mutable_attribute()) {
     if (a.has_t())
-      if (auto r = loadExternal(*a.mutable_t(), c, "attribute '" + a.name() + "' of node '" + n.name() + "'"); !r) return r;
+      DCW_CHECK(loadExternal(*a.mutable_t(), c, "attribute '" + a.name() + "' of node '" + n.name() + "'"));
     for (auto& t : *a.mutable_tensors())
-      if (auto r = loadExternal(t, c, "attribute '" + a.name() + "' of node '" + n.name() + "'"); !r) return r;
+      DCW_CHECK(loadExternal(t, c, "attribute '" + a.name() + "' of node '" + n.name() + "'"));
     if (a.has_g())
-      if (auto r = loadExternalInGraph(*a.mutable_g(), c, depth + 1); !r) return r;
+      DCW_CHECK(loadExternalInGraph(*a.mutable_g(), c, depth + 1));
     for (auto& g : *a.mutable_graphs())
-      if (auto r = loadExternalInGraph(g, c, depth + 1); !r) return r;
+      DCW_CHECK(loadExternalInGraph(g, c, depth + 1));
   }
   return {};
 }
@@ -171,9 +171,9 @@ Expected<void> loadExternalInAttrs(NodeProto& n, Ctx& c, int depth) {
 Expected<void> loadExternalInGraph(GraphProto& g, Ctx& c, int depth) {
   if (depth > kMaxGraphNesting) return fail(c.source, "subgraphs are nested more than 64 deep", "the model is malformed");
   for (auto& t : *g.mutable_initializer())
-    if (auto r = loadExternal(t, c, "initializer '" + t.name() + "'"); !r) return r;
+    DCW_CHECK(loadExternal(t, c, "initializer '" + t.name() + "'"));
   for (auto& n : *g.mutable_node())
-    if (auto r = loadExternalInAttrs(n, c, depth); !r) return r;
+    DCW_CHECK(loadExternalInAttrs(n, c, depth));
   return {};
 }
 
@@ -250,7 +250,7 @@ Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& o
   for (auto& t : g.initializer()) defined.insert(t.name());
   for (auto& t : g.sparse_initializer()) defined.insert(t.values().name());
   for (int i = 0; i < g.node_size(); ++i)
-    if (auto r = checkShapeAttributes(g.node(i), i, c, where); !r) return r;
+    DCW_CHECK(checkShapeAttributes(g.node(i), i, c, where));
   std::map<std::string, int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (auto& o : g.node(i).output()) {
@@ -358,24 +358,21 @@ public:
     for (auto& t : g.sparse_initializer()) initNames.insert(t.values().name());
 
     for (auto& t : *g.mutable_initializer())
-      if (auto r = addInitializer(t); !r) return r.takeError();
+      DCW_CHECK(addInitializer(t));
     for (auto& s : g.sparse_initializer()) {
-      auto t = tensorFromOnnx(s, loc(c_, where_ + "sparse initializer '" + s.values().name() + "'"));
-      if (!t) return t.takeError();
-      if (auto r = addConstant(s.values().name(), std::move(*t)); !r) return r.takeError();
+      DCW_TRY(auto t, tensorFromOnnx(s, loc(c_, where_ + "sparse initializer '" + s.values().name() + "'")));
+      DCW_CHECK(addConstant(s.values().name(), std::move(t)));
     }
     for (auto& v : g.input()) {
       if (initNames.count(v.name())) continue; // an input with a default value: treated as the constant
-      auto d = addValue(v.name(), &v.type(), false);
-      if (!d) return d.takeError();
-      sdfg_->inputs.push_back((*d)->name());
+      DCW_TRY(auto d, addValue(v.name(), &v.type(), false));
+      sdfg_->inputs.push_back(d->name());
     }
     for (auto& name : captured) {
       auto it = types_.find(name);
-      auto d = addValue(name, it == types_.end() ? nullptr : it->second, false);
-      if (!d) return d.takeError();
-      sdfg_->inputs.push_back((*d)->name());
-      capturedData_.push_back((*d)->name());
+      DCW_TRY(auto d, addValue(name, it == types_.end() ? nullptr : it->second, false));
+      sdfg_->inputs.push_back(d->name());
+      capturedData_.push_back(d->name());
     }
     if (!captured.empty()) {
       std::string list;
@@ -384,15 +381,14 @@ public:
     }
     for (auto& v : g.output()) {
       if (!dataName_.count(v.name())) {
-        auto d = addValue(v.name(), &v.type(), false);
-        if (!d) return d.takeError();
+        DCW_CHECK(addValue(v.name(), &v.type(), false));
       }
       sdfg_->outputs.push_back(dataName_[v.name()]);
     }
 
     state_ = sdfg_->addState("state0");
     for (int i = 0; i < g.node_size(); ++i)
-      if (auto r = addNode(*g.mutable_node(i), i); !r) return r.takeError();
+      DCW_CHECK(addNode(*g.mutable_node(i), i));
     if (untyped_ > 0)
       c_.warnings.warning(loc(c_, where_ + "value '" + firstUntyped_ + "'"),
                           std::to_string(untyped_) + " value(s) have no inferred type or shape (first: '" + firstUntyped_ + "')",
@@ -518,7 +514,7 @@ private:
     auto d = std::make_unique<DataDescriptor>(uniqueDataName(onnxName));
     if (d->name() != onnxName) d->sourceName = onnxName;
     d->transient = transient;
-    if (auto r = describe(*d, t, onnxName); !r) return r.takeError();
+    DCW_CHECK(describe(*d, t, onnxName));
     DataDescriptor* raw = sdfg_->addData(std::move(d));
     dataName_[onnxName] = raw->name();
     return raw;
@@ -538,9 +534,8 @@ private:
   }
 
   Expected<void> addInitializer(TensorProto& t) {
-    auto tensor = tensorFromOnnx(t, loc(c_, where_ + "initializer '" + t.name() + "'"), /*steal=*/true);
-    if (!tensor) return tensor.takeError();
-    return addConstant(t.name(), std::move(*tensor));
+    DCW_TRY(auto tensor, tensorFromOnnx(t, loc(c_, where_ + "initializer '" + t.name() + "'"), /*steal=*/true));
+    return addConstant(t.name(), std::move(tensor));
   }
 
   Expected<AccessNode*> access(const std::string& onnxName) {
@@ -548,8 +543,7 @@ private:
     if (it != access_.end()) return it->second;
     if (!dataName_.count(onnxName)) {
       auto tt = types_.find(onnxName);
-      auto d = addValue(onnxName, tt == types_.end() ? nullptr : tt->second, true);
-      if (!d) return d.takeError();
+      DCW_CHECK(addValue(onnxName, tt == types_.end() ? nullptr : tt->second, true));
     }
     const std::string& dn = dataName_[onnxName];
     auto node = std::make_unique<AccessNode>(dn);
@@ -598,11 +592,10 @@ private:
       std::vector<std::string> captured;
       freeNames(g, captured);
       GraphBuilder sub(c_, depth_ + 1);
-      auto s = sub.build(g, subName, captured, types_, where_ + nodeDesc(n, index) + " / " + subName + ": ");
-      if (!s) return s.takeError();
-      node.addSubgraph(subName, std::move(*s));
+      DCW_TRY(auto s, sub.build(g, subName, captured, types_, where_ + nodeDesc(n, index) + " / " + subName + ": "));
+      node.addSubgraph(subName, std::move(s));
       for (auto& cap : captured)
-        if (auto r = connectOuter(node, cap); !r) return r.takeError();
+        DCW_CHECK(connectOuter(node, cap));
       return GraphRef{subName};
     };
     switch (a.type()) {
@@ -613,23 +606,20 @@ private:
     case A::FLOATS: out.value = std::vector<double>(a.floats().begin(), a.floats().end()); break;
     case A::STRINGS: out.value = std::vector<std::string>(a.strings().begin(), a.strings().end()); break;
     case A::TENSOR: {
-      auto t = tensorOf(*a.mutable_t());
-      if (!t) return t.takeError();
-      out.value = std::move(*t);
+      DCW_TRY(auto t, tensorOf(*a.mutable_t()));
+      out.value = std::move(t);
       break;
     }
     case A::SPARSE_TENSOR: {
-      auto t = tensorFromOnnx(a.sparse_tensor(), where);
-      if (!t) return t.takeError();
-      out.value = std::move(*t);
+      DCW_TRY(auto t, tensorFromOnnx(a.sparse_tensor(), where));
+      out.value = std::move(t);
       break;
     }
     case A::TENSORS: {
       std::vector<Tensor> v;
       for (auto& t : *a.mutable_tensors()) {
-        auto x = tensorOf(t);
-        if (!x) return x.takeError();
-        v.push_back(std::move(*x));
+        DCW_TRY(auto x, tensorOf(t));
+        v.push_back(std::move(x));
       }
       out.value = std::move(v);
       break;
@@ -637,25 +627,22 @@ private:
     case A::SPARSE_TENSORS: {
       std::vector<Tensor> v;
       for (auto& t : a.sparse_tensors()) {
-        auto x = tensorFromOnnx(t, where);
-        if (!x) return x.takeError();
-        v.push_back(std::move(*x));
+        DCW_TRY(auto x, tensorFromOnnx(t, where));
+        v.push_back(std::move(x));
       }
       out.value = std::move(v);
       break;
     }
     case A::GRAPH: {
-      auto g = graphOf(*a.mutable_g(), a.name());
-      if (!g) return g.takeError();
-      out.value = *g;
+      DCW_TRY(auto g, graphOf(*a.mutable_g(), a.name()));
+      out.value = g;
       break;
     }
     case A::GRAPHS: {
       std::vector<GraphRef> v;
       for (int i = 0; i < a.graphs_size(); ++i) {
-        auto g = graphOf(*a.mutable_graphs(i), a.name() + "_" + std::to_string(i));
-        if (!g) return g.takeError();
-        v.push_back(*g);
+        DCW_TRY(auto g, graphOf(*a.mutable_graphs(i), a.name() + "_" + std::to_string(i)));
+        v.push_back(g);
       }
       out.value = std::move(v);
       break;
@@ -675,13 +662,12 @@ private:
   }
 
   Expected<void> connectOuter(LibraryNode& node, const std::string& onnxName) {
-    auto a = access(onnxName);
-    if (!a) return a.takeError();
-    std::string conn = "outer." + (*a)->data();
+    DCW_TRY(auto a, access(onnxName));
+    std::string conn = "outer." + a->data();
     if (node.findIn(conn)) return {};
-    const DataDescriptor* d = sdfg_->findData((*a)->data());
+    const DataDescriptor* d = sdfg_->findData(a->data());
     node.addIn(Connector{conn, d ? d->dtype : DType::Undefined, false});
-    state_->addEdge(**a, "", node, conn, fullMemlet((*a)->data()));
+    state_->addEdge(*a, "", node, conn, fullMemlet(a->data()));
     return {};
   }
 
@@ -697,13 +683,12 @@ private:
         add(Connector{conn, DType::Undefined, true});
         continue;
       }
-      auto a = access(v);
-      if (!a) return a.takeError();
-      const DataDescriptor* d = sdfg_->findData((*a)->data());
+      DCW_TRY(auto a, access(v));
+      const DataDescriptor* d = sdfg_->findData(a->data());
       bool optional = i < int(formals.size()) && formals[i].option == OpParam::Option::Optional;
       add(Connector{conn, d ? d->dtype : DType::Undefined, optional});
-      if (input) state_->addEdge(**a, "", ln, conn, fullMemlet((*a)->data()));
-      else state_->addEdge(ln, conn, **a, "", fullMemlet((*a)->data()));
+      if (input) state_->addEdge(*a, "", ln, conn, fullMemlet(a->data()));
+      else state_->addEdge(ln, conn, *a, "", fullMemlet(a->data()));
     }
     for (int i = values.size(); i < int(formals.size()); ++i)
       if (formals[i].option != OpParam::Option::Variadic) add(Connector{formals[i].name, DType::Undefined, true});
@@ -747,13 +732,12 @@ private:
     }
     LibraryNode* ln = static_cast<LibraryNode*>(state_->addNode(std::move(node)));
 
-    if (auto r = connect(*ln, n.input(), ins, /*input=*/true); !r) return r;
-    if (auto r = connect(*ln, n.output(), outs, /*input=*/false); !r) return r;
+    DCW_CHECK(connect(*ln, n.input(), ins, /*input=*/true));
+    DCW_CHECK(connect(*ln, n.output(), outs, /*input=*/false));
 
     for (auto& a : *n.mutable_attribute()) {
-      auto attr = convertAttribute(a, *ln, n, index);
-      if (!attr) return attr.takeError();
-      ln->attributes.push_back(std::move(*attr));
+      DCW_TRY(auto attr, convertAttribute(a, *ln, n, index));
+      ln->attributes.push_back(std::move(attr));
     }
     if (fn && !cls) {
       // A model-local function: its body becomes the node's "function" subgraph.
@@ -954,7 +938,7 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   }
   for (auto& f : m.functions()) c.functions[(f.domain() == "ai.onnx" ? "" : f.domain()) + "::" + f.name()] = &f;
 
-  if (auto r = loadExternalInGraph(*m.mutable_graph(), c, 0); !r) return r.takeError();
+  DCW_CHECK(loadExternalInGraph(*m.mutable_graph(), c, 0));
   if (!c.options.fixedDims.empty()) {
     auto fix = [&](google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>& values) {
       for (auto& v : values) {
@@ -968,7 +952,7 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
     fix(*m.mutable_graph()->mutable_output());
     m.mutable_graph()->clear_value_info(); // recomputed by shape inference from the fixed inputs
   }
-  if (auto r = checkGraphStructure(*m.mutable_graph(), {}, c, "", 0); !r) return r.takeError();
+  DCW_CHECK(checkGraphStructure(*m.mutable_graph(), {}, c, "", 0));
 
   if (c.options.runChecker) {
     try {
@@ -981,7 +965,7 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   }
   for (auto& f : m.functions())
     for (int i = 0; i < f.node_size(); ++i)
-      if (auto r = checkShapeAttributes(f.node(i), i, c, "function " + f.name() + ": "); !r) return r.takeError();
+      DCW_CHECK(checkShapeAttributes(f.node(i), i, c, "function " + f.name() + ": "));
   if (c.options.runShapeInference) inferShapes(m, c);
 
   GraphBuilder b(c, 0);

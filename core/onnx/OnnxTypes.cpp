@@ -164,9 +164,8 @@ Expected<ir::Tensor> tensorFromOnnx(TP& t, const std::string& where, bool steal)
     else out.bytes = std::make_shared<const std::string>(t.raw_data());
     return out;
   }
-  auto bytes = typedBytes(t, out.dtype, *count, where);
-  if (!bytes) return bytes.takeError();
-  out.bytes = std::make_shared<const std::string>(std::move(*bytes));
+  DCW_TRY(auto bytes, typedBytes(t, out.dtype, *count, where));
+  out.bytes = std::make_shared<const std::string>(std::move(bytes));
   return out;
 }
 

@@ -15,9 +15,8 @@ Expected<NamedTensor> readTensorFile(const std::string& path) {
     return fail(path, "not a serialized ONNX TensorProto", "tensor files are written by onnx.numpy_helper.from_array(...).SerializeToString()");
   if (t.data_location() == ::onnx::TensorProto::EXTERNAL)
     return fail(path, "tensor files with external data are not supported", "store the tensor inline");
-  auto tensor = tensorFromOnnx(t, path, /*steal=*/true);
-  if (!tensor) return tensor.takeError();
-  return NamedTensor{t.name(), std::move(*tensor)};
+  DCW_TRY(auto tensor, tensorFromOnnx(t, path, /*steal=*/true));
+  return NamedTensor{t.name(), std::move(tensor)};
 }
 
 Expected<void> writeTensorFile(const std::string& path, const ir::Tensor& tensor, const std::string& name) {

@@ -61,3 +61,24 @@ private:
 };
 
 } // namespace dcw
+
+// Error propagation, the one way to pass a failure up without exceptions:
+//
+//   DCW_TRY(auto order, st.topologicalOrder());  // the error returned from the enclosing function,
+//   for (Node* n : order) ...                     // or `order` declared from the value (moved out)
+//   DCW_CHECK(validateShapes(sdfg));              // an Expected<void> (or any Expected, value dropped)
+//
+// The enclosing function returns an Expected (of any type). DCW_TRY declares a variable, so it is a
+// statement of its own (never the body of an unbraced if); the declaration may be `auto x`,
+// `const auto x` or an explicit type, and `auto&& x` binds the value inside the Expected in place.
+#define DCW_TRY_CONCAT_(a, b) a##b
+#define DCW_TRY_CONCAT(a, b) DCW_TRY_CONCAT_(a, b)
+#define DCW_TRY_IMPL_(tmp, decl, ...)                                                                     \
+  auto tmp = (__VA_ARGS__);                                                                               \
+  if (!tmp) return tmp.takeError();                                                                       \
+  decl = std::move(*tmp)
+#define DCW_TRY(decl, ...) DCW_TRY_IMPL_(DCW_TRY_CONCAT(dcwTry_, __LINE__), decl, __VA_ARGS__)
+#define DCW_CHECK(...)                                                                                    \
+  do {                                                                                                    \
+    if (auto dcwCheck_ = (__VA_ARGS__); !dcwCheck_) return dcwCheck_.takeError();                         \
+  } while (false)

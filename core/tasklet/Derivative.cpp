@@ -443,10 +443,10 @@ Expected<Program> backwardProgram(const Program& forward, const BackwardSpec& sp
       return fail(where, "a gradient is given for '" + out + "', which the tasklet does not write",
                   list.empty() ? "the tasklet writes no output" : "the tasklet writes: " + list);
     }
-    if (auto r = checkConnector(g, "output '" + out + "'"); !r) return r.takeError();
+    DCW_CHECK(checkConnector(g, "output '" + out + "'"));
   }
   for (auto& [in, g] : spec.inputGradient)
-    if (auto r = checkConnector(g, "input '" + in + "'"); !r) return r.takeError();
+    DCW_CHECK(checkConnector(g, "input '" + in + "'"));
 
   // ---- SSA form ----
   // Values: externals (read before any definition) and one per statement.

@@ -96,9 +96,8 @@ public:
     while (true) {
       while (peek().kind == Tok::Separator) ++pos_;
       if (peek().kind == Tok::End) break;
-      auto st = statement(locals);
-      if (!st) return st.takeError();
-      p.statements.push_back(std::move(*st));
+      DCW_TRY(auto st, statement(locals));
+      p.statements.push_back(std::move(st));
       const Token& t = peek();
       if (t.kind != Tok::Separator && t.kind != Tok::End)
         return error(t, "expected ';' or a new line after the statement, found " + describe(t));
@@ -286,12 +285,11 @@ private:
       if (locals.count(t.text)) return error(t, "local '" + t.text + "' is already declared");
       if (written_.count(t.text)) return error(t, "'" + t.text + "' is already assigned as an output; pick another local name");
     }
-    auto value = expr(0);
-    if (!value) return value.takeError();
+    DCW_TRY(auto value, expr(0));
     if (st.local) locals.insert(t.text);
     else if (!locals.count(t.text)) written_.insert(t.text);
     st.target = t.text;
-    st.value = std::move(*value);
+    st.value = std::move(value);
     return st;
   }
 

@@ -11,7 +11,6 @@
 
 #include "TransformTestSupport.h"
 
-#include "core/expansions/Expansion.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/Tasklet.h"
@@ -25,15 +24,11 @@
 
 namespace dcw::testsupport {
 
-// Builds a root SDFG with the expansion builder (a dummy library node gives it a context); `fn`
-// receives the builder. Null when the builder refuses.
+// Builds a root SDFG with a standalone SdfgBuilder; `fn` receives the builder. Null when the
+// builder refuses.
 template <class Fn>
 std::unique_ptr<ir::Sdfg> buildSdfg(Fn&& fn) {
-  ir::Sdfg dummy("dummy");
-  ir::State& ds = *dummy.addState("s");
-  auto* ln = ds.add<ir::LibraryNode>("op");
-  expansions::ExpansionContext ctx(dummy, ds, *ln, "test");
-  expansions::SdfgBuilder b(ctx, "fusion_test");
+  expansions::SdfgBuilder b("fusion_test", "test");
   fn(b);
   auto r = b.finish();
   if (!r) return nullptr;

@@ -76,13 +76,13 @@ Expected<void> validate(const Sdfg& root, const Request& req) {
 
 Expected<Report> differentiate(edit::Editor& ed, const Request& req) {
   Sdfg& root = ed.root();
-  if (auto r = validate(root, req); !r) return r.takeError();
+  DCW_CHECK(validate(root, req));
 
   // 1. Every library node becomes its pure implementation (repeatedly: expansions may nest ops).
   for (int guard = 0; guard < 100000; ++guard) {
     LibraryNode* lib = firstLibraryNode(root);
     if (!lib) break;
-    if (auto r = expansions::expandNode(ed, *lib, "pure"); !r) return r.takeError();
+    DCW_CHECK(expansions::expandNode(ed, *lib, "pure"));
   }
 
   Report report;
@@ -118,39 +118,36 @@ Expected<Report> differentiate(edit::Editor& ed, const Request& req) {
   }
 
   // 3. The reverse sweep.
-  auto rr = detail::reverse(ed, root, opt);
-  if (!rr) return rr.takeError();
+  DCW_TRY(auto rr, detail::reverse(ed, root, opt));
 
   // 4. Gradients of `wrt` become outputs, in `wrt` order.
   std::vector<std::string> outputs = root.outputs;
   for (auto& w : req.wrt) {
-    const std::string& g = rr->gradName.at(w);
+    const std::string& g = rr.gradName.at(w);
     report.gradients.push_back(g);
     outputs.push_back(g);
   }
   ed.set(root, &Sdfg::outputs, outputs);
 
   // 5. What the backward pass keeps alive.
-  for (auto& r : rr->forwardReads) {
+  for (auto& r : rr.forwardReads) {
     const DataDescriptor* d = root.findData(r);
     if (!d || !d->transient || d->constant) continue;
     report.stored.push_back(r);
     report.storedBytes += bytesOf(*d);
   }
-  for (auto& r : rr->recomputed)
+  for (auto& r : rr.recomputed)
     if (const DataDescriptor* d = root.findData(r)) report.recomputedBytes += bytesOf(*d);
   return report;
 }
 
 Expected<std::map<std::string, int64_t>> intermediatesNeeded(const Sdfg& sdfg, const Request& request) {
-  auto copy = detail::cloneSdfg(sdfg);
-  if (!copy) return copy.takeError();
-  edit::Editor ed(**copy);
-  auto rep = differentiate(ed, request);
-  if (!rep) return rep.takeError();
+  auto copy = sdfg.clone();
+  edit::Editor ed(*copy);
+  DCW_TRY(auto rep, differentiate(ed, request));
   std::map<std::string, int64_t> out;
-  for (auto& s : rep->stored)
-    if (const DataDescriptor* d = (*copy)->findData(s)) out[s] = bytesOf(*d);
+  for (auto& s : rep.stored)
+    if (const DataDescriptor* d = copy->findData(s)) out[s] = bytesOf(*d);
   (void)ed.takeJournal();
   return out;
 }

@@ -45,8 +45,7 @@ std::string Differentiate::title() const {
 }
 
 Expected<void> Differentiate::execute(edit::Editor& editor) const {
-  auto r = differentiate(editor, request_);
-  if (!r) return r.takeError();
+  DCW_CHECK(differentiate(editor, request_));
   return {};
 }
 

@@ -108,7 +108,7 @@ Expected<int> lowerGradientOps(edit::Editor& ed) {
   int n = 0;
   State* st = nullptr;
   while (LibraryNode* node = findGradientNode(ed.root(), &st)) {
-    if (auto r = lowerOne(ed, *st, *node); !r) return r.takeError();
+    DCW_CHECK(lowerOne(ed, *st, *node));
     ++n;
   }
   return n;

@@ -12,7 +12,6 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
-#include "core/serialize/JsonFormat.h"
 #include "core/tasklet/Derivative.h"
 #include "core/tasklet/TaskletCode.h"
 #include "transforms/autodiff/CountedLoop.h"
@@ -24,10 +23,6 @@
 namespace dcw::autodiff::detail {
 
 using namespace dcw::ir;
-
-Expected<std::unique_ptr<Sdfg>> cloneSdfg(const Sdfg& sdfg) {
-  return serialize::fromJson(serialize::toJson(sdfg), "autodiff copy of " + sdfg.name());
-}
 
 namespace {
 
@@ -124,17 +119,17 @@ public:
   Pass(edit::Editor& ed, Sdfg& sdfg, const ReverseOptions& opt) : ed_(ed), sdfg_(sdfg), opt_(opt) {}
 
   Expected<ReverseResult> run() {
-    if (auto r = collectChain(); !r) return r.takeError();
-    if (auto r = collectUnits(); !r) return r.takeError();
+    DCW_CHECK(collectChain());
+    DCW_CHECK(collectUnits());
     activity();
-    if (auto r = checkRegions(); !r) return r.takeError();
-    if (auto r = checkOverwrites(); !r) return r.takeError();
+    DCW_CHECK(checkRegions());
+    DCW_CHECK(checkOverwrites());
     makeGradients();
     ControlFlowBlock* prev = chain_.empty() ? nullptr : chain_.back();
-    if (auto r = emitInit(prev); !r) return r.takeError();
+    DCW_CHECK(emitInit(prev));
     for (auto it = chain_.rbegin(); it != chain_.rend(); ++it) {
       if (auto* l = dynamic_cast<LoopRegion*>(*it); l && loopBody_.count(l)) {
-        if (auto r = emitLoop(*l); !r) return r.takeError();
+        DCW_CHECK(emitLoop(*l));
         continue;
       }
       auto* st = dynamic_cast<State*>(*it);
@@ -152,7 +147,7 @@ public:
         link(b);
         Emitter em{b};
         for (auto u = units.rbegin(); u != units.rend(); ++u)
-          if (auto r = emitUnit(em, **u); !r) return r.takeError();
+          DCW_CHECK(emitUnit(em, **u));
       }
       if (!clears.empty()) {
         State* c = ed_.addState(sdfg_, sdfg_.uniqueBlockLabel("bwd_" + st->label() + "_clear"));
@@ -221,7 +216,7 @@ private:
         if (auto body = bodyChain(*l)) {
           loopBody_[l] = *body;
           for (State* s : *body)
-            if (auto r = collectState(s, l, order); !r) return r.takeError();
+            DCW_CHECK(collectState(s, l, order));
           continue;
         }
       }
@@ -237,18 +232,16 @@ private:
         units_.push_back(std::move(u));
         continue;
       }
-      if (auto r = collectState(st, nullptr, order); !r) return r.takeError();
+      DCW_CHECK(collectState(st, nullptr, order));
     }
     return {};
   }
 
   Expected<void> collectState(State* st, LoopRegion* loop, size_t& order) {
     {
-      auto topo = st->topologicalOrder();
-      if (!topo) return topo.takeError();
-      auto scopes = st->scopeOf();
-      if (!scopes) return scopes.takeError();
-      for (Node* n : *topo) {
+      DCW_TRY(auto topo, st->topologicalOrder());
+      DCW_TRY(auto scopes, st->scopeOf());
+      for (Node* n : topo) {
         std::string where = nodePath(opt_.where, *n);
         if (n->kind() == ElementKind::LibraryNode)
           return fail(where, "library node '" + n->label() + "' is not expanded", "expand it (pure) before differentiating");
@@ -259,12 +252,12 @@ private:
           u.loop = loop;
           u.node = n;
           if (u.kind == Unit::Kind::Tasklet) {
-            auto it = scopes->find(n->id());
-            const MapEntry* s = it == scopes->end() ? nullptr : it->second;
+            auto it = scopes.find(n->id());
+            const MapEntry* s = it == scopes.end() ? nullptr : it->second;
             while (s) {
               u.scopes.insert(u.scopes.begin(), s);
-              auto jt = scopes->find(s->id());
-              s = jt == scopes->end() ? nullptr : jt->second;
+              auto jt = scopes.find(s->id());
+              s = jt == scopes.end() ? nullptr : jt->second;
             }
           }
           for (auto* e : st->inEdges(n->id())) {
@@ -383,20 +376,19 @@ private:
       bool needed = false;
       for (auto& u : units_) needed = needed || (u.loop == l && relevant(u));
       if (!needed) continue;
-      auto c = countedLoop(*l, opt_.where + pathOf(*l));
-      if (!c) return c.takeError();
+      DCW_TRY(auto c, countedLoop(*l, opt_.where + pathOf(*l)));
       // Stores are sized by the trip count; where it reads data (an ONNX Loop's M), by its upper bound.
-      for (auto& sname : c->trip.freeSymbols())
+      for (auto& sname : c.trip.freeSymbols())
         if (!sdfg_.symbols().count(sname)) {
-          auto [lo, hi] = sym::bounds(c->trip);
+          auto [lo, hi] = sym::bounds(c.trip);
           if (!hi)
-            return fail(opt_.where + pathOf(*l), "loop '" + l->label() + "' runs " + c->trip.str() +
+            return fail(opt_.where + pathOf(*l), "loop '" + l->label() + "' runs " + c.trip.str() +
                                                      " times, a count that depends on data ('" + sname + "')",
                         "per-iteration values need storage of a known size: give the loop a constant trip count or a bound");
-          c->trip = sym::Expr(*hi);
+          c.trip = sym::Expr(*hi);
           break;
         }
-      counted_[l] = *c;
+      counted_[l] = c;
       // A unit before the loop whose backward reads data the loop overwrites would see the last value.
       std::set<std::string> written;
       for (auto& u : units_)
@@ -601,20 +593,15 @@ private:
       return fail(opt_.where + "@" + d, "cannot recompute '" + d + "': it is not written by exactly one operator",
                   "store it instead");
     auto& fwdNode = static_cast<NestedSdfgNode&>(*p->node);
-    auto copy = cloneSdfg(fwdNode.sdfg());
-    if (!copy) return copy.takeError();
-    auto n = std::make_unique<NestedSdfgNode>("recompute_" + fwdNode.label(), std::move(*copy));
-    for (auto& c : fwdNode.inConnectors()) n->addIn(c);
-    for (auto& c : fwdNode.outConnectors()) n->addOut(c);
-    n->symbolMapping = fwdNode.symbolMapping;
+    auto n = fwdNode.clone();
+    n->setLabel("recompute_" + fwdNode.label());
     Node* rn = ed_.addNode(*em.st, std::move(n));
     for (auto* e : p->state->inEdges(fwdNode.id())) {
       if (e->memlet.isEmpty()) continue;
-      auto src = fwdRead(em, e->memlet.data);
-      if (!src) return src.takeError();
+      DCW_TRY(auto src, fwdRead(em, e->memlet.data));
       Memlet m = e->memlet;
-      m.data = (*src)->data();
-      ed_.addEdge(*em.st, **src, "", *rn, e->dstConnector, m);
+      m.data = src->data();
+      ed_.addEdge(*em.st, *src, "", *rn, e->dstConnector, m);
     }
     AccessNode* result = nullptr;
     for (auto* e : p->state->outEdges(fwdNode.id())) {
@@ -765,7 +752,7 @@ private:
           takes.push_back(o->data);
         }
       for (auto u = units.rbegin(); u != units.rend(); ++u)
-        if (auto r = emitUnit(em, **u); !r) return r.takeError();
+        DCW_CHECK(emitUnit(em, **u));
       std::set<std::string> needs = loopNeeds_[s];
       // A value read here must be the one the state saw on entry: refuse a write by another unit of s.
       for (auto& d : needs)
@@ -1000,9 +987,8 @@ private:
     std::string where = unitName(u);
     if (t.language != TaskletLanguage::Dcw)
       return fail(where, "tasklet '" + t.label() + "' is written in C++ and cannot be differentiated symbolically");
-    auto prog = tasklet::parse(t.code, where);
-    if (!prog) return prog.takeError();
-    tasklet::Program fwd = *prog;
+    DCW_TRY(auto prog, tasklet::parse(t.code, where));
+    tasklet::Program fwd = prog;
 
     std::set<std::string> taken;
     for (auto& c : t.inConnectors()) taken.insert(c.name);
@@ -1112,9 +1098,8 @@ private:
           if (auto ft = finalAcc.find(r); ft != finalAcc.end()) a = ft->second;
           else if (auto at = inAcc.find(r); at != inAcc.end()) a = at->second;
           if (!a) continue; // a symbol or map parameter
-          auto fn = fwdRead(em, a->data);
-          if (!fn) return fn.takeError();
-          n = *fn;
+          DCW_TRY(auto fn, fwdRead(em, a->data));
+          n = fn;
         }
         reads.push_back({r, n, a->subset, sdfg_.findData(a->data)->dtype, ""});
       }
@@ -1132,18 +1117,16 @@ private:
         gradOfIn[g] = &a;
       }
     if (!spec.inputGradient.empty()) {
-      auto bp = tasklet::backwardProgram(fwd, spec, where);
-      if (!bp) return bp.takeError();
-      tasklet::Program code = withLets(*bp);
-      auto reads = readsOf(code);
-      if (!reads) return reads.takeError();
+      DCW_TRY(auto bp, tasklet::backwardProgram(fwd, spec, where));
+      tasklet::Program code = withLets(bp);
+      DCW_TRY(auto reads, readsOf(code));
       std::vector<Port> writes;
       for (auto& w : tasklet::writtenNames(code)) {
         auto it = gradOfIn.find(w);
         if (it == gradOfIn.end()) return fail(where, "the backward tasklet writes unexpected '" + w + "'");
         writes.push_back({w, gradNode(em, it->second->data), it->second->subset, sdfg_.findData(it->second->data)->dtype, "sum"});
       }
-      emitMapped(*em.st, specs, std::make_unique<Tasklet>("bwd_" + t.label(), code.str()), *reads, writes);
+      emitMapped(*em.st, specs, std::make_unique<Tasklet>("bwd_" + t.label(), code.str()), reads, writes);
     }
 
     // Indexed arrays: scatter.
@@ -1152,9 +1135,8 @@ private:
       tasklet::BackwardSpec ispec;
       ispec.outputGradient = outGrad;
       for (auto& [at, idx] : list) ispec.inputGradient[at] = fresh("grad_" + at);
-      auto bp = tasklet::backwardProgram(fwd, ispec, where);
-      if (!bp) return bp.takeError();
-      tasklet::Program code = withLets(*bp);
+      DCW_TRY(auto bp, tasklet::backwardProgram(fwd, ispec, where));
+      tasklet::Program code = withLets(bp);
       for (auto& s : code.statements) s.local = s.local || std::any_of(ispec.inputGradient.begin(), ispec.inputGradient.end(),
                                                                         [&](auto& p) { return p.second == s.target; });
       std::string lin = fresh("l");
@@ -1167,12 +1149,11 @@ private:
         sum = sum ? mk(tasklet::ExprKind::Binary, "+", {sum, term}) : term;
       }
       code.statements.push_back({gx, false, sum});
-      auto reads = readsOf(code);
-      if (!reads) return reads.takeError();
+      DCW_TRY(auto reads, readsOf(code));
       std::vector<ScopeSpec> ss = specs;
       ss.push_back({"bwd_" + t.label() + "_scatter", {lin}, Subset({Range::full(a.subset.volume())}), Schedule::Sequential});
       Subset elem = elementOf(a.subset, sym::Expr::symbol(lin));
-      emitMapped(*em.st, ss, std::make_unique<Tasklet>("bwd_" + t.label() + "_scatter", code.str()), *reads,
+      emitMapped(*em.st, ss, std::make_unique<Tasklet>("bwd_" + t.label() + "_scatter", code.str()), reads,
                  {{gx, gradNode(em, a.data), elem, sdfg_.findData(a.data)->dtype, "sum"}});
     }
     ++result_.units;
@@ -1197,9 +1178,8 @@ private:
     }
     if (ins.empty() || outs.empty()) return {};
 
-    auto copy = cloneSdfg(fwdNode.sdfg());
-    if (!copy) return copy.takeError();
-    Sdfg& inner = **copy;
+    auto copy = fwdNode.sdfg().clone();
+    Sdfg& inner = *copy;
     std::vector<ElementId> forwardBlocks;
     for (auto& b : inner.blocks()) forwardBlocks.push_back(b->id());
     edit::Editor sub(inner);
@@ -1207,14 +1187,13 @@ private:
     o.gradIn = outs;
     o.gradOut = ins;
     o.where = where;
-    auto rr = reverse(sub, inner, o);
-    if (!rr) return rr.takeError();
-    if (rr->units == 0) {
+    DCW_TRY(auto rr, reverse(sub, inner, o));
+    if (rr.units == 0) {
       (void)sub.takeJournal();
       return {};
     }
     bool needForward = false;
-    for (auto& r : rr->forwardReads)
+    for (auto& r : rr.forwardReads)
       if (const DataDescriptor* d = inner.findData(r); d && d->transient) needForward = true;
     if (needForward) {
       for (auto& a : u.outs)
@@ -1242,15 +1221,15 @@ private:
     (void)sub.takeJournal();
 
     std::map<std::string, std::string> gradOfOut, gradOfIn; // inner grad name -> connector
-    for (auto& c : outs) gradOfOut[rr->gradName.at(c)] = c;
-    for (auto& c : ins) gradOfIn[rr->gradName.at(c)] = c;
+    for (auto& c : outs) gradOfOut[rr.gradName.at(c)] = c;
+    for (auto& c : ins) gradOfIn[rr.gradName.at(c)] = c;
     inner.inputs.clear();
     inner.outputs.clear();
     std::vector<const DataDescriptor*> args;
     for (auto& d : inner.data())
       if (!d->transient) args.push_back(d.get());
 
-    auto node = std::make_unique<NestedSdfgNode>("bwd_" + fwdNode.label(), std::move(*copy));
+    auto node = std::make_unique<NestedSdfgNode>("bwd_" + fwdNode.label(), std::move(copy));
     Sdfg& bs = node->sdfg();
     struct Edge {
       AccessNode* src = nullptr;   // into the node
@@ -1279,10 +1258,9 @@ private:
       } else {
         auto at = byConn.find(name);
         if (at == byConn.end()) continue; // unconnected in the forward node too
-        auto n = fwdRead(em, at->second->data);
-        if (!n) return n.takeError();
-        e.src = *n;
-        e.in = Memlet::simple((*n)->data(), at->second->subset);
+        DCW_TRY(auto n, fwdRead(em, at->second->data));
+        e.src = n;
+        e.in = Memlet::simple(n->data(), at->second->subset);
         bs.inputs.push_back(name);
       }
       node->addIn({name, d->dtype});

@@ -60,7 +60,4 @@ struct ReverseResult {
 // standalone copy being prepared as a nested backward SDFG.
 Expected<ReverseResult> reverse(edit::Editor& editor, ir::Sdfg& sdfg, const ReverseOptions& options);
 
-// A deep copy of an SDFG (its own id allocator), through the JSON form.
-Expected<std::unique_ptr<ir::Sdfg>> cloneSdfg(const ir::Sdfg& sdfg);
-
 } // namespace dcw::autodiff::detail

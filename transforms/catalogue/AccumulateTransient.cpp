@@ -26,9 +26,8 @@ struct Plan {
 
 Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& b) {
   const std::string& path = match.elements.at("inner");
-  auto maps = localstorage::resolveNestedExits(b, path);
-  if (!maps) return maps.takeError();
-  auto [st, ix, ox, inner, outer] = *maps;
+  DCW_TRY(auto maps, localstorage::resolveNestedExits(b, path));
+  auto [st, ix, ox, inner, outer] = maps;
   const Sdfg& sdfg = *owningSdfg(inner);
   std::string array = t.option(match, "array");
   Plan p;
@@ -45,9 +44,8 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
   const std::string& wcr = p.between->memlet.wcr;
   if (wcr.empty()) return fail(path, "'" + array + "' is written without write-conflict resolution", "use OutLocalStorage");
   if (wcr != "sum" && wcr != "prod") return fail(path, "write-conflict resolution '" + wcr + "' is not handled (only sum and prod)");
-  auto desc = localstorage::bufferableArray(sdfg, array, path);
-  if (!desc) return desc.takeError();
-  p.desc = *desc;
+  DCW_TRY(auto desc, localstorage::bufferableArray(sdfg, array, path));
+  p.desc = desc;
   if (!isFloating(p.desc->dtype) && !isInteger(p.desc->dtype)) return fail(path, "'" + array + "' does not hold numbers");
   scope::upstream(*st, *ix, p.between->srcConnector, p.inner);
   std::vector<Subset> direct;
@@ -59,13 +57,12 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
   }
   std::vector<DataflowEdge*> chain = p.inner;
   chain.push_back(p.between);
-  if (auto only = localstorage::onlyChainTouches(*st, *outer, array, chain, path, "a local accumulator would hide those accesses"); !only) return only.takeError();
+  DCW_CHECK(localstorage::onlyChainTouches(*st, *outer, array, chain, path, "a local accumulator would hide those accesses"));
   auto box = localstorage::boxOver(direct, *inner);
   if (!box) return fail(path, "the region the inner map writes cannot be bounded");
   p.box = *box;
-  auto shape = localstorage::bufferShape(p.box, *p.desc, *st, *inner, path, array, "written");
-  if (!shape) return shape.takeError();
-  p.shape = *shape;
+  DCW_TRY(auto shape, localstorage::bufferShape(p.box, *p.desc, *st, *inner, path, array, "written"));
+  p.shape = shape;
   return p;
 }
 
@@ -86,32 +83,30 @@ bool AccumulateTransient::canApply(const Match& match, const Sdfg& root, Diagnos
 }
 
 Expected<void> AccumulateTransient::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto p = plan(*this, match, *b);
-  if (!p) return p.takeError();
-  auto* ix = b->get<MapExit>("inner");
-  auto* ox = b->get<MapExit>("outer");
-  State& st = *b->stateOf("inner");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto p, plan(*this, match, b));
+  auto* ix = b.get<MapExit>("inner");
+  auto* ox = b.get<MapExit>("outer");
+  State& st = *b.stateOf("inner");
   auto* inner = static_cast<MapEntry*>(st.node(ix->entryId));
   auto* outer = static_cast<MapEntry*>(st.node(ox->entryId));
   Sdfg& sdfg = *owningSdfg(ix);
-  const std::string array = p->desc->name();
-  const std::string wcr = p->between->memlet.wcr;
+  const std::string array = p.desc->name();
+  const std::string wcr = p.between->memlet.wcr;
 
-  const std::string acc = localstorage::addScopeBuffer(ed, sdfg, *p->desc, array + "_acc", p->shape);
+  const std::string acc = localstorage::addScopeBuffer(ed, sdfg, *p.desc, array + "_acc", p.shape);
 
-  const auto [region, inBuffer] = localstorage::rangesOf(p->box);
+  const auto [region, inBuffer] = localstorage::rangesOf(p.box);
 
   // The initialising map over the whole buffer, inside the outer map, ordered before the inner map.
   std::vector<std::string> params;
   std::vector<Range> initRange;
   std::vector<Range> index;
-  for (size_t k = 0; k < p->shape.size(); ++k) {
+  for (size_t k = 0; k < p.shape.size(); ++k) {
     std::string q = scope::freshParam(st, *outer, "acc_i" + std::to_string(k));
     while (std::count(params.begin(), params.end(), q)) q += "_";
     params.push_back(q);
-    initRange.push_back(Range::full(p->shape[k]));
+    initRange.push_back(Range::full(p.shape[k]));
     index.push_back(Range::index(sym::Expr::symbol(q)));
   }
   auto* ie = ed.add<MapEntry>(st, acc + "_init_map");
@@ -123,7 +118,7 @@ Expected<void> AccumulateTransient::apply(const Match& match, edit::Editor& ed) 
   ixit->entryId = ie->id();
   ixit->addIn({"IN_" + acc});
   ixit->addOut({"OUT_" + acc});
-  const bool fp = isFloating(p->desc->dtype);
+  const bool fp = isFloating(p.desc->dtype);
   std::string identity = wcr == "sum" ? (fp ? "0.0" : "0") : (fp ? "1.0" : "1");
   auto* init = ed.add<Tasklet>(st, acc + "_init", "o = " + identity);
   init->addOut({"o"});
@@ -131,13 +126,13 @@ Expected<void> AccumulateTransient::apply(const Match& match, edit::Editor& ed) 
   ed.addEdge(st, *outer, "", *ie, "", Memlet{});
   ed.addEdge(st, *ie, "", *init, "", Memlet{});
   ed.addEdge(st, *init, "o", *ixit, "IN_" + acc, Memlet::simple(acc, Subset(index)));
-  ed.addEdge(st, *ixit, "OUT_" + acc, *accInit, "", Memlet::full(acc, p->shape));
+  ed.addEdge(st, *ixit, "OUT_" + acc, *accInit, "", Memlet::full(acc, p.shape));
   ed.addEdge(st, *accInit, "", *inner, "", Memlet{});
 
   // The inner map accumulates into the buffer.
-  std::string outConn = p->between->srcConnector, inConn = p->between->dstConnector;
-  localstorage::redirectIntoBuffer(ed, p->inner, acc, p->box);
-  ed.removeEdge(st, p->between->id());
+  std::string outConn = p.between->srcConnector, inConn = p.between->dstConnector;
+  localstorage::redirectIntoBuffer(ed, p.inner, acc, p.box);
+  ed.removeEdge(st, p.between->id());
   auto* accOut = ed.add<AccessNode>(st, acc);
   auto* dst = ed.add<AccessNode>(st, array);
   Memlet toAcc = Memlet::simple(acc, Subset(inBuffer));

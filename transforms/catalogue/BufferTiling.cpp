@@ -118,32 +118,30 @@ bool BufferTiling::canApply(const Match& match, const Sdfg& root, Diagnostics* w
 }
 
 Expected<void> BufferTiling::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto p = plan(*this, match, *b);
-  if (!p) return p.takeError();
-  State& st = *b->stateOf("array");
-  Sdfg& sdfg = *owningSdfg(p->array);
-  const std::string A = p->array->data();
-  const size_t rank = p->desc->shape.size();
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto p, plan(*this, match, b));
+  State& st = *b.stateOf("array");
+  Sdfg& sdfg = *owningSdfg(p.array);
+  const std::string A = p.array->data();
+  const size_t rank = p.desc->shape.size();
 
   // The outer map over tiles.
   std::vector<std::string> tparams;
   std::vector<Range> tranges;
   std::vector<sym::Expr> origin;
   for (size_t k = 0; k < rank; ++k) {
-    std::string q = scope::freshParam(st, *p->e1, p->e1->params[k] + "_tile");
-    while (std::count(tparams.begin(), tparams.end(), q) || std::count(p->e2->params.begin(), p->e2->params.end(), q)) q += "_";
+    std::string q = scope::freshParam(st, *p.e1, p.e1->params[k] + "_tile");
+    while (std::count(tparams.begin(), tparams.end(), q) || std::count(p.e2->params.begin(), p.e2->params.end(), q)) q += "_";
     tparams.push_back(q);
-    tranges.push_back(Range{0, p->desc->shape[k], sym::Expr(p->tile)});
+    tranges.push_back(Range{0, p.desc->shape[k], sym::Expr(p.tile)});
     origin.push_back(sym::Expr::symbol(q));
   }
-  std::string label = p->e1->label() + "_" + p->e2->label() + "_tiles";
+  std::string label = p.e1->label() + "_" + p.e2->label() + "_tiles";
   auto* oe = ed.add<MapEntry>(st, label);
   auto* ox = ed.add<MapExit>(st, label);
   oe->params = tparams;
   oe->range = Subset(tranges);
-  oe->schedule = p->e1->schedule;
+  oe->schedule = p.e1->schedule;
   oe->exitId = ox->id();
   ox->entryId = oe->id();
 
@@ -159,7 +157,7 @@ Expected<void> BufferTiling::apply(const Match& match, edit::Editor& ed) const {
     };
     std::vector<Saved> saved;
     for (auto* e : st.inEdges(inner.id()))
-      if (e != p->out) saved.push_back({e->src, e->srcConnector, e->dstConnector, e->memlet, e->id()});
+      if (e != p.out) saved.push_back({e->src, e->srcConnector, e->dstConnector, e->memlet, e->id()});
     for (auto& s : saved) {
       ed.removeEdge(st, s.id);
       if (s.dstConn.empty()) { // an ordering edge
@@ -174,8 +172,8 @@ Expected<void> BufferTiling::apply(const Match& match, edit::Editor& ed) const {
       ed.addEdge(st, *oe, "OUT_" + c, inner, s.dstConn, s.m);
     }
   };
-  reroute(*p->e1);
-  reroute(*p->e2);
+  reroute(*p.e1);
+  reroute(*p.e2);
   {
     struct Saved {
       ElementId dst;
@@ -184,36 +182,36 @@ Expected<void> BufferTiling::apply(const Match& match, edit::Editor& ed) const {
       ElementId id;
     };
     std::vector<Saved> saved;
-    for (auto* e : st.outEdges(p->x2->id())) saved.push_back({e->dst, e->srcConnector, e->dstConnector, e->memlet, e->id()});
+    for (auto* e : st.outEdges(p.x2->id())) saved.push_back({e->dst, e->srcConnector, e->dstConnector, e->memlet, e->id()});
     for (auto& s : saved) {
       ed.removeEdge(st, s.id);
       std::string c = std::to_string(counter++) + "_" + (s.m.data.empty() ? "dep" : s.m.data);
       ed.addInConnector(*ox, {"IN_" + c});
       ed.addOutConnector(*ox, {"OUT_" + c});
-      ed.addEdge(st, *p->x2, s.srcConn, *ox, "IN_" + c, s.m);
+      ed.addEdge(st, *p.x2, s.srcConn, *ox, "IN_" + c, s.m);
       ed.addEdge(st, *ox, "OUT_" + c, *st.node(s.dst), s.dstConn, s.m);
     }
   }
   // If the first map had no input at all, it still must lie inside the outer map.
-  if (st.inEdges(p->e1->id()).empty()) ed.addEdge(st, *oe, "", *p->e1, "", Memlet{});
+  if (st.inEdges(p.e1->id()).empty()) ed.addEdge(st, *oe, "", *p.e1, "", Memlet{});
 
   // Both maps run over one tile.
   std::vector<Range> tileRanges, tileExtent;
   std::vector<sym::Expr> tileShape;
   for (size_t k = 0; k < rank; ++k) {
-    sym::Expr end = sym::min(origin[k] + sym::Expr(p->tile), p->desc->shape[k]);
+    sym::Expr end = sym::min(origin[k] + sym::Expr(p.tile), p.desc->shape[k]);
     tileRanges.push_back(Range{origin[k], end, 1});
     tileExtent.push_back(Range{0, end - origin[k], 1});
-    auto n = p->desc->shape[k].constantValue();
-    tileShape.emplace_back(n && *n < p->tile ? *n : p->tile);
+    auto n = p.desc->shape[k].constantValue();
+    tileShape.emplace_back(n && *n < p.tile ? *n : p.tile);
   }
-  for (MapEntry* m : {p->e1, p->e2}) {
+  for (MapEntry* m : {p.e1, p.e2}) {
     ed.set(*m, &MapEntry::range, Subset(tileRanges));
     ed.set(*m, &MapEntry::schedule, Schedule::Sequential);
   }
 
   // The array shrinks to one tile, indexed relative to the tile's origin.
-  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p->desc, A + "_tile", tileShape);
+  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p.desc, A + "_tile", tileShape);
   auto relative = [&](const Subset& s) {
     Subset r = s;
     for (size_t k = 0; k < r.rank(); ++k) {
@@ -222,21 +220,21 @@ Expected<void> BufferTiling::apply(const Match& match, edit::Editor& ed) const {
     }
     return r;
   };
-  for (auto* e : p->writes) {
+  for (auto* e : p.writes) {
     Memlet m = e->memlet;
     m.data = local;
     m.subset = relative(m.subset);
     ed.set(*e, &DataflowEdge::memlet, m);
   }
-  for (auto* e : p->reads) {
+  for (auto* e : p.reads) {
     Memlet m = e->memlet;
     m.data = local;
     m.subset = relative(m.subset);
     ed.set(*e, &DataflowEdge::memlet, m);
   }
-  ed.set(*p->in, &DataflowEdge::memlet, Memlet::simple(local, Subset(tileExtent)));
-  ed.set(*p->out, &DataflowEdge::memlet, Memlet::simple(local, Subset(tileExtent)));
-  ed.setAccessData(*p->array, local);
+  ed.set(*p.in, &DataflowEdge::memlet, Memlet::simple(local, Subset(tileExtent)));
+  ed.set(*p.out, &DataflowEdge::memlet, Memlet::simple(local, Subset(tileExtent)));
+  ed.setAccessData(*p.array, local);
   ed.removeData(sdfg, A);
   return {};
 }

@@ -90,10 +90,9 @@ bool ConstantFolding::canApply(const Match& match, const Sdfg& root, Diagnostics
 }
 
 Expected<void> ConstantFolding::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* n = b->get<LibraryNode>("node");
-  State& st = *b->stateOf("node");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* n = b.get<LibraryNode>("node");
+  State& st = *b.stateOf("node");
   Sdfg& sdfg = *owningSdfg(n);
   const DataDescriptor* outc = nullptr;
   auto value = evaluateFoldable(sdfg, st, *n, &outc);

@@ -161,10 +161,9 @@ bool DeadDataflowElimination::canApply(const Match& match, const Sdfg& root, Dia
 }
 
 Expected<void> DeadDataflowElimination::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* a = b->get<AccessNode>("access");
-  State& st = *b->stateOf("access");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* a = b.get<AccessNode>("access");
+  State& st = *b.stateOf("access");
   Sdfg& sdfg = *owningSdfg(a);
   DeadSet d = deadSubgraph(sdfg, st, *a);
   // Remove in state order (deterministic), then the data nothing accesses any more.

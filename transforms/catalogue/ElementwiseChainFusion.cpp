@@ -1,5 +1,6 @@
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 
+#include "core/expansions/SdfgBuilder.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
@@ -201,11 +202,9 @@ bool ElementwiseChainFusion::canApply(const Match& match, const Sdfg& root, Diag
 }
 
 Expected<void> ElementwiseChainFusion::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto c = buildChain(*b, match.elements.at("first"));
-  if (!c) return c.takeError();
-  Chain& chain = *c;
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto c, buildChain(b, match.elements.at("first")));
+  Chain& chain = c;
   State& st = *chain.ops[0].op->parent();
   Sdfg& outer = *owningSdfg(&st);
   const DType t = chain.dtype;
@@ -238,53 +237,24 @@ Expected<void> ElementwiseChainFusion::apply(const Match& match, edit::Editor& e
   }
 
   // The nested SDFG: one map over the shape with one tasklet.
-  auto sdfg = std::make_unique<Sdfg>("fused_chain");
-  sdfg->metadata["fused_from"] = opNames;
+  expansions::SdfgBuilder bld("fused_chain", match.elements.at("first"));
+  Sdfg& nested = bld.sdfg();
+  nested.metadata["fused_from"] = opNames;
   for (auto& e : chain.shape)
-    for (auto& s : e.freeSymbols()) sdfg->addSymbol(s);
+    for (auto& s : e.freeSymbols()) nested.addSymbol(s);
+  const std::string point = expansions::indexList(rank);
   std::vector<std::string> conns;
+  std::vector<expansions::TaskletIn> ins;
   for (size_t k = 0; k < externals.size(); ++k) {
     conns.push_back("in" + std::to_string(k));
-    sdfg->addArray(conns.back(), t, chain.shape);
-    sdfg->inputs.push_back(conns.back());
+    nested.addArray(conns.back(), t, chain.shape);
+    nested.inputs.push_back(conns.back());
+    ins.push_back({conns.back(), conns.back(), point});
   }
-  sdfg->addArray("out", t, chain.shape);
-  sdfg->outputs.push_back("out");
-  State* s = sdfg->addState("compute");
-  auto* task = s->add<Tasklet>("fused", code);
-  for (auto& cn : conns) task->addIn({cn, t});
-  task->addOut({"out", t});
-  std::vector<std::string> params;
-  std::vector<Range> ranges;
-  std::vector<Range> point;
-  for (size_t d = 0; d < rank; ++d) {
-    params.push_back("i" + std::to_string(d));
-    ranges.push_back(Range::full(chain.shape[d]));
-    point.push_back(Range::index(sym::Expr::symbol(params.back())));
-  }
-  auto* outNode = s->add<AccessNode>("out");
-  if (rank == 0) {
-    for (auto& cn : conns) s->addEdge(*s->add<AccessNode>(cn), "", *task, cn, Memlet::simple(cn, Subset()));
-    s->addEdge(*task, "out", *outNode, "", Memlet::simple("out", Subset()));
-  } else {
-    auto* me = s->add<MapEntry>("fused_map");
-    auto* mx = s->add<MapExit>("fused_map_exit");
-    me->params = params;
-    me->range = Subset(ranges);
-    me->schedule = Schedule::CpuMulticore;
-    me->exitId = mx->id();
-    mx->entryId = me->id();
-    for (auto& cn : conns) {
-      me->addIn({"IN_" + cn});
-      me->addOut({"OUT_" + cn});
-      s->addEdge(*s->add<AccessNode>(cn), "", *me, "IN_" + cn, Memlet::full(cn, chain.shape));
-      s->addEdge(*me, "OUT_" + cn, *task, cn, Memlet::simple(cn, Subset(point)));
-    }
-    mx->addIn({"IN_out"});
-    mx->addOut({"OUT_out"});
-    s->addEdge(*task, "out", *mx, "IN_out", Memlet::simple("out", Subset(point)));
-    s->addEdge(*mx, "OUT_out", *outNode, "", Memlet::full("out", chain.shape));
-  }
+  nested.addArray("out", t, chain.shape);
+  nested.outputs.push_back("out");
+  bld.mappedTasklet("fused", expansions::fullRangeParams(chain.shape), ins, code, {{"out", "out", point, ""}});
+  DCW_TRY(auto sdfg, bld.finish());
 
   auto node = std::make_unique<NestedSdfgNode>("fused_" + chain.ops[0].op->label(), std::move(sdfg));
   for (auto& cn : conns) node->addIn({cn, t});

@@ -49,9 +49,8 @@ bool ExpandLibraryNode::canApply(const Match& match, const Sdfg& root, Diagnosti
 }
 
 Expected<void> ExpandLibraryNode::apply(const Match& match, edit::Editor& editor) const {
-  auto b = Binding::resolve(match, editor.root());
-  if (!b) return b.takeError();
-  auto* lib = b->get<LibraryNode>("node");
+  DCW_TRY(auto b, Binding::resolve(match, editor.root()));
+  auto* lib = b.get<LibraryNode>("node");
   std::string impl = match.options.count("implementation") ? match.options.at("implementation")
                      : lib->implementation.empty()           ? "pure"
                                                              : lib->implementation;

@@ -40,9 +40,8 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
   }
   if (!p.between) return fail(path, array.empty() ? "the inner map reads nothing from the outer map" : "the inner map reads no '" + array + "' from the outer map");
   if (count != 1) return fail(path, "the inner map reads '" + array + "' through " + std::to_string(count) + " connectors", "buffer one at a time is not supported");
-  auto desc = localstorage::bufferableArray(sdfg, array, path);
-  if (!desc) return desc.takeError();
-  p.desc = *desc;
+  DCW_TRY(auto desc, localstorage::bufferableArray(sdfg, array, path));
+  p.desc = desc;
   if (!p.between->memlet.wcr.empty()) return fail(path, "the edge carrying '" + array + "' has write-conflict resolution");
   // Nothing inside the outer map writes the array.
   MapExit* ox = scope::exitOf(*st, *outer);
@@ -70,9 +69,8 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
       p.box.hi.push_back(r.end);
     }
   }
-  auto shape = localstorage::bufferShape(p.box, *p.desc, *st, *inner, path, array, "read");
-  if (!shape) return shape.takeError();
-  p.shape = *shape;
+  DCW_TRY(auto shape, localstorage::bufferShape(p.box, *p.desc, *st, *inner, path, array, "read"));
+  p.shape = shape;
   return p;
 }
 
@@ -93,22 +91,20 @@ bool InLocalStorage::canApply(const Match& match, const Sdfg& root, Diagnostics*
 }
 
 Expected<void> InLocalStorage::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto p = plan(*this, match, *b);
-  if (!p) return p.takeError();
-  auto* outer = b->get<MapEntry>("outer");
-  auto* inner = b->get<MapEntry>("inner");
-  State& st = *b->stateOf("inner");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto p, plan(*this, match, b));
+  auto* outer = b.get<MapEntry>("outer");
+  auto* inner = b.get<MapEntry>("inner");
+  State& st = *b.stateOf("inner");
   Sdfg& sdfg = *owningSdfg(inner);
-  const std::string array = p->desc->name();
+  const std::string array = p.desc->name();
 
-  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p->desc, array + "_local", p->shape);
+  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p.desc, array + "_local", p.shape);
 
-  const auto [region, inBuffer] = localstorage::rangesOf(p->box);
-  std::string outConn = p->between->srcConnector, inConn = p->between->dstConnector;
-  localstorage::redirectIntoBuffer(ed, p->inner, local, p->box);
-  ed.removeEdge(st, p->between->id());
+  const auto [region, inBuffer] = localstorage::rangesOf(p.box);
+  std::string outConn = p.between->srcConnector, inConn = p.between->dstConnector;
+  localstorage::redirectIntoBuffer(ed, p.inner, local, p.box);
+  ed.removeEdge(st, p.between->id());
   auto* src = ed.add<AccessNode>(st, array);
   auto* buf = ed.add<AccessNode>(st, local);
   ed.addEdge(st, *outer, outConn, *src, "", Memlet::simple(array, Subset(region)));

@@ -6,7 +6,6 @@
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
-#include "transforms/catalogue/ControlFlowTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <map>
@@ -256,19 +255,11 @@ Expected<void> InlineNestedSDFG::apply(const Match& match, edit::Editor& ed) con
   ed.removeNode(st, plan.nsdfg->id());
   for (auto& d : in.data()) {
     if (!d->transient) continue;
-    auto nd = std::make_unique<DataDescriptor>(rename[d->name()]);
-    nd->dataKind = d->dataKind;
-    nd->dtype = d->dtype;
-    for (auto& s : d->shape) nd->shape.push_back(subst(s, plan.symbols));
-    for (auto& s : d->strides) nd->strides.push_back(subst(s, plan.symbols));
-    nd->offset = subst(d->offset, plan.symbols);
-    nd->rankKnown = d->rankKnown;
-    nd->wrappers = d->wrappers;
-    nd->storage = d->storage;
-    nd->lifetime = d->lifetime;
-    nd->transient = true;
-    nd->constant = d->constant;
-    nd->sourceName = d->sourceName;
+    auto nd = d->clone();
+    nd->setLabel(rename[d->name()]);
+    for (auto& s : nd->shape) s = subst(s, plan.symbols);
+    for (auto& s : nd->strides) s = subst(s, plan.symbols);
+    nd->offset = subst(nd->offset, plan.symbols);
     ed.addData(outer, std::move(nd));
   }
 
@@ -280,8 +271,7 @@ Expected<void> InlineNestedSDFG::apply(const Match& match, edit::Editor& ed) con
     Node* asSink = nullptr;
   };
   std::map<ElementId, Mapped> map;
-  std::map<ElementId, MapEntry*> entries;
-  std::map<ElementId, MapExit*> exits;
+  std::map<ElementId, Node*> copies; // the copied (non-access) nodes
   for (auto& n : plan.inner->nodes()) {
     if (auto* an = dynamic_cast<AccessNode*>(n.get())) {
       const DataDescriptor* d = in.findData(an->data());
@@ -303,18 +293,13 @@ Expected<void> InlineNestedSDFG::apply(const Match& match, edit::Editor& ed) con
       map[an->id()] = m;
       continue;
     }
-    auto c = controlflow::cloneNode(*n);
+    auto c = n->clone();
     if (auto* me = dynamic_cast<MapEntry*>(c.get())) me->range = substSubset(me->range, plan.symbols, nullptr);
     Node* nn = ed.addNode(st, std::move(c));
     map[n->id()] = {nn, nn};
-    if (auto* me = dynamic_cast<MapEntry*>(n.get())) entries[me->exitId] = static_cast<MapEntry*>(nn);
-    if (dynamic_cast<MapExit*>(n.get())) exits[n->id()] = static_cast<MapExit*>(nn);
+    copies[n->id()] = nn;
   }
-  for (auto& [exitId, ne] : entries) {
-    MapExit* nx = exits.at(exitId);
-    ne->exitId = nx->id();
-    nx->entryId = ne->id();
-  }
+  relinkMapCopies(copies);
 
   // Memlets: rename transients, substitute symbols, offset connector data by the outer subset.
   auto dataOf = [&](const std::string& innerData, std::vector<sym::Expr>** offset) -> std::string {

@@ -6,7 +6,6 @@
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
-#include "transforms/catalogue/ControlFlowTools.h"
 
 #include <map>
 #include <set>
@@ -193,19 +192,11 @@ Expected<void> LoopToMap::apply(const Match& match, edit::Editor& ed) const {
         continue;
       }
     }
-    inside[n->id()] = ed.addNode(*st, controlflow::cloneNode(*n, /*keepAccessLabel=*/false));
+    auto c = n->clone();
+    if (auto* an = dynamic_cast<AccessNode*>(c.get())) an->setLabel(an->data()); // the map's state names it anew
+    inside[n->id()] = ed.addNode(*st, std::move(c));
   }
-  std::map<ElementId, MapEntry*> entries;
-  std::map<ElementId, MapExit*> exits;
-  for (auto& [old, nn] : inside) {
-    if (auto* e = dynamic_cast<MapEntry*>(body.node(old))) entries[e->exitId] = static_cast<MapEntry*>(nn);
-    if (dynamic_cast<MapExit*>(body.node(old))) exits[old] = static_cast<MapExit*>(nn);
-  }
-  for (auto& [exitId, ne] : entries) {
-    MapExit* nx = exits.at(exitId);
-    ne->exitId = nx->id();
-    nx->entryId = ne->id();
-  }
+  relinkMapCopies(inside);
   for (auto& e : body.edges()) {
     Node* src = nullptr;
     std::string srcConn = e->srcConnector;

@@ -36,10 +36,9 @@ bool MapCollapse::canApply(const Match& match, const Sdfg& root, Diagnostics* wh
 }
 
 Expected<void> MapCollapse::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* outer = b->get<MapEntry>("outer");
-  auto* inner = b->get<MapEntry>("inner");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* outer = b.get<MapEntry>("outer");
+  auto* inner = b.get<MapEntry>("inner");
   State& st = *outer->parent();
   MapExit* ox = scope::exitOf(st, *outer);
   MapExit* ix = scope::exitOf(st, *inner);

@@ -35,9 +35,8 @@ bool MapExpansion::canApply(const Match& match, const Sdfg& root, Diagnostics* w
 }
 
 Expected<void> MapExpansion::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* me = b->get<MapEntry>("entry");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* me = b.get<MapEntry>("entry");
   State& st = *me->parent();
   const std::vector<std::string> params = me->params;
   const Subset range = me->range;

@@ -337,11 +337,10 @@ void MapFusion::fuseInto(edit::Editor& ed, State& st, MapEntry& e1, MapEntry& e2
 }
 
 Expected<void> MapFusion::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* x1 = b->get<MapExit>("first_exit");
-  auto* a = b->get<AccessNode>("array");
-  auto* e2 = b->get<MapEntry>("second_entry");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* x1 = b.get<MapExit>("first_exit");
+  auto* a = b.get<AccessNode>("array");
+  auto* e2 = b.get<MapEntry>("second_entry");
   State& st = *a->parent();
   auto* e1 = dynamic_cast<MapEntry*>(st.node(x1->entryId));
   fuseInto(ed, st, *e1, *e2, {a->data()});

@@ -81,10 +81,9 @@ bool MapFusionHorizontal::canApply(const Match& match, const Sdfg& root, Diagnos
 }
 
 Expected<void> MapFusionHorizontal::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* e1 = b->get<MapEntry>("first");
-  auto* e2 = b->get<MapEntry>("second");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* e1 = b.get<MapEntry>("first");
+  auto* e2 = b.get<MapEntry>("second");
   MapFusion::fuseInto(ed, *e1->parent(), *e1, *e2, {});
   return {};
 }

@@ -47,11 +47,10 @@ bool MapReduceFusion::canApply(const Match& match, const Sdfg& root, Diagnostics
 }
 
 Expected<void> MapReduceFusion::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* x1 = b->get<MapExit>("first_exit");
-  auto* a = b->get<AccessNode>("array");
-  auto* e2 = b->get<MapEntry>("reduce_entry");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* x1 = b.get<MapExit>("first_exit");
+  auto* a = b.get<AccessNode>("array");
+  auto* e2 = b.get<MapEntry>("reduce_entry");
   State& st = *a->parent();
   auto* e1 = dynamic_cast<MapEntry*>(st.node(x1->entryId));
   MapFusion::fuseInto(ed, st, *e1, *e2, {a->data()});

@@ -69,9 +69,8 @@ bool MapTiling::canApply(const Match& match, const Sdfg& root, Diagnostics* whyN
 }
 
 Expected<void> MapTiling::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* me = b->get<MapEntry>("entry");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* me = b.get<MapEntry>("entry");
   State& st = *me->parent();
   auto sizes = tileSizes(option(match, "tile_sizes"), me->params.size());
   std::vector<std::string> outerParams;

@@ -5,7 +5,6 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
-#include "transforms/catalogue/ControlFlowTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <map>
@@ -134,20 +133,13 @@ Expected<void> MapToForLoop::apply(const Match& match, edit::Editor& ed) const {
   std::map<ElementId, Node*> map;
   std::set<std::string> innerParams{param};
   for (Node* n : p.body) {
-    Node* c = body->addNode(controlflow::cloneNode(*n));
-    map[n->id()] = c;
+    map[n->id()] = body->addNode(n->clone());
     if (auto* me = dynamic_cast<MapEntry*>(n)) {
       innerParams.insert(me->params.begin(), me->params.end());
       note(me->range.freeSymbols());
     }
   }
-  for (Node* n : p.body)
-    if (auto* me = dynamic_cast<MapEntry*>(n)) {
-      auto* ce = static_cast<MapEntry*>(map.at(me->id()));
-      auto* cx = static_cast<MapExit*>(map.at(me->exitId));
-      ce->exitId = cx->id();
-      cx->entryId = ce->id();
-    }
+  relinkMapCopies(map);
   std::map<std::string, AccessNode*> readers, writers;
   auto reader = [&](const std::string& d) {
     auto& r = readers[d];

@@ -53,9 +53,8 @@ bool MapUnroll::canApply(const Match& match, const Sdfg& root, Diagnostics* whyN
 }
 
 Expected<void> MapUnroll::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  ed.set(*b->get<MapEntry>("entry"), &MapEntry::schedule, Schedule::Unrolled);
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  ed.set(*b.get<MapEntry>("entry"), &MapEntry::schedule, Schedule::Unrolled);
   return {};
 }
 

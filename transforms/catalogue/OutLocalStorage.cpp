@@ -43,9 +43,8 @@ struct Plan {
 
 Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& b) {
   const std::string& path = match.elements.at("inner");
-  auto maps = localstorage::resolveNestedExits(b, path);
-  if (!maps) return maps.takeError();
-  auto [st, ix, ox, inner, outer] = *maps;
+  DCW_TRY(auto maps, localstorage::resolveNestedExits(b, path));
+  auto [st, ix, ox, inner, outer] = maps;
   const Sdfg& sdfg = *owningSdfg(inner);
   std::string array = t.option(match, "array");
   Plan p;
@@ -59,9 +58,8 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
   }
   if (!p.between) return fail(path, array.empty() ? "the inner map writes nothing out of the outer map" : "the inner map writes no '" + array + "' to the outer map");
   if (count != 1) return fail(path, "the inner map writes '" + array + "' through " + std::to_string(count) + " connectors");
-  auto desc = localstorage::bufferableArray(sdfg, array, path);
-  if (!desc) return desc.takeError();
-  p.desc = *desc;
+  DCW_TRY(auto desc, localstorage::bufferableArray(sdfg, array, path));
+  p.desc = desc;
   if (!p.between->memlet.wcr.empty())
     return fail(path, "'" + array + "' is written with write-conflict resolution (" + p.between->memlet.wcr + ")", "use AccumulateTransient");
   scope::upstream(*st, *ix, p.between->srcConnector, p.inner);
@@ -77,13 +75,12 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
   // Nothing else in the outer map touches the array.
   std::vector<DataflowEdge*> chain = p.inner;
   chain.push_back(p.between);
-  if (auto only = localstorage::onlyChainTouches(*st, *outer, array, chain, path, "a local buffer would hide those accesses"); !only) return only.takeError();
+  DCW_CHECK(localstorage::onlyChainTouches(*st, *outer, array, chain, path, "a local buffer would hide those accesses"));
   auto box = localstorage::boxOver(direct, *inner);
   if (!box) return fail(path, "the region the inner map writes cannot be bounded");
   p.box = *box;
-  auto shape = localstorage::bufferShape(p.box, *p.desc, *st, *inner, path, array, "written");
-  if (!shape) return shape.takeError();
-  p.shape = *shape;
+  DCW_TRY(auto shape, localstorage::bufferShape(p.box, *p.desc, *st, *inner, path, array, "written"));
+  p.shape = shape;
   return p;
 }
 
@@ -104,22 +101,20 @@ bool OutLocalStorage::canApply(const Match& match, const Sdfg& root, Diagnostics
 }
 
 Expected<void> OutLocalStorage::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto p = plan(*this, match, *b);
-  if (!p) return p.takeError();
-  auto* ix = b->get<MapExit>("inner");
-  auto* ox = b->get<MapExit>("outer");
-  State& st = *b->stateOf("inner");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto p, plan(*this, match, b));
+  auto* ix = b.get<MapExit>("inner");
+  auto* ox = b.get<MapExit>("outer");
+  State& st = *b.stateOf("inner");
   Sdfg& sdfg = *owningSdfg(ix);
-  const std::string array = p->desc->name();
+  const std::string array = p.desc->name();
 
-  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p->desc, array + "_local", p->shape);
+  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p.desc, array + "_local", p.shape);
 
-  const auto [region, inBuffer] = localstorage::rangesOf(p->box);
-  std::string outConn = p->between->srcConnector, inConn = p->between->dstConnector;
-  localstorage::redirectIntoBuffer(ed, p->inner, local, p->box);
-  ed.removeEdge(st, p->between->id());
+  const auto [region, inBuffer] = localstorage::rangesOf(p.box);
+  std::string outConn = p.between->srcConnector, inConn = p.between->dstConnector;
+  localstorage::redirectIntoBuffer(ed, p.inner, local, p.box);
+  ed.removeEdge(st, p.between->id());
   auto* buf = ed.add<AccessNode>(st, local);
   auto* dst = ed.add<AccessNode>(st, array);
   ed.addEdge(st, *ix, outConn, *buf, "", Memlet::simple(local, Subset(inBuffer)));

@@ -23,15 +23,14 @@ struct Plan {
 };
 
 Expected<Plan> plan(const Binding& b, const std::string& path) {
-  auto ends = copy::resolveCopyEnds(b, path, copy::Removed::In);
-  if (!ends) return ends.takeError();
+  DCW_TRY(auto ends, copy::resolveCopyEnds(b, path, copy::Removed::In));
   Plan p;
-  AccessNode* in = ends->in;
-  AccessNode* out = ends->out;
-  State* st = ends->st;
-  const Sdfg* sdfg = ends->sdfg;
-  p.a = ends->a;
-  p.b = ends->b;
+  AccessNode* in = ends.in;
+  AccessNode* out = ends.out;
+  State* st = ends.st;
+  const Sdfg* sdfg = ends.sdfg;
+  p.a = ends.a;
+  p.b = ends.b;
   const std::string A = p.a->name(), B = p.b->name();
   if (graph::accessCount(*sdfg, A) != 1) return fail(path, "'" + A + "' is accessed elsewhere too", "A must be written once and only copied");
   if (graph::namedInControlFlow(*sdfg, A)) return fail(path, "'" + A + "' is named by control flow");
@@ -101,24 +100,22 @@ bool RedundantArray::canApply(const Match& match, const Sdfg& root, Diagnostics*
 }
 
 Expected<void> RedundantArray::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto p = plan(*b, match.elements.at("in"));
-  if (!p) return p.takeError();
-  auto* in = b->get<AccessNode>("in");
-  auto* out = b->get<AccessNode>("out");
-  State& st = *b->stateOf("in");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto p, plan(b, match.elements.at("in")));
+  auto* in = b.get<AccessNode>("in");
+  auto* out = b.get<AccessNode>("out");
+  State& st = *b.stateOf("in");
   Sdfg& sdfg = *owningSdfg(in);
-  const std::string A = p->a->name(), B = p->b->name();
-  for (auto* e : p->inner) ed.set(*e, &DataflowEdge::memlet, copy::retarget(e->memlet, A, B, p->offset));
-  DataflowEdge& pe = *p->producer;
+  const std::string A = p.a->name(), B = p.b->name();
+  for (auto* e : p.inner) ed.set(*e, &DataflowEdge::memlet, copy::retarget(e->memlet, A, B, p.offset));
+  DataflowEdge& pe = *p.producer;
   Memlet m = pe.memlet;
   if (m.data == A) {
-    m = copy::retarget(m, A, B, p->offset);
+    m = copy::retarget(m, A, B, p.offset);
   } else { // a copy into A named by its source: A is the other side
-    Subset aSide = m.otherSubset ? *m.otherSubset : Subset::fullOf(p->a->shape);
-    if (aSide.empty()) aSide = Subset::fullOf(p->a->shape);
-    m.otherSubset = copy::shifted(aSide, p->offset);
+    Subset aSide = m.otherSubset ? *m.otherSubset : Subset::fullOf(p.a->shape);
+    if (aSide.empty()) aSide = Subset::fullOf(p.a->shape);
+    m.otherSubset = copy::shifted(aSide, p.offset);
   }
   Node& src = *st.node(pe.src);
   std::string srcConn = pe.srcConnector, dstConn = pe.dstConnector;

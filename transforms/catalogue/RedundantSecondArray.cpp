@@ -23,15 +23,14 @@ struct Plan {
 };
 
 Expected<Plan> plan(const Binding& b, const std::string& path) {
-  auto ends = copy::resolveCopyEnds(b, path, copy::Removed::Out);
-  if (!ends) return ends.takeError();
+  DCW_TRY(auto ends, copy::resolveCopyEnds(b, path, copy::Removed::Out));
   Plan p;
-  AccessNode* in = ends->in;
-  AccessNode* out = ends->out;
-  State* st = ends->st;
-  const Sdfg* sdfg = ends->sdfg;
-  p.a = ends->a;
-  p.b = ends->b;
+  AccessNode* in = ends.in;
+  AccessNode* out = ends.out;
+  State* st = ends.st;
+  const Sdfg* sdfg = ends.sdfg;
+  p.a = ends.a;
+  p.b = ends.b;
   const std::string A = p.a->name(), B = p.b->name();
   if (graph::accessCount(*sdfg, B) != 1) return fail(path, "'" + B + "' is accessed elsewhere too", "B must only hold the copy");
   if (graph::namedInControlFlow(*sdfg, B)) return fail(path, "'" + B + "' is named by control flow");
@@ -87,32 +86,30 @@ bool RedundantSecondArray::canApply(const Match& match, const Sdfg& root, Diagno
 }
 
 Expected<void> RedundantSecondArray::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto p = plan(*b, match.elements.at("out"));
-  if (!p) return p.takeError();
-  auto* in = b->get<AccessNode>("in");
-  auto* out = b->get<AccessNode>("out");
-  State& st = *b->stateOf("in");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto p, plan(b, match.elements.at("out")));
+  auto* in = b.get<AccessNode>("in");
+  auto* out = b.get<AccessNode>("out");
+  State& st = *b.stateOf("in");
   Sdfg& sdfg = *owningSdfg(in);
-  const std::string A = p->a->name(), B = p->b->name();
-  for (auto* e : p->inner) ed.set(*e, &DataflowEdge::memlet, copy::retarget(e->memlet, B, A, p->offset));
+  const std::string A = p.a->name(), B = p.b->name();
+  for (auto* e : p.inner) ed.set(*e, &DataflowEdge::memlet, copy::retarget(e->memlet, B, A, p.offset));
   struct Saved {
     ElementId dst;
     std::string dstConn;
     Memlet m;
   };
   std::vector<Saved> saved;
-  for (auto* e : p->readers) {
+  for (auto* e : p.readers) {
     Memlet m = e->memlet;
     Node* dst = st.node(e->dst);
     if (m.isEmpty()) {
     } else if (m.data == B) {
-      m = copy::retarget(m, B, A, p->offset);
+      m = copy::retarget(m, B, A, p.offset);
     } else if (dst->kind() == ElementKind::AccessNode) { // a copy out of B named by its destination
-      Subset bSide = m.otherSubset ? *m.otherSubset : Subset::fullOf(p->b->shape);
-      if (bSide.empty()) bSide = Subset::fullOf(p->b->shape);
-      m.otherSubset = copy::shifted(bSide, p->offset);
+      Subset bSide = m.otherSubset ? *m.otherSubset : Subset::fullOf(p.b->shape);
+      if (bSide.empty()) bSide = Subset::fullOf(p.b->shape);
+      m.otherSubset = copy::shifted(bSide, p.offset);
     }
     saved.push_back({e->dst, e->dstConnector, m});
   }

@@ -1,11 +1,7 @@
 #include "transforms/catalogue/StateFusion.h"
 
-#include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
-#include "core/ir/NestedSdfgNode.h"
-#include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
-#include "transforms/catalogue/ControlFlowTools.h"
 
 #include <deque>
 #include <map>
@@ -67,13 +63,6 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (!outs[0]->isUnconditional()) return fail("the edge between the states has a condition (" + outs[0]->condition.str() + ")");
   if (!outs[0]->assignments.empty()) return fail("the edge between the states assigns symbols");
   if (p.region->startBlock() == p.second->id()) return fail("the second state is the region's start block");
-  for (auto& n : p.second->nodes()) {
-    if (dynamic_cast<NestedSdfgNode*>(n.get()))
-      return fail("the second state holds the nested SDFG '" + n->label() + "', which cannot be moved",
-                  "inline it first (InlineNestedSDFG)");
-    if (auto* lib = dynamic_cast<LibraryNode*>(n.get()); lib && !lib->subgraphs().empty())
-      return fail("the second state holds '" + n->label() + "', a library node with subgraphs, which cannot be moved");
-  }
   auto scopes2 = p.second->scopeOf();
   if (!scopes2) return fail("the second state's scopes are malformed: " + scopes2.error().message);
   auto topLevelCompute = [&](ElementId id) {
@@ -152,24 +141,14 @@ Expected<void> StateFusion::apply(const Match& match, edit::Editor& ed) const {
   State& s1 = *p.first;
   State& s2 = *p.second;
 
+  // The second's nodes are copied (deeply: nested SDFGs and subgraphs too) into the first; the
+  // originals leave with the second state, which the journal keeps for undo.
   std::map<ElementId, Node*> map;
-  std::map<ElementId, MapEntry*> entries; // by the old exit id
-  std::map<ElementId, MapExit*> exits;    // by the old exit id
   for (auto& n : s2.nodes()) {
-    if (auto it = p.merged.find(n->id()); it != p.merged.end()) {
-      map[n->id()] = s1.node(it->second);
-      continue;
-    }
-    Node* nn = ed.addNode(s1, controlflow::cloneNode(*n));
-    map[n->id()] = nn;
-    if (auto* me = dynamic_cast<MapEntry*>(n.get())) entries[me->exitId] = static_cast<MapEntry*>(nn);
-    if (dynamic_cast<MapExit*>(n.get())) exits[n->id()] = static_cast<MapExit*>(nn);
+    if (auto it = p.merged.find(n->id()); it != p.merged.end()) map[n->id()] = s1.node(it->second);
+    else map[n->id()] = ed.addNode(s1, n->clone());
   }
-  for (auto& [exitId, ne] : entries) {
-    MapExit* nx = exits.at(exitId);
-    ne->exitId = nx->id();
-    nx->entryId = ne->id();
-  }
+  relinkMapCopies(map);
   for (auto& e : s2.edges()) ed.addEdge(s1, *map.at(e->src), e->srcConnector, *map.at(e->dst), e->dstConnector, e->memlet);
   for (auto& [f, a] : p.ordering) ed.addEdge(s1, *s1.node(f), "", *map.at(a), "", Memlet{});
 

@@ -16,8 +16,8 @@
 // data the second accesses is written by the first through unordered access nodes (of several
 // ordered writes, the last one is the one the second's accesses follow); the second does
 // not overwrite data the first reads but does not write (refused: the reads could run after the
-// write); the second holds only access nodes, tasklets, maps and library nodes without subgraphs.
-// No options. Keeps the model differentiable (no computation changes).
+// write). Nodes of every kind move, nested SDFGs and library nodes with subgraphs included (deep
+// copies, Node::clone). No options. Keeps the model differentiable (no computation changes).
 #pragma once
 
 #include "transforms/Transformation.h"

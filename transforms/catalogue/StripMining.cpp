@@ -64,9 +64,8 @@ bool StripMining::canApply(const Match& match, const Sdfg& root, Diagnostics* wh
 }
 
 Expected<void> StripMining::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* me = b->get<MapEntry>("entry");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* me = b.get<MapEntry>("entry");
   State& st = *me->parent();
   int d = chosenDim(option(match, "dim"), me->params.size());
   int64_t size = std::stoll(option(match, "size"));

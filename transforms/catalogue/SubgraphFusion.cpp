@@ -211,12 +211,10 @@ bool SubgraphFusion::canApply(const Match& match, const Sdfg& root, Diagnostics*
 }
 
 Expected<void> SubgraphFusion::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto p = plan(match, *b, match.elements.empty() ? std::string(name()) : match.elements.begin()->second);
-  if (!p) return p.takeError();
-  MapEntry* e0 = p->steps[0].entry;
-  for (size_t k = 1; k < p->steps.size(); ++k) MapFusion::fuseInto(ed, *p->state, *e0, *p->steps[k].entry, p->steps[k].locals);
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto p, plan(match, b, match.elements.empty() ? std::string(name()) : match.elements.begin()->second));
+  MapEntry* e0 = p.steps[0].entry;
+  for (size_t k = 1; k < p.steps.size(); ++k) MapFusion::fuseInto(ed, *p.state, *e0, *p.steps[k].entry, p.steps[k].locals);
   return {};
 }
 

@@ -49,12 +49,10 @@ Expected<Plan> plan(const Binding& b, const std::string& where) {
   if (p.first->parent() != p.data->parent() || p.data->parent() != p.second->parent()) return fail(where, "the nodes are not in one state");
   if (p.first->language != TaskletLanguage::Dcw || p.second->language != TaskletLanguage::Dcw)
     return fail(where, "a tasklet is written in C++, which cannot be merged", "only tasklet-language code is merged");
-  auto c1 = tasklet::parse(p.first->code, pathOf(*p.first));
-  if (!c1) return c1.takeError();
-  auto c2 = tasklet::parse(p.second->code, pathOf(*p.second));
-  if (!c2) return c2.takeError();
-  p.p1 = *c1;
-  p.p2 = *c2;
+  DCW_TRY(auto c1, tasklet::parse(p.first->code, pathOf(*p.first)));
+  DCW_TRY(auto c2, tasklet::parse(p.second->code, pathOf(*p.second)));
+  p.p1 = c1;
+  p.p2 = c2;
   const State& st = *p.data->parent();
   const Sdfg& sdfg = *owningSdfg(&st);
   const DataDescriptor* d = sdfg.findData(p.data->data());
@@ -105,11 +103,9 @@ bool TaskletFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* 
 }
 
 Expected<void> TaskletFusion::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto pr = plan(*b, match.elements.at("data"));
-  if (!pr) return pr.takeError();
-  Plan& p = *pr;
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  DCW_TRY(auto pr, plan(b, match.elements.at("data")));
+  Plan& p = pr;
   State& st = *p.data->parent();
   Sdfg& sdfg = *owningSdfg(&st);
 

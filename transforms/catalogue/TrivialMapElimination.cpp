@@ -136,9 +136,8 @@ bool TrivialMapElimination::canApply(const Match& match, const Sdfg& root, Diagn
 }
 
 Expected<void> TrivialMapElimination::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* me = b->get<MapEntry>("entry");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* me = b.get<MapEntry>("entry");
   State& st = *me->parent();
   MapExit* mx = scope::exitOf(st, *me);
   auto dims = trivialDims(*me);
@@ -169,12 +168,11 @@ Expected<void> TrivialMapElimination::apply(const Match& match, edit::Editor& ed
     if (auto* t = dynamic_cast<Tasklet*>(n)) {
       std::string problem;
       if (!taskletUses(*t, names, &problem)) continue;
-      auto prog = tasklet::parse(t->code, t->label());
-      if (!prog) return prog.takeError();
+      DCW_TRY(auto prog, tasklet::parse(t->code, t->label()));
       if (taskletValues.empty())
         for (auto& [p, v] : values) taskletValues[p] = taskletValue(v);
-      for (auto& s : prog->statements) s.value = replaceName(s.value, taskletValues);
-      ed.set(*t, &Tasklet::code, prog->str());
+      for (auto& s : prog.statements) s.value = replaceName(s.value, taskletValues);
+      ed.set(*t, &Tasklet::code, prog.str());
     } else if (auto* m = dynamic_cast<MapEntry*>(n)) {
       Subset r = subst(m->range);
       if (r != m->range) ed.set(*m, &MapEntry::range, r);

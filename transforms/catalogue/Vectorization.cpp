@@ -111,9 +111,8 @@ bool Vectorization::canApply(const Match& match, const Sdfg& root, Diagnostics* 
 }
 
 Expected<void> Vectorization::apply(const Match& match, edit::Editor& ed) const {
-  auto b = Binding::resolve(match, ed.root());
-  if (!b) return b.takeError();
-  auto* me = b->get<MapEntry>("entry");
+  DCW_TRY(auto b, Binding::resolve(match, ed.root()));
+  auto* me = b.get<MapEntry>("entry");
   State& st = *me->parent();
   const int64_t width = std::stoll(option(match, "vector_width"));
   const size_t last = me->params.size() - 1;

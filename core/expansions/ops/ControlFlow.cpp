@@ -30,11 +30,9 @@
 #include "core/expansions/RegionFlow.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
-#include "core/ir/Walk.h"
 
 #include <map>
 #include <set>
-#include <unordered_map>
 
 namespace dcw::expansions {
 
@@ -44,205 +42,6 @@ using namespace dcw::ir;
 using sym::Expr;
 using Result = Expected<std::unique_ptr<Sdfg>>;
 
-
-// ---- copying a body ---------------------------------------------------------------------------
-// A deep copy with fresh (provisional) ids; references (edge ends, start blocks, map entry/exit) are
-// translated through old -> new id maps, and adoption renumbers everything when the copy is attached.
-
-std::unique_ptr<Sdfg> cloneSdfg(const Sdfg& src);
-
-void copyConnectors(const Node& from, Node& to) {
-  for (auto& c : from.inConnectors()) to.addIn(c);
-  for (auto& c : from.outConnectors()) to.addOut(c);
-}
-
-std::unique_ptr<Node> cloneNode(const Node& n) {
-  std::unique_ptr<Node> out;
-  switch (n.kind()) {
-  case ElementKind::AccessNode: out = std::make_unique<AccessNode>(static_cast<const AccessNode&>(n).data()); break;
-  case ElementKind::Tasklet: {
-    auto& t = static_cast<const Tasklet&>(n);
-    out = std::make_unique<Tasklet>(t.label(), t.code, t.language);
-    break;
-  }
-  case ElementKind::MapEntry: {
-    auto& m = static_cast<const MapEntry&>(n);
-    auto c = std::make_unique<MapEntry>(m.label());
-    c->params = m.params;
-    c->range = m.range;
-    c->schedule = m.schedule;
-    c->exitId = m.exitId; // translated by the caller
-    out = std::move(c);
-    break;
-  }
-  case ElementKind::MapExit: {
-    auto c = std::make_unique<MapExit>(n.label());
-    c->entryId = static_cast<const MapExit&>(n).entryId;
-    out = std::move(c);
-    break;
-  }
-  case ElementKind::LibraryNode: {
-    auto& l = static_cast<const LibraryNode&>(n);
-    auto c = std::make_unique<LibraryNode>(l.label());
-    c->domain = l.domain;
-    c->opType = l.opType;
-    c->opsetVersion = l.opsetVersion;
-    c->implementation = l.implementation;
-    c->opaque = l.opaque;
-    c->sourceName = l.sourceName;
-    c->attributes = l.attributes;
-    for (auto& g : l.subgraphs()) c->addSubgraph(g.name, cloneSdfg(*g.sdfg));
-    out = std::move(c);
-    break;
-  }
-  case ElementKind::NestedSdfg: {
-    auto& ns = static_cast<const NestedSdfgNode&>(n);
-    auto c = std::make_unique<NestedSdfgNode>(ns.label(), cloneSdfg(ns.sdfg()));
-    c->symbolMapping = ns.symbolMapping;
-    out = std::move(c);
-    break;
-  }
-  default: return nullptr;
-  }
-  out->setLabel(n.label());
-  copyConnectors(n, *out);
-  return out;
-}
-
-void cloneRegionInto(const ControlFlowRegion& src, ControlFlowRegion& dst);
-
-std::unique_ptr<ControlFlowBlock> cloneBlock(const ControlFlowBlock& b) {
-  if (auto* st = dynamic_cast<const State*>(&b)) {
-    auto out = std::make_unique<State>(st->label());
-    std::map<ElementId, ElementId> ids;
-    std::vector<Node*> added;
-    for (auto& n : st->nodes()) {
-      auto c = cloneNode(*n);
-      if (!c) continue;
-      Node* raw = out->addNode(std::move(c));
-      ids[n->id()] = raw->id();
-      added.push_back(raw);
-    }
-    auto tr = [&](ElementId id) {
-      auto it = ids.find(id);
-      return it == ids.end() ? kNoId : it->second;
-    };
-    for (Node* n : added) {
-      if (auto* me = dynamic_cast<MapEntry*>(n)) me->exitId = tr(me->exitId);
-      if (auto* mx = dynamic_cast<MapExit*>(n)) mx->entryId = tr(mx->entryId);
-    }
-    for (auto& e : st->edges()) {
-      auto c = std::make_unique<DataflowEdge>();
-      c->src = tr(e->src);
-      c->srcConnector = e->srcConnector;
-      c->dst = tr(e->dst);
-      c->dstConnector = e->dstConnector;
-      c->memlet = e->memlet;
-      out->addEdge(std::move(c));
-    }
-    out->reindex();
-    return out;
-  }
-  if (auto* loop = dynamic_cast<const LoopRegion*>(&b)) {
-    auto out = std::make_unique<LoopRegion>(loop->label());
-    out->loopVariable = loop->loopVariable;
-    out->init = loop->init;
-    out->condition = loop->condition;
-    out->update = loop->update;
-    cloneRegionInto(*loop, *out);
-    return out;
-  }
-  if (auto* cond = dynamic_cast<const ConditionalRegion*>(&b)) {
-    auto out = std::make_unique<ConditionalRegion>(cond->label());
-    for (auto& br : cond->branches()) {
-      auto c = std::make_unique<BranchRegion>(br->label());
-      c->condition = br->condition;
-      cloneRegionInto(*br, *c);
-      out->addBranch(std::move(c));
-    }
-    return out;
-  }
-  if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
-    auto out = std::make_unique<ControlFlowRegion>(r->kind(), r->label());
-    cloneRegionInto(*r, *out);
-    return out;
-  }
-  return nullptr;
-}
-
-void cloneRegionInto(const ControlFlowRegion& src, ControlFlowRegion& dst) {
-  std::map<ElementId, ElementId> ids;
-  for (auto& b : src.blocks()) {
-    auto c = cloneBlock(*b);
-    if (!c) continue;
-    ids[b->id()] = dst.addBlock(std::move(c))->id();
-  }
-  for (auto& e : src.edges()) {
-    if (!ids.count(e->src) || !ids.count(e->dst)) continue;
-    auto c = std::make_unique<InterstateEdge>();
-    c->src = ids[e->src];
-    c->dst = ids[e->dst];
-    c->condition = e->condition;
-    c->assignments = e->assignments;
-    dst.addEdge(std::move(c));
-  }
-  if (ids.count(src.startBlock())) dst.setStartBlock(ids[src.startBlock()]);
-}
-
-std::unique_ptr<DataDescriptor> cloneData(const DataDescriptor& d, const std::string& name) {
-  auto c = std::make_unique<DataDescriptor>(name);
-  c->dataKind = d.dataKind;
-  c->dtype = d.dtype;
-  c->shape = d.shape;
-  c->strides = d.strides;
-  c->offset = d.offset;
-  c->rankKnown = d.rankKnown;
-  c->wrappers = d.wrappers;
-  c->storage = d.storage;
-  c->lifetime = d.lifetime;
-  c->transient = d.transient;
-  c->constant = d.constant;
-  c->sourceName = d.sourceName;
-  return c;
-}
-
-// Gives every element of a standalone SDFG a provisional id (unique across all SDFGs), translating
-// the references. A copy numbered by its own allocator would share ids with its sibling copies (the
-// then and else bodies of one node), and adopting both in one subtree would then confuse them.
-void renumberProvisional(Sdfg& s) {
-  std::unordered_map<ElementId, ElementId> remap;
-  walk(s, [&](Element& e) {
-    ElementId fresh = provisionalId();
-    if (e.id() != kNoId) remap.emplace(e.id(), fresh);
-    e.setId(fresh);
-  });
-  auto m = [&](ElementId id) {
-    auto it = remap.find(id);
-    return it == remap.end() ? id : it->second;
-  };
-  walk(s, [&](Element& e) {
-    if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) r->setStartBlock(m(r->startBlock()));
-    if (auto* ie = dynamic_cast<InterstateEdge*>(&e)) ie->src = m(ie->src), ie->dst = m(ie->dst);
-    if (auto* de = dynamic_cast<DataflowEdge*>(&e)) de->src = m(de->src), de->dst = m(de->dst);
-    if (auto* me = dynamic_cast<MapEntry*>(&e)) me->exitId = m(me->exitId);
-    if (auto* mx = dynamic_cast<MapExit*>(&e)) mx->entryId = m(mx->entryId);
-  });
-  walk(s, [&](Element& e) {
-    if (auto* st = dynamic_cast<State*>(&e)) st->reindex();
-  });
-}
-
-std::unique_ptr<Sdfg> cloneSdfg(const Sdfg& src) {
-  auto out = std::make_unique<Sdfg>(src.name());
-  for (auto& d : src.data()) out->addData(cloneData(*d, d->name()));
-  for (auto& [n, t] : src.symbols()) out->addSymbol(n, t);
-  out->inputs = src.inputs;
-  out->outputs = src.outputs;
-  out->metadata = src.metadata;
-  cloneRegionInto(src, *out);
-  renumberProvisional(*out);
-  return out;
-}
 
 // ---- bodies -----------------------------------------------------------------------------------
 
@@ -281,7 +80,7 @@ std::string uniqueDataName(const Sdfg& s, const std::string& base) {
 Expected<Body> prepareBody(const ExpansionContext& ctx, const Sdfg* src, const std::string& what) {
   if (!src) return ctx.error("the node has no " + what + " subgraph", "the model is malformed");
   Body body;
-  body.sdfg = cloneSdfg(*src);
+  body.sdfg = src->clone(); // standalone; adopted (fresh ids) when inlined as a nested SDFG
   Sdfg& s = *body.sdfg;
   body.captured = splitList(s.metadata.count("captured") ? s.metadata.at("captured") : std::string());
   std::set<std::string> cap(body.captured.begin(), body.captured.end());
@@ -302,7 +101,8 @@ Expected<Body> prepareBody(const ExpansionContext& ctx, const Sdfg* src, const s
     if (!d) return ctx.error(what + " output '" + name + "' has no data", "the model is malformed");
     if (ins.count(name) || d->constant || seen.count(name)) {
       std::string fresh = uniqueDataName(s, name + "_out");
-      auto c = cloneData(*d, fresh);
+      auto c = d->clone();
+      c->setLabel(fresh);
       c->constant = nullptr;
       c->transient = false;
       c->sourceName.clear();
@@ -393,7 +193,7 @@ Expected<void> placeBody(SdfgBuilder& b, const ExpansionContext& ctx, Body body,
       // takes the type of the data bound to it.
       if (d->dtype == DType::Undefined)
         if (const DataDescriptor* od = b.sdfg().findData(bd.data)) d->dtype = od->dtype;
-      if (auto r = unify(ctx, *d, bd.shape, symbols, label + " value"); !r) return r;
+      DCW_CHECK(unify(ctx, *d, bd.shape, symbols, label + " value"));
       if (list == &outs) boundOut.insert(bd.inner);
     }
   // Outputs nobody reads become transients of the body.
@@ -449,14 +249,12 @@ Expected<void> placeBody(SdfgBuilder& b, const ExpansionContext& ctx, Body body,
     return st.addNode(std::move(a));
   };
   for (auto& bd : ins) {
-    auto m = memlet(bd);
-    if (!m) return m.takeError();
-    st.addEdge(*access(bd.data), "", *raw, bd.inner, *m);
+    DCW_TRY(auto m, memlet(bd));
+    st.addEdge(*access(bd.data), "", *raw, bd.inner, m);
   }
   for (auto& bd : outs) {
-    auto m = memlet(bd);
-    if (!m) return m.takeError();
-    st.addEdge(*raw, bd.inner, *access(bd.data), "", *m);
+    DCW_TRY(auto m, memlet(bd));
+    st.addEdge(*raw, bd.inner, *access(bd.data), "", m);
   }
   return {};
 }
@@ -522,18 +320,16 @@ Result expandIf(const ExpansionContext& ctx) {
   flow.beginConditional("if");
   for (int branch = 0; branch < 2; ++branch) {
     const std::string what = branch == 0 ? "then_branch" : "else_branch";
-    auto body = prepareBody(ctx, ctx.node().subgraph(what), what);
-    if (!body) return body.takeError();
-    if (body->sdfg->outputs.size() != outConns.size())
-      return ctx.error(what + " has " + std::to_string(body->sdfg->outputs.size()) + " outputs but the node has " +
+    DCW_TRY(auto body, prepareBody(ctx, ctx.node().subgraph(what), what));
+    if (body.sdfg->outputs.size() != outConns.size())
+      return ctx.error(what + " has " + std::to_string(body.sdfg->outputs.size()) + " outputs but the node has " +
                        std::to_string(outConns.size()), "the model is malformed");
-    auto ins = capturedBindings(ctx, *body, what);
-    if (!ins) return ins.takeError();
+    DCW_TRY(auto ins, capturedBindings(ctx, body, what));
     std::vector<Binding> outs;
     for (size_t k = 0; k < outConns.size(); ++k)
-      if (ctx.hasOut(outConns[k])) outs.push_back({body->sdfg->outputs[k], outConns[k], "", ctx.out(outConns[k])->shape});
+      if (ctx.hasOut(outConns[k])) outs.push_back({body.sdfg->outputs[k], outConns[k], "", ctx.out(outConns[k])->shape});
     flow.beginBranch(what, branch == 0 ? std::optional<Expr>(sym::ne(Expr::symbol("cond"), Expr(0))) : std::nullopt);
-    if (auto r = placeBody(b, ctx, std::move(*body), what, *ins, outs); !r) return r.takeError();
+    DCW_CHECK(placeBody(b, ctx, std::move(body), what, ins, outs));
     flow.endBranch();
   }
   flow.endConditional();
@@ -558,11 +354,10 @@ Result expandLoop(const ExpansionContext& ctx) {
     if (!tensorOfKnownRank(ctx.in(c)))
       return ctx.error("loop-carried value '" + c + "' is " + (ctx.in(c) ? ctx.in(c)->typeString() : std::string("unconnected")) +
                            "; only tensors of known shape can be carried", "sequences and optionals are not supported yet");
-  auto body = prepareBody(ctx, ctx.node().subgraph("body"), "body");
-  if (!body) return body.takeError();
-  Sdfg& bs = *body->sdfg;
-  if (body->formalIn.size() != N + 2)
-    return ctx.error("the body takes " + std::to_string(body->formalIn.size()) + " inputs; iteration number, condition and " +
+  DCW_TRY(auto body, prepareBody(ctx, ctx.node().subgraph("body"), "body"));
+  Sdfg& bs = *body.sdfg;
+  if (body.formalIn.size() != N + 2)
+    return ctx.error("the body takes " + std::to_string(body.formalIn.size()) + " inputs; iteration number, condition and " +
                      std::to_string(N) + " carried values make " + std::to_string(N + 2), "the model is malformed");
   if (bs.outputs.size() < N + 1 || outConns.size() != bs.outputs.size() - 1)
     return ctx.error("the body has " + std::to_string(bs.outputs.size()) + " outputs; the node has " + std::to_string(outConns.size()),
@@ -609,11 +404,10 @@ Result expandLoop(const ExpansionContext& ctx) {
   flow.beginLoop("loop", i, Expr(0), cond, iv + 1);
   b.mappedTasklet("iteration", {}, {}, "n = " + i, {{"n", iter, "", ""}});
   flow.newState("body");
-  std::vector<Binding> ins{{body->formalIn[0], iter, "", {}}, {body->formalIn[1], condc, "", {}}};
-  for (size_t j = 0; j < N; ++j) ins.push_back({body->formalIn[2 + j], carry[j], "", ctx.in(initConns[j])->shape});
-  auto cap = capturedBindings(ctx, *body, "body");
-  if (!cap) return cap.takeError();
-  ins.insert(ins.end(), cap->begin(), cap->end());
+  std::vector<Binding> ins{{body.formalIn[0], iter, "", {}}, {body.formalIn[1], condc, "", {}}};
+  for (size_t j = 0; j < N; ++j) ins.push_back({body.formalIn[2 + j], carry[j], "", ctx.in(initConns[j])->shape});
+  DCW_TRY(auto cap, capturedBindings(ctx, body, "body"));
+  ins.insert(ins.end(), cap.begin(), cap.end());
   std::vector<Binding> outs{{bs.outputs[0], condn, "", {}}};
   for (size_t j = 0; j < N; ++j) outs.push_back({bs.outputs[1 + j], next[j], "", ctx.in(initConns[j])->shape});
   for (size_t k = 0; k < K; ++k) {
@@ -624,7 +418,7 @@ Result expandLoop(const ExpansionContext& ctx) {
     for (size_t q = 1; q < shape.size(); ++q) parts.push_back("0:" + shape[q].str());
     outs.push_back({bs.outputs[1 + N + k], oc, subsetText(parts), std::vector<Expr>(shape.begin() + 1, shape.end())});
   }
-  if (auto r = placeBody(b, ctx, std::move(*body), "body", ins, outs); !r) return r.takeError();
+  DCW_CHECK(placeBody(b, ctx, std::move(body), "body", ins, outs));
   flow.newState("carry");
   for (size_t j = 0; j < N; ++j) b.copy(next[j], carry[j]);
   b.copy(condn, condc);
@@ -646,11 +440,10 @@ Result expandScan(const ExpansionContext& ctx) {
   const size_t N = inConns.size() - size_t(M);
   for (auto& c : inConns)
     if (!tensorOfKnownRank(ctx.in(c))) return ctx.error("input '" + c + "' must be a tensor of known rank");
-  auto body = prepareBody(ctx, ctx.node().subgraph("body"), "body");
-  if (!body) return body.takeError();
-  Sdfg& bs = *body->sdfg;
-  if (body->formalIn.size() != inConns.size())
-    return ctx.error("the body takes " + std::to_string(body->formalIn.size()) + " inputs; the node has " +
+  DCW_TRY(auto body, prepareBody(ctx, ctx.node().subgraph("body"), "body"));
+  Sdfg& bs = *body.sdfg;
+  if (body.formalIn.size() != inConns.size())
+    return ctx.error("the body takes " + std::to_string(body.formalIn.size()) + " inputs; the node has " +
                      std::to_string(inConns.size()), "the model is malformed");
   if (bs.outputs.size() != outConns.size() || bs.outputs.size() < N)
     return ctx.error("the body has " + std::to_string(bs.outputs.size()) + " outputs; the node has " + std::to_string(outConns.size()),
@@ -772,11 +565,10 @@ Result expandScan(const ExpansionContext& ctx) {
   }
   flow.newState("body");
   std::vector<Binding> ins, outs;
-  for (size_t j = 0; j < N; ++j) ins.push_back({body->formalIn[j], carry[j], "", b.data(carry[j]).shape});
-  for (size_t m = 0; m < size_t(M); ++m) ins.push_back({body->formalIn[N + m], xs[m], "", b.data(xs[m]).shape});
-  auto cap = capturedBindings(ctx, *body, "body");
-  if (!cap) return cap.takeError();
-  ins.insert(ins.end(), cap->begin(), cap->end());
+  for (size_t j = 0; j < N; ++j) ins.push_back({body.formalIn[j], carry[j], "", b.data(carry[j]).shape});
+  for (size_t m = 0; m < size_t(M); ++m) ins.push_back({body.formalIn[N + m], xs[m], "", b.data(xs[m]).shape});
+  DCW_TRY(auto cap, capturedBindings(ctx, body, "body"));
+  ins.insert(ins.end(), cap.begin(), cap.end());
   for (size_t j = 0; j < N; ++j) outs.push_back({bs.outputs[j], next[j], "", b.data(next[j]).shape});
   for (size_t k = 0; k < K; ++k) {
     const std::string& oc = outConns[N + k];
@@ -786,7 +578,7 @@ Result expandScan(const ExpansionContext& ctx) {
     ys[k] = b.transient("scan_out" + std::to_string(k), ctx.out(oc)->dtype, drop(ctx.out(oc)->shape, ax));
     outs.push_back({bs.outputs[N + k], ys[k], "", b.data(ys[k]).shape});
   }
-  if (auto r = placeBody(b, ctx, std::move(*body), "body", ins, outs); !r) return r.takeError();
+  DCW_CHECK(placeBody(b, ctx, std::move(body), "body", ins, outs));
   flow.newState("carry");
   for (size_t j = 0; j < N; ++j) b.copy(next[j], carry[j]);
   for (size_t k = 0; k < K; ++k) {

@@ -31,13 +31,10 @@ struct ConvIO {
 };
 
 Expected<ConvIO> convIO(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "X");
-  if (!X) return X.takeError();
-  auto W = needIn(ctx, "W");
-  if (!W) return W.takeError();
-  auto Y = needOut(ctx, "Y");
-  if (!Y) return Y.takeError();
-  ConvIO io{*X, *W, *Y, ctx.in("B"), 0, {}};
+  DCW_TRY(auto X, needIn(ctx, "X"));
+  DCW_TRY(auto W, needIn(ctx, "W"));
+  DCW_TRY(auto Y, needOut(ctx, "Y"));
+  ConvIO io{X, W, Y, ctx.in("B"), 0, {}};
   size_t r = io.X->shape.size();
   if (r < 3 || io.W->shape.size() != r || io.Y->shape.size() != r)
     return ctx.error("X, W and Y must have the same rank >= 3 (N, C, spatial dims)");
@@ -67,29 +64,28 @@ void initBias(SdfgBuilder& b, const ConvIO& io) {
 }
 
 Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
-  auto io = convIO(ctx);
-  if (!io) return io.takeError();
-  auto w = window(ctx, io->kernel, spatial(io->X->shape), spatial(io->Y->shape));
+  DCW_TRY(auto io, convIO(ctx));
+  auto w = window(ctx, io.kernel, spatial(io.X->shape), spatial(io.Y->shape));
   if (!w) return w.takeError();
   int64_t group = ctx.attrInt("group", 1);
-  Expr Cg = io->W->shape[1], M = io->W->shape[0];
+  Expr Cg = io.W->shape[1], M = io.W->shape[0];
   if (group < 1) return ctx.error("group must be >= 1");
   Expr Mg = group == 1 ? M : sym::floorDiv(M, group);
 
   SdfgBuilder b(ctx);
-  initBias(b, *io);
-  std::vector<MapParam> params{{"n", Range::full(io->Y->shape[0])}, {"m", Range::full(io->Y->shape[1])}};
-  for (size_t d = 0; d < io->nd; ++d) params.push_back({"o" + std::to_string(d), Range::full(io->Y->shape[d + 2])});
+  initBias(b, io);
+  std::vector<MapParam> params{{"n", Range::full(io.Y->shape[0])}, {"m", Range::full(io.Y->shape[1])}};
+  for (size_t d = 0; d < io.nd; ++d) params.push_back({"o" + std::to_string(d), Range::full(io.Y->shape[d + 2])});
   params.push_back({"c", Range::full(Cg)});
-  for (size_t d = 0; d < io->nd; ++d) params.push_back({"k" + std::to_string(d), Range::full(io->kernel[d])});
+  for (size_t d = 0; d < io.nd; ++d) params.push_back({"k" + std::to_string(d), Range::full(io.kernel[d])});
 
   Expr m = Expr::symbol("m"), c = Expr::symbol("c");
   std::vector<std::string> xi{"n", (group == 1 ? c : sym::floorDiv(m, Mg) * Cg + c).str()};
   std::vector<std::string> wi{"m", "c"}, yi{"n", "m"}, conds;
-  for (size_t d = 0; d < io->nd; ++d) {
+  for (size_t d = 0; d < io.nd; ++d) {
     std::string ds = std::to_string(d);
     Expr pos = Expr::symbol("o" + ds) * w->strides[d] + Expr::symbol("k" + ds) * w->dilations[d] - w->padBegin[d];
-    Expr in = io->X->shape[d + 2];
+    Expr in = io.X->shape[d + 2];
     // Whether the window can leave the input: padding on either side.
     bool padded = !(w->padBegin[d] == Expr(0) && w->padEnd[d] == Expr(0));
     if (padded) {
@@ -106,16 +102,15 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
   if (!conds.empty()) {
     std::string cond = join(conds, " && ");
     if (!taskletSafe(cond)) return ctx.error("symbolic padding with auto_pad on symbolic spatial dims is not supported", "give the input static spatial dims");
-    code = "y = select(" + cond + ", x * w, " + literal(0, io->Y->dtype) + ")";
+    code = "y = select(" + cond + ", x * w, " + literal(0, io.Y->dtype) + ")";
   }
   b.mappedTasklet("conv", params, {{"x", "X", join(xi)}, {"w", "W", join(wi)}}, code, {{"y", "Y", join(yi), "sum"}});
   return b.finish();
 }
 
 Expected<std::unique_ptr<Sdfg>> expandConvTranspose(const ExpansionContext& ctx) {
-  auto io = convIO(ctx);
-  if (!io) return io.takeError();
-  size_t nd = io->nd;
+  DCW_TRY(auto io, convIO(ctx));
+  size_t nd = io.nd;
   int64_t group = ctx.attrInt("group", 1);
   if (group < 1) return ctx.error("group must be >= 1");
   std::vector<int64_t> strides = ctx.attrInts("strides", std::vector<int64_t>(nd, 1));
@@ -135,30 +130,30 @@ Expected<std::unique_ptr<Sdfg>> expandConvTranspose(const ExpansionContext& ctx)
     if (autoPad == "VALID") {
       padBegin.push_back(0);
     } else if (derive) {
-      Expr in = io->X->shape[d + 2], out = io->Y->shape[d + 2];
-      Expr total = sym::max(Expr(0), (in - 1) * strides[d] + outPad[d] + (io->kernel[d] - 1) * dil[d] + 1 - out);
+      Expr in = io.X->shape[d + 2], out = io.Y->shape[d + 2];
+      Expr total = sym::max(Expr(0), (in - 1) * strides[d] + outPad[d] + (io.kernel[d] - 1) * dil[d] + 1 - out);
       Expr half = sym::floorDiv(total, 2);
       padBegin.push_back(autoPad == "SAME_UPPER" ? half : total - half);
     } else {
       padBegin.push_back(pads[d]);
     }
   }
-  Expr Cin = io->X->shape[1], Mg = io->W->shape[1];
+  Expr Cin = io.X->shape[1], Mg = io.W->shape[1];
   Expr Cg = group == 1 ? Cin : sym::floorDiv(Cin, group);
 
   SdfgBuilder b(ctx);
-  initBias(b, *io);
-  std::vector<MapParam> params{{"n", Range::full(io->Y->shape[0])}, {"m", Range::full(io->Y->shape[1])}};
-  for (size_t d = 0; d < nd; ++d) params.push_back({"o" + std::to_string(d), Range::full(io->Y->shape[d + 2])});
+  initBias(b, io);
+  std::vector<MapParam> params{{"n", Range::full(io.Y->shape[0])}, {"m", Range::full(io.Y->shape[1])}};
+  for (size_t d = 0; d < nd; ++d) params.push_back({"o" + std::to_string(d), Range::full(io.Y->shape[d + 2])});
   params.push_back({"c", Range::full(Cg)});
-  for (size_t d = 0; d < nd; ++d) params.push_back({"k" + std::to_string(d), Range::full(io->kernel[d])});
+  for (size_t d = 0; d < nd; ++d) params.push_back({"k" + std::to_string(d), Range::full(io.kernel[d])});
   Expr m = Expr::symbol("m"), c = Expr::symbol("c");
   Expr ch = group == 1 ? c : sym::floorDiv(m, Mg) * Cg + c;
   std::vector<std::string> xi{"n", ch.str()}, wi{ch.str(), group == 1 ? "m" : sym::mod(m, Mg).str()}, yi{"n", "m"}, conds;
   for (size_t d = 0; d < nd; ++d) {
     std::string ds = std::to_string(d);
     Expr q = Expr::symbol("o" + ds) + padBegin[d] - Expr::symbol("k" + ds) * dil[d];
-    Expr in = io->X->shape[d + 2];
+    Expr in = io.X->shape[d + 2];
     Expr i = strides[d] == 1 ? q : sym::floorDiv(q, strides[d]);
     xi.push_back(sym::min(sym::max(i, Expr(0)), in - 1).str());
     std::string p = par(q);
@@ -170,7 +165,7 @@ Expected<std::unique_ptr<Sdfg>> expandConvTranspose(const ExpansionContext& ctx)
   std::string cond = join(conds, " && ");
   if (cond.find("//") != std::string::npos)
     return ctx.error("derived padding on symbolic spatial dims is not supported", "give the input static spatial dims");
-  std::string code = "y = select(" + cond + ", x * w, " + literal(0, io->Y->dtype) + ")";
+  std::string code = "y = select(" + cond + ", x * w, " + literal(0, io.Y->dtype) + ")";
   b.mappedTasklet("convtranspose", params, {{"x", "X", join(xi)}, {"w", "W", join(wi)}}, code, {{"y", "Y", join(yi), "sum"}});
   return b.finish();
 }

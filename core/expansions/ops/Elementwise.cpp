@@ -51,9 +51,9 @@ Expected<void> requireTensors(const ExpansionContext& ctx, bool allowString = fa
     return {};
   };
   for (auto& c : ctx.inputs())
-    if (auto r = check(c, ctx.in(c)); !r) return r;
+    DCW_CHECK(check(c, ctx.in(c)));
   for (auto& c : ctx.outputs())
-    if (auto r = check(c, ctx.out(c)); !r) return r;
+    DCW_CHECK(check(c, ctx.out(c)));
   if (ctx.outputs().empty()) return ctx.error("no output is connected");
   return {};
 }
@@ -72,7 +72,7 @@ struct NarySpec {
 // converted first (`let x0 = float32(a0)`), the result is converted to the output's type.
 Result nary(const ExpansionContext& ctx, const std::string& label, const NarySpec& spec, const Fn& f,
             const std::vector<std::string>& inputNames = {}) {
-  if (auto r = requireTensors(ctx); !r) return r.takeError();
+  DCW_CHECK(requireTensors(ctx));
   std::vector<std::string> ins = inputNames.empty() ? ctx.inputs() : inputNames;
   if (ins.empty()) return ctx.error("no input is connected");
   const std::string out = ctx.outputs().front();
@@ -223,7 +223,7 @@ void registerUnary(ExpansionRegistry& r) {
 // Casts.
 
 Result expandCast(const ExpansionContext& ctx) {
-  if (auto r = requireTensors(ctx, /*allowString=*/true); !r) return r.takeError();
+  DCW_CHECK(requireTensors(ctx, /*allowString=*/true));
   if (ctx.inputs().empty()) return ctx.error("input is not connected");
   DType from = inType(ctx), to = outType(ctx);
   if (from == DType::String || to == DType::String)
@@ -236,7 +236,7 @@ Result expandCast(const ExpansionContext& ctx) {
 
 // Dropout in inference: Y = X and the optional mask is all true. Training mode is random and refused.
 Result expandDropout(const ExpansionContext& ctx) {
-  if (auto r = requireTensors(ctx); !r) return r.takeError();
+  DCW_CHECK(requireTensors(ctx));
   if (!ctx.hasIn("data")) return ctx.error("input 'data' is not connected");
   if (ctx.hasIn("training_mode")) {
     const ir::Tensor* t = ctx.constantIn("training_mode");
@@ -356,7 +356,7 @@ Result expandWhere(const ExpansionContext& ctx) {
 
 // Clip: min/max attributes before opset 11, optional inputs from 11.
 Result expandClip(const ExpansionContext& ctx) {
-  if (auto r = requireTensors(ctx); !r) return r.takeError();
+  DCW_CHECK(requireTensors(ctx));
   if (!ctx.hasIn("input") || !ctx.hasOut("output")) return ctx.error("Clip needs input and output connected");
   DType t = ctx.in("input")->dtype, ct = computeType(t);
   SdfgBuilder b(ctx);

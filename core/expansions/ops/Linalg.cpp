@@ -35,13 +35,10 @@ void fill(SdfgBuilder& b, const std::string& data, const std::string& value) {
 }
 
 Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
-  auto A = needIn(ctx, "A");
-  if (!A) return A.takeError();
-  auto B = needIn(ctx, "B");
-  if (!B) return B.takeError();
-  auto Y = needOut(ctx, "Y");
-  if (!Y) return Y.takeError();
-  const Shape &as = (*A)->shape, &bs = (*B)->shape, &ys = (*Y)->shape;
+  DCW_TRY(auto A, needIn(ctx, "A"));
+  DCW_TRY(auto B, needIn(ctx, "B"));
+  DCW_TRY(auto Y, needOut(ctx, "Y"));
+  const Shape &as = A->shape, &bs = B->shape, &ys = Y->shape;
   size_t ra = as.size(), rb = bs.size(), ry = ys.size();
   if (ra == 0 || rb == 0) return ctx.error("MatMul operands must have rank >= 1");
   size_t extra = (ra > 1) + (rb > 1);
@@ -50,7 +47,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   Expr K = as[ra - 1];
 
   SdfgBuilder b(ctx);
-  fill(b, "Y", literal(0, (*Y)->dtype));
+  fill(b, "Y", literal(0, Y->dtype));
   std::vector<MapParam> params = fullRangeParams(ys);
   params.push_back({"k", Range::full(K)});
   auto batch = [&](const Shape& s, size_t r) {
@@ -73,31 +70,28 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
 }
 
 Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
-  auto A = needIn(ctx, "A");
-  if (!A) return A.takeError();
-  auto B = needIn(ctx, "B");
-  if (!B) return B.takeError();
-  auto Y = needOut(ctx, "Y");
-  if (!Y) return Y.takeError();
-  if ((*A)->shape.size() != 2 || (*B)->shape.size() != 2 || (*Y)->shape.size() != 2)
+  DCW_TRY(auto A, needIn(ctx, "A"));
+  DCW_TRY(auto B, needIn(ctx, "B"));
+  DCW_TRY(auto Y, needOut(ctx, "Y"));
+  if (A->shape.size() != 2 || B->shape.size() != 2 || Y->shape.size() != 2)
     return ctx.error("Gemm needs 2-D A, B and Y");
   bool tA = ctx.attrInt("transA", 0) != 0, tB = ctx.attrInt("transB", 0) != 0;
   double alpha = ctx.attrFloat("alpha", 1.0), beta = ctx.attrFloat("beta", 1.0);
-  DType yt = (*Y)->dtype;
-  Expr K = tA ? (*A)->shape[0] : (*A)->shape[1];
+  DType yt = Y->dtype;
+  Expr K = tA ? A->shape[0] : A->shape[1];
 
   SdfgBuilder b(ctx);
   const DataDescriptor* C = ctx.in("C");
   if (C && C->rankKnown && beta != 0) {
     if (C->shape.size() > 2) return ctx.error("Gemm's C must have rank <= 2");
     std::string code = beta == 1.0 ? "y = c" : "y = " + literal(beta, isFloating(yt) ? yt : DType::Float64) + " * c";
-    b.mappedTasklet("gemm_bias", fullRangeParams((*Y)->shape), {{"c", "C", broadcastSubset(C->shape, (*Y)->shape)}}, code,
+    b.mappedTasklet("gemm_bias", fullRangeParams(Y->shape), {{"c", "C", broadcastSubset(C->shape, Y->shape)}}, code,
                     {{"y", "Y", "i0, i1", ""}});
   } else {
     fill(b, "Y", literal(0, yt));
   }
   std::string code = alpha == 1.0 ? "y = a * b" : "y = " + literal(alpha, isFloating(yt) ? yt : DType::Float64) + " * a * b";
-  b.mappedTasklet("gemm", {{"i0", Range::full((*Y)->shape[0])}, {"i1", Range::full((*Y)->shape[1])}, {"k", Range::full(K)}},
+  b.mappedTasklet("gemm", {{"i0", Range::full(Y->shape[0])}, {"i1", Range::full(Y->shape[1])}, {"k", Range::full(K)}},
                   {{"a", "A", tA ? "k, i0" : "i0, k"}, {"b", "B", tB ? "i1, k" : "k, i1"}}, code, {{"y", "Y", "i0, i1", "sum"}});
   return b.finish();
 }
@@ -105,8 +99,7 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
 Expected<std::unique_ptr<Sdfg>> expandEinsum(const ExpansionContext& ctx) {
   std::string eq;
   for (char c : ctx.attrString("equation", "")) if (c != ' ') eq += c;
-  auto Y = needOut(ctx, "Output");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto Y, needOut(ctx, "Output"));
   std::vector<std::string> ins = ctx.inputs();
   std::string lhs = eq, rhs;
   bool explicitOut = false;
@@ -130,13 +123,12 @@ Expected<std::unique_ptr<Sdfg>> expandEinsum(const ExpansionContext& ctx) {
   size_t ellRank = 0;
   std::vector<const DataDescriptor*> descs;
   for (size_t t = 0; t < terms.size(); ++t) {
-    auto d = needIn(ctx, ins[t]);
-    if (!d) return d.takeError();
-    descs.push_back(*d);
+    DCW_TRY(auto d, needIn(ctx, ins[t]));
+    descs.push_back(d);
     std::string term = terms[t];
     size_t ep = term.find("...");
     size_t explicitCount = term.size() - (ep == std::string::npos ? 0 : 3);
-    size_t rank = (*d)->shape.size();
+    size_t rank = d->shape.size();
     if (ep == std::string::npos ? rank != explicitCount : rank < explicitCount)
       return ctx.error("operand " + std::to_string(t) + " of '" + eq + "' does not match its rank " + std::to_string(rank));
     size_t e = ep == std::string::npos ? 0 : rank - explicitCount;
@@ -177,7 +169,7 @@ Expected<std::unique_ptr<Sdfg>> expandEinsum(const ExpansionContext& ctx) {
     for (auto& [c, n] : count)
       if (n == 1) outLetters.push_back(c);
   }
-  if (outLetters.size() != (*Y)->shape.size()) return ctx.error("the output rank does not match equation '" + eq + "'");
+  if (outLetters.size() != Y->shape.size()) return ctx.error("the output rank does not match equation '" + eq + "'");
   // Extent of each letter: the first operand dim that is not a broadcast 1.
   std::map<char, Expr> extent;
   for (size_t t = 0; t < letters.size(); ++t)
@@ -186,7 +178,7 @@ Expected<std::unique_ptr<Sdfg>> expandEinsum(const ExpansionContext& ctx) {
       const Expr& e = descs[t]->shape[i];
       if (!extent.count(c) || (extent[c] == Expr(1) && e != Expr(1))) extent[c] = e;
     }
-  for (size_t i = 0; i < outLetters.size(); ++i) extent[outLetters[i]] = (*Y)->shape[i];
+  for (size_t i = 0; i < outLetters.size(); ++i) extent[outLetters[i]] = Y->shape[i];
   auto paramOf = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) ? std::string("l_") + c : std::string("e_") + c; };
   std::vector<MapParam> params;
   std::set<char> seen;
@@ -200,7 +192,7 @@ Expected<std::unique_ptr<Sdfg>> expandEinsum(const ExpansionContext& ctx) {
         reduces = true;
       }
   SdfgBuilder b(ctx);
-  DType yt = (*Y)->dtype;
+  DType yt = Y->dtype;
   std::vector<TaskletIn> tin;
   std::string code = "y = ";
   for (size_t t = 0; t < letters.size(); ++t) {

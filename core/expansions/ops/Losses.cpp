@@ -120,38 +120,33 @@ Expected<Reduction> reductionOf(const ExpansionContext& ctx) {
 // Checks shapes common to both losses: x [N, C, d..], t [N, d..], w [C]?, and the output rank.
 Expected<void> checkShapes(const ExpansionContext& ctx, const std::string& x, const std::string& t, const std::string& w,
                            const std::string& out, Reduction red) {
-  auto X = th::needIn(ctx, x);
-  if (!X) return X.takeError();
-  auto T = th::needIn(ctx, t);
-  if (!T) return T.takeError();
-  auto Y = th::needOut(ctx, out);
-  if (!Y) return Y.takeError();
-  size_t r = (*X)->shape.size();
+  DCW_TRY(auto X, th::needIn(ctx, x));
+  DCW_TRY(auto T, th::needIn(ctx, t));
+  DCW_TRY(auto Y, th::needOut(ctx, out));
+  size_t r = X->shape.size();
   if (r < 2) return ctx.error("'" + x + "' must have rank >= 2 ([N, C, d1..dk])");
-  if ((*T)->shape.size() != r - 1) return ctx.error("'" + t + "' must have rank " + std::to_string(r - 1) + " ([N, d1..dk])");
-  if (!ir::isInteger((*T)->dtype)) return ctx.error("'" + t + "' must hold integer class indices");
+  if (T->shape.size() != r - 1) return ctx.error("'" + t + "' must have rank " + std::to_string(r - 1) + " ([N, d1..dk])");
+  if (!ir::isInteger(T->dtype)) return ctx.error("'" + t + "' must hold integer class indices");
   if (ctx.hasIn(w)) {
-    auto W = th::needIn(ctx, w);
-    if (!W) return W.takeError();
-    if ((*W)->shape.size() != 1) return ctx.error("'" + w + "' must be a vector of per-class weights [C]");
+    DCW_TRY(auto W, th::needIn(ctx, w));
+    if (W->shape.size() != 1) return ctx.error("'" + w + "' must be a vector of per-class weights [C]");
   }
   size_t want = red == Reduction::None ? r - 1 : 0;
-  if ((*Y)->shape.size() != want)
-    return ctx.error("'" + out + "' has rank " + std::to_string((*Y)->shape.size()) + "; reduction gives rank " + std::to_string(want));
+  if (Y->shape.size() != want)
+    return ctx.error("'" + out + "' has rank " + std::to_string(Y->shape.size()) + "; reduction gives rank " + std::to_string(want));
   return {};
 }
 
 Result expandNll(const ExpansionContext& ctx) {
-  auto red = reductionOf(ctx);
-  if (!red) return red.takeError();
-  if (auto ok = checkShapes(ctx, "input", "target", "weight", "loss", *red); !ok) return ok.takeError();
+  DCW_TRY(auto red, reductionOf(ctx));
+  DCW_CHECK(checkShapes(ctx, "input", "target", "weight", "loss", red));
   SdfgBuilder b(ctx);
   NllSpec s;
   s.logp = "input";
   s.target = "target";
   s.weight = ctx.hasIn("weight") ? "weight" : "";
   s.out = "loss";
-  s.reduction = *red;
+  s.reduction = red;
   if (ctx.hasAttr("ignore_index")) s.ignoreIndex = ctx.attrInt("ignore_index", 0);
   s.ct = ew::computeType(ctx.in("input")->dtype);
   emitNll(b, s);
@@ -159,9 +154,8 @@ Result expandNll(const ExpansionContext& ctx) {
 }
 
 Result expandSce(const ExpansionContext& ctx) {
-  auto red = reductionOf(ctx);
-  if (!red) return red.takeError();
-  if (auto ok = checkShapes(ctx, "scores", "labels", "weights", "output", *red); !ok) return ok.takeError();
+  DCW_TRY(auto red, reductionOf(ctx));
+  DCW_CHECK(checkShapes(ctx, "scores", "labels", "weights", "output", red));
   const auto& xs = ctx.in("scores")->shape;
   size_t r = xs.size();
   DType t = ctx.in("scores")->dtype, ct = ew::computeType(t);
@@ -198,7 +192,7 @@ Result expandSce(const ExpansionContext& ctx) {
   s.target = "labels";
   s.weight = ctx.hasIn("weights") ? "weights" : "";
   s.out = "output";
-  s.reduction = *red;
+  s.reduction = red;
   if (ctx.hasAttr("ignore_index")) s.ignoreIndex = ctx.attrInt("ignore_index", 0);
   s.ct = ct;
   emitNll(b, s);

@@ -67,12 +67,10 @@ constexpr const char* kPi = "3.141592653589793";
 enum class Window { Hann, Hamming, Blackman };
 
 Result expandWindow(const ExpansionContext& ctx, Window kind) {
-  auto S = th::needIn(ctx, "size");
-  if (!S) return S.takeError();
-  auto Y = th::needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  if ((*Y)->shape.size() != 1) return ctx.error("the output must be 1-D");
-  DType yt = (*Y)->dtype;
+  DCW_CHECK(th::needIn(ctx, "size"));
+  DCW_TRY(auto Y, th::needOut(ctx, "output"));
+  if (Y->shape.size() != 1) return ctx.error("the output must be 1-D");
+  DType yt = Y->dtype;
   bool periodic = ctx.attrInt("periodic", 1) != 0;
   std::string n = periodic ? "float64(sz)" : "(float64(sz) - 1.0)";
   std::string ph = "(2.0 * " + std::string(kPi) + " * float64(i0) / " + n + ")";
@@ -83,7 +81,7 @@ Result expandWindow(const ExpansionContext& ctx, Window kind) {
   case Window::Blackman: v = "0.42 - 0.5 * cos" + ph + " + 0.08 * cos(2.0 * " + ph + ")"; break;
   }
   SdfgBuilder b(ctx);
-  b.mappedTasklet("window", fullRangeParams((*Y)->shape), {{"sz", "size", ""}}, "y = " + ew::castTo(yt, v),
+  b.mappedTasklet("window", fullRangeParams(Y->shape), {{"sz", "size", ""}}, "y = " + ew::castTo(yt, v),
                   {{"y", "output", "i0", ""}});
   return b.finish();
 }
@@ -92,19 +90,17 @@ Result expandWindow(const ExpansionContext& ctx, Window kind) {
 // Det
 
 Result expandDet(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "X");
-  if (!X) return X.takeError();
-  auto Y = th::needOut(ctx, "Y");
-  if (!Y) return Y.takeError();
-  const Shape& xs = (*X)->shape;
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  const Shape& xs = X->shape;
   size_t r = xs.size();
   if (r < 2) return ctx.error("X must have rank >= 2 ([.., M, M])");
   auto mv = xs[r - 1].constantValue();
   if (!mv || xs[r - 2].constantValue() != mv) return ctx.error("the matrices must be square with a constant size");
   int64_t M = *mv;
   if (M < 1 || M > 8) return ctx.error("Det of " + std::to_string(M) + "x" + std::to_string(M) + " matrices is not supported (1..8)");
-  if ((*Y)->shape.size() != r - 2) return ctx.error("Y must have rank " + std::to_string(r - 2));
-  DType yt = (*Y)->dtype;
+  if (Y->shape.size() != r - 2) return ctx.error("Y must have rank " + std::to_string(r - 2));
+  DType yt = Y->dtype;
   auto a = [](int64_t k, int64_t i, int64_t j) { return "a" + std::to_string(k) + "_" + std::to_string(i) + "_" + std::to_string(j); };
   auto s = [](int64_t k, int64_t i, int64_t j) { return "s" + std::to_string(k) + "_" + std::to_string(i) + "_" + std::to_string(j); };
   auto n = [](const std::string& base, int64_t k) { return base + std::to_string(k); };
@@ -145,7 +141,7 @@ Result expandDet(const ExpansionContext& ctx) {
   xi.push_back("0:" + std::to_string(M));
   xi.push_back("0:" + std::to_string(M));
   SdfgBuilder b(ctx);
-  b.mappedTasklet("det", fullRangeParams((*Y)->shape), {{"p", "X", join(xi)}}, code, {{"y", "Y", indexList(r - 2), ""}});
+  b.mappedTasklet("det", fullRangeParams(Y->shape), {{"p", "X", join(xi)}}, code, {{"y", "Y", indexList(r - 2), ""}});
   return b.finish();
 }
 
@@ -153,15 +149,12 @@ Result expandDet(const ExpansionContext& ctx) {
 // MaxUnpool
 
 Result expandMaxUnpool(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "X");
-  if (!X) return X.takeError();
-  auto I = th::needIn(ctx, "I");
-  if (!I) return I.takeError();
-  auto Y = th::needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  const Shape &xs = (*X)->shape, &ys = (*Y)->shape;
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto I, th::needIn(ctx, "I"));
+  DCW_TRY(auto Y, th::needOut(ctx, "output"));
+  const Shape &xs = X->shape, &ys = Y->shape;
   size_t r = xs.size();
-  if (r < 3 || ys.size() != r || (*I)->shape.size() != r) return ctx.error("X, I and the output must have the same rank >= 3");
+  if (r < 3 || ys.size() != r || I->shape.size() != r) return ctx.error("X, I and the output must have the same rank >= 3");
   size_t nd = r - 2;
   auto kernel = ctx.attrInts("kernel_shape");
   if (kernel.size() != nd) return ctx.error("kernel_shape must have one value per spatial dim");
@@ -170,7 +163,7 @@ Result expandMaxUnpool(const ExpansionContext& ctx) {
   auto pads = ctx.attrInts("pads", std::vector<int64_t>(2 * nd, 0));
   if (pads.empty()) pads.assign(2 * nd, 0);
   if (strides.size() != nd || pads.size() != 2 * nd) return ctx.error("strides/pads do not match the spatial dims");
-  DType yt = (*Y)->dtype, ct = ew::computeType(yt);
+  DType yt = Y->dtype, ct = ew::computeType(yt);
 
   // Extents MaxPool's indices refer to.
   Shape P;
@@ -201,7 +194,7 @@ Result expandMaxUnpool(const ExpansionContext& ctx) {
                   {{"v", val, indexList(r), ""}, {"h", hit, indexList(r), ""}});
   b.nextState("scatter");
   b.mappedTasklet("unpool", params, {{"x", "X", join(xi)}, {"ind", "I", join(xi)}},
-                  "let m = " + cond + "; v = m ? " + ew::convert("x", ew::computeType((*X)->dtype), ct) + " : " + ew::lowest(ct) +
+                  "let m = " + cond + "; v = m ? " + ew::convert("x", ew::computeType(X->dtype), ct) + " : " + ew::lowest(ct) +
                       "; h = m ? int64(1) : int64(0)",
                   {{"v", val, join(yi), "max"}, {"h", hit, join(yi), "max"}});
   b.nextState("output");
@@ -214,16 +207,12 @@ Result expandMaxUnpool(const ExpansionContext& ctx) {
 // RoiAlign
 
 Result expandRoiAlign(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "X");
-  if (!X) return X.takeError();
-  auto R = th::needIn(ctx, "rois");
-  if (!R) return R.takeError();
-  auto B = th::needIn(ctx, "batch_indices");
-  if (!B) return B.takeError();
-  auto Y = th::needOut(ctx, "Y");
-  if (!Y) return Y.takeError();
-  const Shape &xs = (*X)->shape, &ys = (*Y)->shape;
-  if (xs.size() != 4 || ys.size() != 4 || (*R)->shape.size() != 2) return ctx.error("X and Y must be 4-D, rois 2-D");
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto R, th::needIn(ctx, "rois"));
+  DCW_CHECK(th::needIn(ctx, "batch_indices"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  const Shape &xs = X->shape, &ys = Y->shape;
+  if (xs.size() != 4 || ys.size() != 4 || R->shape.size() != 2) return ctx.error("X and Y must be 4-D, rois 2-D");
   int64_t sr = ctx.attrInt("sampling_ratio", 0);
   if (sr <= 0)
     return ctx.error("sampling_ratio 0 (adaptive) makes the number of samples data-dependent",
@@ -233,7 +222,7 @@ Result expandRoiAlign(const ExpansionContext& ctx) {
   std::string ctm = ctx.attrString("coordinate_transformation_mode", ctx.node().opsetVersion >= 16 ? "half_pixel" : "output_half_pixel");
   bool half = ctm == "half_pixel";
   double scale = ctx.attrFloat("spatial_scale", 1.0);
-  DType yt = (*Y)->dtype, ct = ew::computeType(yt);
+  DType yt = Y->dtype, ct = ew::computeType(yt);
   auto L = [&](double v) { return ew::literal(v, ct); };
   auto cv = [&](const std::string& e) { return ew::castTo(ct, e); };
   Expr H = xs[2], W = xs[3];
@@ -303,14 +292,11 @@ std::string reflect(const std::string& out, const std::string& v, const std::str
 }
 
 Result expandGridSample(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "X");
-  if (!X) return X.takeError();
-  auto Gd = th::needIn(ctx, "grid");
-  if (!Gd) return Gd.takeError();
-  auto Y = th::needOut(ctx, "Y");
-  if (!Y) return Y.takeError();
-  const Shape &xs = (*X)->shape, &ys = (*Y)->shape;
-  if (xs.size() != 4 || ys.size() != 4 || (*Gd)->shape.size() != 4)
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto Gd, th::needIn(ctx, "grid"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  const Shape &xs = X->shape, &ys = Y->shape;
+  if (xs.size() != 4 || ys.size() != 4 || Gd->shape.size() != 4)
     return ctx.error("only 2-D GridSample (4-D X and grid) is supported");
   std::string mode = ctx.attrString("mode", ctx.node().opsetVersion >= 20 ? "linear" : "bilinear");
   if (mode == "bilinear") mode = "linear";
@@ -319,7 +305,7 @@ Result expandGridSample(const ExpansionContext& ctx) {
   std::string pad = ctx.attrString("padding_mode", "zeros");
   if (pad != "zeros" && pad != "border" && pad != "reflection") return ctx.error("padding_mode '" + pad + "' is not supported");
   bool align = ctx.attrInt("align_corners", 0) != 0;
-  DType yt = (*Y)->dtype, ct = ew::computeType(yt);
+  DType yt = Y->dtype, ct = ew::computeType(yt);
   std::string tn = ew::typeName(ct);
   auto L = [&](double v) { return ew::literal(v, ct); };
   auto cv = [&](const std::string& e) { return ew::castTo(ct, e); };
@@ -447,11 +433,9 @@ void complexOutput(SdfgBuilder& b, const std::string& re, const std::string& im,
 }
 
 Result expandDft(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "input");
-  if (!X) return X.takeError();
-  auto Y = th::needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  const Shape &xs = (*X)->shape, &ys = (*Y)->shape;
+  DCW_TRY(auto X, th::needIn(ctx, "input"));
+  DCW_TRY(auto Y, th::needOut(ctx, "output"));
+  const Shape &xs = X->shape, &ys = Y->shape;
   size_t r = xs.size();
   if (r < 2 || ys.size() != r) return ctx.error("input and output must have the same rank >= 2 (the last dim holds 1 or 2 components)");
   auto comps = xs[r - 1].constantValue();
@@ -460,10 +444,9 @@ Result expandDft(const ExpansionContext& ctx) {
   if (ctx.node().opsetVersion >= 20) {
     rawAxis = -2;
     if (ctx.hasIn("axis")) {
-      auto a = th::constInts(ctx, "axis", "axis");
-      if (!a) return a.takeError();
-      if (a->size() != 1) return ctx.error("axis must be a scalar");
-      rawAxis = (*a)[0];
+      DCW_TRY(auto a, th::constInts(ctx, "axis", "axis"));
+      if (a.size() != 1) return ctx.error("axis must be a scalar");
+      rawAxis = a[0];
     }
   } else {
     rawAxis = ctx.attrInt("axis", 1);
@@ -475,10 +458,9 @@ Result expandDft(const ExpansionContext& ctx) {
   if (inverse && onesided) return ctx.error("inverse with onesided is not supported");
   Expr n;
   if (ctx.hasIn("dft_length")) {
-    auto v = th::constInts(ctx, "dft_length", "dft_length");
-    if (!v) return v.takeError();
-    if (v->size() != 1) return ctx.error("dft_length must be a scalar");
-    n = Expr((*v)[0]);
+    DCW_TRY(auto v, th::constInts(ctx, "dft_length", "dft_length"));
+    if (v.size() != 1) return ctx.error("dft_length must be a scalar");
+    n = Expr(v[0]);
   } else {
     n = xs[size_t(axis)];
   }
@@ -508,12 +490,10 @@ Result expandDft(const ExpansionContext& ctx) {
 }
 
 Result expandStft(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "signal");
-  if (!X) return X.takeError();
-  auto Y = th::needOut(ctx, "output");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto X, th::needIn(ctx, "signal"));
+  DCW_TRY(auto Y, th::needOut(ctx, "output"));
   if (!ctx.hasIn("frame_step")) return ctx.error("frame_step must be connected");
-  const Shape &xs = (*X)->shape, &ys = (*Y)->shape;
+  const Shape &xs = X->shape, &ys = Y->shape;
   if (xs.size() != 3 || ys.size() != 4) return ctx.error("signal must be [batch, length, 1|2] and output [batch, frames, bins, 2]");
   auto comps = xs[2].constantValue();
   if (!comps || (*comps != 1 && *comps != 2)) return ctx.error("the last dim of the signal must be 1 (real) or 2 (complex)");
@@ -565,10 +545,9 @@ Result expandStft(const ExpansionContext& ctx) {
 Result expandMelWeightMatrix(const ExpansionContext& ctx) {
   for (const char* c : {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz", "upper_edge_hertz"})
     if (!ctx.hasIn(c)) return ctx.error(std::string(c) + " must be connected");
-  auto Y = th::needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  if ((*Y)->shape.size() != 2) return ctx.error("the output must be 2-D [dft_length // 2 + 1, num_mel_bins]");
-  DType yt = (*Y)->dtype;
+  DCW_TRY(auto Y, th::needOut(ctx, "output"));
+  if (Y->shape.size() != 2) return ctx.error("the output must be 2-D [dft_length // 2 + 1, num_mel_bins]");
+  DType yt = Y->dtype;
   // Edges in float32 as the reference computes them; the mel-spaced bins in float64.
   std::string code =
       "let lm = float32(2595.0) * log(float32(1.0) + float32(lo) / float32(700.0)) / log(float32(10.0)); "
@@ -584,7 +563,7 @@ Result expandMelWeightMatrix(const ExpansionContext& ctx) {
   code += "let v = ch > 0 && i0 >= b1 && i0 < b2 ? float64(b2 - i0) / float64(ch) : up; ";
   code += "y = " + ew::castTo(yt, "v");
   SdfgBuilder b(ctx);
-  b.mappedTasklet("mel_weights", fullRangeParams((*Y)->shape),
+  b.mappedTasklet("mel_weights", fullRangeParams(Y->shape),
                   {{"nm", "num_mel_bins", ""}, {"dl", "dft_length", ""}, {"sr", "sample_rate", ""}, {"lo", "lower_edge_hertz", ""},
                    {"hi", "upper_edge_hertz", ""}},
                   code, {{"y", "output", "i0, i1", ""}});

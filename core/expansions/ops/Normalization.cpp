@@ -88,7 +88,7 @@ std::string channelSubset(const ir::DataDescriptor& p, const std::vector<Expr>& 
 }
 
 Result expandBatchNorm(const ExpansionContext& ctx) {
-  if (auto r = requireRanked(ctx); !r) return r.takeError();
+  DCW_CHECK(requireRanked(ctx));
   auto ins = ctx.inputs();
   if (ins.size() != 5 || ins[0] != "X" || !ctx.hasOut("Y"))
     return ctx.error("BatchNormalization needs X, scale, B, mean and var connected, and Y");
@@ -150,7 +150,7 @@ Result expandBatchNorm(const ExpansionContext& ctx) {
 }
 
 Result expandLayerNorm(const ExpansionContext& ctx) {
-  if (auto r = requireRanked(ctx); !r) return r.takeError();
+  DCW_CHECK(requireRanked(ctx));
   if (!ctx.hasIn("X") || !ctx.hasIn("Scale") || !ctx.hasOut("Y"))
     return ctx.error("LayerNormalization needs X, Scale and Y connected");
   const auto& X = *ctx.in("X");
@@ -187,7 +187,7 @@ Result expandLayerNorm(const ExpansionContext& ctx) {
 }
 
 Result expandInstanceNorm(const ExpansionContext& ctx) {
-  if (auto r = requireRanked(ctx); !r) return r.takeError();
+  DCW_CHECK(requireRanked(ctx));
   if (!ctx.hasIn("input") || !ctx.hasIn("scale") || !ctx.hasIn("B") || !ctx.hasOut("output"))
     return ctx.error("InstanceNormalization needs input, scale, B and output connected");
   const auto& X = *ctx.in("input");
@@ -212,7 +212,7 @@ Result expandInstanceNorm(const ExpansionContext& ctx) {
 }
 
 Result expandLrn(const ExpansionContext& ctx) {
-  if (auto r = requireRanked(ctx); !r) return r.takeError();
+  DCW_CHECK(requireRanked(ctx));
   if (!ctx.hasIn("X") || !ctx.hasOut("Y")) return ctx.error("LRN needs X and Y connected");
   const auto& X = *ctx.in("X");
   if (X.shape.size() < 2) return ctx.error("X must have at least 2 dimensions (N, C, ...)");
@@ -258,7 +258,7 @@ Result expandLrn(const ExpansionContext& ctx) {
 }
 
 Result expandMvn(const ExpansionContext& ctx) {
-  if (auto r = requireRanked(ctx); !r) return r.takeError();
+  DCW_CHECK(requireRanked(ctx));
   if (!ctx.hasIn("X") || !ctx.hasOut("Y")) return ctx.error("MeanVarianceNormalization needs X and Y connected");
   const auto& X = *ctx.in("X");
   int64_t rank = static_cast<int64_t>(X.shape.size());

@@ -43,15 +43,13 @@ std::string rootCode(const std::string& s, int64_t p) {
 }
 
 Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, PoolKind kind, bool global) {
-  auto Xd = needIn(ctx, "X");
-  if (!Xd) return Xd.takeError();
-  auto Yd = needOut(ctx, "Y");
-  if (!Yd) return Yd.takeError();
-  const Shape &xs = (*Xd)->shape, &ys = (*Yd)->shape;
+  DCW_TRY(auto Xd, needIn(ctx, "X"));
+  DCW_TRY(auto Yd, needOut(ctx, "Y"));
+  const Shape &xs = Xd->shape, &ys = Yd->shape;
   size_t r = xs.size();
   if (r < 3 || ys.size() != r) return ctx.error("X and Y must have the same rank >= 3 (N, C, spatial dims)");
   size_t nd = r - 2;
-  DType yt = (*Yd)->dtype;
+  DType yt = Yd->dtype;
   int64_t p = ctx.attrInt("p", int64_t(ctx.attrFloat("p", 2.0))); // LpPool-1 has a float p
 
   // Window positions: map params k<d> and, per dim, the input position and whether it is inside.

@@ -78,9 +78,8 @@ Expected<std::string> readParam(const ExpansionContext& ctx, std::vector<Tasklet
                                 const std::string& tconn, const std::string& perIndex, const std::string& what,
                                 const std::string& fallback) {
   if (!ctx.hasIn(conn)) return fallback;
-  auto s = paramSubset(ctx, conn, perIndex, what);
-  if (!s) return s.takeError();
-  ins.push_back({tconn, conn, *s});
+  DCW_TRY(auto s, paramSubset(ctx, conn, perIndex, what));
+  ins.push_back({tconn, conn, s});
   return tconn;
 }
 
@@ -95,63 +94,51 @@ Expected<std::string> axisIndex(const ExpansionContext& ctx, size_t rank) {
 }
 
 Result expandQuantize(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "x");
-  if (!X) return X.takeError();
-  auto Y = th::needOut(ctx, "y");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto X, th::needIn(ctx, "x"));
+  DCW_TRY(auto Y, th::needOut(ctx, "y"));
   if (!ctx.hasIn("y_scale")) return ctx.error("y_scale must be connected");
-  DType yt = (*Y)->dtype;
+  DType yt = Y->dtype;
   if (!qrange(yt)) return ctx.error("quantizing to " + std::string(ir::dtypeName(yt)) + " is not supported", "use uint8/int8/uint16/int16");
-  const Shape& xs = (*X)->shape;
-  auto ax = axisIndex(ctx, xs.size());
-  if (!ax) return ax.takeError();
+  const Shape& xs = X->shape;
+  DCW_TRY(auto ax, axisIndex(ctx, xs.size()));
   DType ct = ew::computeType(ctx.in("y_scale")->dtype);
   if (!ir::isFloating(ct)) ct = DType::Float32;
   std::vector<TaskletIn> ins{{"x", "x", indexList(xs.size())}};
-  auto s = readParam(ctx, ins, "y_scale", "s", *ax, "along axis", "");
-  if (!s) return s.takeError();
-  auto zp = readParam(ctx, ins, "y_zero_point", "zp", *ax, "along axis", "0");
-  if (!zp) return zp.takeError();
-  std::string v = "round(" + ew::castTo(ct, "x") + " / " + ew::castTo(ct, "s") + ") + " + ew::castTo(ct, *zp);
+  DCW_CHECK(readParam(ctx, ins, "y_scale", "s", ax, "along axis", ""));
+  DCW_TRY(auto zp, readParam(ctx, ins, "y_zero_point", "zp", ax, "along axis", "0"));
+  std::string v = "round(" + ew::castTo(ct, "x") + " / " + ew::castTo(ct, "s") + ") + " + ew::castTo(ct, zp);
   SdfgBuilder b(ctx);
   b.mappedTasklet("quantize", fullRangeParams(xs), ins, "y = " + saturate(v, yt), {{"y", "y", indexList(xs.size()), ""}});
   return b.finish();
 }
 
 Result expandDequantize(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "x");
-  if (!X) return X.takeError();
-  auto Y = th::needOut(ctx, "y");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto X, th::needIn(ctx, "x"));
+  DCW_TRY(auto Y, th::needOut(ctx, "y"));
   if (!ctx.hasIn("x_scale")) return ctx.error("x_scale must be connected");
-  DType yt = (*Y)->dtype;
+  DType yt = Y->dtype;
   if (!ir::isFloating(yt)) return ctx.error("the output must be a floating-point tensor");
-  const Shape& xs = (*X)->shape;
-  auto ax = axisIndex(ctx, xs.size());
-  if (!ax) return ax.takeError();
+  const Shape& xs = X->shape;
+  DCW_TRY(auto ax, axisIndex(ctx, xs.size()));
   DType ct = ew::computeType(yt);
   std::vector<TaskletIn> ins{{"x", "x", indexList(xs.size())}};
-  auto s = readParam(ctx, ins, "x_scale", "s", *ax, "along axis", "");
-  if (!s) return s.takeError();
-  auto zp = readParam(ctx, ins, "x_zero_point", "zp", *ax, "along axis", "0");
-  if (!zp) return zp.takeError();
-  std::string v = "(" + ew::castTo(ct, "x") + " - " + ew::castTo(ct, *zp) + ") * " + ew::castTo(ct, "s");
+  DCW_CHECK(readParam(ctx, ins, "x_scale", "s", ax, "along axis", ""));
+  DCW_TRY(auto zp, readParam(ctx, ins, "x_zero_point", "zp", ax, "along axis", "0"));
+  std::string v = "(" + ew::castTo(ct, "x") + " - " + ew::castTo(ct, zp) + ") * " + ew::castTo(ct, "s");
   SdfgBuilder b(ctx);
   b.mappedTasklet("dequantize", fullRangeParams(xs), ins, "y = " + ew::convert(v, ct, yt), {{"y", "y", indexList(xs.size()), ""}});
   return b.finish();
 }
 
 Result expandDynamicQuantize(const ExpansionContext& ctx) {
-  auto X = th::needIn(ctx, "x");
-  if (!X) return X.takeError();
-  auto Y = th::needOut(ctx, "y");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto X, th::needIn(ctx, "x"));
+  DCW_TRY(auto Y, th::needOut(ctx, "y"));
   if (!ctx.hasOut("y_scale") || !ctx.hasOut("y_zero_point")) return ctx.error("y_scale and y_zero_point must be connected");
-  DType yt = (*Y)->dtype, st = ctx.out("y_scale")->dtype, zt = ctx.out("y_zero_point")->dtype;
+  DType yt = Y->dtype, st = ctx.out("y_scale")->dtype, zt = ctx.out("y_zero_point")->dtype;
   if (yt != DType::UInt8 || zt != DType::UInt8) return ctx.error("y and y_zero_point must be uint8");
-  const Shape& xs = (*X)->shape;
+  const Shape& xs = X->shape;
   size_t r = xs.size();
-  DType xt = (*X)->dtype, ct = ew::computeType(xt);
+  DType xt = X->dtype, ct = ew::computeType(xt);
   std::string x = ew::convert("x", ew::computeType(xt), ct);
 
   SdfgBuilder b(ctx);
@@ -187,11 +174,9 @@ struct MatMulIdx {
 };
 
 Expected<MatMulIdx> matmulIndex(const ExpansionContext& ctx, const MatMulNames& n, const Shape& ys) {
-  auto A = th::needIn(ctx, n.a);
-  if (!A) return A.takeError();
-  auto B = th::needIn(ctx, n.b);
-  if (!B) return B.takeError();
-  const Shape &as = (*A)->shape, &bs = (*B)->shape;
+  DCW_TRY(auto A, th::needIn(ctx, n.a));
+  DCW_TRY(auto B, th::needIn(ctx, n.b));
+  const Shape &as = A->shape, &bs = B->shape;
   size_t ra = as.size(), rb = bs.size(), ry = ys.size();
   if (ra == 0 || rb == 0) return ctx.error("the operands must have rank >= 1");
   size_t extra = (ra > 1) + (rb > 1);
@@ -229,55 +214,45 @@ Expected<MatMulIdx> matmulIndex(const ExpansionContext& ctx, const MatMulNames& 
 // Writes sum_k (a - azp) * (b - bzp) into the int32 container `acc` (zero fill, then WCR sum).
 Expected<void> integerProduct(SdfgBuilder& b, const ExpansionContext& ctx, const MatMulNames& n, const std::string& acc) {
   const Shape& ys = b.data(acc).shape;
-  auto m = matmulIndex(ctx, n, ys);
-  if (!m) return m.takeError();
+  DCW_TRY(auto m, matmulIndex(ctx, n, ys));
   ew::fill(b, "zero", acc, ew::literal(0, b.data(acc).dtype));
   b.nextState("product");
-  std::vector<TaskletIn> ins{{"a", n.a, m->ai}, {"b", n.b, m->bi}};
-  auto az = readParam(ctx, ins, n.azp, "az", m->row, "per row", "0");
-  if (!az) return az.takeError();
-  auto bz = readParam(ctx, ins, n.bzp, "bz", m->col, "per column", "0");
-  if (!bz) return bz.takeError();
-  b.mappedTasklet("product", m->params, ins, "y = (int64(a) - int64(" + *az + ")) * (int64(b) - int64(" + *bz + "))",
-                  {{"y", acc, m->yi, "sum"}});
+  std::vector<TaskletIn> ins{{"a", n.a, m.ai}, {"b", n.b, m.bi}};
+  DCW_TRY(auto az, readParam(ctx, ins, n.azp, "az", m.row, "per row", "0"));
+  DCW_TRY(auto bz, readParam(ctx, ins, n.bzp, "bz", m.col, "per column", "0"));
+  b.mappedTasklet("product", m.params, ins, "y = (int64(a) - int64(" + az + ")) * (int64(b) - int64(" + bz + "))",
+                  {{"y", acc, m.yi, "sum"}});
   return {};
 }
 
 Result expandMatMulInteger(const ExpansionContext& ctx) {
-  auto Y = th::needOut(ctx, "Y");
-  if (!Y) return Y.takeError();
+  DCW_CHECK(th::needOut(ctx, "Y"));
   SdfgBuilder b(ctx);
-  if (auto ok = integerProduct(b, ctx, {"A", "B", "a_zero_point", "b_zero_point", "Y"}, "Y"); !ok) return ok.takeError();
+  DCW_CHECK(integerProduct(b, ctx, {"A", "B", "a_zero_point", "b_zero_point", "Y"}, "Y"));
   return b.finish();
 }
 
 Result expandQLinearMatMul(const ExpansionContext& ctx) {
-  auto Y = th::needOut(ctx, "y");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto Y, th::needOut(ctx, "y"));
   for (const char* c : {"a_scale", "b_scale", "y_scale"})
     if (!ctx.hasIn(c)) return ctx.error(std::string(c) + " must be connected");
-  DType yt = (*Y)->dtype;
+  DType yt = Y->dtype;
   if (!qrange(yt)) return ctx.error("the output type must be a quantized integer type");
-  const Shape& ys = (*Y)->shape;
+  const Shape& ys = Y->shape;
   MatMulNames n{"a", "b", "a_zero_point", "b_zero_point", "y"};
-  auto m = matmulIndex(ctx, n, ys);
-  if (!m) return m.takeError();
+  DCW_TRY(auto m, matmulIndex(ctx, n, ys));
   SdfgBuilder b(ctx);
   std::string acc = b.transient("acc", DType::Int32, ys);
-  if (auto ok = integerProduct(b, ctx, n, acc); !ok) return ok.takeError();
+  DCW_CHECK(integerProduct(b, ctx, n, acc));
   b.nextState("requantize");
-  std::vector<TaskletIn> ins{{"acc", acc, m->yi}};
-  auto as = readParam(ctx, ins, "a_scale", "as", m->row, "per row", "");
-  if (!as) return as.takeError();
-  auto bs = readParam(ctx, ins, "b_scale", "bs", m->col, "per column", "");
-  if (!bs) return bs.takeError();
-  auto ysc = readParam(ctx, ins, "y_scale", "ys", "", "", "");
-  if (!ysc) return ysc.takeError();
-  auto yz = readParam(ctx, ins, "y_zero_point", "yz", "", "", "0");
-  if (!yz) return yz.takeError();
+  std::vector<TaskletIn> ins{{"acc", acc, m.yi}};
+  DCW_CHECK(readParam(ctx, ins, "a_scale", "as", m.row, "per row", ""));
+  DCW_CHECK(readParam(ctx, ins, "b_scale", "bs", m.col, "per column", ""));
+  DCW_CHECK(readParam(ctx, ins, "y_scale", "ys", "", "", ""));
+  DCW_TRY(auto yz, readParam(ctx, ins, "y_zero_point", "yz", "", "", "0"));
   std::string code = "let f = float32(as) * float32(bs) / float32(ys); "
-                     "y = " + saturate("round(float64(acc) * float64(f) + float64(" + *yz + "))", yt);
-  b.mappedTasklet("requantize", fullRangeParams(ys), ins, code, {{"y", "y", m->yi, ""}});
+                     "y = " + saturate("round(float64(acc) * float64(f) + float64(" + yz + "))", yt);
+  b.mappedTasklet("requantize", fullRangeParams(ys), ins, code, {{"y", "y", m.yi, ""}});
   return b.finish();
 }
 
@@ -288,11 +263,9 @@ Result expandQLinearMatMul(const ExpansionContext& ctx) {
 // caller has filled. `xzp`/`wzp` name the zero-point connectors ("" when absent).
 Expected<void> integerConv(SdfgBuilder& b, const ExpansionContext& ctx, const std::string& acc, const std::string& xzp,
                            const std::string& wzp) {
-  auto X = th::needIn(ctx, "x");
-  if (!X) return X.takeError();
-  auto W = th::needIn(ctx, "w");
-  if (!W) return W.takeError();
-  const Shape &xs = (*X)->shape, &ws = (*W)->shape, &ys = b.data(acc).shape;
+  DCW_TRY(auto X, th::needIn(ctx, "x"));
+  DCW_TRY(auto W, th::needIn(ctx, "w"));
+  const Shape &xs = X->shape, &ws = W->shape, &ys = b.data(acc).shape;
   size_t r = xs.size();
   if (r < 3 || ws.size() != r || ys.size() != r) return ctx.error("x, w and y must have the same rank >= 3 (N, C, spatial dims)");
   size_t nd = r - 2;
@@ -332,11 +305,9 @@ Expected<void> integerConv(SdfgBuilder& b, const ExpansionContext& ctx, const st
     yi.push_back("o" + ds);
   }
   std::vector<TaskletIn> ins{{"x", "x", join(xi)}, {"w", "w", join(wi)}};
-  auto xz = readParam(ctx, ins, xzp, "xz", "", "", "0");
-  if (!xz) return xz.takeError();
-  auto wz = readParam(ctx, ins, wzp, "wz", "m", "per output channel", "0");
-  if (!wz) return wz.takeError();
-  std::string v = "(int64(x) - int64(" + *xz + ")) * (int64(w) - int64(" + *wz + "))";
+  DCW_TRY(auto xz, readParam(ctx, ins, xzp, "xz", "", "", "0"));
+  DCW_TRY(auto wz, readParam(ctx, ins, wzp, "wz", "m", "per output channel", "0"));
+  std::string v = "(int64(x) - int64(" + xz + ")) * (int64(w) - int64(" + wz + "))";
   if (!conds.empty()) {
     std::string cond = join(conds, " && ");
     if (cond.find("//") != std::string::npos || cond.find('%') != std::string::npos)
@@ -348,23 +319,21 @@ Expected<void> integerConv(SdfgBuilder& b, const ExpansionContext& ctx, const st
 }
 
 Result expandConvInteger(const ExpansionContext& ctx) {
-  auto Y = th::needOut(ctx, "y");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto Y, th::needOut(ctx, "y"));
   SdfgBuilder b(ctx);
-  ew::fill(b, "zero", "y", ew::literal(0, (*Y)->dtype));
+  ew::fill(b, "zero", "y", ew::literal(0, Y->dtype));
   b.nextState("conv");
-  if (auto ok = integerConv(b, ctx, "y", "x_zero_point", "w_zero_point"); !ok) return ok.takeError();
+  DCW_CHECK(integerConv(b, ctx, "y", "x_zero_point", "w_zero_point"));
   return b.finish();
 }
 
 Result expandQLinearConv(const ExpansionContext& ctx) {
-  auto Y = th::needOut(ctx, "y");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto Y, th::needOut(ctx, "y"));
   for (const char* c : {"x_scale", "w_scale", "y_scale"})
     if (!ctx.hasIn(c)) return ctx.error(std::string(c) + " must be connected");
-  DType yt = (*Y)->dtype;
+  DType yt = Y->dtype;
   if (!qrange(yt)) return ctx.error("the output type must be a quantized integer type");
-  const Shape& ys = (*Y)->shape;
+  const Shape& ys = Y->shape;
   size_t r = ys.size();
   if (r < 3) return ctx.error("y must have rank >= 3 (N, M, spatial dims)");
   SdfgBuilder b(ctx);
@@ -374,19 +343,15 @@ Result expandQLinearConv(const ExpansionContext& ctx) {
   else
     ew::fill(b, "zero", acc, "int32(0)");
   b.nextState("conv");
-  if (auto ok = integerConv(b, ctx, acc, "x_zero_point", "w_zero_point"); !ok) return ok.takeError();
+  DCW_CHECK(integerConv(b, ctx, acc, "x_zero_point", "w_zero_point"));
   b.nextState("requantize");
   std::vector<TaskletIn> ins{{"acc", acc, indexList(r)}};
-  auto xs = readParam(ctx, ins, "x_scale", "xs", "", "", "");
-  if (!xs) return xs.takeError();
-  auto ws = readParam(ctx, ins, "w_scale", "ws", "i1", "per output channel", "");
-  if (!ws) return ws.takeError();
-  auto ysc = readParam(ctx, ins, "y_scale", "ys", "", "", "");
-  if (!ysc) return ysc.takeError();
-  auto yz = readParam(ctx, ins, "y_zero_point", "yz", "", "", "0");
-  if (!yz) return yz.takeError();
+  DCW_CHECK(readParam(ctx, ins, "x_scale", "xs", "", "", ""));
+  DCW_CHECK(readParam(ctx, ins, "w_scale", "ws", "i1", "per output channel", ""));
+  DCW_CHECK(readParam(ctx, ins, "y_scale", "ys", "", "", ""));
+  DCW_TRY(auto yz, readParam(ctx, ins, "y_zero_point", "yz", "", "", "0"));
   std::string code = "let f = float32(xs) * float32(ws) / float32(ys); "
-                     "y = " + saturate("round(float64(acc) * float64(f) + float64(" + *yz + "))", yt);
+                     "y = " + saturate("round(float64(acc) * float64(f) + float64(" + yz + "))", yt);
   b.mappedTasklet("requantize", fullRangeParams(ys), ins, code, {{"y", "y", indexList(r), ""}});
   return b.finish();
 }

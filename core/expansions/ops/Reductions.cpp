@@ -155,10 +155,9 @@ ReduceOp reduceOp(const std::string& op) {
 }
 
 Result expandReduce(const ExpansionContext& ctx, const std::string& op) {
-  if (auto r = requireRanked(ctx); !r) return r.takeError();
+  DCW_CHECK(requireRanked(ctx));
   if (!ctx.hasIn("data") || !ctx.hasOut("reduced")) return ctx.error("data and reduced must be connected");
-  auto plan = planAxes(ctx, "data", "reduced");
-  if (!plan) return plan.takeError();
+  DCW_TRY(auto plan, planAxes(ctx, "data", "reduced"));
   const auto& in = *ctx.in("data");
   const auto& out = *ctx.out("reduced");
   DType inT = in.dtype, outT = out.dtype, at = computeType(outT);
@@ -167,15 +166,15 @@ Result expandReduce(const ExpansionContext& ctx, const std::string& op) {
   auto inParams = fullRangeParams(in.shape);
   std::string x = inT == at ? "x" : castTo(at, "x");
 
-  if (plan->noop) { // noop_with_empty_axes: the output is the input, elementwise finished
+  if (plan.noop) { // noop_with_empty_axes: the output is the input, elementwise finished
     ReduceOp r = reduceOp(op);
     std::string v = r.maxShift ? x : r.term(x, at); // a one-element LogSumExp is x itself
     if (r.finish && !r.maxShift) v = r.finish(v, "1", at);
     broadcastMap(b, "reduce_noop", {{"x", "data"}}, "y = " + convert(v, at, outT), {{"y", "reduced"}});
     return b.finish();
   }
-  for (auto& set : plan->sets)
-    if (reducedShape(in.shape, set, plan->keepdims).size() != out.shape.size())
+  for (auto& set : plan.sets)
+    if (reducedShape(in.shape, set, plan.keepdims).size() != out.shape.size())
       return ctx.error("output rank " + std::to_string(out.shape.size()) + " does not match the reduction of " + in.typeString());
 
   ReduceOp r = reduceOp(op);
@@ -184,51 +183,51 @@ Result expandReduce(const ExpansionContext& ctx, const std::string& op) {
 
   std::string shift;
   if (r.maxShift) {
-    if (plan->sets.size() != 1) return ctx.error("ReduceLogSumExp with runtime axes is not supported");
-    const auto& set = plan->sets.front();
+    if (plan.sets.size() != 1) return ctx.error("ReduceLogSumExp with runtime axes is not supported");
+    const auto& set = plan.sets.front();
     shift = b.transient("max", at, out.shape);
     fill(b, "init_max", shift, lowest(at));
     b.nextState("reduce_max");
     b.mappedTasklet("max", inParams, {{"x", "data", indexList(in.shape.size())}}, "m = " + x,
-                    {{"m", shift, reducedSubset(set, plan->keepdims), "max"}});
+                    {{"m", shift, reducedSubset(set, plan.keepdims), "max"}});
     b.nextState("reduce_init");
   }
   fill(b, "init", acc, r.identity(at));
   b.nextState("reduce");
-  for (size_t c = 0; c < plan->sets.size(); ++c) {
-    const auto& set = plan->sets[c];
+  for (size_t c = 0; c < plan.sets.size(); ++c) {
+    const auto& set = plan.sets[c];
     std::vector<TaskletIn> ins{{"x", "data", indexList(in.shape.size())}};
     std::string code;
     if (r.maxShift) {
-      ins.push_back({"m", shift, reducedSubset(set, plan->keepdims)});
+      ins.push_back({"m", shift, reducedSubset(set, plan.keepdims)});
       // An all-(-inf) or +inf slice keeps its max out of the exponent (exp(-inf - -inf) is nan).
       code += "let shift = isinf(m) ? " + literal(0, at) + " : m\n";
     }
     std::string term = r.term(x, at);
-    if (plan->runtimeCount) {
+    if (plan.runtimeCount) {
       // Candidate c contributes only when the runtime axes are exactly its reduced axes.
       int64_t rank = static_cast<int64_t>(in.shape.size());
       std::string match;
       for (int64_t k = 0; k < rank; ++k) {
         if (in.shape[size_t(k)] == Expr(1)) continue;
         std::string named;
-        for (size_t j = 0; j < plan->runtimeCount; ++j) {
+        for (size_t j = 0; j < plan.runtimeCount; ++j) {
           std::string a = "ax" + std::to_string(j);
           named += (j ? " || " : "") + a + " == " + std::to_string(k) + " || " + a + " == " + std::to_string(k - rank);
         }
         match += std::string(match.empty() ? "" : " && ") + (set[size_t(k)] ? "(" : "!(") + named + ")";
       }
       if (match.empty()) match = "true";
-      for (size_t j = 0; j < plan->runtimeCount; ++j) ins.push_back({"ax" + std::to_string(j), "axes", std::to_string(j)});
+      for (size_t j = 0; j < plan.runtimeCount; ++j) ins.push_back({"ax" + std::to_string(j), "axes", std::to_string(j)});
       term = "(" + match + ") ? " + term + " : " + r.identity(at);
     }
-    b.mappedTasklet("reduce", inParams, ins, code + "a = " + term, {{"a", acc, reducedSubset(set, plan->keepdims), r.wcr}});
+    b.mappedTasklet("reduce", inParams, ins, code + "a = " + term, {{"a", acc, reducedSubset(set, plan.keepdims), r.wcr}});
   }
   if (acc != "reduced") {
     b.nextState("finish");
     std::string v = "a";
     if (finishing) {
-      sym::Expr n = reducedCount(in.shape, plan->sets.front());
+      sym::Expr n = reducedCount(in.shape, plan.sets.front());
       v = r.finish("a", n.str(), at);
     }
     std::vector<TaskletIn> ins{{"a", acc, indexList(out.shape.size())}};
@@ -245,7 +244,7 @@ Result expandReduce(const ExpansionContext& ctx, const std::string& op) {
 
 // ArgMax / ArgMin: the extreme value per slice, then the first (or last) index that reaches it.
 Result expandArg(const ExpansionContext& ctx, bool isMax) {
-  if (auto r = requireRanked(ctx); !r) return r.takeError();
+  DCW_CHECK(requireRanked(ctx));
   if (!ctx.hasIn("data") || !ctx.hasOut("reduced")) return ctx.error("data and reduced must be connected");
   const auto& in = *ctx.in("data");
   const auto& out = *ctx.out("reduced");
@@ -282,7 +281,7 @@ Result expandArg(const ExpansionContext& ctx, bool isMax) {
 // TopK by ranks: rank[j] counts the elements that come before j in the output order (larger, or equal
 // with a smaller index, for largest=1); output position r takes the element of rank r.
 Result expandTopK(const ExpansionContext& ctx) {
-  if (auto r = requireRanked(ctx); !r) return r.takeError();
+  DCW_CHECK(requireRanked(ctx));
   if (!ctx.hasIn("X")) return ctx.error("input X is not connected");
   const auto& in = *ctx.in("X");
   const ir::DataDescriptor* outD = ctx.hasOut("Values") ? ctx.out("Values") : ctx.out("Indices");

@@ -102,12 +102,11 @@ std::optional<Shape> reshapeTarget(const ExpansionContext& ctx, const Shape& xs)
 }
 
 Result reshapeCopy(const ExpansionContext& ctx, const std::string& in, const std::string& out) {
-  auto X = needIn(ctx, in);
-  if (!X) return X.takeError();
+  DCW_TRY(auto X, needIn(ctx, in));
   SdfgBuilder b(ctx);
   if (const DataDescriptor* o = ctx.out(out); o && !o->rankKnown && ctx.node().opType == "Reshape") {
     // Shape inference could not tell the output shape; a constant shape input can.
-    if (auto t = reshapeTarget(ctx, (*X)->shape)) {
+    if (auto t = reshapeTarget(ctx, X->shape)) {
       DataDescriptor* d = b.sdfg().findData(out);
       d->shape = *t;
       d->strides = DataDescriptor::contiguousStrides(d->shape);
@@ -116,7 +115,7 @@ Result reshapeCopy(const ExpansionContext& ctx, const std::string& in, const std
     }
   }
   if (!b.data(out).rankKnown) return needOut(ctx, out).takeError();
-  const Shape &xs = (*X)->shape, &ys = b.data(out).shape;
+  const Shape &xs = X->shape, &ys = b.data(out).shape;
   Read r;
   // Direct mapping when the dims other than 1 are the same sequence (Squeeze, Unsqueeze, many Reshapes).
   std::vector<size_t> xn, yn;
@@ -143,9 +142,8 @@ Result reshapeCopy(const ExpansionContext& ctx, const std::string& in, const std
 }
 
 Result expandTranspose(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  size_t r = (*X)->shape.size();
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  size_t r = X->shape.size();
   std::vector<int64_t> perm = ctx.attrInts("perm");
   if (perm.empty())
     for (size_t k = 0; k < r; ++k) perm.push_back(int64_t(r - 1 - k));
@@ -162,17 +160,15 @@ Result expandTranspose(const ExpansionContext& ctx) {
 }
 
 Result expandConcat(const ExpansionContext& ctx) {
-  auto Y = needOut(ctx, "concat_result");
-  if (!Y) return Y.takeError();
-  size_t r = (*Y)->shape.size();
+  DCW_TRY(auto Y, needOut(ctx, "concat_result"));
+  size_t r = Y->shape.size();
   auto axis = normAxis(ctx.attrInt("axis", 0), int64_t(r));
   if (!axis) return ctx.error("axis is out of range");
   SdfgBuilder b(ctx);
   Expr offset(0);
   for (auto& in : ctx.inputs()) {
-    auto X = needIn(ctx, in);
-    if (!X) return X.takeError();
-    const Shape& xs = (*X)->shape;
+    DCW_TRY(auto X, needIn(ctx, in));
+    const Shape& xs = X->shape;
     std::vector<std::string> yi;
     for (size_t k = 0; k < r; ++k) yi.push_back(k == size_t(*axis) ? (P(I(k)) + offset).str() : I(k));
     if (!(xs[*axis] == Expr(0)))
@@ -183,17 +179,15 @@ Result expandConcat(const ExpansionContext& ctx) {
 }
 
 Result expandSplit(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "input");
-  if (!X) return X.takeError();
-  size_t r = (*X)->shape.size();
+  DCW_TRY(auto X, needIn(ctx, "input"));
+  size_t r = X->shape.size();
   auto axis = normAxis(ctx.attrInt("axis", 0), int64_t(r));
   if (!axis) return ctx.error("axis is out of range");
   SdfgBuilder b(ctx);
   Expr offset(0);
   for (auto& out : ctx.outputs()) {
-    auto Y = needOut(ctx, out);
-    if (!Y) return Y.takeError();
-    const Shape& ys = (*Y)->shape;
+    DCW_TRY(auto Y, needOut(ctx, out));
+    const Shape& ys = Y->shape;
     std::vector<std::string> xi;
     for (size_t k = 0; k < r; ++k) xi.push_back(k == size_t(*axis) ? (P(I(k)) + offset).str() : I(k));
     if (!(ys[*axis] == Expr(0)))
@@ -207,11 +201,9 @@ Result expandSplit(const ExpansionContext& ctx) {
 // Slice
 
 Result expandSlice(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  auto Y = needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  const Shape& xs = (*X)->shape;
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  DCW_CHECK(needOut(ctx, "output"));
+  const Shape& xs = X->shape;
   int64_t r = int64_t(xs.size());
   SdfgBuilder b(ctx);
   Read rd;
@@ -307,11 +299,9 @@ std::string wrap(const std::string& v, const std::string& D) {
 }
 
 Result expandGather(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  auto Ind = needIn(ctx, "indices");
-  if (!Ind) return Ind.takeError();
-  const Shape &xs = (*X)->shape, &is = (*Ind)->shape;
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  DCW_TRY(auto Ind, needIn(ctx, "indices"));
+  const Shape &xs = X->shape, &is = Ind->shape;
   int64_t r = int64_t(xs.size()), q = int64_t(is.size());
   auto axis = normAxis(ctx.attrInt("axis", 0), r);
   if (!axis) return ctx.error("axis is out of range");
@@ -329,9 +319,8 @@ Result expandGather(const ExpansionContext& ctx) {
 }
 
 Result expandGatherElements(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  const Shape& xs = (*X)->shape;
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  const Shape& xs = X->shape;
   int64_t r = int64_t(xs.size());
   auto axis = normAxis(ctx.attrInt("axis", 0), r);
   if (!axis) return ctx.error("axis is out of range");
@@ -346,11 +335,9 @@ Result expandGatherElements(const ExpansionContext& ctx) {
 }
 
 Result expandGatherND(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  auto Ind = needIn(ctx, "indices");
-  if (!Ind) return Ind.takeError();
-  const Shape &xs = (*X)->shape, &is = (*Ind)->shape;
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  DCW_TRY(auto Ind, needIn(ctx, "indices"));
+  const Shape &xs = X->shape, &is = Ind->shape;
   int64_t r = int64_t(xs.size()), q = int64_t(is.size());
   int64_t bd = ctx.attrInt("batch_dims", 0);
   auto kc = q > 0 ? is[q - 1].constantValue() : std::nullopt;
@@ -378,11 +365,9 @@ Result expandGatherND(const ExpansionContext& ctx) {
 // Scatter family: y = data, then updates matched to output positions.
 
 Result expandScatterElements(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  auto Ind = needIn(ctx, "indices");
-  if (!Ind) return Ind.takeError();
-  const Shape &xs = (*X)->shape, &is = (*Ind)->shape;
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  DCW_TRY(auto Ind, needIn(ctx, "indices"));
+  const Shape &xs = X->shape, &is = Ind->shape;
   size_t r = xs.size();
   auto axis = normAxis(ctx.attrInt("axis", 0), int64_t(r));
   if (!axis) return ctx.error("axis is out of range");
@@ -423,11 +408,9 @@ Result expandScatterElements(const ExpansionContext& ctx) {
 }
 
 Result expandScatterND(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  auto Ind = needIn(ctx, "indices");
-  if (!Ind) return Ind.takeError();
-  const Shape &xs = (*X)->shape, &is = (*Ind)->shape;
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  DCW_TRY(auto Ind, needIn(ctx, "indices"));
+  const Shape &xs = X->shape, &is = Ind->shape;
   size_t r = xs.size(), q = is.size();
   auto kc = q > 0 ? is[q - 1].constantValue() : std::nullopt;
   if (!kc) return ctx.error("the last dim of indices must be a constant");
@@ -480,15 +463,13 @@ Result expandScatterND(const ExpansionContext& ctx) {
 // Pad, Tile, Expand
 
 Result expandPad(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  auto Y = needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  const Shape& xs = (*X)->shape;
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  DCW_TRY(auto Y, needOut(ctx, "output"));
+  const Shape& xs = X->shape;
   size_t r = xs.size();
   std::string mode = ctx.attrString("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge") return ctx.error("mode '" + mode + "' is not one of constant, reflect, edge");
-  DType yt = (*Y)->dtype;
+  DType yt = Y->dtype;
   SdfgBuilder b(ctx);
   Read rd;
   std::optional<std::vector<int64_t>> pads;
@@ -540,9 +521,8 @@ Result expandPad(const ExpansionContext& ctx) {
 }
 
 Result expandTile(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "input");
-  if (!X) return X.takeError();
-  const Shape& xs = (*X)->shape;
+  DCW_TRY(auto X, needIn(ctx, "input"));
+  const Shape& xs = X->shape;
   SdfgBuilder b(ctx);
   Read rd;
   for (size_t k = 0; k < xs.size(); ++k) rd.idx.push_back(xs[k] == Expr(1) ? "0" : sym::mod(P(I(k)), xs[k]).str());
@@ -551,13 +531,11 @@ Result expandTile(const ExpansionContext& ctx) {
 }
 
 Result expandExpand(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "input");
-  if (!X) return X.takeError();
-  auto Y = needOut(ctx, "output");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto X, needIn(ctx, "input"));
+  DCW_TRY(auto Y, needOut(ctx, "output"));
   SdfgBuilder b(ctx);
-  size_t r = (*Y)->shape.size();
-  b.mappedTasklet("expand", fullRangeParams((*Y)->shape), {{"x", "input", broadcastSubset((*X)->shape, (*Y)->shape)}}, "y = x",
+  size_t r = Y->shape.size();
+  b.mappedTasklet("expand", fullRangeParams(Y->shape), {{"x", "input", broadcastSubset(X->shape, Y->shape)}}, "y = x",
                   {{"y", "output", indexList(r), ""}});
   return b.finish();
 }
@@ -566,11 +544,9 @@ Result expandExpand(const ExpansionContext& ctx) {
 // Resize / Upsample
 
 Result expandResize(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "X");
-  if (!X) return X.takeError();
-  auto Y = needOut(ctx, "Y");
-  if (!Y) return Y.takeError();
-  const Shape &xs = (*X)->shape, &ys = (*Y)->shape;
+  DCW_TRY(auto X, needIn(ctx, "X"));
+  DCW_TRY(auto Y, needOut(ctx, "Y"));
+  const Shape &xs = X->shape, &ys = Y->shape;
   size_t r = xs.size();
   bool upsample = ctx.node().opType == "Upsample";
   int64_t ver = ctx.node().opsetVersion;
@@ -687,7 +663,7 @@ Result expandResize(const ExpansionContext& ctx) {
   }
   rd.lets = lets;
   if (crop) rd.extra.push_back({"roi", "roi", ""});
-  std::string extrapolation = literal(ctx.attrFloat("extrapolation_value", 0.0), (*Y)->dtype);
+  std::string extrapolation = literal(ctx.attrFloat("extrapolation_value", 0.0), Y->dtype);
   if (!outside.empty()) {
     rd.cond = "!(" + join(outside, " || ") + ")";
     rd.otherwise = extrapolation;
@@ -739,9 +715,8 @@ void writeValues(SdfgBuilder& b, const std::string& out, const std::vector<std::
 }
 
 Result expandShape(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
-  const Shape& xs = (*X)->shape;
+  DCW_TRY(auto X, needIn(ctx, "data"));
+  const Shape& xs = X->shape;
   int64_t r = int64_t(xs.size());
   int64_t start = ctx.attrInt("start", 0), end = ctx.attrInt("end", r);
   if (start < 0) start += r;
@@ -756,10 +731,9 @@ Result expandShape(const ExpansionContext& ctx) {
 }
 
 Result expandSize(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "data");
-  if (!X) return X.takeError();
+  DCW_TRY(auto X, needIn(ctx, "data"));
   SdfgBuilder b(ctx);
-  std::string sz = par(product((*X)->shape));
+  std::string sz = par(product(X->shape));
   b.mappedTasklet("size", {}, {}, "y = " + sz, {{"y", "size", ctx.out("size") && !ctx.out("size")->shape.empty() ? "0" : "", ""}});
   return b.finish();
 }
@@ -846,8 +820,7 @@ Result expandConstant(const ExpansionContext& ctx) {
 }
 
 Result expandConstantOfShape(const ExpansionContext& ctx) {
-  auto Y = needOut(ctx, "output");
-  if (!Y) return Y.takeError();
+  DCW_TRY(auto Y, needOut(ctx, "output"));
   double v = 0;
   if (auto* a = ctx.node().attribute("value"))
     if (auto* t = std::get_if<Tensor>(&a->value)) {
@@ -856,58 +829,53 @@ Result expandConstantOfShape(const ExpansionContext& ctx) {
       v = vals[0];
     }
   SdfgBuilder b(ctx);
-  size_t r = (*Y)->shape.size();
-  b.mappedTasklet("fill", fullRangeParams((*Y)->shape), {}, "y = " + literal(v, (*Y)->dtype), {{"y", "output", indexList(r), ""}});
+  size_t r = Y->shape.size();
+  b.mappedTasklet("fill", fullRangeParams(Y->shape), {}, "y = " + literal(v, Y->dtype), {{"y", "output", indexList(r), ""}});
   return b.finish();
 }
 
 Result expandRange(const ExpansionContext& ctx) {
-  auto Y = needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  if ((*Y)->shape.size() != 1) return ctx.error("Range's output must be 1-D");
+  DCW_TRY(auto Y, needOut(ctx, "output"));
+  if (Y->shape.size() != 1) return ctx.error("Range's output must be 1-D");
   SdfgBuilder b(ctx);
   auto sub = [&](const char* c) { return ctx.in(c) && !ctx.in(c)->shape.empty() ? std::string("0") : std::string(); };
-  b.mappedTasklet("range", fullRangeParams((*Y)->shape), {{"s", "start", sub("start")}, {"d", "delta", sub("delta")}},
-                  "y = s + " + (isFloating((*Y)->dtype) ? castTo((*Y)->dtype, "i0") : std::string("i0")) + " * d",
+  b.mappedTasklet("range", fullRangeParams(Y->shape), {{"s", "start", sub("start")}, {"d", "delta", sub("delta")}},
+                  "y = s + " + (isFloating(Y->dtype) ? castTo(Y->dtype, "i0") : std::string("i0")) + " * d",
                   {{"y", "output", "i0", ""}});
   return b.finish();
 }
 
 Result expandEyeLike(const ExpansionContext& ctx) {
-  auto Y = needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  if ((*Y)->shape.size() != 2) return ctx.error("EyeLike needs a 2-D tensor");
+  DCW_TRY(auto Y, needOut(ctx, "output"));
+  if (Y->shape.size() != 2) return ctx.error("EyeLike needs a 2-D tensor");
   int64_t k = ctx.attrInt("k", 0);
   SdfgBuilder b(ctx);
-  DType t = (*Y)->dtype;
-  b.mappedTasklet("eye", fullRangeParams((*Y)->shape), {}, "y = select(i1 - i0 == " + num(k) + ", " + literal(1, t) + ", " + literal(0, t) + ")",
+  DType t = Y->dtype;
+  b.mappedTasklet("eye", fullRangeParams(Y->shape), {}, "y = select(i1 - i0 == " + num(k) + ", " + literal(1, t) + ", " + literal(0, t) + ")",
                   {{"y", "output", "i0, i1", ""}});
   return b.finish();
 }
 
 Result expandOneHot(const ExpansionContext& ctx) {
-  auto Ind = needIn(ctx, "indices");
-  if (!Ind) return Ind.takeError();
-  auto Y = needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  size_t r = (*Y)->shape.size();
+  DCW_CHECK(needIn(ctx, "indices"));
+  DCW_TRY(auto Y, needOut(ctx, "output"));
+  size_t r = Y->shape.size();
   auto axis = normAxis(ctx.attrInt("axis", -1), int64_t(r));
   if (!axis) return ctx.error("axis is out of range");
   std::vector<std::string> ii;
   for (size_t k = 0; k < r; ++k)
     if (k != size_t(*axis)) ii.push_back(I(k));
-  std::string D = par((*Y)->shape[*axis]);
+  std::string D = par(Y->shape[*axis]);
   SdfgBuilder b(ctx);
-  b.mappedTasklet("onehot", fullRangeParams((*Y)->shape), {{"ind", "indices", join(ii)}, {"off", "values", "0"}, {"on", "values", "1"}},
+  b.mappedTasklet("onehot", fullRangeParams(Y->shape), {{"ind", "indices", join(ii)}, {"off", "values", "0"}, {"on", "values", "1"}},
                   "let j = int64(ind); let jw = select(j < 0, j + " + D + ", j); y = select(jw == " + I(size_t(*axis)) + ", on, off)",
                   {{"y", "output", indexList(r), ""}});
   return b.finish();
 }
 
 Result expandTrilu(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "input");
-  if (!X) return X.takeError();
-  size_t r = (*X)->shape.size();
+  DCW_TRY(auto X, needIn(ctx, "input"));
+  size_t r = X->shape.size();
   if (r < 2) return ctx.error("Trilu needs rank >= 2");
   bool upper = ctx.attrInt("upper", 1) != 0;
   SdfgBuilder b(ctx);
@@ -921,31 +889,29 @@ Result expandTrilu(const ExpansionContext& ctx) {
     }
   }
   std::string d = I(r - 1) + " - " + I(r - 2);
-  b.mappedTasklet("trilu", fullRangeParams((*X)->shape), ins,
-                  "y = select(" + d + (upper ? " >= " : " <= ") + k + ", x, " + literal(0, (*X)->dtype) + ")",
+  b.mappedTasklet("trilu", fullRangeParams(X->shape), ins,
+                  "y = select(" + d + (upper ? " >= " : " <= ") + k + ", x, " + literal(0, X->dtype) + ")",
                   {{"y", "output", indexList(r), ""}});
   return b.finish();
 }
 
 Result expandDepthToSpace(const ExpansionContext& ctx, bool toSpace) {
-  auto X = needIn(ctx, "input");
-  if (!X) return X.takeError();
-  auto Y = needOut(ctx, "output");
-  if (!Y) return Y.takeError();
-  if ((*X)->shape.size() != 4) return ctx.error("the input must be 4-D (N, C, H, W)");
+  DCW_TRY(auto X, needIn(ctx, "input"));
+  DCW_TRY(auto Y, needOut(ctx, "output"));
+  if (X->shape.size() != 4) return ctx.error("the input must be 4-D (N, C, H, W)");
   int64_t bs = ctx.attrInt("blocksize", 0);
   if (bs < 1) return ctx.error("blocksize must be >= 1");
   SdfgBuilder b(ctx);
   Read rd;
   Expr i1 = P("i1"), i2 = P("i2"), i3 = P("i3");
   if (toSpace) {
-    Expr Cy = (*Y)->shape[1];
+    Expr Cy = Y->shape[1];
     bool crd = ctx.attrString("mode", "DCR") == "CRD";
     Expr bh = sym::mod(i2, bs), bw = sym::mod(i3, bs);
     Expr c = crd ? i1 * (bs * bs) + bh * bs + bw : (bh * bs + bw) * Cy + i1;
     rd.idx = {"i0", c.str(), sym::floorDiv(i2, bs).str(), sym::floorDiv(i3, bs).str()};
   } else {
-    Expr Cx = (*X)->shape[1];
+    Expr Cx = X->shape[1];
     Expr blk = sym::floorDiv(i1, Cx), c = sym::mod(i1, Cx);
     rd.idx = {"i0", c.str(), (i2 * bs + sym::floorDiv(blk, bs)).str(), (i3 * bs + sym::mod(blk, bs)).str()};
   }
@@ -954,9 +920,8 @@ Result expandDepthToSpace(const ExpansionContext& ctx, bool toSpace) {
 }
 
 Result expandCumSum(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "x");
-  if (!X) return X.takeError();
-  const Shape& xs = (*X)->shape;
+  DCW_TRY(auto X, needIn(ctx, "x"));
+  const Shape& xs = X->shape;
   int64_t r = int64_t(xs.size());
   bool exclusive = ctx.attrInt("exclusive", 0) != 0, reverse = ctx.attrInt("reverse", 0) != 0;
   std::vector<int64_t> candidates;
@@ -968,7 +933,7 @@ Result expandCumSum(const ExpansionContext& ctx) {
   } else {
     for (int64_t k = 0; k < r; ++k) candidates.push_back(k); // run-time axis: one guarded map per possible axis
   }
-  DType yt = ctx.out("y") ? ctx.out("y")->dtype : (*X)->dtype;
+  DType yt = ctx.out("y") ? ctx.out("y")->dtype : X->dtype;
   SdfgBuilder b(ctx);
   b.mappedTasklet("zero", fullRangeParams(xs), {}, "y = " + literal(0, yt), {{"y", "y", indexList(size_t(r)), ""}});
   for (int64_t a : candidates) {
@@ -989,9 +954,8 @@ Result expandCumSum(const ExpansionContext& ctx) {
 }
 
 Result expandReverseSequence(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "input");
-  if (!X) return X.takeError();
-  const Shape& xs = (*X)->shape;
+  DCW_TRY(auto X, needIn(ctx, "input"));
+  const Shape& xs = X->shape;
   int64_t r = int64_t(xs.size());
   auto ba = normAxis(ctx.attrInt("batch_axis", 1), r), ta = normAxis(ctx.attrInt("time_axis", 0), r);
   if (!ba || !ta || *ba == *ta) return ctx.error("batch_axis and time_axis must be different axes");
@@ -1007,12 +971,11 @@ Result expandReverseSequence(const ExpansionContext& ctx) {
 }
 
 Result expandCompress(const ExpansionContext& ctx) {
-  auto X = needIn(ctx, "input");
-  if (!X) return X.takeError();
+  DCW_TRY(auto X, needIn(ctx, "input"));
   const Tensor* c = ctx.constantIn("condition");
   if (!c) return ctx.error("the output shape of Compress depends on the values of 'condition' (data-dependent)", "make the condition a constant");
   auto cv = tensorValues(*c);
-  const Shape& xs = (*X)->shape;
+  const Shape& xs = X->shape;
   bool hasAxis = ctx.hasAttr("axis");
   auto axis = hasAxis ? normAxis(ctx.attrInt("axis", 0), int64_t(xs.size())) : std::optional<int64_t>(0);
   if (!axis) return ctx.error("axis is out of range");
