@@ -1,6 +1,7 @@
 // The ONNX backend test models shipped by Debian's libonnx-testdata, imported one by one: each must
 // either import and validate, or be refused with a located message. Prints the figures and requires
 // at least 97% to import (the foundation issue's goal).
+#include "tests/support/Prerequisites.h"
 #include "core/io/ModelFile.h"
 
 #include <QtTest>
@@ -13,8 +14,8 @@ class TestOnnxConformanceImport : public QObject {
   Q_OBJECT
 private slots:
   void importSuite() {
-    const std::string root = "/usr/share/libonnx-testdata/data";
-    if (!fs::exists(root)) QSKIP("libonnx-testdata is not installed (scripts/setup-deps.sh installs it)");
+    DCW_REQUIRE_ONNX_TESTDATA();
+    const std::string root = dcw::testsupport::kOnnxTestDataRoot.toStdString();
     int total = 0, ok = 0;
     std::map<std::string, std::pair<int, int>> perSuite;
     QStringList refused;
