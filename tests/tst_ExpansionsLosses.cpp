@@ -42,11 +42,6 @@ const testsupport::ExpansionFamily& family() {
   return f;
 }
 
-const std::vector<testsupport::ConformanceRow>& rows() {
-  static const std::vector<testsupport::ConformanceRow> r = testsupport::conformanceRows(family());
-  return r;
-}
-
 using testsupport::findMap;
 using testsupport::MapInfo;
 using testsupport::nodesOf;
@@ -80,9 +75,9 @@ class TestExpansionsLosses : public QObject {
 private slots:
   void initTestCase() { DCW_REQUIRE_ONNX_TESTDATA(); }
 
-  void conformance_data() { testsupport::addConformanceRows(rows()); }
+  void conformance_data() { testsupport::addConformanceRows(family()); }
   void conformance() { testsupport::checkConformanceRow(family()); }
-  void coverage() { testsupport::checkCoverage(family(), rows()); }
+  void coverage() { testsupport::checkCoverage(family()); }
 
   void nllMeanIsTwoWcrSums() {
     // input [3, 5, 2], target [3, 2], weight [5], mean.

@@ -53,11 +53,6 @@ const testsupport::ExpansionFamily& family() {
   return f;
 }
 
-const std::vector<testsupport::ConformanceRow>& rows() {
-  static const std::vector<testsupport::ConformanceRow> r = testsupport::conformanceRows(family());
-  return r;
-}
-
 using testsupport::nodesOf;
 
 template <class T>
@@ -143,9 +138,9 @@ class TestExpansionsRecurrent : public QObject {
 private slots:
   void initTestCase() { DCW_REQUIRE_ONNX_TESTDATA(); }
 
-  void conformance_data() { testsupport::addConformanceRows(rows()); }
+  void conformance_data() { testsupport::addConformanceRows(family()); }
   void conformance() { testsupport::checkConformanceRow(family()); }
-  void coverage() { testsupport::checkCoverage(family(), rows()); }
+  void coverage() { testsupport::checkCoverage(family()); }
 
   // LSTM: one loop over the time steps; the gate products are maps with WCR sum into the gates.
   void lstmIsTimeLoopWithWcrProducts() {

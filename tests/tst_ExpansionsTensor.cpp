@@ -66,11 +66,6 @@ const testsupport::ExpansionFamily& family() {
   return f;
 }
 
-const std::vector<testsupport::ConformanceRow>& rows() {
-  static const std::vector<testsupport::ConformanceRow> r = testsupport::conformanceRows(family());
-  return r;
-}
-
 using testsupport::findMap;
 using testsupport::MapInfo;
 using testsupport::nodesOf;
@@ -82,9 +77,9 @@ class TestExpansionsTensor : public QObject {
 private slots:
   void initTestCase() { DCW_REQUIRE_ONNX_TESTDATA(); }
 
-  void conformance_data() { testsupport::addConformanceRows(rows()); }
+  void conformance_data() { testsupport::addConformanceRows(family()); }
   void conformance() { testsupport::checkConformanceRow(family()); }
-  void coverage() { testsupport::checkCoverage(family(), rows()); }
+  void coverage() { testsupport::checkCoverage(family()); }
 
   void convIsMapNestWithWcr() {
     auto s = testsupport::expandCase(family(), "test_basic_conv_with_padding", true);

@@ -190,11 +190,19 @@ inline std::vector<ConformanceRow> conformanceRows(const ExpansionFamily& f) {
   return rows;
 }
 
+// The rows of a family, computed once per family object (the data function and checkCoverage share them).
+inline const std::vector<ConformanceRow>& rowsOf(const ExpansionFamily& f) {
+  static std::map<const ExpansionFamily*, std::vector<ConformanceRow>> cache;
+  auto it = cache.find(&f);
+  if (it == cache.end()) it = cache.emplace(&f, conformanceRows(f)).first;
+  return it->second;
+}
+
 // The QtTest data of a conformance test function: columns path and folded, one row per case.
-inline void addConformanceRows(const std::vector<ConformanceRow>& rows) {
+inline void addConformanceRows(const ExpansionFamily& f) {
   QTest::addColumn<QString>("path");
   QTest::addColumn<bool>("folded");
-  for (auto& r : rows) QTest::newRow(r.name.c_str()) << QString::fromStdString(r.path) << r.folded;
+  for (auto& r : rowsOf(f)) QTest::newRow(r.name.c_str()) << QString::fromStdString(r.path) << r.folded;
 }
 
 // Checks the current row of a conformance test function (see the top of this file).
@@ -248,16 +256,16 @@ inline void checkConformanceRow(const ExpansionFamily& f) {
 
 // Fails when a node prefix of the family yields no row (a renamed or vanished case, or an importer
 // that no longer produces the op), or when a listed refusal names no row.
-inline void checkCoverage(const ExpansionFamily& f, const std::vector<ConformanceRow>& rows) {
-  for (auto& p : f.nodePrefixes) {
-    bool any = std::any_of(rows.begin(), rows.end(), [&](const ConformanceRow& r) { return r.name.rfind(p, 0) == 0; });
-    QVERIFY2(any, qPrintable(QString::fromStdString("no case of " + kOnnxTestDataRoot.toStdString() + "/node/" + p +
-                                                    "* holds a node of the family")));
-  }
-  for (auto& [name, refusal] : f.refusals) {
-    bool any = std::any_of(rows.begin(), rows.end(), [&](const ConformanceRow& r) { return r.name == name; });
-    QVERIFY2(any, qPrintable(QString::fromStdString("the listed refusal " + name + " is no case of the family")));
-  }
+inline void checkCoverage(const ExpansionFamily& f) {
+  const std::vector<ConformanceRow>& rows = rowsOf(f);
+  QStringList problems;
+  for (auto& p : f.nodePrefixes)
+    if (std::none_of(rows.begin(), rows.end(), [&](const ConformanceRow& r) { return r.name.rfind(p, 0) == 0; }))
+      problems << QString::fromStdString("no case of " + nodeFolder(p) + "* holds a node of the family");
+  for (auto& [name, refusal] : f.refusals)
+    if (std::none_of(rows.begin(), rows.end(), [&](const ConformanceRow& r) { return r.name == name; }))
+      problems << QString::fromStdString("the listed refusal " + name + " is no case of the family");
+  QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("\n"))));
 }
 
 // A model of the node/ suite with the family's nodes expanded (after `fold` when given), or why not.

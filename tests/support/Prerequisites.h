@@ -5,7 +5,8 @@
 //  - what scripts/setup-deps.sh installs (Debian's libonnx-testdata, ...) CI always has: in CI
 //    (CI=true) a missing one fails the test; on a developer machine that has not run setup-deps.sh
 //    it skips, saying what is missing and what installs it (DCW_REQUIRE_INSTALLED).
-// A failure of the code under test is never a skip.
+// A failure of the code under test is never a skip. A skip for something CI never has (a GPU, say)
+// must say "(CI never has this)" in its reason: scripts/test.sh fails a CI run on any other skip.
 #pragma once
 
 #include <QFileInfo>
