@@ -13,6 +13,8 @@
 #include <QString>
 #include <QtTest>
 
+#include <optional>
+
 namespace dcw::testsupport {
 
 // True in CI: the CI variable is set to anything but "", "0" or "false" (CI systems set CI=true).
@@ -23,6 +25,19 @@ inline bool inCi() {
 
 // Debian's libonnx-testdata: the ONNX backend test cases (installed by scripts/setup-deps.sh).
 inline const QString kOnnxTestDataRoot = QStringLiteral("/usr/share/libonnx-testdata/data");
+
+// What to do about a missing installed prerequisite: the message, and whether it fails (in CI) or
+// skips (elsewhere). Nothing when `path` exists.
+struct MissingPrerequisite {
+  QString message;
+  bool fails = false;
+};
+inline std::optional<MissingPrerequisite> checkInstalled(const QString& path, const QString& how) {
+  if (QFileInfo::exists(path)) return std::nullopt;
+  const QString what = QStringLiteral("%1 is not installed (%2)").arg(path, how);
+  if (inCi()) return MissingPrerequisite{what + QStringLiteral("; CI must have it"), true};
+  return MissingPrerequisite{what + QStringLiteral("; outside CI this is a skip"), false};
+}
 
 } // namespace dcw::testsupport
 
@@ -35,10 +50,9 @@ inline const QString kOnnxTestDataRoot = QStringLiteral("/usr/share/libonnx-test
 // what is missing and `how` it is installed.
 #define DCW_REQUIRE_INSTALLED(path, how)                                                                                \
   do {                                                                                                                  \
-    if (!QFileInfo::exists(path)) {                                                                                     \
-      const QString dcwMissing_ = QStringLiteral("%1 is not installed (%2)").arg(path, how);                           \
-      if (dcw::testsupport::inCi()) QFAIL(qPrintable(dcwMissing_ + QStringLiteral("; CI must have it")));           \
-      QSKIP(qPrintable(dcwMissing_ + QStringLiteral("; outside CI this is a skip")));                                 \
+    if (const auto dcwMissing_ = dcw::testsupport::checkInstalled(path, how)) {                                        \
+      if (dcwMissing_->fails) QFAIL(qPrintable(dcwMissing_->message));                                                  \
+      QSKIP(qPrintable(dcwMissing_->message));                                                                          \
     }                                                                                                                   \
   } while (false)
 
