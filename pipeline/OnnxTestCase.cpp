@@ -4,9 +4,13 @@
 #include "core/onnx/TensorFile.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 namespace dcw::pipeline {
 
@@ -125,6 +129,11 @@ CaseResult runOnnxTestCase(const std::string& folder, const Options& options) {
   for (auto& d : fs::directory_iterator(folder))
     if (d.is_directory() && d.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(d.path());
   std::sort(sets.begin(), sets.end());
+  if (sets.empty()) { // nothing to compare with: not a pass
+    r.status = CaseResult::Status::Failed;
+    r.message = folder + ": no test_data_set_* folder";
+    return r;
+  }
   for (auto& set : sets) {
     std::vector<Tensor> inputs;
     for (auto& f : tensorFiles(set, "input")) {
@@ -166,6 +175,90 @@ CaseResult runOnnxTestCase(const std::string& folder, const Options& options) {
   }
   r.status = CaseResult::Status::Passed;
   return r;
+}
+
+const char* statusName(CaseResult::Status s) {
+  switch (s) {
+  case CaseResult::Status::Passed: return "passed";
+  case CaseResult::Status::Failed: return "failed";
+  case CaseResult::Status::Unsupported: return "unsupported";
+  }
+  return "failed";
+}
+
+Expected<ExpectedFailures> ExpectedFailures::parse(const std::string& text, const std::string& file) {
+  ExpectedFailures list;
+  list.file = file;
+  std::istringstream in(text);
+  std::string line;
+  std::set<std::string> seen;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string where = file + ":" + std::to_string(number);
+    ExpectedFailure e;
+    e.line = number;
+    if (auto hash = line.find('#'); hash != std::string::npos) {
+      e.reason = line.substr(hash + 1);
+      line.resize(hash);
+      auto first = e.reason.find_first_not_of(" \t");
+      e.reason = first == std::string::npos ? "" : e.reason.substr(first);
+      while (!e.reason.empty() && std::isspace(static_cast<unsigned char>(e.reason.back()))) e.reason.pop_back();
+    }
+    std::istringstream words(line);
+    std::string status, extra;
+    if (!(words >> e.name)) continue; // blank or comment only
+    if (!(words >> status) || (words >> extra))
+      return fail(where, "expected `NAME STATUS  # reason`, got '" + line + "'", "STATUS is failed or unsupported");
+    if (status == "failed") e.status = CaseResult::Status::Failed;
+    else if (status == "unsupported") e.status = CaseResult::Status::Unsupported;
+    else return fail(where, "unknown status '" + status + "' for " + e.name, "write failed or unsupported");
+    if (e.reason.empty()) return fail(where, e.name + " has no reason", "say why after '#'");
+    if (!seen.insert(e.name).second) return fail(where, e.name + " is listed twice", "keep one line per case");
+    list.cases.push_back(std::move(e));
+  }
+  return list;
+}
+
+Expected<ExpectedFailures> ExpectedFailures::load(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return fail(file, "cannot read the list of expected failures", "give an existing file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), file);
+}
+
+const ExpectedFailure* ExpectedFailures::find(const std::string& name) const {
+  for (auto& e : cases)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::vector<Diagnostic> compareWithExpectedFailures(const std::vector<CaseResult>& results, const ExpectedFailures& list,
+                                                    const std::function<bool(const std::string&)>& selected) {
+  std::vector<Diagnostic> out;
+  std::set<std::string> ran;
+  for (auto& r : results) {
+    ran.insert(r.name);
+    const ExpectedFailure* e = list.find(r.name);
+    if (!e) {
+      if (r.status != CaseResult::Status::Passed)
+        out.push_back(Diagnostic::error(r.name, std::string(statusName(r.status)) + " and is not listed as an expected failure: " + r.message,
+                                        "fix it, or list it in " + list.file + " with the reason"));
+      continue;
+    }
+    const std::string where = list.file + ":" + std::to_string(e->line);
+    if (r.status == CaseResult::Status::Passed)
+      out.push_back(Diagnostic::error(where, r.name + " passes now but is listed as " + statusName(e->status),
+                                      "remove it from the list"));
+    else if (r.status != e->status)
+      out.push_back(Diagnostic::error(where, r.name + " is listed as " + std::string(statusName(e->status)) + " but " +
+                                                 statusName(r.status) + ": " + r.message,
+                                      "fix it, or correct its line"));
+  }
+  for (auto& e : list.cases)
+    if (!ran.count(e.name) && selected(e.name))
+      out.push_back(Diagnostic::error(list.file + ":" + std::to_string(e.line), e.name + " is no case of this run",
+                                      "remove it from the list"));
+  return out;
 }
 
 } // namespace dcw::pipeline

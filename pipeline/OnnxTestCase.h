@@ -5,9 +5,13 @@
 // generation, compilation, run or numerical mismatches make it "failed".
 #pragma once
 
+#include "core/support/Diagnostic.h"
+#include "core/support/Expected.h"
 #include "pipeline/Pipeline.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace dcw::pipeline {
 
@@ -21,5 +25,37 @@ struct CaseResult {
 };
 
 CaseResult runOnnxTestCase(const std::string& folder, const Options& options = {});
+
+// The committed list of the cases of a suite that are expected not to pass (`dcw test-onnx
+// --expected-failures FILE`), so that a conformance run fails on any change in either direction: a
+// case that does not pass and is not listed, a listed case that passes now or fails in another way
+// (listed as unsupported, now a wrong result), and a listed name that is no case of the suite.
+// One case a line: `NAME STATUS  # reason`, STATUS `failed` or `unsupported` (as `dcw test-onnx`
+// prints them); `#` starts a comment, blank lines are ignored.
+struct ExpectedFailure {
+  std::string name;
+  CaseResult::Status status = CaseResult::Status::Failed;
+  std::string reason; // the comment, without '#'
+  int line = 0;       // 1-based, in the list's file
+};
+
+struct ExpectedFailures {
+  std::string file;
+  std::vector<ExpectedFailure> cases;
+
+  // Parses the text of a list; `file` locates the diagnostics ("FILE:LINE").
+  static Expected<ExpectedFailures> parse(const std::string& text, const std::string& file);
+  static Expected<ExpectedFailures> load(const std::string& file);
+  const ExpectedFailure* find(const std::string& name) const;
+};
+
+// Every disagreement between the results of a run and the list, one located error each, in case and
+// then list order; empty when they agree. A listed name that is not among the results counts only
+// when `selected(name)` says the run would have included it (`--filter` narrows a run).
+std::vector<Diagnostic> compareWithExpectedFailures(const std::vector<CaseResult>& results, const ExpectedFailures& list,
+                                                    const std::function<bool(const std::string&)>& selected);
+
+// "passed", "failed" or "unsupported", as `dcw test-onnx` prints a case.
+const char* statusName(CaseResult::Status s);
 
 } // namespace dcw::pipeline

@@ -2,12 +2,20 @@
 # Builds DCW and runs every test: a short libFuzzer run of the ONNX importer, then ctest (QtTest
 # suites, the ONNX conformance suites compiled and run through the pure path, the real architectures
 # against ONNX Runtime, the command line). Installs whatever is missing first, so it works on a fresh
-# Debian 12 machine and in CI. Ends with the conformance figures and ctest's summary line.
+# Debian 12 machine and in CI. Ends with the conformance figures, every skip and ctest's summary line.
+# In CI (CI=true) nothing may be skipped: the fuzz run always happens, and any skipped test or QtTest
+# function fails the run, except one whose reason says "(CI never has this)" (a GPU, say).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-deps.sh
 scripts/build.sh
 status=0
+ci=0
+case "${CI:-}" in ""|0|false|FALSE|False) ;; *) ci=1 ;; esac
+if [ "$ci" = 1 ] && [ "${DCW_SKIP_FUZZ:-0}" = "1" ]; then
+  echo "note: DCW_SKIP_FUZZ is ignored in CI: the fuzz run is part of CI"
+  DCW_SKIP_FUZZ=0
+fi
 # The fuzz target needs clang's libFuzzer; it is built separately and runs briefly on its seed corpus.
 if [ "${DCW_SKIP_FUZZ:-0}" != "1" ]; then
   tests/fuzz/run_fuzz.sh build-fuzz "${DCW_FUZZ_SECONDS:-60}" || status=$?
@@ -19,8 +27,20 @@ if [ -f "$log" ]; then
   echo "ONNX conformance through the pure path (compiled C++/OpenMP):"
   for suite in node pytorch-converted pytorch-operator simple; do
     line=$(awk -v t="conformance_$suite" '$0 ~ "Test: "t"$" {on=1} on && /^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ {print; exit}' "$log")
-    [ -n "$line" ] && echo "  $suite: ${line//,/;}"
+    listed=$(awk -v t="conformance_$suite" '$0 ~ "Test: "t"$" {on=1} on && / expected failures listed in / {print; exit}' "$log")
+    [ -n "$line" ] && echo "  $suite: ${line//,/;}${listed:+ ($listed)}"
   done
+  # Every skip, in QtTest suites (SKIP lines) and whole ctest tests (a SKIP_RETURN_CODE).
+  skips=$( (grep -E '^SKIP   : ' "$log" || true; grep -E '\*\*\*Skipped' build/ctest.out || true) | sort -u)
+  if [ -n "$skips" ]; then
+    echo
+    echo "Skipped:"
+    echo "$skips" | sed 's/^/  /'
+    if [ "$ci" = 1 ] && echo "$skips" | grep -qv '(CI never has this)'; then
+      echo "error: tests were skipped in CI (CI=$CI); CI has everything they need, so a skip hides a failure"
+      status=1
+    fi
+  fi
 fi
 summary=$(grep -E "tests passed, [0-9]+ tests failed out of" build/ctest.out | tail -1 || true)
 [ -n "$summary" ] && echo "$summary"

@@ -1,7 +1,7 @@
 // Tests of the `dcw` command line as a user runs it: exit codes, the one-line error format on bad
 // input, inspect (text and JSON), convert and the round trip through .dcw.json; the command layer
 // headless: transforms (list, candidates), apply (scripts), optimize, and --script on run, bench and
-// codegen.
+// codegen; test-onnx with a list of expected failures.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -145,6 +145,43 @@ private slots:
     auto t = dcw({"test-onnx", "/usr/share/libonnx-testdata/data/node/test_relu", "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding"});
     QVERIFY2(t.code == 0, qPrintable(t.err));
     QVERIFY2(t.out.endsWith("2 passed, 0 failed, 0 skipped\n"), qPrintable(t.out));
+  }
+
+  // --expected-failures: a run agrees with the list, or each disagreement is an error naming the case.
+  void testOnnxExpectedFailures() {
+    const QString node = QStringLiteral("/usr/share/libonnx-testdata/data/node/");
+    const QStringList cases{node + "test_relu", node + "test_cast_FLOAT_to_STRING"};
+    QTemporaryDir dir;
+    auto run = [&](const QByteArray& list) {
+      writeAll(dir.filePath("expected.txt"), list);
+      return dcw(QStringList{"test-onnx"} + cases + QStringList{"--expected-failures", dir.filePath("expected.txt")});
+    };
+    auto ok = run("test_cast_FLOAT_to_STRING unsupported # strings are not lowered\n");
+    QVERIFY2(ok.code == 0, qPrintable(ok.out + ok.err));
+    QVERIFY2(ok.out.endsWith("1 passed, 0 failed, 1 skipped\n1 expected failures listed in " + dir.filePath("expected.txt") +
+                             ", 0 disagreements with this run\n"),
+             qPrintable(ok.out));
+    // Not listed: fails, naming the case.
+    auto unlisted = run("# nothing expected\n");
+    QCOMPARE(unlisted.code, 1);
+    QVERIFY2(unlisted.err.startsWith("error: test_cast_FLOAT_to_STRING: unsupported and is not listed as an expected failure: "),
+             qPrintable(unlisted.err));
+    // Listed but passing, listed with another status, or no case of the run: each one error.
+    auto stale = run("test_relu failed # was wrong once\ntest_cast_FLOAT_to_STRING failed # x\ntest_gone failed # y\n");
+    QCOMPARE(stale.code, 1);
+    const QString list = dir.filePath("expected.txt");
+    QVERIFY2(stale.err.contains("error: " + list + ":1: test_relu passes now but is listed as failed; remove it from the list\n"),
+             qPrintable(stale.err));
+    QVERIFY2(stale.err.contains("error: " + list + ":2: test_cast_FLOAT_to_STRING is listed as failed but unsupported: "),
+             qPrintable(stale.err));
+    QVERIFY2(stale.err.contains("error: " + list + ":3: test_gone is no case of this run; remove it from the list\n"),
+             qPrintable(stale.err));
+    QCOMPARE(stale.err.count('\n'), 3);
+    // A malformed list is bad input: exit 2 before anything runs, naming the line.
+    auto malformed = run("test_relu\n");
+    QCOMPARE(malformed.code, 2);
+    QVERIFY2(malformed.err.startsWith("error: " + list + ":1: expected `NAME STATUS  # reason`"), qPrintable(malformed.err));
+    QVERIFY(malformed.out.isEmpty());
   }
 
   void runRefusals() {

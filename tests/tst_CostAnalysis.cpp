@@ -3,6 +3,7 @@
 // bytes moved from memlet volumes, parameters from constant inputs, a map scope with a tasklet
 // (iterations × operations), ops without a formula marked as estimates; and on tiny_resnet, that the
 // model's parameters agree with the summary and every library node has a cost.
+#include "tests/support/Prerequisites.h"
 #include "core/analysis/Cost.h"
 #include "core/edit/History.h"
 #include "transforms/ApplyTransformation.h"
@@ -183,7 +184,7 @@ private slots:
 
   void tinyResnet() {
     const QString path = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
-    if (!QFileInfo::exists(path)) QSKIP("tiny_resnet.onnx is missing");
+    DCW_REQUIRE_FIXTURE(path);
     auto m = io::loadModel(path.toStdString());
     QVERIFY(m.ok());
     auto summary = analysis::summarize(*m->sdfg);

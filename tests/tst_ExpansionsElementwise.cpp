@@ -1,34 +1,26 @@
 // Structural tests of the `pure` expansions of the Elementwise, Reductions, Softmax and
-// Normalization families: every ONNX backend test model of these ops (node, pytorch-converted,
-// pytorch-operator) is loaded, its nodes of these ops expanded, and the result must validate with
-// none of them left as a library node — or be refused with the expected message (string casts,
-// sequences, random dropout). A few expansions are checked in detail (map ranges, broadcast
-// subsets, WCR on reductions, the stable softmax passes, TopK's rank formulation).
+// Normalization families: every ONNX backend test model holding these ops (node with the _expanded
+// variants, pytorch-converted, pytorch-operator) goes through the shared conformance harness
+// (tests/support/ExpansionTestSupport.h): its nodes of these ops expand and validate with none left
+// as a library node and every tasklet well-formed, or it is a listed refusal with its exact message
+// (string casts, sequences, random dropout). A few expansions are checked in detail (map ranges,
+// broadcast subsets, WCR on reductions, the stable softmax passes, TopK's rank formulation).
 #include "tests/support/ExpansionTestSupport.h"
-#include "core/expansions/ExpandPass.h"
 #include "core/expansions/Expansion.h"
-#include "core/io/ModelFile.h"
-#include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Tasklet.h"
-#include "core/ir/Validate.h"
 #include "core/tasklet/TaskletCode.h"
 
 #include <QtTest>
 
-#include <filesystem>
-#include <map>
 #include <set>
 
-namespace fs = std::filesystem;
 using namespace dcw;
 using namespace dcw::ir;
 
 namespace {
-
-const std::string kData = "/usr/share/libonnx-testdata/data";
 
 const std::set<std::string>& familyOps() {
   static const std::set<std::string> ops{
@@ -46,93 +38,6 @@ const std::set<std::string>& familyOps() {
       // Normalization
       "BatchNormalization", "LayerNormalization", "InstanceNormalization", "LRN", "MeanVarianceNormalization"};
   return ops;
-}
-
-// Node test folders of these ops (by name prefix), the _expanded variants included.
-const std::vector<std::string>& nodePrefixes() {
-  static const std::vector<std::string> p{
-      "test_abs", "test_neg", "test_exp", "test_log", "test_sqrt", "test_reciprocal", "test_floor", "test_ceil", "test_round",
-      "test_sign", "test_sin", "test_cos", "test_tan", "test_asin", "test_acos", "test_atan", "test_sinh", "test_cosh",
-      "test_erf", "test_not_", "test_isnan", "test_isinf", "test_relu", "test_leakyrelu", "test_elu", "test_selu", "test_celu",
-      "test_hardsigmoid", "test_hardswish", "test_sigmoid", "test_softplus", "test_softsign", "test_tanh",
-      "test_thresholdedrelu", "test_shrink", "test_identity", "test_dropout", "test_training_dropout", "test_cast",
-      "test_add", "test_sub", "test_mul", "test_div", "test_pow", "test_mod", "test_max_", "test_min_", "test_sum_",
-      "test_mean_", "test_and", "test_or", "test_xor", "test_equal", "test_less", "test_greater", "test_bitshift",
-      "test_prelu", "test_where", "test_clip", "test_reduce_", "test_argmax", "test_argmin", "test_top_k", "test_softmax",
-      "test_logsoftmax", "test_hardmax", "test_batchnorm", "test_layer_normalization", "test_instancenorm", "test_lrn",
-      "test_mvn"};
-  return p;
-}
-
-using Found = testsupport::FoundNode;
-
-void collect(Sdfg& s, std::vector<Found>& out) { testsupport::collectLibraryNodes(s, out); }
-
-// Expands every node of the families' ops; returns the first refusal's message (empty when all expanded).
-std::string expandFamily(Sdfg& root, int& expanded) {
-  return testsupport::expandWhere(root, [](const LibraryNode& n) { return n.domain.empty() && familyOps().count(n.opType); }, expanded);
-}
-
-// Refusals that are expected, by test folder: the message must contain the text.
-const std::map<std::string, std::string>& expectedRefusals() {
-  static const std::map<std::string, std::string> m{
-      {"test_cast_FLOAT_to_STRING", "string"},
-      {"test_cast_STRING_to_FLOAT", "string"},
-      {"test_castlike_FLOAT_to_STRING", "string"},
-      {"test_castlike_STRING_to_FLOAT", "string"},
-      {"test_castlike_FLOAT_to_STRING_expanded", "string"},
-      {"test_castlike_STRING_to_FLOAT_expanded", "string"},
-      {"test_identity_sequence", "tensors only"},
-      {"test_identity_opt", "tensors only"},
-      {"test_training_dropout", "training_mode"},
-      {"test_training_dropout_default", "training_mode"},
-      {"test_training_dropout_default_mask", "training_mode"},
-      {"test_training_dropout_mask", "training_mode"},
-      {"test_training_dropout_zero_ratio", "training_mode"},
-      {"test_training_dropout_zero_ratio_mask", "training_mode"},
-  };
-  return m;
-}
-
-using testsupport::nodesOf;
-
-std::unique_ptr<Sdfg> loadAndExpand(const std::string& folder, std::string* error = nullptr) {
-  auto m = io::loadModel(kData + "/node/" + folder + "/model.onnx");
-  if (!m) {
-    if (error) *error = m.error().str();
-    return nullptr;
-  }
-  int n = 0;
-  std::string err = expandFamily(*m->sdfg, n);
-  if (!err.empty()) {
-    if (error) *error = err;
-    return nullptr;
-  }
-  return std::move(m->sdfg);
-}
-
-// The map whose label starts with `label`, the WCR of the memlets leaving its exit, and the memlets
-// entering its tasklet.
-struct MapInfo {
-  MapEntry* entry = nullptr;
-  std::set<std::string> wcr;
-  std::vector<std::string> inMemlets; // "data[subset]"
-  std::string code;
-};
-MapInfo findMap(Sdfg& s, const std::string& label, int skip = 0) {
-  MapInfo info;
-  for (auto [st, me] : nodesOf<MapEntry>(s)) {
-    if (me->label().rfind(label + "_map", 0) != 0) continue;
-    if (skip-- > 0) continue;
-    info.entry = me;
-    for (auto* e : st->outEdges(me->exitId)) info.wcr.insert(e->memlet.wcr);
-    for (auto* e : st->outEdges(me->id())) {
-      if (!e->memlet.isEmpty()) info.inMemlets.push_back(e->memlet.data + "[" + e->memlet.subset.str() + "]");
-      if (auto* t = dynamic_cast<Tasklet*>(st->node(e->dst))) info.code = t->code;
-    }
-    return info;
-  }
-  return info;
 }
 
 // Every tasklet parses, and reads only its input connectors, map parameters of enclosing maps or
@@ -168,62 +73,80 @@ std::string checkTasklets(Sdfg& s) {
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
+// The family: node tests of these ops (by folder prefix, the _expanded variants included) and the
+// PyTorch suites; every tasklet of an expanded case must be well-formed (checkTasklets).
+const testsupport::ExpansionFamily& family() {
+  static const testsupport::ExpansionFamily f = [] {
+    testsupport::ExpansionFamily f;
+    f.nodePrefixes = {
+        "test_abs", "test_neg", "test_exp", "test_log", "test_sqrt", "test_reciprocal", "test_floor", "test_ceil", "test_round",
+        "test_sign", "test_sin", "test_cos", "test_tan", "test_asin", "test_acos", "test_atan", "test_sinh", "test_cosh",
+        "test_erf", "test_not_", "test_isnan", "test_isinf", "test_relu", "test_leakyrelu", "test_elu", "test_selu", "test_celu",
+        "test_hardsigmoid", "test_hardswish", "test_sigmoid", "test_softplus", "test_softsign", "test_tanh",
+        "test_thresholdedrelu", "test_shrink", "test_identity", "test_dropout", "test_training_dropout", "test_cast",
+        "test_add", "test_sub", "test_mul", "test_div", "test_pow", "test_mod", "test_max_", "test_min_", "test_sum_",
+        "test_mean_", "test_and", "test_or", "test_xor", "test_equal", "test_less", "test_greater", "test_bitshift",
+        "test_prelu", "test_where", "test_clip", "test_reduce_", "test_argmax", "test_argmin", "test_top_k", "test_softmax",
+        "test_logsoftmax", "test_hardmax", "test_batchnorm", "test_layer_normalization", "test_instancenorm", "test_lrn",
+        "test_mvn"};
+    f.withExpandedVariants = true;
+    f.wholeSuites = {"pytorch-converted", "pytorch-operator"};
+    f.select = [](const LibraryNode& n) { return n.domain.empty() && familyOps().count(n.opType) > 0; };
+    f.check = checkTasklets;
+    const std::string toString = "casts from or to string are not supported by the pure expansion (float32 -> string)";
+    const std::string fromString = "casts from or to string are not supported by the pure expansion (string -> float32)";
+    const std::string training = "Dropout's training_mode input is not a constant (training mode would be random)";
+    using testsupport::refusedOnExpansion;
+    f.refusals = {
+        // Strings are not lowered.
+        {"test_cast_FLOAT_to_STRING", refusedOnExpansion(toString)},
+        {"test_cast_STRING_to_FLOAT", refusedOnExpansion(fromString)},
+        {"test_castlike_FLOAT_to_STRING", refusedOnExpansion(toString)},
+        {"test_castlike_STRING_to_FLOAT", refusedOnExpansion(fromString)},
+        {"test_castlike_FLOAT_to_STRING_expanded", refusedOnExpansion(toString)},
+        {"test_castlike_STRING_to_FLOAT_expanded", refusedOnExpansion(fromString)},
+        // Sequences and optionals are not lowered.
+        {"test_identity_sequence", refusedOnExpansion("operand 'input' is a seq(float32[?]); this expansion handles tensors only")},
+        {"test_identity_opt",
+         refusedOnExpansion("operand 'input' is a optional(seq(float32[5])); this expansion handles tensors only")},
+        // Dropout in training mode would be random.
+        {"test_training_dropout", refusedOnExpansion(training)},
+        {"test_training_dropout_default", refusedOnExpansion(training)},
+        {"test_training_dropout_default_mask", refusedOnExpansion(training)},
+        {"test_training_dropout_mask", refusedOnExpansion(training)},
+        {"test_training_dropout_zero_ratio", refusedOnExpansion(training)},
+        {"test_training_dropout_zero_ratio_mask", refusedOnExpansion(training)},
+    };
+    return f;
+  }();
+  return f;
+}
+
+// The map of an elementwise, reduction or normalization expansion: labelled "<label>_map…".
+testsupport::MapInfo findMap(const Sdfg& s, const std::string& label, int skip = 0) {
+  return testsupport::findMap(s, label + "_map", skip);
+}
+using testsupport::MapInfo;
+
 } // namespace
 
 class TestExpansionsElementwise : public QObject {
   Q_OBJECT
 private slots:
+  void initTestCase() { DCW_REQUIRE_ONNX_TESTDATA(); }
+
   void registered() {
     for (auto& op : familyOps())
       QVERIFY2(expansions::registry().find("", op, "pure"), qPrintable(QString::fromStdString(op) + " has no pure expansion"));
   }
 
-  void conformance_data() {
-    QTest::addColumn<QString>("path");
-    if (!fs::exists(kData)) return;
-    std::vector<std::string> paths;
-    for (auto& d : fs::directory_iterator(fs::path(kData) / "node")) {
-      std::string name = d.path().filename().string();
-      for (auto& p : nodePrefixes())
-        if (name.rfind(p, 0) == 0) paths.push_back(d.path().string());
-    }
-    for (const char* suite : {"pytorch-converted", "pytorch-operator"})
-      for (auto& d : fs::directory_iterator(fs::path(kData) / suite)) paths.push_back(d.path().string());
-    std::sort(paths.begin(), paths.end());
-    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
-    for (auto& p : paths) QTest::newRow(fs::path(p).filename().string().c_str()) << QString::fromStdString(p);
-  }
-
-  void conformance() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    QFETCH(QString, path);
-    std::string folder = fs::path(path.toStdString()).filename().string();
-    auto m = io::loadModel(path.toStdString() + "/model.onnx");
-    if (!m) QSKIP(qPrintable("does not import: " + QString::fromStdString(m.error().str())));
-    int expanded = 0;
-    std::string err = expandFamily(*m->sdfg, expanded);
-    auto exp = expectedRefusals().find(folder);
-    if (exp != expectedRefusals().end()) {
-      QVERIFY2(!err.empty(), "expected a refusal");
-      QVERIFY2(err.find(exp->second) != std::string::npos, err.c_str());
-      return;
-    }
-    QVERIFY2(err.empty(), err.c_str());
-    if (expanded == 0) QSKIP("no node of these families");
-    Diagnostics v = validate(*m->sdfg);
-    QVERIFY2(!v.hasErrors(), v.hasErrors() ? v.firstError()->str().c_str() : "");
-    std::string bad = checkTasklets(*m->sdfg);
-    QVERIFY2(bad.empty(), bad.c_str());
-    std::vector<Found> left;
-    collect(*m->sdfg, left);
-    for (auto& f : left)
-      QVERIFY2(!familyOps().count(f.node->opType), qPrintable("library node left: " + QString::fromStdString(f.node->opType)));
-  }
+  void conformance_data() { testsupport::addConformanceRows(family()); }
+  void conformance() { testsupport::checkConformanceRow(family()); }
+  void coverage() { testsupport::checkCoverage(family()); }
 
   void unaryIsOneMap() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto s = loadAndExpand("test_relu");
-    QVERIFY(s);
+    auto s = testsupport::expandCase(family(), "test_relu");
+    QVERIFY2(s, s.error.c_str());
     MapInfo relu = findMap(*s, "relu");
     QVERIFY(relu.entry);
     QCOMPARE(QString::fromStdString(relu.entry->range.str()), QString("0:3, 0:4, 0:5"));
@@ -233,56 +156,52 @@ private slots:
   }
 
   void binaryBroadcasts() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto s = loadAndExpand("test_add_bcast"); // A[3, 4, 5] + B[5]
-    QVERIFY(s);
+    auto s = testsupport::expandCase(family(), "test_add_bcast"); // A[3, 4, 5] + B[5]
+    QVERIFY2(s, s.error.c_str());
     MapInfo add = findMap(*s, "add");
     QVERIFY(add.entry);
     QCOMPARE(QString::fromStdString(add.entry->range.str()), QString("0:3, 0:4, 0:5"));
     QVERIFY(contains(add.inMemlets, "A[i0, i1, i2]"));
     QVERIFY(contains(add.inMemlets, "B[i2]"));
     // Integer Mod with Python's sign rule; float16 computes in float32.
-    auto mod = loadAndExpand("test_mod_mixed_sign_int32");
-    QVERIFY(mod);
+    auto mod = testsupport::expandCase(family(), "test_mod_mixed_sign_int32");
+    QVERIFY2(mod, mod.error.c_str());
     QVERIFY(findMap(*mod, "mod").code.find("%") != std::string::npos);
-    auto h = loadAndExpand("test_max_float16");
-    QVERIFY(h);
+    auto h = testsupport::expandCase(family(), "test_max_float16");
+    QVERIFY2(h, h.error.c_str());
     QVERIFY2(findMap(*h, "max").code.find("float32(") != std::string::npos, findMap(*h, "max").code.c_str());
   }
 
   void reductionsUseWcr() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto s = loadAndExpand("test_reduce_sum_keepdims_example"); // data[3, 2, 2], axes [1] (constant or not)
-    QVERIFY(s);
+    auto s = testsupport::expandCase(family(), "test_reduce_sum_keepdims_example"); // data[3, 2, 2], axes [1] (constant or not)
+    QVERIFY2(s, s.error.c_str());
     MapInfo red = findMap(*s, "reduce");
     QVERIFY(red.entry);
     QCOMPARE(red.wcr, std::set<std::string>{"sum"});
     QCOMPARE(QString::fromStdString(red.entry->range.str()), QString("0:3, 0:2, 0:2"));
-    auto mx = loadAndExpand("test_reduce_max_keepdims_example");
-    QVERIFY(mx);
+    auto mx = testsupport::expandCase(family(), "test_reduce_max_keepdims_example");
+    QVERIFY2(mx, mx.error.c_str());
     QCOMPARE(findMap(*mx, "reduce").wcr, std::set<std::string>{"max"});
     // LogSumExp subtracts the maximum first.
-    auto lse = loadAndExpand("test_reduce_log_sum_exp_keepdims_example");
-    QVERIFY(lse);
+    auto lse = testsupport::expandCase(family(), "test_reduce_log_sum_exp_keepdims_example");
+    QVERIFY2(lse, lse.error.c_str());
     QCOMPARE(findMap(*lse, "max").wcr, std::set<std::string>{"max"});
     QCOMPARE(findMap(*lse, "reduce").wcr, std::set<std::string>{"sum"});
     QVERIFY(findMap(*lse, "finish").entry);
     // ArgMax: the first index reaching the max (WCR min); select_last_index takes WCR max.
-    auto am = loadAndExpand("test_argmax_keepdims_example");
-    QVERIFY(am);
+    auto am = testsupport::expandCase(family(), "test_argmax_keepdims_example");
+    QVERIFY2(am, am.error.c_str());
     QCOMPARE(findMap(*am, "index").wcr, std::set<std::string>{"min"});
-    auto al = loadAndExpand("test_argmax_keepdims_example_select_last_index");
-    QVERIFY(al);
+    auto al = testsupport::expandCase(family(), "test_argmax_keepdims_example_select_last_index");
+    QVERIFY2(al, al.error.c_str());
     QCOMPARE(findMap(*al, "index").wcr, std::set<std::string>{"max"});
   }
 
   void runtimeAxesPickACandidate() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
     // data[3, 2, 2] -> reduced[3, 2] with keepdims = 0: axis 1 or 2 fit the shapes. Unless the axes
     // are a constant, both candidates are computed and the runtime axes select one.
-    std::string err;
-    auto s = loadAndExpand("test_reduce_sum_do_not_keepdims_example", &err);
-    QVERIFY2(s, err.c_str());
+    auto s = testsupport::expandCase(family(), "test_reduce_sum_do_not_keepdims_example");
+    QVERIFY2(s, s.error.c_str());
     MapInfo first = findMap(*s, "reduce");
     QVERIFY(first.entry);
     QCOMPARE(first.wcr, std::set<std::string>{"sum"});
@@ -291,9 +210,8 @@ private slots:
   }
 
   void softmaxIsStable() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto s = loadAndExpand("test_softmax_axis_1"); // opset 13: only axis 1
-    QVERIFY(s);
+    auto s = testsupport::expandCase(family(), "test_softmax_axis_1"); // opset 13: only axis 1
+    QVERIFY2(s, s.error.c_str());
     QCOMPARE(findMap(*s, "max").wcr, std::set<std::string>{"max"});
     MapInfo sum = findMap(*s, "sum");
     QCOMPARE(sum.wcr, std::set<std::string>{"sum"});
@@ -302,9 +220,8 @@ private slots:
   }
 
   void topKRanks() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto s = loadAndExpand("test_top_k"); // X[3, 4], k = 3 along axis 1
-    QVERIFY(s);
+    auto s = testsupport::expandCase(family(), "test_top_k"); // X[3, 4], k = 3 along axis 1
+    QVERIFY2(s, s.error.c_str());
     MapInfo rank = findMap(*s, "rank");
     QVERIFY(rank.entry);
     QCOMPARE(rank.wcr, std::set<std::string>{"sum"});
@@ -316,28 +233,26 @@ private slots:
   }
 
   void normalizationStatistics() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto ln = loadAndExpand("test_layer_normalization_4d_axis1");
-    QVERIFY(ln);
+    auto ln = testsupport::expandCase(family(), "test_layer_normalization_4d_axis1");
+    QVERIFY2(ln, ln.error.c_str());
     QCOMPARE(findMap(*ln, "sum").wcr, std::set<std::string>{"sum"});
     QCOMPARE(findMap(*ln, "sqdev").wcr, std::set<std::string>{"sum"});
     QVERIFY(findMap(*ln, "layernorm").entry);
-    auto lrn = loadAndExpand("test_lrn");
-    QVERIFY(lrn);
+    auto lrn = testsupport::expandCase(family(), "test_lrn");
+    QVERIFY2(lrn, lrn.error.c_str());
     MapInfo w = findMap(*lrn, "window");
     QVERIFY(w.entry);
     QCOMPARE(w.wcr, std::set<std::string>{"sum"});
     QVERIFY(contains(w.inMemlets, "squares[i0, i1 + k, i2, i3]"));
-    auto bn = loadAndExpand("test_batchnorm_example_training_mode");
-    QVERIFY(bn);
+    auto bn = testsupport::expandCase(family(), "test_batchnorm_example_training_mode");
+    QVERIFY2(bn, bn.error.c_str());
     QVERIFY(findMap(*bn, "running_mean").entry);
   }
 
   void refusalsAreClear() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    std::string err;
-    QVERIFY(!loadAndExpand("test_cast_FLOAT_to_STRING", &err));
-    QVERIFY2(err.find("Cast") != std::string::npos && err.find("string") != std::string::npos, err.c_str());
+    auto s = testsupport::expandCase(family(), "test_cast_FLOAT_to_STRING");
+    QVERIFY(!s);
+    QVERIFY2(s.error.find("Cast") != std::string::npos && s.error.find("string") != std::string::npos, s.error.c_str());
   }
 };
 

@@ -1,11 +1,11 @@
 // Structural tests of the `pure` expansions of the recurrent (RNN, GRU, LSTM) and control-flow (If,
-// Loop, Scan) families: every ONNX backend node test of these ops is loaded and expanded completely
-// (bodies included); the result must validate with no library node left, or be refused with the
-// expected message (sequences, data-dependent shapes). The loops, conditionals, map ranges and WCR
-// sums are checked in detail on a few models, and the refusals of bad attributes by message.
+// Loop, Scan) families: every ONNX backend node test of these ops goes through the shared conformance
+// harness (tests/support/ExpansionTestSupport.h), expanded completely (bodies included): the result
+// validates with no library node left, or it is a listed refusal with its exact message (sequences,
+// data-dependent shapes). The loops, conditionals, map ranges and WCR sums are checked in detail on
+// a few models, and the refusals of bad attributes by message.
 #include "tests/support/ExpansionTestSupport.h"
 #include "core/expansions/ExpandPass.h"
-#include "core/expansions/Expansion.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
@@ -15,34 +15,42 @@
 
 #include <QtTest>
 
-#include <filesystem>
 #include <set>
 
-namespace fs = std::filesystem;
 using namespace dcw;
 using namespace dcw::ir;
 
 namespace {
 
-const std::string kData = "/usr/share/libonnx-testdata/data";
-
-const std::vector<std::string>& nodePrefixes() {
-  static const std::vector<std::string> p{"test_rnn_", "test_gru_", "test_lstm_", "test_simple_rnn_", "test_if", "test_loop", "test_scan"};
-  return p;
-}
-
-// Expected outcomes by folder: "refuse:<text>" (a refusal containing text) or "maybe:<text>" (either
-// expanded, or refused with text). Every other case must expand and validate.
-const std::map<std::string, std::string>& expectations() {
-  static const std::map<std::string, std::string> m{
-      {"test_if_opt", "refuse:sequence"},
-      {"test_if_seq", "refuse:sequence"},
-      {"test_loop13_seq", "refuse:sequences and optionals"},
-      {"test_loop16_seq_none", "refuse:sequences and optionals"},
-      // The body slices with a run-time start: the slice's shape is data-dependent.
-      {"test_loop11", "maybe:data-dependent"},
-  };
-  return m;
+// The family: node tests of these ops by folder prefix, without the _expanded variants, expanded
+// completely (bodies included).
+const testsupport::ExpansionFamily& family() {
+  static const testsupport::ExpansionFamily f = [] {
+    testsupport::ExpansionFamily f;
+    f.nodePrefixes = {"test_rnn_", "test_gru_", "test_lstm_", "test_simple_rnn_", "test_if", "test_loop", "test_scan"};
+    f.select = [](const LibraryNode& n) {
+      static const std::set<std::string> ops{"RNN", "GRU", "LSTM", "If", "Loop", "Scan"};
+      return n.domain.empty() && ops.count(n.opType) > 0;
+    };
+    f.expandEverything = true;
+    using testsupport::refusedOnExpansion;
+    f.refusals = {
+        // Sequences and optionals are not lowered.
+        {"test_if_opt", refusedOnExpansion("output 'outputs_0' is a optional(seq(float32[5])); If with sequence, optional or "
+                                           "unknown-rank outputs cannot be expanded")},
+        {"test_if_seq", refusedOnExpansion("output 'outputs_0' is a seq(float32[5]); If with sequence, optional or unknown-rank "
+                                           "outputs cannot be expanded")},
+        {"test_loop13_seq",
+         refusedOnExpansion("loop-carried value 'v_initial_0' is seq(float32[]); only tensors of known shape can be carried")},
+        {"test_loop16_seq_none", refusedOnExpansion("loop-carried value 'v_initial_0' is optional(seq(float32[])); only "
+                                                    "tensors of known shape can be carried")},
+        // The body slices with a run-time start: the slice's shape is data-dependent (the Loop node itself
+        // expands: loopIsLoopRegion).
+        {"test_loop11", refusedOnExpansion("the rank of output 'output' is unknown: its shape is data-dependent")},
+    };
+    return f;
+  }();
+  return f;
 }
 
 using testsupport::nodesOf;
@@ -76,19 +84,14 @@ const Sdfg* expansionOf(const Sdfg& root, const std::string& label) {
   return nullptr;
 }
 
+// The map whose label starts with `label`, with the WCR of the memlets entering its exit.
 struct MapInfo {
   MapEntry* entry = nullptr;
   std::set<std::string> wcr;
 };
 MapInfo findMap(const Sdfg& s, const std::string& label) {
-  MapInfo info;
-  for (auto [st, me] : nodesOf<MapEntry>(s)) {
-    if (me->label().rfind(label, 0) != 0) continue;
-    info.entry = me;
-    for (auto* e : st->inEdges(me->exitId)) info.wcr.insert(e->memlet.wcr);
-    return info;
-  }
-  return info;
+  testsupport::MapInfo found = testsupport::findMap(s, label);
+  return {found.entry, found.innerWcr};
 }
 
 // A one-op model: float32 inputs and outputs named after the connectors.
@@ -133,49 +136,15 @@ OneOp oneOp(const std::string& op, int64_t opset, const std::vector<std::pair<st
 class TestExpansionsRecurrent : public QObject {
   Q_OBJECT
 private slots:
-  void conformance_data() {
-    QTest::addColumn<QString>("path");
-    if (!fs::exists(kData)) return;
-    std::vector<std::string> paths;
-    for (auto& d : fs::directory_iterator(fs::path(kData) / "node")) {
-      std::string name = d.path().filename().string();
-      for (auto& p : nodePrefixes())
-        if (name.rfind(p, 0) == 0 && name.find("_expanded") == std::string::npos) paths.push_back(d.path().string());
-    }
-    std::sort(paths.begin(), paths.end());
-    for (auto& p : paths) QTest::newRow(fs::path(p).filename().string().c_str()) << QString::fromStdString(p);
-  }
+  void initTestCase() { DCW_REQUIRE_ONNX_TESTDATA(); }
 
-  void conformance() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    QFETCH(QString, path);
-    std::string folder = fs::path(path.toStdString()).filename().string();
-    auto m = io::loadModel(path.toStdString() + "/model.onnx");
-    QVERIFY2(m, m ? "" : m.error().str().c_str());
-    auto r = expansions::expandAll(*m->sdfg);
-    std::string err = r ? std::string() : r.error().str();
-    auto it = expectations().find(folder);
-    std::string expect = it == expectations().end() ? "" : it->second;
-    if (expect.rfind("refuse:", 0) == 0) {
-      QVERIFY2(!err.empty(), "expected a refusal");
-      QVERIFY2(err.find(expect.substr(7)) != std::string::npos, err.c_str());
-      return;
-    }
-    if (expect.rfind("maybe:", 0) == 0 && !err.empty()) {
-      QVERIFY2(err.find(expect.substr(6)) != std::string::npos, err.c_str());
-      return;
-    }
-    QVERIFY2(err.empty(), err.c_str());
-    QVERIFY(r->expanded > 0);
-    Diagnostics v = validate(*m->sdfg);
-    QVERIFY2(!v.hasErrors(), v.hasErrors() ? v.firstError()->str().c_str() : "");
-    QVERIFY(nodesOf<LibraryNode>(*m->sdfg).empty());
-  }
+  void conformance_data() { testsupport::addConformanceRows(family()); }
+  void conformance() { testsupport::checkConformanceRow(family()); }
+  void coverage() { testsupport::checkCoverage(family()); }
 
   // LSTM: one loop over the time steps; the gate products are maps with WCR sum into the gates.
   void lstmIsTimeLoopWithWcrProducts() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto m = io::loadModel(kData + "/node/test_lstm_defaults/model.onnx"); // X [1, 3, 2], hidden 3
+    auto m = io::loadModel(testsupport::nodeFolder("test_lstm_defaults") + "/model.onnx"); // X [1, 3, 2], hidden 3
     QVERIFY(m);
     LibraryNode* l = findOp(*m->sdfg, "LSTM");
     QVERIFY(l);
@@ -269,8 +238,7 @@ private slots:
 
   // If: a conditional region reading the bool input; each branch inlines a copy of its body.
   void ifIsConditionalRegion() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto m = io::loadModel(kData + "/node/test_if/model.onnx");
+    auto m = io::loadModel(testsupport::nodeFolder("test_if") + "/model.onnx");
     QVERIFY(m);
     LibraryNode* l = findOp(*m->sdfg, "If");
     QVERIFY(l);
@@ -303,8 +271,7 @@ private slots:
   // Loop: a loop region bounded by M, the condition and the scan output's rows; the body writes its
   // scan output into row loop_i.
   void loopIsLoopRegion() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto m = io::loadModel(kData + "/node/test_loop11/model.onnx");
+    auto m = io::loadModel(testsupport::nodeFolder("test_loop11") + "/model.onnx");
     QVERIFY(m);
     LibraryNode* l = findOp(*m->sdfg, "Loop");
     QVERIFY(l);
@@ -330,8 +297,7 @@ private slots:
 
   // Scan: a loop over the scan axis with the slices copied in and out by maps.
   void scanIsLoopWithSliceMaps() {
-    if (!fs::exists(kData)) QSKIP("libonnx-testdata is not installed");
-    auto m = io::loadModel(kData + "/node/test_scan9_sum/model.onnx"); // x [3, 2]
+    auto m = io::loadModel(testsupport::nodeFolder("test_scan9_sum") + "/model.onnx"); // x [3, 2]
     QVERIFY(m);
     LibraryNode* l = findOp(*m->sdfg, "Scan");
     QVERIFY(l);

@@ -1,6 +1,7 @@
 // Tests of the `*.dcw.json` format (core/serialize): base64, a hand-built SDFG that uses every element
 // kind and attribute type (validates, round-trips byte for byte, keeps ids, labels, paths and
 // payloads), the golden file, atomic save/load, and each rejection of bad input checked by its message.
+#include "tests/support/Prerequisites.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
@@ -663,7 +664,7 @@ private slots:
 
   void corruptedFixture() {
     QString path = QStringLiteral(DCW_SOURCE_DIR "/tests/data/bad/corrupted.dcw.json");
-    if (!QFile::exists(path)) QSKIP("tests/data/bad/corrupted.dcw.json is not there");
+    DCW_REQUIRE_FIXTURE(path);
     auto r = loadFile(path.toStdString());
     QVERIFY(!r.ok());
     QString msg = QString::fromStdString(r.error().str());

@@ -4,6 +4,7 @@
 // toolbar; overlays and status-bar totals that follow the symbol values; themes; SVG export with the
 // node names; and the bad-file path with dialogs on (the error dialog names the file, the app stays
 // usable and keeps the previous model).
+#include "tests/support/Prerequisites.h"
 #include "app/gui/MainWindow.h"
 #include "support/GuiTestSupport.h"
 
@@ -53,7 +54,7 @@ private slots:
   void initTestCase() {
     testsupport::useTestSettings(QStringLiteral("tst_Workbench"));
     QSettings().clear();
-    if (!QFileInfo::exists(kModel)) QSKIP("tiny_resnet.onnx is missing");
+    DCW_REQUIRE_FIXTURE(kModel);
   }
 
   void selectionIsShared() {
@@ -137,7 +138,7 @@ private slots:
     QVERIFY(openModel(w, kModel));
     const ir::Sdfg* before = w.sdfg();
     const QString bad = QStringLiteral(DCW_SOURCE_DIR "/tests/data/bad/truncated.onnx");
-    if (!QFileInfo::exists(bad)) QSKIP("tests/data/bad/truncated.onnx is missing");
+    DCW_REQUIRE_FIXTURE(bad);
     QString dialogText;
     QTimer closer;
     connect(&closer, &QTimer::timeout, this, [&] {

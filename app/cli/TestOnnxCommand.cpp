@@ -1,6 +1,9 @@
 // `dcw test-onnx DIR...`: runs ONNX backend test case folders (model.onnx + test_data_set_*) and
 // prints one line per case and the closing `N passed, M failed, K skipped` line. A DIR that holds
 // case folders (like .../data/node) runs all of them. Cases run in parallel with --jobs.
+// --expected-failures FILE names the cases expected not to pass (pipeline::ExpectedFailures): any
+// disagreement with the run (an unlisted failure, a listed case that passes or fails differently, a
+// listed name that is no case) is an error naming the case, and the exit code is 1.
 #include "app/cli/Cli.h"
 
 #include "pipeline/OnnxTestCase.h"
@@ -10,6 +13,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace dcw::cli {
@@ -22,6 +26,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     int jobs = 1;
     double requirePassRate = -1;
     std::string filter;
+    std::string expectedFailures;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("DIR", o->dirs, "Test case folders, or folders of test case folders")->required();
@@ -29,7 +34,15 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
   sub.add_option("--filter", o->filter, "Only cases whose name contains this text");
   sub.add_option("--require-pass-rate", o->requirePassRate,
                  "Exit 1 when fewer than this percentage of the cases pass (skipped cases count as not passed)");
+  sub.add_option("--expected-failures", o->expectedFailures,
+                 "File of the cases expected not to pass (NAME STATUS  # reason, one a line); exit 1 on any disagreement");
   return [o]() -> int {
+    std::optional<pipeline::ExpectedFailures> expected;
+    if (!o->expectedFailures.empty()) {
+      auto list = pipeline::ExpectedFailures::load(o->expectedFailures);
+      if (!list) return reportError(list.error());
+      expected = std::move(*list);
+    }
     std::vector<std::string> cases;
     for (auto& d : o->dirs) {
       std::error_code ec;
@@ -88,14 +101,23 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
       skipped += r.status == pipeline::CaseResult::Status::Unsupported;
     }
     std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped" << std::endl;
+    int status = kExitOk;
+    if (expected) {
+      auto selected = [&](const std::string& name) { return o->filter.empty() || name.find(o->filter) != std::string::npos; };
+      auto differences = pipeline::compareWithExpectedFailures(results, *expected, selected);
+      for (auto& d : differences) std::cerr << "error: " << d.str() << "\n";
+      std::cout << expected->cases.size() << " expected failures listed in " << o->expectedFailures << ", "
+                << differences.size() << " disagreements with this run" << std::endl;
+      if (!differences.empty()) status = kExitFailure;
+    }
     if (o->requirePassRate >= 0 && !cases.empty()) {
       double rate = 100.0 * passed / double(cases.size());
       if (rate < o->requirePassRate) {
         std::cerr << "error: pass rate " << rate << "% is below the required " << o->requirePassRate << "%" << std::endl;
-        return kExitFailure;
+        status = kExitFailure;
       }
     }
-    return kExitOk;
+    return status;
   };
 }
 

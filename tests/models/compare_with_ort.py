@@ -3,6 +3,10 @@
 inputs and compares the outputs (default rtol 1e-3, atol 1e-4). Prints one line per model and exits
 1 when any output differs.
 
+Without the peer it exits 77 (ctest's SKIP_RETURN_CODE) with the reason, except in CI (the CI
+variable set, as CI systems do: CI=true), where the peer is part of the checkout's shared/ folder and
+its absence is a failure (exit 1): a comparison that CI is supposed to run may not turn into a skip.
+
 usage: compare_with_ort.py DCW_BINARY MODEL.onnx... [--rtol R] [--atol A] [--ort PATH]
 """
 import argparse
@@ -30,6 +34,10 @@ def outputs(folder):
     return out
 
 
+def in_ci():
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -40,7 +48,11 @@ def main():
     ap.add_argument("--ort", default=os.path.normpath(os.path.join(here, "../../../shared/peers/ort")))
     ns = ap.parse_args()
     if not os.path.exists(ns.ort):
-        print(f"skipped: the ONNX Runtime peer is not at {ns.ort} (it comes with the shared/ folder beside the repository)")
+        where = f"the ONNX Runtime peer is not at {ns.ort} (it comes with the shared/ folder beside the repository)"
+        if in_ci():
+            print(f"error: {where}; CI must have it, so this is a failure, not a skip", file=sys.stderr)
+            return 1
+        print(f"skipped: {where}; outside CI (CI is not set) this is a skip")
         return 77
     bad = 0
     for model in ns.models:
