@@ -10,6 +10,18 @@
 // ProgramSignature::symbols entry. Transients are allocated inside by lifetime. Returns 0 on success,
 // otherwise writes a message to `error`.
 //
+// A program with C++ tasklets (ir::Tasklet language cpp, e.g. the `onednn` implementations) also
+// exports, and needs its loader to call:
+//   extern "C" int dcw_init(char* error, size_t errorSize);  // once after loading, before dcw_program
+//   extern "C" void dcw_teardown();                          // once before unloading
+// dcw_init runs the init code of every environment the tasklets use (core/expansions/Environment.h:
+// e.g. the oneDNN engine and stream), in order of first use; it returns 0, or 1 with the exception's
+// message after tearing down what it had set up. dcw_teardown runs their teardown in reverse order.
+// Both are idempotent. dcw_program fails ("dcw_init was not called") until dcw_init succeeded. An
+// exception thrown by a C++ tasklet fails the run with the tasklet's path and the exception's message.
+// Such a program must be linked with GeneratedCode::linkFlags (the environments' libraries).
+// Programs without C++ tasklets have neither entry point (their code is what it was before).
+//
 // Instrumentation (CpuOptions::instrument; off by default, and then the generated code is exactly
 // what it is without it): the chosen elements are timed with steady_clock (ns) into a preallocated
 // event buffer, optionally with hardware-counter deltas read from perf_event fds the host passes in.
@@ -74,6 +86,7 @@ struct GeneratedCode {
   std::vector<SourceMapEntry> sourceMap;
   ProgramSignature signature;
   std::vector<ProfiledElement> profiled; // empty when not instrumented; [0] is the whole model
+  std::vector<std::string> linkFlags;    // the used environments' libraries ("-ldnnl"): append to the compile flags
 };
 
 // What an instrumented program times. Kind selections apply outside map scopes only (states of the

@@ -25,7 +25,9 @@ std::string shapeText(const std::vector<sym::Expr>& d) {
 Expected<std::unique_ptr<Executor>> Executor::create(const Sdfg& sdfg, const RunOptions& options) {
   auto code = generateCpp(sdfg, options.cpu);
   if (!code) return code.takeError();
-  auto lib = compileShared(code->source, options.compile);
+  CompileOptions compile = options.compile;
+  compile.flags.insert(compile.flags.end(), code->linkFlags.begin(), code->linkFlags.end());
+  auto lib = compileShared(code->source, compile);
   if (!lib) return lib.takeError();
   auto prog = LoadedProgram::load(lib->path);
   if (!prog) return prog.takeError();

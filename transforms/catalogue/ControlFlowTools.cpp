@@ -12,7 +12,7 @@ using namespace dcw::ir;
 std::unique_ptr<Node> cloneNode(const Node& n, bool keepAccessLabel) {
   std::unique_ptr<Node> out;
   if (auto* t = dynamic_cast<const Tasklet*>(&n)) {
-    out = std::make_unique<Tasklet>(t->label(), t->code, t->language);
+    out = t->copyPayload();
   } else if (auto* me = dynamic_cast<const MapEntry*>(&n)) {
     auto e = std::make_unique<MapEntry>(me->label());
     e->params = me->params;

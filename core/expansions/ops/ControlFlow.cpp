@@ -62,7 +62,7 @@ std::unique_ptr<Node> cloneNode(const Node& n) {
   case ElementKind::AccessNode: out = std::make_unique<AccessNode>(static_cast<const AccessNode&>(n).data()); break;
   case ElementKind::Tasklet: {
     auto& t = static_cast<const Tasklet&>(n);
-    out = std::make_unique<Tasklet>(t.label(), t.code, t.language);
+    out = t.copyPayload();
     break;
   }
   case ElementKind::MapEntry: {
