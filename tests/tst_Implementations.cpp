@@ -296,6 +296,34 @@ private slots:
     QVERIFY(gp->source.find("dcw_init") == std::string::npos);
   }
 
+  // Validation does not parse a C++ tasklet's code, but checks what binds it: connectors that can be
+  // C++ names, each output written through exactly one memlet, environment names.
+  void validationOfCppTasklets() {
+    Sdfg s("main");
+    addArg(s, "X", {sym::Expr(4)}, true);
+    addArg(s, "Y", {sym::Expr(4)}, false);
+    State* st = s.addState("s");
+    auto* t = st->add<Tasklet>("call", "this is { not parsed", TaskletLanguage::Cpp);
+    t->environments = {"onednn"};
+    t->addIn({"X"});
+    t->addOut({"Y"});
+    st->addEdge(*st->add<AccessNode>("X"), "", *t, "X", Memlet::full("X", {sym::Expr(4)}));
+    auto* y = st->add<AccessNode>("Y");
+    st->addEdge(*t, "Y", *y, "", Memlet::full("Y", {sym::Expr(4)}));
+    auto ok = validate(s);
+    QVERIFY2(!ok.hasErrors(), ok.firstError() ? ok.firstError()->str().c_str() : "");
+
+    t->addOut({"unwritten"});
+    t->environments.push_back("not a name");
+    auto bad = validate(s);
+    QVERIFY(bad.hasErrors());
+    QStringList messages;
+    for (auto& d : bad.items()) messages << QString::fromStdString(d.str());
+    const QString all = messages.join('\n');
+    QVERIFY2(all.contains("main/s/call: output 'unwritten' of C++ tasklet 'call' has 0 memlets; it needs exactly one"), qPrintable(all));
+    QVERIFY2(all.contains("names environment 'not a name', which is not an identifier"), qPrintable(all));
+  }
+
   void onednnMatchesPure_data() {
     QTest::addColumn<QString>("as");
     QTest::addColumn<QString>("bs");

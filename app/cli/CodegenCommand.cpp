@@ -41,6 +41,11 @@ std::function<int()> setupCodegen(CLI::App& sub) {
     std::ofstream(map) << j.dump(1) << "\n";
     if (!fs::exists(src) || !fs::exists(map)) return reportError(Diagnostic::error(o->out, "cannot write the sources"));
     std::cerr << "wrote " << src.string() << " and " << map.string() << "\n";
+    if (!code->linkFlags.empty()) { // the environments of C++ tasklets (e.g. onednn) need libraries
+      std::cerr << "link with:";
+      for (auto& f : code->linkFlags) std::cerr << " " << f;
+      std::cerr << "\n";
+    }
     return kExitOk;
   };
 }

@@ -1281,7 +1281,8 @@ Expected<void> Generator::emitCppTasklet(const StateInfo& si, const Tasklet& t) 
       "namespace", "new", "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public",
       "register", "return", "short", "signed", "sizeof", "static", "struct", "switch", "template", "this",
       "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
-      "volatile", "while", "xor", "std", "dnnl", "error", "errorSize", "args", "symbols"};
+      "volatile", "while", "xor", "std", "dnnl", "error", "errorSize", "args", "symbols", "int8_t", "int16_t",
+      "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "ptrdiff_t"};
   auto checkName = [&](const std::string& n) -> Expected<void> {
     if (!sym::isIdentifier(n) || reserved.count(n) || n.rfind("dcw_", 0) == 0 || macroLike(n))
       return fail(where, "connector '" + commentText(n) + "' cannot name a variable in C++ code",
@@ -1315,7 +1316,7 @@ Expected<void> Generator::emitCppTasklet(const StateInfo& si, const Tasklet& t) 
     if (!off) return off.takeError();
     std::string type = cpu::storageType((*d)->dtype);
     if (type.empty()) return fail(where, "input '" + conn->name + "' has a type the CPU target does not support");
-    std::string id = fresh(conn->name);
+    std::string id = fresh("dcw_c_" + conn->name); // never a connector name: those cannot start with dcw_
     if ((*d)->dataKind == DataKind::Scalar) {
       line("const " + type + " " + id + " = " + *ptr + "[" + *off + "];");
       aliases.push_back("const " + type + " " + conn->name + " = " + id + ";");
@@ -1338,7 +1339,7 @@ Expected<void> Generator::emitCppTasklet(const StateInfo& si, const Tasklet& t) 
     if (!d) return d.takeError();
     std::string type = cpu::storageType((*d)->dtype);
     if (type.empty()) return fail(where, "output '" + c.name + "' has a type the CPU target does not support");
-    std::string id = fresh(c.name);
+    std::string id = fresh("dcw_c_" + c.name);
     if ((*d)->dataKind == DataKind::Scalar) {
       line(type + " " + id + "{};");
       aliases.push_back(type + "& " + c.name + " = " + id + ";");
