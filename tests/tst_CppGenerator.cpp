@@ -717,6 +717,18 @@ private slots:
     auto again = built.program->run(args, nullptr);
     QVERIFY2(again, again ? "" : again.error().str().c_str());
     QCOMPARE(Y[1], 6.f);
+
+    // dcw_init/dcw_teardown are counted: a second load of the same library shares its state, and
+    // unloading it leaves the first one working.
+    {
+      auto second = LoadedProgram::load(built.lib.path);
+      QVERIFY2(second, second ? "" : second.error().str().c_str());
+      QVERIFY((*second)->run(args, nullptr));
+    }
+    k = 3;
+    auto afterSecond = built.program->run(args, nullptr);
+    QVERIFY2(afterSecond, afterSecond ? "" : afterSecond.error().str().c_str());
+    QCOMPARE(Y[1], 9.f);
   }
 
   void otherRejections() {

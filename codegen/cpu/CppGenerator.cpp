@@ -1209,13 +1209,18 @@ void Generator::emitEnvironments() {
   line("");
   line("#include <cstdio>");
   line("#include <exception>");
+  line("#include <mutex>");
   line("#include <stdexcept>");
   for (auto* env : envs_)
     for (auto& h : env->headers)
       if (headers.insert(h).second) line("#include <" + h + ">");
   line("");
   line("namespace dcw_cpp {");
-  line("inline int& ready() { static int r = 0; return r; }");
+  line("// users: successful dcw_init calls not yet matched by dcw_teardown (a library loaded twice is one");
+  line("// copy: its environments are set up by the first and torn down by the last)");
+  line("inline int& users() { static int u = 0; return u; }");
+  line("inline std::mutex& lock() { static std::mutex m; return m; }");
+  line("inline bool ready() { std::lock_guard<std::mutex> g(lock()); return users() > 0; }");
   line("inline int& failed() { static int f = 0; return f; }");
   line("inline char* message() { static char m[1024]; return m; }");
   line("inline void reset() { __atomic_store_n(&failed(), 0, __ATOMIC_RELAXED); }");
@@ -1225,7 +1230,7 @@ void Generator::emitEnvironments() {
   line("} // namespace dcw_cpp");
   for (auto* env : envs_) {
     line("");
-    line("// environment " + commentText(env->name) + ": " + commentText(env->description));
+    line("// environment " + env->name + ": " + env->description); // registry text, not model text
     line("namespace " + env->ns() + " {");
     raw(env->globals);
     line("inline void init() {");
@@ -1239,8 +1244,8 @@ void Generator::emitEnvironments() {
   line("");
   line("extern \"C\" void dcw_teardown() {");
   ++indent_;
-  line("if (!dcw_cpp::ready()) return;");
-  line("dcw_cpp::ready() = 0;");
+  line("std::lock_guard<std::mutex> guard(dcw_cpp::lock());");
+  line("if (dcw_cpp::users() == 0 || --dcw_cpp::users() > 0) return;");
   for (size_t k = envs_.size(); k-- > 0;) line("try { " + envs_[k]->ns() + "::teardown(); } catch (...) {}");
   --indent_;
   line("}");
@@ -1249,7 +1254,11 @@ void Generator::emitEnvironments() {
   ++indent_;
   line("(void)error;");
   line("(void)errorSize;");
-  line("if (dcw_cpp::ready()) return 0;");
+  line("std::lock_guard<std::mutex> guard(dcw_cpp::lock());");
+  line("if (dcw_cpp::users() > 0) {");
+  line("  ++dcw_cpp::users();");
+  line("  return 0;");
+  line("}");
   for (size_t k = 0; k < envs_.size(); ++k) {
     const std::string& ns = envs_[k]->ns();
     line("try {");
@@ -1263,7 +1272,7 @@ void Generator::emitEnvironments() {
     --indent_;
     line("}");
   }
-  line("dcw_cpp::ready() = 1;");
+  line("dcw_cpp::users() = 1;");
   line("return 0;");
   --indent_;
   line("}");

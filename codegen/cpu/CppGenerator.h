@@ -17,7 +17,9 @@
 // dcw_init runs the init code of every environment the tasklets use (core/expansions/Environment.h:
 // e.g. the oneDNN engine and stream), in order of first use; it returns 0, or 1 with the exception's
 // message after tearing down what it had set up. dcw_teardown runs their teardown in reverse order.
-// Both are idempotent. dcw_program fails ("dcw_init was not called") until dcw_init succeeded. An
+// They are counted: each successful dcw_init needs one dcw_teardown; the environments are set up by
+// the first and torn down by the last (dlopen of the same library twice shares one copy). dcw_program
+// fails ("dcw_init was not called") while no dcw_init is outstanding. An
 // exception thrown by a C++ tasklet fails the run with the tasklet's path and the exception's message.
 // Such a program must be linked with GeneratedCode::linkFlags (the environments' libraries).
 // Programs without C++ tasklets have neither entry point (their code is what it was before).
