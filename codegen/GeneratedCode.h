@@ -9,6 +9,24 @@
 // `args` holds one pointer per ProgramSignature::args entry, in order; `symbols` one value per
 // ProgramSignature::symbols entry. Transients are allocated inside by lifetime. Returns 0 on success,
 // otherwise writes a message to `error`.
+//   extern "C" void dcw_set_progress_slot(volatile int64_t* slot);
+// makes the program record, in `*slot`, the id of the element it is in (states, and ops, maps and
+// copies outside parallel loops), so that a host running it in another process can name the element
+// after a crash or a hang (codegen/run/WorkerProcess.h).
+//
+// A program with C++ tasklets (ir::Tasklet language cpp, e.g. the `onednn` implementations) also
+// exports, and needs its loader to call:
+//   extern "C" int dcw_init(char* error, size_t errorSize);  // once after loading, before dcw_program
+//   extern "C" void dcw_teardown();                          // once before unloading
+// dcw_init runs the init code of every environment the tasklets use (core/expansions/Environment.h:
+// e.g. the oneDNN engine and stream), in order of first use; it returns 0, or 1 with the exception's
+// message after tearing down what it had set up. dcw_teardown runs their teardown in reverse order.
+// They are counted: each successful dcw_init needs one dcw_teardown; the environments are set up by
+// the first and torn down by the last (dlopen of the same library twice shares one copy). dcw_program
+// fails ("dcw_init was not called") while no dcw_init is outstanding. An exception thrown by a C++
+// tasklet fails the run with the tasklet's path and the exception's message. Such a program must be
+// linked with GeneratedCode::linkFlags (the environments' libraries; the target's build adds them).
+// Programs without C++ tasklets have neither entry point.
 //
 // Instrumentation (GenerateOptions::instrument; off by default, and then the generated code is exactly
 // what it is without it): the chosen elements are timed with steady_clock (ns) into a preallocated
@@ -79,6 +97,7 @@ struct GeneratedCode {
   std::vector<SourceMapEntry> sourceMap;
   ProgramSignature signature;
   std::vector<ProfiledElement> profiled; // empty when not instrumented; [0] is the whole model
+  std::vector<std::string> linkFlags;    // the used environments' libraries ("-ldnnl"): the target's build appends them
 };
 
 // What an instrumented program times. Kind selections apply outside map scopes only (states of the

@@ -14,6 +14,8 @@
 
 #include "codegen/Identifier.h"
 #include "codegen/cpu/TaskletPrinter.h"
+#include "core/expansions/Environment.h"
+#include "core/ir/Walk.h"
 #include "core/ir/LibraryNode.h"
 #include "core/tasklet/TaskletCode.h"
 
@@ -134,7 +136,12 @@ Expected<GeneratedCode> SdfgWalker::run() {
   };
   collect(root_);
 
+  WALK_TRY(collectEnvironments());
+  for (auto* env : envs_)
+    for (auto& f : env->linkFlags)
+      if (std::find(result.linkFlags.begin(), result.linkFlags.end(), f) == result.linkFlags.end()) result.linkFlags.push_back(f);
   emitPrologue(instrumented);
+  if (hasCpp_) emitEnvironments();
   line("");
   line("extern \"C\" void dcw_set_threads(int n) { dcw_rt::set_threads(n); }");
   line("extern \"C\" void dcw_set_progress_slot(volatile int64_t* slot) { dcw_rt::progress_slot() = slot; }");
@@ -142,6 +149,10 @@ Expected<GeneratedCode> SdfgWalker::run() {
   line("extern \"C\" int dcw_program(void* const* args, const int64_t* symbols, char* error, size_t errorSize) {");
   ++indent_;
   line("dcw_rt::reset_status();");
+  if (hasCpp_) {
+    line("if (!dcw_cpp::ready()) return dcw_rt::report(error, errorSize, \"dcw_init was not called, or failed, before dcw_program\");");
+    line("dcw_cpp::reset();");
+  }
   if (instrumented) beginProfile(ProfiledElement::Kind::Model, root_.id());
   line("(void)args;");
   line("(void)symbols;");
@@ -171,6 +182,7 @@ Expected<GeneratedCode> SdfgWalker::run() {
   }
   std::set<std::string> predeclared(sig.symbols.begin(), sig.symbols.end());
   WALK_TRY(emitSdfgBody(root_, rootCtx, predeclared));
+  if (hasCpp_) line("if (dcw_cpp::failed()) return dcw_rt::report(error, errorSize, dcw_cpp::message());");
   line("return dcw_rt::finish(error, errorSize);");
   --indent_;
   line("}");
@@ -718,9 +730,7 @@ void SdfgWalker::collectSubtree(const StateInfo& si, const MapEntry* scope, std:
 
 Expected<void> SdfgWalker::emitTasklet(const StateInfo& si, const Tasklet& t) {
   std::string where = path(t.id());
-  if (t.language != TaskletLanguage::Dcw)
-    return fail(where, "tasklet '" + where + "' is written in C++, which the CPU target does not paste into generated code",
-                "write it in the tasklet language");
+  if (t.language == TaskletLanguage::Cpp) return emitCppTasklet(si, t);
   auto prog = tasklet::parse(t.code, where);
   if (!prog) return prog.takeError();
   cpu::TaskletPrinter pr(where);
@@ -921,6 +931,238 @@ Expected<void> SdfgWalker::emitNested(const StateInfo& si, const NestedSdfgNode&
   --indent_;
   line("}");
   record(first, n.id());
+  return {};
+}
+
+// ---- C++ tasklets and their environments ---------------------------------------------------
+
+// Every C++ tasklet of the program (nested SDFGs included) and the environments they name, checked:
+// an unknown name or one for another target is refused at the tasklet.
+Expected<void> SdfgWalker::collectEnvironments() {
+  std::optional<Diagnostic> err;
+  walk(const_cast<Sdfg&>(root_), [&](Element& el) {
+    auto* t = dynamic_cast<const Tasklet*>(&el);
+    if (err || !t || t->language != TaskletLanguage::Cpp) return;
+    hasCpp_ = true;
+    for (auto& name : t->environments) {
+      const expansions::Environment* env = expansions::findEnvironment(name);
+      std::string known;
+      for (auto& e : expansions::environments()) known += (known.empty() ? "" : ", ") + e.name;
+      if (!env) {
+        err = Diagnostic::error(path(t->id()), "tasklet uses environment '" + commentText(name) + "', which DCW does not know",
+                                "use one of: " + known);
+        return;
+      }
+      if (env->target != targetName_) {
+        err = Diagnostic::error(path(t->id()), "environment '" + name + "' is for target " + env->target + ", not " + targetName_,
+                                "choose an implementation for the " + targetName_ + " target");
+        return;
+      }
+      if (std::find(envs_.begin(), envs_.end(), env) == envs_.end()) envs_.push_back(env);
+    }
+  });
+  if (err) return fail(*err);
+  if (hasCpp_)
+    for (const char* r : {"dcw_cpp", "dcw_init", "dcw_teardown"}) used_.insert(r);
+  for (auto* env : envs_) used_.insert(env->ns());
+  return {};
+}
+
+// The prologue of a program with C++ tasklets: the environments' headers, the error slot C++ tasklets
+// report exceptions into, each environment's globals with its init/teardown, and the two entry
+// points dcw_init / dcw_teardown (GeneratedCode.h).
+void SdfgWalker::emitEnvironments() {
+  std::set<std::string> headers;
+  line("");
+  line("#include <cstdio>");
+  line("#include <exception>");
+  line("#include <mutex>");
+  line("#include <stdexcept>");
+  for (auto* env : envs_)
+    for (auto& h : env->headers)
+      if (headers.insert(h).second) line("#include <" + h + ">");
+  line("");
+  line("namespace dcw_cpp {");
+  line("// users: successful dcw_init calls not yet matched by dcw_teardown (a library loaded twice is one");
+  line("// copy: its environments are set up by the first and torn down by the last)");
+  line("inline int& users() { static int u = 0; return u; }");
+  line("inline std::mutex& lock() { static std::mutex m; return m; }");
+  line("inline bool ready() { std::lock_guard<std::mutex> g(lock()); return users() > 0; }");
+  line("inline int& failed() { static int f = 0; return f; }");
+  line("inline char* message() { static char m[1024]; return m; }");
+  line("inline void reset() { __atomic_store_n(&failed(), 0, __ATOMIC_RELAXED); }");
+  line("inline void fail(const char* where, const char* what) {");
+  line("  if (__atomic_exchange_n(&failed(), 1, __ATOMIC_ACQ_REL) == 0) std::snprintf(message(), 1024, \"%s: %s\", where, what);");
+  line("}");
+  line("} // namespace dcw_cpp");
+  for (auto* env : envs_) {
+    line("");
+    line("// environment " + env->name + ": " + env->description); // registry text, not model text
+    line("namespace " + env->ns() + " {");
+    raw(env->globals);
+    line("inline void init() {");
+    raw(env->init);
+    line("}");
+    line("inline void teardown() {");
+    raw(env->teardown);
+    line("}");
+    line("} // namespace " + env->ns());
+  }
+  line("");
+  line("extern \"C\" void dcw_teardown() {");
+  ++indent_;
+  line("std::lock_guard<std::mutex> guard(dcw_cpp::lock());");
+  line("if (dcw_cpp::users() == 0 || --dcw_cpp::users() > 0) return;");
+  for (size_t k = envs_.size(); k-- > 0;) line("try { " + envs_[k]->ns() + "::teardown(); } catch (...) {}");
+  --indent_;
+  line("}");
+  line("");
+  line("extern \"C\" int dcw_init(char* error, size_t errorSize) {");
+  ++indent_;
+  line("(void)error;");
+  line("(void)errorSize;");
+  line("std::lock_guard<std::mutex> guard(dcw_cpp::lock());");
+  line("if (dcw_cpp::users() > 0) {");
+  line("  ++dcw_cpp::users();");
+  line("  return 0;");
+  line("}");
+  for (size_t k = 0; k < envs_.size(); ++k) {
+    const std::string& ns = envs_[k]->ns();
+    line("try {");
+    line("  " + ns + "::init();");
+    line("} catch (const std::exception& e) {");
+    ++indent_;
+    for (size_t j = k; j-- > 0;) line("try { " + envs_[j]->ns() + "::teardown(); } catch (...) {}");
+    line("char m[1024];");
+    line("std::snprintf(m, sizeof m, \"environment " + commentText(envs_[k]->name) + ": %s\", e.what());");
+    line("return dcw_rt::report(error, errorSize, m);");
+    --indent_;
+    line("}");
+  }
+  line("dcw_cpp::users() = 1;");
+  line("return 0;");
+  --indent_;
+  line("}");
+}
+
+// A C++ tasklet: an outer block binds each connector to a fresh local (pointer or value), an inner
+// block names them as the connectors and holds the code verbatim inside try/catch; scalar outputs are
+// written back through their memlets afterwards.
+Expected<void> SdfgWalker::emitCppTasklet(const StateInfo& si, const Tasklet& t) {
+  std::string where = path(t.id());
+  static const std::set<std::string> reserved{
+      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const",
+      "constexpr", "continue", "decltype", "default", "delete", "do", "double", "else", "enum", "explicit",
+      "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
+      "namespace", "new", "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public",
+      "register", "return", "short", "signed", "sizeof", "static", "struct", "switch", "template", "this",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
+      "volatile", "while", "xor", "std", "dnnl", "error", "errorSize", "args", "symbols", "int8_t", "int16_t",
+      "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "ptrdiff_t"};
+  auto checkName = [&](const std::string& n) -> Expected<void> {
+    if (!sym::isIdentifier(n) || reserved.count(n) || n.rfind("dcw_", 0) == 0 || macroLike(n))
+      return fail(where, "connector '" + commentText(n) + "' cannot name a variable in C++ code",
+                  "rename the connector: an identifier that is not a C++ keyword, not all capitals, not starting with dcw_");
+    return {};
+  };
+  std::vector<std::string> aliases;
+  struct ScalarOut {
+    std::string id;
+    const DataflowEdge* edge;
+    DType storage;
+  };
+  std::vector<ScalarOut> scalarOuts;
+
+  int first = nextLine();
+  line("{ // C++ tasklet " + commentText(where));
+  ++indent_;
+  const bool timed = wantProfile(ProfiledElement::Kind::Tasklet, t.id());
+  if (timed) beginProfile(ProfiledElement::Kind::Tasklet, t.id());
+  for (auto* e : si.state->inEdges(t.id())) {
+    if (e->memlet.isEmpty() || e->dstConnector.empty()) continue;
+    const Connector* conn = t.findIn(e->dstConnector);
+    if (!conn) return fail(where, "an edge enters connector '" + e->dstConnector + "', which the tasklet does not have");
+    WALK_TRY(checkName(conn->name));
+    std::string ew = path(e->id());
+    auto d = descriptor(e->memlet.data, ew);
+    if (!d) return d.takeError();
+    auto ptr = pointer(e->memlet.data, ew);
+    if (!ptr) return ptr.takeError();
+    auto off = offsetOf(**d, e->memlet.subset, ew);
+    if (!off) return off.takeError();
+    std::string type = cpu::storageType((*d)->dtype);
+    if (type.empty()) return fail(where, "input '" + conn->name + "' has a type the " + targetName_ + " target does not support");
+    std::string id = fresh("dcw_c_" + conn->name); // never a connector name: those cannot start with dcw_
+    if ((*d)->dataKind == DataKind::Scalar) {
+      line("const " + type + " " + id + " = " + *ptr + "[" + *off + "];");
+      aliases.push_back("const " + type + " " + conn->name + " = " + id + ";");
+    } else {
+      line("const " + type + "* const " + id + " = " + *ptr + " + " + *off + ";");
+      aliases.push_back("const " + type + "* const " + conn->name + " = " + id + ";");
+    }
+  }
+  for (auto& c : t.outConnectors()) {
+    WALK_TRY(checkName(c.name));
+    const DataflowEdge* edge = nullptr;
+    for (auto* e : si.state->outEdges(t.id()))
+      if (e->srcConnector == c.name && !e->memlet.isEmpty()) {
+        if (edge) return fail(where, "output '" + c.name + "' has more than one edge", "a C++ tasklet output takes one memlet");
+        edge = e;
+      }
+    if (!edge) return fail(where, "output '" + c.name + "' of the C++ tasklet is not connected", "connect it to the data it writes");
+    std::string ew = path(edge->id());
+    auto d = descriptor(edge->memlet.data, ew);
+    if (!d) return d.takeError();
+    std::string type = cpu::storageType((*d)->dtype);
+    if (type.empty()) return fail(where, "output '" + c.name + "' has a type the CPU target does not support");
+    std::string id = fresh("dcw_c_" + c.name);
+    if ((*d)->dataKind == DataKind::Scalar) {
+      line(type + " " + id + "{};");
+      aliases.push_back(type + "& " + c.name + " = " + id + ";");
+      scalarOuts.push_back({id, edge, (*d)->dtype});
+    } else {
+      if (!edge->memlet.wcr.empty())
+        return fail(ew, "output '" + c.name + "' of a C++ tasklet is an array written with WCR '" + commentText(edge->memlet.wcr) + "'",
+                    "write the array directly (no write-conflict resolution)");
+      auto ptr = pointer(edge->memlet.data, ew);
+      if (!ptr) return ptr.takeError();
+      auto off = offsetOf(**d, edge->memlet.subset, ew);
+      if (!off) return off.takeError();
+      line(type + "* const " + id + " = " + *ptr + " + " + *off + ";");
+      aliases.push_back(type + "* const " + c.name + " = " + id + ";");
+    }
+  }
+  line("{");
+  ++indent_;
+  for (auto& a : aliases) line(a);
+  for (auto& c : t.inConnectors()) line("(void)" + c.name + ";");
+  for (auto& c : t.outConnectors()) line("(void)" + c.name + ";");
+  line("try {");
+  raw(t.code);
+  line("} catch (const std::exception& dcw_e) {");
+  line("  dcw_cpp::fail(\"" + commentText(where) + "\", dcw_e.what());");
+  line("} catch (...) {");
+  line("  dcw_cpp::fail(\"" + commentText(where) + "\", \"unknown exception\");");
+  line("}");
+  --indent_;
+  line("}");
+  for (auto& o : scalarOuts) {
+    std::string ew = path(o.edge->id());
+    auto d = descriptor(o.edge->memlet.data, ew);
+    if (!d) return d.takeError();
+    auto ptr = pointer(o.edge->memlet.data, ew);
+    if (!ptr) return ptr.takeError();
+    auto off = offsetOf(**d, o.edge->memlet.subset, ew);
+    if (!off) return off.takeError();
+    auto k = cpu::kindOf(o.storage);
+    if (!k) return fail(where, "an output has a type the CPU target does not support");
+    WALK_TRY(emitWrite(**d, *ptr + "[" + *off + "]", cpu::loadValue(o.storage, o.id, *k), *k, o.edge->memlet.wcr,
+                      needsAtomic(o.edge->memlet.data, o.edge->memlet.subset), ew));
+  }
+  if (timed) endProfile();
+  --indent_;
+  line("}");
+  record(first, t.id());
   return {};
 }
 

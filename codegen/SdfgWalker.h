@@ -4,7 +4,8 @@
 // C ABI entry point (GeneratedCode.h), control flow (structured chains, labelled blocks and gotos,
 // loops, conditionals), symbols, scopes and the placement of transients by lifetime, nested SDFGs
 // bound into their outer data, tasklets re-printed from their parsed code, fresh identifiers (never
-// raw model text), the source map and the instrumentation table (Instrumenter).
+// raw model text), C++ tasklets with the environments they use, the source map and the
+// instrumentation table (Instrumenter).
 //
 // A target subclasses it and says what differs (the hooks below): how a map with its schedule becomes
 // code, how a transient of a given storage is allocated, how copies and write-conflict resolution are
@@ -29,6 +30,10 @@
 #include <set>
 #include <string>
 #include <vector>
+
+namespace dcw::expansions {
+struct Environment;
+}
 
 namespace dcw::codegen {
 
@@ -128,6 +133,11 @@ protected:
   // The transients placed in this scope of the state (nullptr: its top level).
   Expected<void> allocateScope(const StateInfo& si, const ir::MapEntry* scope);
   Expected<void> emitTasklet(const StateInfo& si, const ir::Tasklet& t);
+  // C++ tasklets (ir::Tasklet language cpp): pasted verbatim in a block of their own, after the
+  // prologue of the environments they use (includes, globals, dcw_init / dcw_teardown).
+  Expected<void> emitCppTasklet(const StateInfo& si, const ir::Tasklet& t);
+  Expected<void> collectEnvironments();
+  void emitEnvironments();
   Expected<void> emitNested(const StateInfo& si, const ir::NestedSdfgNode& n);
   void collectSubtree(const StateInfo& si, const ir::MapEntry* scope, std::vector<const ir::Node*>& out) const;
 
@@ -156,6 +166,9 @@ protected:
   int mapDepth_ = 0; // maps entered around the code being emitted
   std::vector<SourceMapEntry> sourceMap_;
   Ctx* ctx_ = nullptr;
+  // C++ tasklets and the environments they use, in order of first use.
+  bool hasCpp_ = false;
+  std::vector<const expansions::Environment*> envs_;
 };
 
 } // namespace dcw::codegen

@@ -12,6 +12,7 @@
 #include "support/TransformTestSupport.h"
 
 #include "core/edit/ScriptSyntax.h"
+#include "core/ir/AccessNode.h"
 #include "transforms/autodiff/Autodiff.h"
 #include "transforms/autodiff/Differentiate.h"
 #include "transforms/Script.h"
@@ -133,6 +134,56 @@ class TestAutodiff : public QObject {
   Q_OBJECT
 
 private slots:
+  // A node whose chosen implementation is opaque C++ (`onednn`) cannot be differentiated: refused at
+  // the node before anything changes, pointing to `pure`; an already expanded C++ tasklet likewise,
+  // naming the node it came from.
+  void refusesOpaqueImplementation() {
+    // Y[4, 3] = A[4, 5] x B[5, 3], float32 (what `onednn` supports).
+    auto m = std::make_unique<Sdfg>("main");
+    using sym::Expr;
+    m->addArray("A", DType::Float32, {Expr(4), Expr(5)});
+    m->addArray("B", DType::Float32, {Expr(5), Expr(3)});
+    m->addArray("Y", DType::Float32, {Expr(4), Expr(3)});
+    m->inputs = {"A", "B"};
+    m->outputs = {"Y"};
+    State* st = m->addState("state0");
+    auto* mm = st->add<LibraryNode>("MatMul_0");
+    mm->opType = "MatMul";
+    mm->opsetVersion = 13;
+    mm->addIn({"A", DType::Float32, false});
+    mm->addIn({"B", DType::Float32, false});
+    mm->addOut({"Y", DType::Float32, false});
+    st->addEdge(*st->add<AccessNode>("A"), "", *mm, "A", Memlet::full("A", {Expr(4), Expr(5)}));
+    st->addEdge(*st->add<AccessNode>("B"), "", *mm, "B", Memlet::full("B", {Expr(5), Expr(3)}));
+    st->addEdge(*mm, "Y", *st->add<AccessNode>("Y"), "", Memlet::full("Y", {Expr(4), Expr(3)}));
+    mm->implementation = "onednn";
+    const std::string path = pathOf(*mm);
+    const std::string before = serialize::toJson(*m);
+    autodiff::Request req;
+    req.of = m->outputs;
+    req.wrt = floatInputs(*m);
+    {
+      edit::Editor ed(*m);
+      auto r = autodiff::differentiate(ed, req);
+      QVERIFY(!r);
+      QCOMPARE(QString::fromStdString(r.error().location), QString::fromStdString(path + " (MatMul)"));
+      QVERIFY2(QString::fromStdString(r.error().message).contains("implementation 'onednn' is opaque C++ and not differentiable"),
+               r.error().str().c_str());
+      QCOMPARE(QString::fromStdString(r.error().hint),
+               QString::fromStdString("choose the `pure` implementation for it (set " + path + " implementation=pure)"));
+    }
+    QCOMPARE(serialize::toJson(*m), before);
+
+    QVERIFY(expansions::expandAll(*m)); // now a C++ tasklet inside the node's expansion
+    edit::Editor ed(*m);
+    auto r = autodiff::differentiate(ed, req);
+    QVERIFY(!r);
+    QVERIFY2(QString::fromStdString(r.error().message).contains("it is opaque C++ (implementation 'onednn' of MatMul node '" + QString::fromStdString(path) + "')"),
+             r.error().str().c_str());
+    QVERIFY2(QString::fromStdString(r.error().hint).contains("set " + QString::fromStdString(path) + " implementation=pure"),
+             r.error().str().c_str());
+  }
+
   void gradients_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<bool>("positive"); // inputs made positive (log, sqrt, pow, div)

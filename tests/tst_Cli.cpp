@@ -95,6 +95,51 @@ private slots:
     QVERIFY(o["arrays"].toArray().size() > 10);
   }
 
+  // `dcw inspect --json` lists each library node's implementation and the alternatives; a script that
+  // sets the MatMul to `onednn` runs through `dcw run` and agrees with `pure`; an implementation the op
+  // does not have is refused at its script line, naming the alternatives.
+  void implementations() {
+    const QString model = QStringLiteral("/usr/share/libonnx-testdata/data/node/test_matmul_4d/model.onnx");
+    auto r = dcw({"inspect", model, "--json"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    auto nodes = QJsonDocument::fromJson(r.out.toUtf8()).object()["library_nodes"].toArray();
+    QCOMPARE(nodes.size(), 1);
+    auto n = nodes[0].toObject();
+    QCOMPARE(n["op"].toString(), QStringLiteral("MatMul"));
+    QCOMPARE(n["implementation"].toString(), QString());
+    QCOMPARE(n["cpu_uses"].toString(), QStringLiteral("pure"));
+    auto alts = n["alternatives"].toArray();
+    QCOMPARE(alts.size(), 2);
+    QCOMPARE(alts[0].toObject()["name"].toString(), QStringLiteral("pure"));
+    QVERIFY(alts[0].toObject()["differentiable"].toBool());
+    QVERIFY(alts[0].toObject()["targets"].toArray().isEmpty()); // any target
+    auto onednn = alts[1].toObject();
+    QCOMPARE(onednn["name"].toString(), QStringLiteral("onednn"));
+    QCOMPARE(onednn["targets"].toArray(), QJsonArray({QStringLiteral("cpu")}));
+    QCOMPARE(onednn["environments"].toArray(), QJsonArray({QStringLiteral("onednn")}));
+    QVERIFY(!onednn["differentiable"].toBool());
+    const QString path = n["path"].toString();
+
+    QTemporaryDir dir;
+    QString script = dir.filePath("onednn.dcws"), bogus = dir.filePath("bogus.dcws");
+    QVERIFY(writeAll(script, ("dcw-script 1\nmodel " + model + "\nset " + path + " implementation=onednn\n").toUtf8()));
+    QVERIFY(writeAll(bogus, ("dcw-script 1\nmodel " + model + "\nset " + path + " implementation=cublas\n").toUtf8()));
+    auto base = dcw({"run", model, "--random", "3", "--outputs", dir.filePath("base")});
+    QVERIFY2(base.code == 0, qPrintable(base.err));
+    auto one = dcw({"run", model, "--random", "3", "--outputs", dir.filePath("onednn"), "--script", script});
+    QVERIFY2(one.code == 0, qPrintable(one.err));
+    auto ref = readFloats(dir.filePath("base/output_0.pb"));
+    QCOMPARE(ref.size(), size_t(1 * 2 * 3 * 3)); // [1, 2, 3, 4] x [1, 2, 4, 3]
+    double d = maxAbsDiff(ref, readFloats(dir.filePath("onednn/output_0.pb")));
+    QVERIFY2(d <= 1e-4, qPrintable(QString("max abs diff %1").arg(d)));
+
+    auto no = dcw({"run", model, "--random", "3", "--script", bogus});
+    QCOMPARE(no.code, 2);
+    QVERIFY2(no.err.contains(bogus + ":3") && no.err.contains("no 'cublas' implementation; available: pure (any target, "
+                                                               "differentiable), onednn (cpu, not differentiable)"),
+             qPrintable(no.err));
+  }
+
   void convertRoundTrip() {
     QTemporaryDir dir;
     QString out = dir.filePath("tiny.dcw.json");

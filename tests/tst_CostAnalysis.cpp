@@ -68,6 +68,40 @@ double at(const Expr& e, int64_t batch) { return *analysis::evaluate(e, {{"batch
 class TestCostAnalysis : public QObject {
   Q_OBJECT
 private slots:
+  // A C++ tasklet counts the FLOPs its implementation declared (times the enclosing iterations); one
+  // without a declaration counts 0 FLOPs, marked estimated; bytes come from its memlets either way.
+  void cppTaskletDeclaredOrUnknown() {
+    Sdfg s("main");
+    s.addSymbol("N");
+    s.addArray("A", DType::Float32, {Expr::symbol("N")});
+    s.addArray("B", DType::Float32, {Expr::symbol("N")});
+    s.addArray("C", DType::Float32, {Expr::symbol("N")});
+    State* st = s.addState("s");
+    auto* declared = st->add<Tasklet>("declared", "lib_call(A, B);", TaskletLanguage::Cpp);
+    declared->flops = Expr(3) * Expr::symbol("N");
+    declared->addIn({"A"});
+    declared->addOut({"B"});
+    st->addEdge(*st->add<AccessNode>("A"), "", *declared, "A", Memlet::full("A", {Expr::symbol("N")}));
+    auto* b = st->add<AccessNode>("B");
+    st->addEdge(*declared, "B", *b, "", Memlet::full("B", {Expr::symbol("N")}));
+    auto* unknown = st->add<Tasklet>("unknown", "other_call(B, C);", TaskletLanguage::Cpp);
+    unknown->addIn({"B"});
+    unknown->addOut({"C"});
+    st->addEdge(*b, "", *unknown, "B", Memlet::full("B", {Expr::symbol("N")}));
+    st->addEdge(*unknown, "C", *st->add<AccessNode>("C"), "", Memlet::full("C", {Expr::symbol("N")}));
+    auto r = analysis::analyzeCost(s);
+    const auto* d = r.find(declared->id());
+    QVERIFY(d);
+    QCOMPARE(d->flops, Expr(3) * Expr::symbol("N"));
+    QVERIFY(!d->estimated);
+    QCOMPARE(*analysis::evaluate(d->bytes(), {{"N", 10}}), 80.0);
+    const auto* u = r.find(unknown->id());
+    QVERIFY(u);
+    QCOMPARE(u->flops, Expr(0));
+    QVERIFY(u->estimated);
+    QVERIFY(r.total.estimated);
+  }
+
   void convFormula() {
     ConvModel m;
     auto report = analysis::analyzeCost(*m.sdfg);

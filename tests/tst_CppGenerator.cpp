@@ -11,6 +11,7 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
+#include "core/ir/Validate.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -665,14 +666,97 @@ private slots:
     QCOMPARE(QString::fromStdString(g.error().location), QString("main/state0/Conv_3"));
   }
 
+  // A C++ tasklet is pasted verbatim in a block of its own: an Array connector is a pointer to the
+  // memlet's first element, a Scalar one a value (a scalar output is written back through its memlet,
+  // here with WCR sum). The program gets dcw_init/dcw_teardown; an exception thrown by the code fails
+  // the run with the tasklet's path and the message, and the next run starts clean.
+  void cppTasklet() {
+    Sdfg s("main");
+    s.addArray("X", DType::Float32, {E("6")});
+    s.addScalar("k", DType::Float32);
+    s.addArray("Y", DType::Float32, {E("6")});
+    s.addScalar("total", DType::Float64);
+    s.inputs = {"X", "k"};
+    s.outputs = {"Y", "total"};
+    auto* st = s.addState("s");
+    auto* t = st->add<Tasklet>("scale",
+                               "if (k < 0) throw std::runtime_error(\"negative scale\");\n"
+                               "for (int i = 0; i < 4; ++i) {\n  Y[i] = X[i] * k;\n  total += X[i];\n}\n",
+                               TaskletLanguage::Cpp);
+    t->addIn({"X"});
+    t->addIn({"k"});
+    t->addOut({"Y"});
+    t->addOut({"total"});
+    st->addEdge(*st->add<AccessNode>("X"), "", *t, "X", M("X", "2:6"));  // X points at X[2]
+    st->addEdge(*st->add<AccessNode>("k"), "", *t, "k", M("k", "0"));
+    st->addEdge(*t, "Y", *st->add<AccessNode>("Y"), "", M("Y", "1:5"));  // Y points at Y[1]
+    st->addEdge(*t, "total", *st->add<AccessNode>("total"), "", M("total", "0", "sum"));
+    QVERIFY(!validate(s).hasErrors());
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QVERIFY(built.code.linkFlags.empty()); // no environment, nothing to link
+    QVERIFY(built.code.source.find("extern \"C\" int dcw_init(") != std::string::npos);
+    QVERIFY(built.code.source.find("total += X[i];") != std::string::npos); // verbatim
+    checkSourceMap(s, built);
+
+    std::vector<float> X{1, 2, 3, 4, 5, 6}, Y(6, -1.f);
+    float k = 0.5f;
+    double total = 10;
+    void* args[] = {X.data(), &k, Y.data(), &total};
+    auto r = built.program->run(args, nullptr);
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    QCOMPARE(Y, (std::vector<float>{-1, 1.5f, 2, 2.5f, 3, -1}));
+    QCOMPARE(total, 10.0 + 3 + 4 + 5 + 6);
+
+    k = -1;
+    auto bad = built.program->run(args, nullptr);
+    QVERIFY(!bad);
+    QVERIFY2(QString::fromStdString(bad.error().message).contains("main/s/scale: negative scale"), bad.error().str().c_str());
+    k = 2;
+    auto again = built.program->run(args, nullptr);
+    QVERIFY2(again, again ? "" : again.error().str().c_str());
+    QCOMPARE(Y[1], 6.f);
+
+    // dcw_init/dcw_teardown are counted: a second load of the same library shares its state, and
+    // unloading it leaves the first one working.
+    {
+      auto second = LoadedProgram::load(built.lib.path);
+      QVERIFY2(second, second ? "" : second.error().str().c_str());
+      QVERIFY((*second)->run(args, nullptr));
+    }
+    k = 3;
+    auto afterSecond = built.program->run(args, nullptr);
+    QVERIFY2(afterSecond, afterSecond ? "" : afterSecond.error().str().c_str());
+    QCOMPARE(Y[1], 9.f);
+  }
+
   void otherRejections() {
     {
+      // A C++ tasklet naming an environment DCW does not know is refused at the tasklet.
       Sdfg s("main");
       auto* st = s.addState("s");
-      st->add<Tasklet>("raw", "b = 1; system(\"x\");", TaskletLanguage::Cpp);
+      auto* t = st->add<Tasklet>("raw", "int b = 1; (void)b;", TaskletLanguage::Cpp);
+      t->environments = {"nosuchlib"};
       auto g = generateCpp(s);
       QVERIFY(!g);
-      QVERIFY(QString::fromStdString(g.error().message).contains("written in C++"));
+      QCOMPARE(QString::fromStdString(g.error().location), QString("main/s/raw"));
+      QVERIFY2(QString::fromStdString(g.error().message).contains("environment 'nosuchlib', which DCW does not know"),
+               g.error().str().c_str());
+      QVERIFY(QString::fromStdString(g.error().hint).contains("onednn"));
+    }
+    {
+      // Connectors become C++ variables: a keyword cannot be one.
+      Sdfg s("main");
+      s.addArray("Y", DType::Float32, {4});
+      s.outputs = {"Y"};
+      auto* st = s.addState("s");
+      auto* t = st->add<Tasklet>("raw", "", TaskletLanguage::Cpp);
+      t->addOut({"int"});
+      st->addEdge(*t, "int", *st->add<AccessNode>("Y"), "", M("Y", "0:4"));
+      auto g = generateCpp(s);
+      QVERIFY(!g);
+      QVERIFY2(QString::fromStdString(g.error().message).contains("connector 'int' cannot name a variable"), g.error().str().c_str());
     }
     {
       Sdfg s("main");

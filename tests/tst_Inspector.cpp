@@ -86,6 +86,55 @@ private slots:
     QCOMPARE(m.parent(m.index(1, 1, general)), general);
   }
 
+  // The implementation the node chose (or what the CPU target's default gives it) and every
+  // alternative with its targets, differentiability and environments; a C++ tasklet shows its
+  // environments and declared FLOPs.
+  void implementations() {
+    Sdfg s("main");
+    s.addArray("A", DType::Float32, {4, 5});
+    s.addArray("B", DType::Float32, {5, 3});
+    s.addArray("Y", DType::Float32, {4, 3});
+    State* st = s.addState("state0");
+    auto* mm = st->add<LibraryNode>("MatMul_0");
+    mm->opType = "MatMul";
+    mm->opsetVersion = 13;
+    mm->addIn({"A", DType::Float32, false});
+    mm->addIn({"B", DType::Float32, false});
+    mm->addOut({"Y", DType::Float32, false});
+    st->addEdge(*st->add<AccessNode>("A"), "", *mm, "A", Memlet::full("A", {4, 5}));
+    st->addEdge(*st->add<AccessNode>("B"), "", *mm, "B", Memlet::full("B", {5, 3}));
+    st->addEdge(*mm, "Y", *st->add<AccessNode>("Y"), "", Memlet::full("Y", {4, 3}));
+    auto* t = st->add<Tasklet>("call", "lib(A);", TaskletLanguage::Cpp);
+    t->environments = {"onednn"};
+    t->flops = sym::Expr(40);
+
+    PropertyModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    m.setElement(&s, mm->id(), nullptr, {});
+    QCOMPARE(m.value(QStringLiteral("Operator"), QStringLiteral("Implementation")), QStringLiteral("(not chosen; cpu uses pure)"));
+    QVERIFY(m.groups().contains(QStringLiteral("Implementations")));
+    QCOMPARE(m.value(QStringLiteral("Implementations"), QStringLiteral("pure")).section(QStringLiteral(" — "), 0, 0),
+             QStringLiteral("any target · differentiable · used on cpu"));
+    QCOMPARE(m.value(QStringLiteral("Implementations"), QStringLiteral("onednn")).section(QStringLiteral(" — "), 0, 0),
+             QStringLiteral("cpu · not differentiable · needs onednn"));
+
+    mm->implementation = "onednn";
+    m.setElement(&s, mm->id(), nullptr, {});
+    QCOMPARE(m.value(QStringLiteral("Operator"), QStringLiteral("Implementation")), QStringLiteral("onednn"));
+    QVERIFY(m.value(QStringLiteral("Implementations"), QStringLiteral("onednn")).contains(QStringLiteral("used on cpu")));
+    QVERIFY(!m.value(QStringLiteral("Implementations"), QStringLiteral("pure")).contains(QStringLiteral("used on cpu")));
+
+    mm->implementation = "hls";
+    m.setElement(&s, mm->id(), nullptr, {});
+    QVERIFY2(m.value(QStringLiteral("Operator"), QStringLiteral("Problem")).contains(QStringLiteral("no 'hls' implementation")),
+             qPrintable(m.value(QStringLiteral("Operator"), QStringLiteral("Problem"))));
+
+    m.setElement(&s, t->id(), nullptr, {});
+    QCOMPARE(m.value(QStringLiteral("Tasklet"), QStringLiteral("Language")), QStringLiteral("cpp"));
+    QCOMPARE(m.value(QStringLiteral("Tasklet"), QStringLiteral("Environments")), QStringLiteral("onednn"));
+    QCOMPARE(m.value(QStringLiteral("Tasklet"), QStringLiteral("Declared FLOPs")), QStringLiteral("40"));
+  }
+
   void accessEdgeMapAndRoot() {
     PropertyModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::Fatal);

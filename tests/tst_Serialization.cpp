@@ -364,6 +364,36 @@ std::string replaceArray(std::string text, const std::string& key, const std::st
 }
 
 const QString kGolden = QStringLiteral(DCW_SOURCE_DIR "/tests/data/golden/small.dcw.json");
+const QString kGoldenCpp = QStringLiteral(DCW_SOURCE_DIR "/tests/data/golden/cpp_tasklet.dcw.json");
+
+// What an opaque implementation expands to: Y[N, M] = A[N, K] x B[K, M] in one C++ tasklet that names
+// the `onednn` environment and declares its FLOPs, plus a scalar output written with WCR sum.
+const char* const kCppCode = "// \"quoted\" and a tab\t\ndnnl_call(A, B, Y);\ncalls = 1;\n";
+std::unique_ptr<Sdfg> buildCppTasklet() {
+  auto s = std::make_unique<Sdfg>("matmul_onednn");
+  for (const char* n : {"N", "K", "M"}) s->addSymbol(n);
+  s->addArray("A", DType::Float32, {S("N"), S("K")});
+  s->addArray("B", DType::Float32, {S("K"), S("M")});
+  s->addArray("Y", DType::Float32, {S("N"), S("M")});
+  s->addScalar("calls", DType::Int64);
+  s->inputs = {"A", "B"};
+  s->outputs = {"Y", "calls"};
+  State* st = s->addState("compute");
+  auto* t = st->add<Tasklet>("onednn_matmul", kCppCode, TaskletLanguage::Cpp);
+  t->environments = {"onednn"};
+  t->flops = Expr(2) * S("N") * S("K") * S("M");
+  t->addIn({"A", DType::Float32});
+  t->addIn({"B", DType::Float32});
+  t->addOut({"Y", DType::Float32});
+  t->addOut({"calls", DType::Int64});
+  st->addEdge(*st->add<AccessNode>("A"), "", *t, "A", Memlet::full("A", {S("N"), S("K")}));
+  st->addEdge(*st->add<AccessNode>("B"), "", *t, "B", Memlet::full("B", {S("K"), S("M")}));
+  st->addEdge(*t, "Y", *st->add<AccessNode>("Y"), "", Memlet::full("Y", {S("N"), S("M")}));
+  Memlet c = Memlet::simple("calls", subset("0"));
+  c.wcr = "sum";
+  st->addEdge(*t, "calls", *st->add<AccessNode>("calls"), "", c);
+  return s;
+}
 
 } // namespace
 
@@ -616,6 +646,52 @@ private slots:
     QCOMPARE(built, golden); // the writer's output for the same SDFG has not changed
     auto d = validate(**loaded);
     QVERIFY2(!d.hasErrors(), qPrintable(dump(d)));
+  }
+
+  // A C++ tasklet (language, code, environments, declared FLOPs, array and scalar connectors) round-trips
+  // byte for byte through its own golden file, validates, and loads without the optional fields.
+  void goldenCppTasklet() {
+    std::string built = toJson(*buildCppTasklet());
+    if (qEnvironmentVariableIsSet("DCW_UPDATE_GOLDEN")) {
+      QVERIFY(saveFile(*buildCppTasklet(), kGoldenCpp.toStdString()).ok());
+      qInfo("wrote %s", qPrintable(kGoldenCpp));
+    }
+    std::string golden = readBytes(kGoldenCpp);
+    QVERIFY2(!golden.empty(), qPrintable("missing " + kGoldenCpp + " (run with DCW_UPDATE_GOLDEN=1 to create it)"));
+    QCOMPARE(built, golden);
+    auto loaded = loadFile(kGoldenCpp.toStdString());
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().str().c_str());
+    QCOMPARE(toJson(**loaded), golden);
+    auto d = validate(**loaded);
+    QVERIFY2(!d.hasErrors(), qPrintable(dump(d)));
+    Tasklet* t = nullptr;
+    for (auto& n : (*loaded)->allStates().front()->nodes())
+      if (auto* x = dynamic_cast<Tasklet*>(n.get())) t = x;
+    QVERIFY(t);
+    QCOMPARE(t->language, TaskletLanguage::Cpp);
+    QCOMPARE(t->environments, std::vector<std::string>{"onednn"});
+    QVERIFY(t->flops);
+    QCOMPARE(*t->flops, Expr(2) * S("N") * S("K") * S("M"));
+    QCOMPARE(t->code, std::string(kCppCode));
+    QVERIFY(golden.find("\"environments\": [\"onednn\"]") != std::string::npos);
+    QVERIFY(golden.find("\"flops\": \"") != std::string::npos);
+
+    // Both fields are optional on load (absent: no environment, FLOPs not declared).
+    std::string older = replaceFirst(replaceFirst(golden, "\"environments\": [\"onednn\"],", ""), "\"flops\": ", "\"flops_\": ");
+    auto o = fromJson(older);
+    QVERIFY2(o.ok(), o.ok() ? "" : o.error().str().c_str());
+    for (auto& n : (*o)->allStates().front()->nodes())
+      if (auto* x = dynamic_cast<Tasklet*>(n.get())) {
+        QVERIFY(x->environments.empty());
+        QVERIFY(!x->flops);
+      }
+    // Malformed: named and located.
+    auto bad = fromJson(replaceFirst(golden, "\"environments\": [\"onednn\"]", "\"environments\": [3]"));
+    QVERIFY(!bad.ok());
+    QVERIFY2(QString::fromStdString(bad.error().location).endsWith("/environments/0"), bad.error().str().c_str());
+    auto badFlops = fromJson(replaceFirst(golden, "\"flops\": \"", "\"flops\": \"2 * ) "));
+    QVERIFY(!badFlops.ok());
+    QVERIFY2(QString::fromStdString(badFlops.error().location).endsWith("/flops"), badFlops.error().str().c_str());
   }
 
   // --- files ------------------------------------------------------------------------------------

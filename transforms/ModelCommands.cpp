@@ -2,6 +2,7 @@
 
 #include "core/edit/ScriptSyntax.h"
 #include "core/expansions/Expansion.h"
+#include "core/expansions/Implementations.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
@@ -110,7 +111,11 @@ Expected<void> SetProperty::execute(edit::Editor& ed) const {
     return fail(path_, "a " + std::string(elementKindName(e->kind())) + " has no settable property '" + name_ + "'",
                 names.empty() ? "nothing of this element can be set" : "settable here: " + joined(names));
   }
-  if (!info->choices.empty() && std::find(info->choices.begin(), info->choices.end(), value_) == info->choices.end())
+  if (name_ == "implementation") {
+    // The check expandAll makes: the op has it and it is for the CPU target ("" = the default policy).
+    if (auto c = expansions::chooseImplementation(*static_cast<LibraryNode*>(e), value_, expansions::kCpuTarget, path_); !c)
+      return c.takeError();
+  } else if (!info->choices.empty() && std::find(info->choices.begin(), info->choices.end(), value_) == info->choices.end())
     return fail(path_, "'" + value_ + "' is not a valid " + name_, "choose one of: " + joined(info->choices));
   if (name_ == "schedule") ed.set(*static_cast<MapEntry*>(e), &MapEntry::schedule, *scheduleFromName(value_));
   else if (name_ == "implementation") ed.set(*static_cast<LibraryNode*>(e), &LibraryNode::implementation, value_);

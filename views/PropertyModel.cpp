@@ -1,6 +1,7 @@
 #include "views/PropertyModel.h"
 
 #include "core/analysis/Cost.h"
+#include "core/expansions/Implementations.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
@@ -205,10 +206,27 @@ void PropertyModel::setElement(const Sdfg* root, ElementId id, const analysis::C
       d.row(QStringLiteral("Class"), qs(l->className()));
       d.row(QStringLiteral("Domain"), l->domain.empty() ? QStringLiteral("ai.onnx") : qs(l->domain));
       d.row(QStringLiteral("Opset"), QString::number(l->opsetVersion));
-      d.row(QStringLiteral("Implementation"), l->implementation.empty() ? QStringLiteral("(not chosen)") : qs(l->implementation));
+      // The choice, what the CPU target uses (the choice or the default policy), and every alternative
+      // with its targets, environments and whether it keeps the model differentiable.
+      auto used = expansions::chooseImplementation(*l, l->implementation, expansions::kCpuTarget, pathOf(*root, id));
+      QString usedText = used ? qs((*used)->implementation) : QStringLiteral("none: ") + qs(used.error().message);
+      d.row(QStringLiteral("Implementation"),
+            l->implementation.empty() ? QStringLiteral("(not chosen; cpu uses %1)").arg(usedText) : qs(l->implementation));
+      if (!l->implementation.empty() && !used) d.row(QStringLiteral("Problem"), usedText);
       if (l->opaque) d.row(QStringLiteral("Opaque"), QStringLiteral("yes: unknown schema, cannot run"));
       if (!l->sourceName.empty()) d.row(QStringLiteral("Source name"), qs(l->sourceName));
       for (auto& g : l->subgraphs()) d.row(QStringLiteral("Subgraph"), qs(g.name));
+      if (auto alts = expansions::implementationsOf(l->domain, l->opType); !alts.empty()) {
+        d.group(QStringLiteral("Implementations"));
+        for (auto* a : alts) {
+          QString text = qs(a->decl.targetsText()) + QStringLiteral(" · ") +
+                         (a->decl.differentiable ? QStringLiteral("differentiable") : QStringLiteral("not differentiable"));
+          for (auto& env : a->decl.environments) text += QStringLiteral(" · needs ") + qs(env);
+          if (used && *used == a) text += QStringLiteral(" · used on cpu");
+          if (!a->description.empty()) text += QStringLiteral(" — ") + qs(a->description);
+          d.row(qs(a->implementation), text);
+        }
+      }
       if (!l->attributes.empty()) {
         d.group(QStringLiteral("Attributes"));
         for (auto& a : l->attributes) d.row(qs(a.name), qs(a.str()));
@@ -218,6 +236,12 @@ void PropertyModel::setElement(const Sdfg* root, ElementId id, const analysis::C
     } else if (auto* t = dynamic_cast<const Tasklet*>(e)) {
       d.group(QStringLiteral("Tasklet"));
       d.row(QStringLiteral("Language"), qs(taskletLanguageName(t->language)));
+      if (t->language == TaskletLanguage::Cpp) {
+        QStringList envs;
+        for (auto& env : t->environments) envs << qs(env);
+        d.row(QStringLiteral("Environments"), envs.isEmpty() ? QStringLiteral("(none)") : envs.join(QStringLiteral(", ")));
+        d.row(QStringLiteral("Declared FLOPs"), t->flops ? qs(t->flops->str()) : QStringLiteral("(not declared: unknown)"));
+      }
       d.row(QStringLiteral("Code"), qs(t->code));
       d.connectors(*t, owner);
       d.costOf(id);

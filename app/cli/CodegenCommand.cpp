@@ -68,6 +68,11 @@ std::function<int()> setupCodegen(CLI::App& sub) {
     std::cerr << "wrote " << src.string();
     for (auto& f : code->extraFiles) std::cerr << ", " << (fs::path(o->out) / f.name).string();
     std::cerr << " and " << map.string() << "\n";
+    if (!code->linkFlags.empty()) { // the environments of C++ tasklets (e.g. onednn) need libraries
+      std::cerr << "link with:";
+      for (auto& f : code->linkFlags) std::cerr << " " << f;
+      std::cerr << "\n";
+    }
     return kExitOk;
   };
 }

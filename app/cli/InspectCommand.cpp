@@ -2,7 +2,11 @@
 #include "app/cli/Cli.h"
 
 #include "core/analysis/ModelSummary.h"
+#include "core/expansions/Implementations.h"
 #include "core/io/ModelFile.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/Path.h"
+#include "core/ir/Walk.h"
 
 #include <nlohmann/json.hpp>
 
@@ -91,6 +95,37 @@ void printText(const io::LoadedModel& m, const analysis::ModelSummary& s) {
   }
 }
 
+// Every library node (subgraphs included) with its chosen implementation, the one the CPU target
+// uses (the choice or the default policy; null when there is none) and every alternative.
+nlohmann::ordered_json libraryNodesJson(ir::Sdfg& root) {
+  auto out = nlohmann::ordered_json::array();
+  ir::walk(root, [&](ir::Element& el) {
+    auto* l = dynamic_cast<ir::LibraryNode*>(&el);
+    if (!l) return;
+    std::string path = ir::pathOf(*l);
+    nlohmann::ordered_json x;
+    x["path"] = path;
+    x["op"] = l->className();
+    x["implementation"] = l->implementation;
+    auto used = expansions::chooseImplementation(*l, l->implementation, expansions::kCpuTarget, path);
+    x["cpu_uses"] = used ? nlohmann::ordered_json((*used)->implementation) : nlohmann::ordered_json(nullptr);
+    if (!used) x["cpu_problem"] = used.error().str();
+    auto alts = nlohmann::ordered_json::array();
+    for (auto* e : expansions::implementationsOf(l->domain, l->opType)) {
+      nlohmann::ordered_json a;
+      a["name"] = e->implementation;
+      a["targets"] = e->decl.targets;  // empty: any target
+      a["environments"] = e->decl.environments;
+      a["differentiable"] = e->decl.differentiable;
+      a["description"] = e->description;
+      alts.push_back(std::move(a));
+    }
+    x["alternatives"] = std::move(alts);
+    out.push_back(std::move(x));
+  });
+  return out;
+}
+
 nlohmann::ordered_json toJson(const io::LoadedModel& m, const analysis::ModelSummary& s) {
   nlohmann::ordered_json j;
   j["model"] = m.path;
@@ -120,6 +155,7 @@ nlohmann::ordered_json toJson(const io::LoadedModel& m, const analysis::ModelSum
   }
   j["arrays"] = std::move(arrays);
   j["metadata"] = s.metadata;
+  j["library_nodes"] = libraryNodesJson(*m.sdfg);
   auto warnings = nlohmann::ordered_json::array();
   for (auto* ds : {&m.warnings, &m.validation})
     for (auto& d : ds->items()) warnings.push_back(d.str());

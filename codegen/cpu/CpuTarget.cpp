@@ -53,7 +53,10 @@ Expected<GeneratedCode> CpuTarget::generate(const ir::Sdfg& sdfg, const Generate
 }
 
 Expected<CompiledLibrary> CpuTarget::build(const GeneratedCode& code, const CompileOptions& options) const {
-  return compileShared(code.source, options);
+  // The environments of C++ tasklets (e.g. onednn) bring their libraries.
+  CompileOptions withLibraries = options;
+  withLibraries.flags.insert(withLibraries.flags.end(), code.linkFlags.begin(), code.linkFlags.end());
+  return compileShared(code.source, withLibraries);
 }
 
 } // namespace dcw::codegen

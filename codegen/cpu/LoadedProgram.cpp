@@ -1,5 +1,7 @@
 // LoadedProgram: dlopen with RTLD_NOW | RTLD_LOCAL (programs never see each other's symbols; a missing
-// symbol fails at load, not at the first call), then the two entry points of the ABI.
+// symbol fails at load, not at the first call), then the entry points of the ABI; a program with C++
+// tasklets gets dcw_init called here (its environments set up once per load) and dcw_teardown before
+// dlclose.
 #include "codegen/cpu/LoadedProgram.h"
 
 #include <dlfcn.h>
@@ -29,10 +31,18 @@ Expected<std::shared_ptr<LoadedProgram>> LoadedProgram::load(const std::string& 
     p->events_ = nullptr; // all or nothing: a partial profiling ABI is not used
   if (!p->entry_)
     return fail(libraryPath, "the library has no dcw_program entry point", "it was not built by DCW's code generator");
+  if (auto init = reinterpret_cast<int (*)(char*, size_t)>(dlsym(h, "dcw_init"))) {
+    char error[1024] = {0};
+    if (init(error, sizeof error) != 0)
+      return fail(libraryPath, std::string("the program's environments could not be set up: ") + error,
+                  "check that the libraries its implementations need are installed, or choose the `pure` implementations");
+    p->teardown_ = reinterpret_cast<void (*)()>(dlsym(h, "dcw_teardown")); // one per successful dcw_init
+  }
   return p;
 }
 
 LoadedProgram::~LoadedProgram() {
+  if (teardown_) teardown_();
   if (handle_) dlclose(handle_);
 }
 

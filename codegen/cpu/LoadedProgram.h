@@ -52,6 +52,7 @@ private:
   int (*setCapacity_)(size_t) = nullptr;
   void (*setCounters_)(const int*, int, int) = nullptr;
   size_t (*elementCount_)() = nullptr;
+  void (*teardown_)() = nullptr;          // programs with C++ tasklets (CppGenerator.h)
   std::string path_;
 };
 

@@ -82,6 +82,17 @@ int main(int argc, char** argv) {
     reply(out, 2, "the library has no dcw_program entry point");
     return 3;
   }
+  // A program with C++ tasklets sets up its environments (e.g. a oneDNN engine) once, here.
+  auto teardown = reinterpret_cast<void (*)()>(dlsym(h, "dcw_teardown"));
+  if (auto init = reinterpret_cast<int (*)(char*, size_t)>(dlsym(h, "dcw_init"))) {
+    char error[1024] = {0};
+    if (init(error, sizeof error) != 0) {
+      reply(out, 2, std::string("the program's environments could not be set up: ") + error);
+      return 3;
+    }
+  } else {
+    teardown = nullptr;
+  }
   if (!reply(out, 0, "ready")) return 4;
 
   char* base = nullptr;
@@ -91,7 +102,10 @@ int main(int argc, char** argv) {
   std::vector<int64_t> symbols;
   for (;;) {
     RunRequest rq;
-    if (!readAll(in, &rq, sizeof rq)) return 0; // the host closed the pipe: done
+    if (!readAll(in, &rq, sizeof rq)) { // the host closed the pipe: done
+      if (teardown) teardown();
+      return 0;
+    }
     if (rq.magic != kMagic || rq.args > kMaxArgs || rq.symbols > kMaxSymbols || rq.sharedBytes < kHeaderBytes) {
       reply(out, 2, "malformed request");
       return 5;

@@ -286,6 +286,17 @@ private:
 
   NodeCost taskletCost(const Sdfg& sdfg, const State& st, const Tasklet& t, const Expr& mult) {
     NodeCost c = ioCost(sdfg, st, t, mult);
+    if (t.language == TaskletLanguage::Cpp) {
+      // Opaque C++: the FLOPs its implementation declared; without a declaration they are unknown,
+      // counted as 0 and marked estimated.
+      if (t.flops) {
+        c.flops = mult * *t.flops;
+      } else {
+        c.flops = Expr(0);
+        c.estimated = true;
+      }
+      return c;
+    }
     c.flops = mult * Expr(taskletOps(t.code));
     return c;
   }

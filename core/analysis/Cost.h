@@ -8,6 +8,8 @@
 // moment a model opens, long before anything is compiled or profiled. Formulas count a multiply-add
 // as 2 FLOPs; ops without arithmetic (Reshape, Transpose, Gather, …) cost 0 FLOPs but still move
 // bytes; an op without a formula counts one FLOP per output element and is marked `estimated`.
+// A C++ tasklet (an opaque implementation such as `onednn`) counts the FLOPs its implementation
+// declared (ir::Tasklet::flops); without a declaration its FLOPs are unknown: 0, marked `estimated`.
 #pragma once
 
 #include "core/ir/Element.h"

@@ -2,6 +2,7 @@
 
 #include "core/edit/Editor.h"
 #include "core/expansions/Expansion.h"
+#include "core/expansions/Implementations.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
@@ -11,6 +12,8 @@ namespace dcw::expansions {
 using namespace dcw::ir;
 
 namespace {
+
+Expected<void> expandWith(edit::Editor& editor, LibraryNode& node, const ExpansionInfo& info);
 
 struct Found {
   State* state = nullptr;
@@ -25,12 +28,6 @@ void collect(Sdfg& s, std::vector<Found>& out) {
     }
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 } // namespace
 
 Expected<void> expandNode(Sdfg& root, ElementId id, const std::string& implementation) {
@@ -41,20 +38,24 @@ Expected<void> expandNode(Sdfg& root, ElementId id, const std::string& implement
 }
 
 Expected<void> expandNode(edit::Editor& editor, LibraryNode& node, const std::string& implementation) {
-  ElementId id = node.id();
+  if (!node.parent()) return fail("element " + std::to_string(node.id()), "is not a library node of this model");
+  const ExpansionInfo* info = registry().find(node.domain, node.opType, implementation);
+  if (!info) {
+    // The same refusal as for a node's own choice: names the alternatives with their targets.
+    return unknownImplementation(node, implementation, pathOf(node));
+  }
+  return expandWith(editor, node, *info);
+}
+
+namespace {
+
+Expected<void> expandWith(edit::Editor& editor, LibraryNode& node, const ExpansionInfo& infoRef) {
+  const ExpansionInfo* info = &infoRef;
+  const std::string& implementation = info->implementation;
   auto* lib = &node;
-  if (!lib || !lib->parent()) return fail("element " + std::to_string(id), "is not a library node of this model");
   State& st = *lib->parent();
   Sdfg* owner = owningSdfg(&st);
   const std::string path = pathOf(*lib);
-  const ExpansionInfo* info = registry().find(lib->domain, lib->opType, implementation);
-  if (!info) {
-    auto impls = registry().implementations(lib->domain, lib->opType);
-    return fail(path + " (" + lib->className() + ")",
-                "op " + lib->className() + " has no '" + implementation + "' implementation" +
-                    (impls.empty() ? " (DCW cannot run this op yet)" : "; available: " + joined(impls)),
-                impls.empty() ? "replace the op, or wait for its implementation" : "choose one of the available implementations");
-  }
   if (lib->opaque)
     return fail(path + " (" + lib->className() + ")", "op " + lib->className() + " has no known schema and cannot be run");
   ExpansionContext ctx(*owner, st, *lib, path);
@@ -93,7 +94,9 @@ Expected<void> expandNode(edit::Editor& editor, LibraryNode& node, const std::st
   return {};
 }
 
-Expected<ExpandReport> expandAll(Sdfg& root, const std::string& implementation) {
+} // namespace
+
+Expected<ExpandReport> expandAll(Sdfg& root, const ExpandOptions& options) {
   ExpandReport report;
   for (int round = 0; round < 64; ++round) {
     std::vector<Found> found;
@@ -101,7 +104,8 @@ Expected<ExpandReport> expandAll(Sdfg& root, const std::string& implementation) 
     if (found.empty()) return report;
     edit::Editor editor(root); // a pass: its journal is not kept
     for (auto& f : found) {
-      DCW_CHECK(expandNode(editor, *f.node, implementation));
+      DCW_TRY(auto info, chooseImplementation(*f.node, f.node->implementation, options.target, pathOf(*f.node)));
+      DCW_CHECK(expandWith(editor, *f.node, *info));
       ++report.expanded;
     }
   }

@@ -2,6 +2,8 @@
 
 #include "core/ir/AccessNode.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cstring>
 
 namespace dcw::expansions {
@@ -101,9 +103,31 @@ Unexpected ExpansionContext::error(std::string message, std::string hint) const 
   return fail(path_ + " (" + node_.className() + ")", std::move(message), std::move(hint));
 }
 
+bool ImplementationDecl::forTarget(std::string_view target) const {
+  return targets.empty() || std::find(targets.begin(), targets.end(), target) != targets.end();
+}
+
+std::string ImplementationDecl::targetsText() const {
+  if (targets.empty()) return "any target";
+  std::string s;
+  for (auto& t : targets) s += (s.empty() ? "" : ", ") + t;
+  return s;
+}
+
+ImplementationDecl pureImplementation() { return ImplementationDecl{"pure", {}, {}, true}; }
+
 void ExpansionRegistry::add(std::string domain, std::string op, std::string implementation, ExpandFn fn,
                             std::string description) {
-  list_.push_back(ExpansionInfo{std::move(domain), std::move(op), std::move(implementation), std::move(description), std::move(fn)});
+  assert(implementation == "pure" && "an implementation other than pure must declare itself (ImplementationDecl)");
+  add(std::move(domain), std::move(op), pureImplementation(), std::move(fn), std::move(description));
+}
+
+void ExpansionRegistry::add(std::string domain, std::string op, ImplementationDecl decl, ExpandFn fn,
+                            std::string description) {
+  assert(!find(domain, op, decl.name) && "an implementation is registered once per op");
+  std::string name = decl.name;
+  list_.push_back(ExpansionInfo{std::move(domain), std::move(op), std::move(name), std::move(description), std::move(fn),
+                                std::move(decl)});
 }
 
 const ExpansionInfo* ExpansionRegistry::find(std::string_view domain, std::string_view op, std::string_view impl) const {

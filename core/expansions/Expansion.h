@@ -2,7 +2,11 @@
 // (attributes, connected data and their shapes, constant inputs) through an ExpansionContext and
 // returns a nested SDFG whose non-transient data are named after the node's connectors; the
 // expansion pass (ExpandPass.h) puts it in place of the node as a NestedSdfgNode.
-// `pure` expansions are maps + tasklets + memlets only (analysable, transformable, differentiable).
+// `pure` expansions are maps + tasklets + memlets only (analysable, transformable, differentiable)
+// and target-neutral; any other implementation declares its targets, the environments its opaque
+// code needs (Environment.h) and whether the model stays differentiable (ImplementationDecl).
+// Which implementation a node gets is decided by Implementations.h (the node's choice, else the
+// target's default policy).
 #pragma once
 
 #include "core/ir/Attribute.h"
@@ -62,17 +66,33 @@ private:
 
 using ExpandFn = std::function<Expected<std::unique_ptr<ir::Sdfg>>(const ExpansionContext&)>;
 
+// What an implementation declares about itself.
+struct ImplementationDecl {
+  std::string name;                       // "pure", "onednn", ...
+  std::vector<std::string> targets;       // empty: target-neutral (maps + tasklets); else "cpu", "cuda", "fpga"
+  std::vector<std::string> environments;  // Environment names its generated code needs
+  bool differentiable = true;             // autodiff can go through what it expands to
+  bool forTarget(std::string_view target) const;
+  std::string targetsText() const;        // "any target" or "cpu, cuda"
+};
+// The declaration of every `pure` implementation: target-neutral, no environment, differentiable.
+ImplementationDecl pureImplementation();
+
 struct ExpansionInfo {
   std::string domain;        // "" = ai.onnx
   std::string op;
-  std::string implementation; // "pure", "onednn", ...
+  std::string implementation; // "pure", "onednn", ... (== decl.name)
   std::string description;
   ExpandFn fn;
+  ImplementationDecl decl;
 };
 
 class ExpansionRegistry {
 public:
+  // A `pure` implementation (implementation must be "pure": anything else declares itself below).
   void add(std::string domain, std::string op, std::string implementation, ExpandFn fn, std::string description = {});
+  // Any implementation, with its declaration.
+  void add(std::string domain, std::string op, ImplementationDecl decl, ExpandFn fn, std::string description = {});
   const ExpansionInfo* find(std::string_view domain, std::string_view op, std::string_view implementation) const;
   std::vector<std::string> implementations(std::string_view domain, std::string_view op) const;
   const std::vector<ExpansionInfo>& all() const { return list_; }

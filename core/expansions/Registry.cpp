@@ -1,4 +1,5 @@
-// The one explicit list of expansions: every family registers here, in this order.
+// The one explicit list of expansions (implementations of library nodes): every family registers
+// here, in this order; each registration carries the implementation's declaration (Expansion.h).
 #include "core/expansions/Expansion.h"
 #include "core/expansions/ops/Ops.h"
 
@@ -20,6 +21,7 @@ const ExpansionRegistry& registry() {
     registerMisc(reg);
     registerRecurrent(reg);
     registerControlFlow(reg);
+    registerOneDnn(reg);
     return reg;
   }();
   return r;

@@ -173,6 +173,35 @@ void SdfgBuilder::mappedTasklet(const std::string& label, const std::vector<MapP
   }
 }
 
+void SdfgBuilder::cppTasklet(const std::string& label, const std::vector<std::string>& inputs, const std::string& code,
+                             const std::vector<std::string>& outputs, std::vector<std::string> environments,
+                             std::optional<sym::Expr> flops) {
+  if (error_) return;
+  for (auto& o : outputs)
+    if (writers_.count(o) || readers_.count(o)) {
+      nextState();
+      break;
+    }
+  for (auto* names : {&inputs, &outputs})
+    for (auto& n : *names)
+      if (!sdfg_->findData(n)) {
+        error_ = Diagnostic::error(where_, "expansion refers to unknown data '" + n + "'", "this is a bug in the expansion");
+        return;
+      }
+  Tasklet* t = state_->add<Tasklet>(uniqueLabel(label), code, TaskletLanguage::Cpp);
+  t->environments = std::move(environments);
+  t->flops = std::move(flops);
+  auto memlet = [&](const std::string& data) { return Memlet::full(data, sdfg_->findData(data)->shape); };
+  for (auto& i : inputs) {
+    t->addIn({i, sdfg_->findData(i)->dtype});
+    state_->addEdge(reader(i), "", *t, i, memlet(i));
+  }
+  for (auto& o : outputs) {
+    t->addOut({o, sdfg_->findData(o)->dtype});
+    state_->addEdge(*t, o, writer(o), "", memlet(o));
+  }
+}
+
 void SdfgBuilder::copy(const std::string& src, const std::string& dst) {
   if (error_) return;
   if (writers_.count(dst) || readers_.count(dst)) nextState();

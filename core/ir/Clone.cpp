@@ -165,8 +165,7 @@ std::unique_ptr<Node> Node::clone() const {
   switch (kind()) {
   case ElementKind::AccessNode: out = std::make_unique<AccessNode>(static_cast<const AccessNode&>(*this).data()); break;
   case ElementKind::Tasklet: {
-    auto& t = static_cast<const Tasklet&>(*this);
-    out = std::make_unique<Tasklet>(t.label(), t.code, t.language);
+    out = static_cast<const Tasklet&>(*this).copyPayload();
     break;
   }
   case ElementKind::MapEntry: {

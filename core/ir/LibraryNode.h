@@ -28,7 +28,7 @@ public:
   std::string domain;          // "" is the default ONNX domain (ai.onnx)
   std::string opType;          // "Conv"
   int64_t opsetVersion = 0;    // the schema's since-version selected by the model's opset import
-  std::string implementation;  // "" = not chosen yet
+  std::string implementation;  // "" = not chosen: the target's default (core/expansions/Implementations.h)
   bool opaque = false;
   std::string sourceName;      // the node's name in the source model when it differs from the label
   std::vector<Attribute> attributes;

@@ -255,6 +255,28 @@ private:
     checkSymbolsDeclared(e, s, used, extra, "memlet " + m.str());
   }
 
+  // A C++ tasklet's code is opaque (not parsed here or anywhere), but what it is bound to is checked:
+  // its connectors become C++ variable names, and each output is written through exactly one memlet.
+  void checkCppTasklet(const State& st, const Tasklet& t) {
+    for (auto* conns : {&t.inConnectors(), &t.outConnectors()})
+      for (auto& c : *conns)
+        if (!sym::isIdentifier(c.name))
+          error(t, "connector '" + c.name + "' of C++ tasklet '" + t.label() + "' is not an identifier",
+                "C++ code names its connectors as variables: rename it");
+    for (auto& c : t.outConnectors()) {
+      int edges = 0;
+      for (auto* e : st.outEdges(t.id()))
+        if (e->srcConnector == c.name && !e->memlet.isEmpty()) ++edges;
+      if (edges != 1)
+        error(t, "output '" + c.name + "' of C++ tasklet '" + t.label() + "' has " + std::to_string(edges) +
+                     " memlets; it needs exactly one", "connect the output to the data it writes, once");
+    }
+    for (auto& env : t.environments)
+      if (!sym::isIdentifier(env))
+        error(t, "C++ tasklet '" + t.label() + "' names environment '" + env + "', which is not an identifier",
+              "name a registered environment (e.g. onednn)");
+  }
+
   void checkNode(const State& st, const Node& n, const Sdfg& s) {
     switch (n.kind()) {
     case ElementKind::AccessNode: {
@@ -281,9 +303,12 @@ private:
       if (!en) error(n, "map exit '" + n.label() + "' has no matching map entry in the same state");
       break;
     }
-    case ElementKind::Tasklet:
-      if (static_cast<const Tasklet&>(n).code.empty()) warning(n, "tasklet has no code");
+    case ElementKind::Tasklet: {
+      auto& t = static_cast<const Tasklet&>(n);
+      if (t.code.empty()) warning(n, "tasklet has no code");
+      if (t.language == TaskletLanguage::Cpp) checkCppTasklet(st, t);
       break;
+    }
     case ElementKind::LibraryNode: {
       auto& l = static_cast<const LibraryNode&>(n);
       if (l.opType.empty()) error(n, "library node has no operation type");

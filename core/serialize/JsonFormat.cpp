@@ -24,7 +24,8 @@
 //   INTERSTATE  {id, label, src (block id), dst, condition expr, assignments [{symbol, value expr}]}
 //   NODE        {kind, id, label, <kind fields>, in_connectors [CONN], out_connectors [CONN]}
 //       access       data
-//       tasklet      code, language (dcw|cpp)
+//       tasklet      code, language (dcw|cpp); a cpp tasklet also: environments [name], flops? expr
+//                    (both optional on load: absent = none / undeclared)
 //       map_entry    params [name], range subset, schedule, exit (map_exit id | null)
 //       map_exit     entry (map_entry id | null)
 //       library      domain, op_type, opset_version, implementation, opaque, source_name,
@@ -246,6 +247,10 @@ json writeNode(const Node& n) {
   } else if (auto* t = dynamic_cast<const Tasklet*>(&n)) {
     o["code"] = t->code;
     o["language"] = taskletLanguageName(t->language);
+    if (t->language == TaskletLanguage::Cpp) {
+      o["environments"] = t->environments;
+      if (t->flops) o["flops"] = t->flops->str();
+    }
   } else if (auto* me = dynamic_cast<const MapEntry*>(&n)) {
     o["params"] = me->params;
     o["range"] = me->range.str();
@@ -874,6 +879,8 @@ private:
       auto l = taskletLanguageFromName(lang);
       if (!l) error(ptr + "/language", "tasklet language " + quote(lang) + " is unknown", "expected one of dcw, cpp");
       t->language = *l;
+      if (v.contains("environments")) t->environments = strings(v, ptr, "environments");
+      if (v.contains("flops")) t->flops = expr(v, ptr, "flops");
       n = std::move(t);
     } else if (kind == "map_entry") {
       auto me = std::make_unique<MapEntry>(label);

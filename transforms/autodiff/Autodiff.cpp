@@ -4,6 +4,7 @@
 #include "transforms/autodiff/Autodiff.h"
 
 #include "core/expansions/ExpandPass.h"
+#include "core/expansions/Implementations.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
@@ -78,11 +79,21 @@ Expected<Report> differentiate(edit::Editor& ed, const Request& req) {
   Sdfg& root = ed.root();
   DCW_CHECK(validate(root, req));
 
-  // 1. Every library node becomes its pure implementation (repeatedly: expansions may nest ops).
+  // 1. Every library node becomes its implementation (repeatedly: expansions may nest ops): `pure`
+  // unless the node chose one, which must keep the model differentiable (opaque C++ does not).
   for (int guard = 0; guard < 100000; ++guard) {
     LibraryNode* lib = firstLibraryNode(root);
     if (!lib) break;
-    DCW_CHECK(expansions::expandNode(ed, *lib, "pure"));
+    const std::string where = pathOf(*lib);
+    std::string choice = lib->implementation.empty() ? std::string("pure") : lib->implementation;
+    auto info = expansions::chooseImplementation(*lib, choice, expansions::kCpuTarget, where);
+    if (!info) return info.takeError();
+    if (!(*info)->decl.differentiable)
+      return fail(where + " (" + lib->className() + ")",
+                  "cannot differentiate through node '" + lib->label() + "': its implementation '" + choice +
+                      "' is opaque C++ and not differentiable",
+                  "choose the `pure` implementation for it (set " + where + " implementation=pure)");
+    if (auto r = expansions::expandNode(ed, *lib, choice); !r) return r.takeError();
   }
 
   Report report;

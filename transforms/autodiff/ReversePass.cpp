@@ -985,8 +985,28 @@ private:
   Expected<void> emitTasklet(Emitter& em, const Unit& u) {
     auto& t = static_cast<const Tasklet&>(*u.node);
     std::string where = unitName(u);
-    if (t.language != TaskletLanguage::Dcw)
-      return fail(where, "tasklet '" + t.label() + "' is written in C++ and cannot be differentiated symbolically");
+    if (t.language != TaskletLanguage::Dcw) {
+      // Opaque C++ (an implementation such as `onednn`): name the node it was expanded from.
+      const Sdfg* owner = t.parent() ? owningSdfg(t.parent()) : nullptr;
+      std::string impl, op;
+      if (owner) {
+        if (auto it = owner->metadata.find("implementation"); it != owner->metadata.end()) impl = it->second;
+        if (auto it = owner->metadata.find("expanded_from"); it != owner->metadata.end()) op = it->second;
+      }
+      // The expanded node: this pass runs on a copy of its nested SDFG and opt_.where names it; at the
+      // root (no copy) it is the tasklet's path less the expansion's state and the tasklet.
+      std::string node = opt_.where;
+      if (node.empty()) {
+        node = where.substr(0, where.rfind('/'));
+        node = node.substr(0, node.rfind('/'));
+      }
+      const bool settable = node.find(' ') == std::string::npos; // a model path, not "X (in the copy Y)"
+      return fail(where, "cannot differentiate through tasklet '" + t.label() + "': it is opaque C++" +
+                             (impl.empty() ? std::string() : " (implementation '" + impl + "' of " + op + " node '" + node + "')"),
+                  impl.empty() ? "write the tasklet in the tasklet language"
+                               : "choose the `pure` implementation for that node" +
+                                     (settable ? " (set " + node + " implementation=pure)" : std::string()) + " and expand again");
+    }
     DCW_TRY(auto prog, tasklet::parse(t.code, where));
     tasklet::Program fwd = prog;
 

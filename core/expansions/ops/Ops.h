@@ -1,4 +1,5 @@
-// The families of `pure` expansions, one file each; Registry.cpp calls every register function.
+// The families of expansions, one file each; Registry.cpp calls every register function. All are
+// `pure` except registerOneDnn (the `onednn` implementations: C++ tasklets calling oneDNN).
 #pragma once
 
 namespace dcw::expansions {
@@ -18,5 +19,6 @@ void registerQuantization(ExpansionRegistry& r);  // Quantize/DequantizeLinear, 
 void registerMisc(ExpansionRegistry& r);          // Hann/Hamming/BlackmanWindow, Det, MaxUnpool, RoiAlign, GridSample, DFT, STFT, MelWeightMatrix
 void registerRecurrent(ExpansionRegistry& r);     // RNN, GRU, LSTM
 void registerControlFlow(ExpansionRegistry& r);   // If, Loop, Scan
+void registerOneDnn(ExpansionRegistry& r);        // onednn: MatMul
 
 } // namespace dcw::expansions

@@ -1,0 +1,70 @@
+#include "core/expansions/Implementations.h"
+
+#include "core/ir/LibraryNode.h"
+
+#include <algorithm>
+
+namespace dcw::expansions {
+
+const std::vector<std::string>& knownTargets() {
+  static const std::vector<std::string> t{"cpu", "cuda", "fpga"};
+  return t;
+}
+
+const std::vector<std::string>& defaultPolicy(std::string_view target) {
+  static const std::vector<std::string> cpu{"pure"};
+  static const std::vector<std::string> none;
+  return target == kCpuTarget ? cpu : none;
+}
+
+std::vector<const ExpansionInfo*> implementationsOf(std::string_view domain, std::string_view op) {
+  std::vector<const ExpansionInfo*> out;
+  for (auto& e : registry().all())
+    if (e.domain == domain && e.op == op) out.push_back(&e);
+  return out;
+}
+
+std::string alternativesText(std::string_view domain, std::string_view op) {
+  std::string s;
+  for (auto& e : registry().all())
+    if (e.domain == domain && e.op == op)
+      s += (s.empty() ? "" : ", ") + e.implementation + " (" + e.decl.targetsText() + ", " +
+           (e.decl.differentiable ? "differentiable" : "not differentiable") + ")";
+  return s;
+}
+
+Unexpected unknownImplementation(const ir::LibraryNode& node, std::string_view choice, const std::string& where) {
+  const std::string alternatives = alternativesText(node.domain, node.opType);
+  return fail(where + " (" + node.className() + ")",
+              "op " + node.className() + " has no '" + std::string(choice) + "' implementation" +
+                  (alternatives.empty() ? " (DCW cannot run this op yet)" : "; available: " + alternatives),
+              alternatives.empty() ? "replace the op, or wait for its implementation"
+                                   : "choose one of the available implementations (set " + where + " implementation=NAME)");
+}
+
+Expected<const ExpansionInfo*> chooseImplementation(const ir::LibraryNode& node, std::string_view choice,
+                                                    std::string_view target, const std::string& where) {
+  const std::string location = where + " (" + node.className() + ")";
+  const std::string alternatives = alternativesText(node.domain, node.opType);
+  if (choice.empty()) {
+    for (auto& name : defaultPolicy(target))
+      if (auto* e = registry().find(node.domain, node.opType, name); e && e->decl.forTarget(target)) return e;
+    for (auto& e : registry().all()) // no preferred one: the first registered for the target
+      if (e.domain == node.domain && e.op == node.opType && e.decl.forTarget(target)) return &e;
+    return fail(location,
+                "op " + node.className() + " has no implementation for target " + std::string(target) +
+                    (alternatives.empty() ? " (DCW cannot run this op yet)" : "; available: " + alternatives),
+                alternatives.empty() ? "replace the op, or wait for its implementation"
+                                     : "run it on a target one of them is for");
+  }
+  const ExpansionInfo* e = registry().find(node.domain, node.opType, choice);
+  if (!e) return unknownImplementation(node, choice, where);
+  if (!e->decl.forTarget(target))
+    return fail(location,
+                "implementation '" + std::string(choice) + "' of " + node.className() + " is for " + e->decl.targetsText() +
+                    ", not for target " + std::string(target) + "; available: " + alternatives,
+                "choose an implementation for " + std::string(target) + " (set " + where + " implementation=NAME)");
+  return e;
+}
+
+} // namespace dcw::expansions
