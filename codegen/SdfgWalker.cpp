@@ -26,12 +26,6 @@ namespace dcw::codegen {
 using namespace dcw::ir;
 using cpu::ValueKind;
 
-#define WALK_TRY(expr)                                   \
-  do {                                                   \
-    auto walk_try_r = (expr);                            \
-    if (!walk_try_r.ok()) return walk_try_r.takeError(); \
-  } while (0)
-
 namespace {
 
 // Identifiers that could be macros of the headers the program includes (<cstdint>'s INT64_C, <cmath>'s
@@ -88,7 +82,7 @@ void SdfgWalker::beginProfile(ProfiledElement::Kind k, ElementId id) {
 Expected<void> SdfgWalker::allocateScope(const StateInfo& si, const MapEntry* scope) {
   if (auto it = ctx_->scopeAlloc.find(si.state); it != ctx_->scopeAlloc.end())
     if (auto jt = it->second.find(scope); jt != it->second.end())
-      for (auto* d : jt->second) WALK_TRY(allocate(*d, *ctx_));
+      for (auto* d : jt->second) DCW_CHECK(allocate(*d, *ctx_));
   return {};
 }
 
@@ -99,7 +93,7 @@ Expected<GeneratedCode> SdfgWalker::run() {
   if (instrumented) {
     reserve({"dcw_prof", "dcw_event", "dcw_profile_events", "dcw_profile_reset", "dcw_profile_dropped", "dcw_profile_set_capacity",
              "dcw_profile_set_counters", "dcw_profile_element_count"});
-    WALK_TRY(instrumenter_.resolvePaths());
+    DCW_CHECK(instrumenter_.resolvePaths());
   }
   std::set<std::string> inArgs;
   auto addArg = [&](const std::string& name, ProgramArg::Role role) -> Expected<void> {
@@ -110,10 +104,10 @@ Expected<GeneratedCode> SdfgWalker::run() {
     sig.args.push_back({name, role, d->dtype, d->shape});
     return {};
   };
-  for (auto& n : root_.inputs) WALK_TRY(addArg(n, ProgramArg::Role::Input));
-  for (auto& n : root_.outputs) WALK_TRY(addArg(n, ProgramArg::Role::Output));
+  for (auto& n : root_.inputs) DCW_CHECK(addArg(n, ProgramArg::Role::Input));
+  for (auto& n : root_.outputs) DCW_CHECK(addArg(n, ProgramArg::Role::Output));
   for (auto& d : root_.data())
-    if (d->constant) WALK_TRY(addArg(d->name(), ProgramArg::Role::Constant));
+    if (d->constant) DCW_CHECK(addArg(d->name(), ProgramArg::Role::Constant));
   for (auto& d : root_.data()) {
     std::string where = path(d->id());
     if (!d->transient && !inArgs.count(d->name()))
@@ -136,7 +130,7 @@ Expected<GeneratedCode> SdfgWalker::run() {
   };
   collect(root_);
 
-  WALK_TRY(collectEnvironments());
+  DCW_CHECK(collectEnvironments());
   for (auto* env : envs_)
     for (auto& f : env->linkFlags)
       if (std::find(result.linkFlags.begin(), result.linkFlags.end(), f) == result.linkFlags.end()) result.linkFlags.push_back(f);
@@ -181,14 +175,14 @@ Expected<GeneratedCode> SdfgWalker::run() {
     rootCtx.symbols[sig.symbols[k]] = id;
   }
   std::set<std::string> predeclared(sig.symbols.begin(), sig.symbols.end());
-  WALK_TRY(emitSdfgBody(root_, rootCtx, predeclared));
+  DCW_CHECK(emitSdfgBody(root_, rootCtx, predeclared));
   if (hasCpp_) line("if (dcw_cpp::failed()) return dcw_rt::report(error, errorSize, dcw_cpp::message());");
   line("return dcw_rt::finish(error, errorSize);");
   --indent_;
   line("}");
   if (instrumented) {
     endProfile();
-    WALK_TRY(instrumenter_.checkEveryPathTimed());
+    DCW_CHECK(instrumenter_.checkEveryPathTimed());
     line("");
     line("extern \"C\" size_t dcw_profile_element_count() { return " + std::to_string(instrumenter_.count()) + "u; }");
     result.profiled = instrumenter_.take();
@@ -343,9 +337,9 @@ Expected<void> SdfgWalker::emitSdfgBody(const Sdfg& s, Ctx& c, const std::set<st
   // Constants of nested SDFGs (the root's are arguments) are embedded in the program.
   if (&s != &root_)
     for (auto& d : s.data())
-      if (d->constant && !c.data.count(d->name())) WALK_TRY(embedConstant(*d, c));
-  WALK_TRY(planTransients(s, c));
-  for (auto* d : c.sdfgAlloc) WALK_TRY(allocate(*d, c));
+      if (d->constant && !c.data.count(d->name())) DCW_CHECK(embedConstant(*d, c));
+  DCW_CHECK(planTransients(s, c));
+  for (auto* d : c.sdfgAlloc) DCW_CHECK(allocate(*d, c));
   return emitRegion(s);
 }
 
@@ -539,8 +533,8 @@ Expected<void> SdfgWalker::emitRegion(const ControlFlowRegion& r) {
   }
   if (isChain) {
     for (size_t k = 0; k < chain.size(); ++k) {
-      WALK_TRY(emitBlock(*chain[k]));
-      if (k < chainEdges.size()) WALK_TRY(emitAssignments(*chainEdges[k]));
+      DCW_CHECK(emitBlock(*chain[k]));
+      if (k < chainEdges.size()) DCW_CHECK(emitAssignments(*chainEdges[k]));
     }
     return {};
   }
@@ -570,7 +564,7 @@ Expected<void> SdfgWalker::emitRegion(const ControlFlowRegion& r) {
       line(it->second + ":;");
       ++indent_;
     }
-    WALK_TRY(emitBlock(*b));
+    DCW_CHECK(emitBlock(*b));
     bool unconditional = false;
     for (auto* e : r.outEdges(b->id())) {
       if (!r.block(e->dst)) return fail(path(e->id()), "interstate edge leads to a block outside region '" + r.label() + "'");
@@ -582,7 +576,7 @@ Expected<void> SdfgWalker::emitRegion(const ControlFlowRegion& r) {
         line("if (" + *cond + ") {");
       }
       ++indent_;
-      WALK_TRY(emitAssignments(*e));
+      DCW_CHECK(emitAssignments(*e));
       line("goto " + labels.at(e->dst) + ";");
       --indent_;
       line("}");
@@ -622,7 +616,7 @@ Expected<void> SdfgWalker::emitBlock(const ControlFlowBlock& b) {
            commentText(where));
     }
     ++indent_;
-    WALK_TRY(emitRegion(*loop));
+    DCW_CHECK(emitRegion(*loop));
     --indent_;
     line("}");
     record(first, b.id());
@@ -643,7 +637,7 @@ Expected<void> SdfgWalker::emitBlock(const ControlFlowBlock& b) {
       }
       open = true;
       ++indent_;
-      WALK_TRY(emitRegion(br));
+      DCW_CHECK(emitRegion(br));
       --indent_;
       if (!br.condition) break; // an else ends the chain
     }
@@ -654,7 +648,7 @@ Expected<void> SdfgWalker::emitBlock(const ControlFlowBlock& b) {
   if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
     line("{");
     ++indent_;
-    WALK_TRY(emitRegion(*r));
+    DCW_CHECK(emitRegion(*r));
     --indent_;
     line("}");
     return {};
@@ -682,8 +676,8 @@ Expected<void> SdfgWalker::emitState(const State& st) {
   markProgress(st.id());
   const bool timed = wantProfile(ProfiledElement::Kind::State, st.id());
   if (timed) beginProfile(ProfiledElement::Kind::State, st.id());
-  WALK_TRY(allocateScope(si, nullptr));
-  WALK_TRY(emitScope(si, nullptr));
+  DCW_CHECK(allocateScope(si, nullptr));
+  DCW_CHECK(emitScope(si, nullptr));
   if (timed) endProfile();
   --indent_;
   line("}");
@@ -701,13 +695,13 @@ Expected<void> SdfgWalker::emitScope(const StateInfo& si, const MapEntry* scope)
       for (auto* e : si.state->inEdges(n->id())) {
         const Node* src = si.state->node(e->src);
         if (src && src->kind() == ElementKind::AccessNode && !e->memlet.isEmpty())
-          WALK_TRY(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(*n)));
+          DCW_CHECK(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(*n)));
       }
       break;
     }
-    case ElementKind::Tasklet: WALK_TRY(emitTasklet(si, static_cast<const Tasklet&>(*n))); break;
-    case ElementKind::MapEntry: WALK_TRY(emitMap(si, static_cast<const MapEntry&>(*n))); break;
-    case ElementKind::NestedSdfg: WALK_TRY(emitNested(si, static_cast<const NestedSdfgNode&>(*n))); break;
+    case ElementKind::Tasklet: DCW_CHECK(emitTasklet(si, static_cast<const Tasklet&>(*n))); break;
+    case ElementKind::MapEntry: DCW_CHECK(emitMap(si, static_cast<const MapEntry&>(*n))); break;
+    case ElementKind::NestedSdfg: DCW_CHECK(emitNested(si, static_cast<const NestedSdfgNode&>(*n))); break;
     case ElementKind::LibraryNode: {
       auto& l = static_cast<const LibraryNode&>(*n);
       return fail(where, "node '" + where + "' (" + l.className() + ") is not expanded; run the expansion pass or pick an implementation",
@@ -822,7 +816,7 @@ Expected<void> SdfgWalker::emitTasklet(const StateInfo& si, const Tasklet& t) {
       if (!ptr) return ptr.takeError();
       auto off = offsetOf(**d, e->memlet.subset, ew);
       if (!off) return off.takeError();
-      WALK_TRY(emitWrite(**d, *ptr + "[" + *off + "]", o.id, o.kind, e->memlet.wcr,
+      DCW_CHECK(emitWrite(**d, *ptr + "[" + *off + "]", o.id, o.kind, e->memlet.wcr,
                         needsAtomic(e->memlet.data, e->memlet.subset), ew));
     }
   }
@@ -1076,13 +1070,14 @@ Expected<void> SdfgWalker::emitCppTasklet(const StateInfo& si, const Tasklet& t)
   int first = nextLine();
   line("{ // C++ tasklet " + commentText(where));
   ++indent_;
+  markProgress(t.id());
   const bool timed = wantProfile(ProfiledElement::Kind::Tasklet, t.id());
   if (timed) beginProfile(ProfiledElement::Kind::Tasklet, t.id());
   for (auto* e : si.state->inEdges(t.id())) {
     if (e->memlet.isEmpty() || e->dstConnector.empty()) continue;
     const Connector* conn = t.findIn(e->dstConnector);
     if (!conn) return fail(where, "an edge enters connector '" + e->dstConnector + "', which the tasklet does not have");
-    WALK_TRY(checkName(conn->name));
+    DCW_CHECK(checkName(conn->name));
     std::string ew = path(e->id());
     auto d = descriptor(e->memlet.data, ew);
     if (!d) return d.takeError();
@@ -1102,7 +1097,7 @@ Expected<void> SdfgWalker::emitCppTasklet(const StateInfo& si, const Tasklet& t)
     }
   }
   for (auto& c : t.outConnectors()) {
-    WALK_TRY(checkName(c.name));
+    DCW_CHECK(checkName(c.name));
     const DataflowEdge* edge = nullptr;
     for (auto* e : si.state->outEdges(t.id()))
       if (e->srcConnector == c.name && !e->memlet.isEmpty()) {
@@ -1156,7 +1151,7 @@ Expected<void> SdfgWalker::emitCppTasklet(const StateInfo& si, const Tasklet& t)
     if (!off) return off.takeError();
     auto k = cpu::kindOf(o.storage);
     if (!k) return fail(where, "an output has a type the CPU target does not support");
-    WALK_TRY(emitWrite(**d, *ptr + "[" + *off + "]", cpu::loadValue(o.storage, o.id, *k), *k, o.edge->memlet.wcr,
+    DCW_CHECK(emitWrite(**d, *ptr + "[" + *off + "]", cpu::loadValue(o.storage, o.id, *k), *k, o.edge->memlet.wcr,
                       needsAtomic(o.edge->memlet.data, o.edge->memlet.subset), ew));
   }
   if (timed) endProfile();

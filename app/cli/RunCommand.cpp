@@ -100,7 +100,11 @@ std::function<int()> setupRun(CLI::App& sub) {
       inputs = std::move(*r);
     }
     auto out = p.executor->run(inputs);
-    if (!out) return reportError(out.error());
+    if (!out) {
+      Diagnostic d = out.error();
+      d.location = o->model + ": " + d.location; // name the model file too
+      return reportError(d);
+    }
     if (!o->outputs.empty()) {
       std::error_code ec;
       fs::create_directories(o->outputs, ec);

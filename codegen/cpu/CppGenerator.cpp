@@ -20,12 +20,6 @@ namespace {
 using namespace dcw::ir;
 using cpu::ValueKind;
 
-#define WALK_TRY(expr)                                   \
-  do {                                                   \
-    auto walk_try_r = (expr);                            \
-    if (!walk_try_r.ok()) return walk_try_r.takeError(); \
-  } while (0)
-
 // The OpenMP loop being emitted, if any.
 struct Parallel {
   bool active = false;
@@ -207,7 +201,7 @@ Expected<void> CpuGenerator::emitMap(const StateInfo& si, const MapEntry& me) {
   line("{");
   ++indent_;
   ++mapDepth_;
-  WALK_TRY(allocateScope(si, &me));
+  DCW_CHECK(allocateScope(si, &me));
   auto body = emitScope(si, &me);
   --mapDepth_;
   --indent_;
@@ -415,7 +409,7 @@ Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, c
     std::string dstElem = *dp + "[" + *doff + "]";
     ValueKind k = *cpu::kindOf(S.dtype);
     if (m.wcr.empty() && S.dtype == D.dtype) line(dstElem + " = " + srcElem + ";");
-    else WALK_TRY(emitWrite(D, dstElem, cpu::loadValue(S.dtype, srcElem, k), k, m.wcr,
+    else DCW_CHECK(emitWrite(D, dstElem, cpu::loadValue(S.dtype, srcElem, k), k, m.wcr,
                            needsAtomic(dst.data(), ds), where));
     --indent_;
     line("}");

@@ -1,5 +1,7 @@
 #include "codegen/run/Executor.h"
 
+#include "codegen/run/MemoryBudget.h"
+
 #include "core/ir/Sdfg.h"
 
 namespace dcw::codegen {
@@ -60,6 +62,38 @@ std::string Executor::elementPath(int64_t id) const {
   return {};
 }
 
+// What a run certainly needs: the outputs, and the largest intermediate of the root SDFG (a lower
+// bound: the others may not be alive at the same time). Refused when it exceeds the machine's memory.
+Expected<void> Executor::checkMemory(const std::map<std::string, int64_t>& syms) const {
+  auto bytesOf = [&](const std::vector<sym::Expr>& shape, DType dtype) -> int64_t {
+    std::vector<int64_t> dims;
+    for (auto& e : shape) {
+      auto v = e.evaluate(syms);
+      if (!v) return 0; // not known here: the program checks its own allocations
+      dims.push_back(*v);
+    }
+    return tensorBytes(dims, dtype);
+  };
+  int64_t outputs = 0, largest = 0;
+  std::string largestName;
+  for (auto& a : code_.signature.args)
+    if (a.role == ProgramArg::Role::Output) {
+      int64_t b = bytesOf(a.shape, a.dtype);
+      outputs = b < 0 || outputs < 0 ? -1 : outputs + b;
+    }
+  for (auto& d : sdfg_->data())
+    if (d->transient && !d->constant) {
+      int64_t b = bytesOf(d->shape, d->dtype);
+      if (b < 0 || (largest >= 0 && b > largest)) {
+        largest = b;
+        largestName = d->name();
+      }
+    }
+  int64_t total = outputs < 0 || largest < 0 ? -1 : outputs + largest;
+  std::string what = "a run (the outputs" + std::string(largestName.empty() ? ")" : " and intermediate '" + largestName + "')");
+  return checkFitsInMemory(sdfg_->name(), what, total);
+}
+
 Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs) const {
   const auto& args = code_.signature.args;
   size_t nIn = 0;
@@ -106,6 +140,8 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs) c
                   "export the model with static shapes for this part");
     symbolValues.push_back(it->second);
   }
+
+  DCW_CHECK(checkMemory(syms));
 
   std::vector<Tensor> outputs;
   std::vector<std::shared_ptr<std::string>> outBuffers;

@@ -1,5 +1,7 @@
 #include "codegen/run/RandomInputs.h"
 
+#include "codegen/run/MemoryBudget.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -8,18 +10,30 @@ namespace dcw::codegen {
 
 using namespace dcw::ir;
 
-Expected<Tensor> randomTensor(const ProgramArg& a, std::mt19937_64& rng, const std::map<std::string, int64_t>& dims) {
-  Tensor t;
-  t.dtype = a.dtype;
+namespace {
+
+// The dims of a random input: symbolic dims from `dims` (default 1).
+Expected<std::vector<int64_t>> inputDims(const ProgramArg& a, const std::map<std::string, int64_t>& dims) {
+  std::vector<int64_t> out;
   for (auto& e : a.shape) {
     auto v = e.evaluate(dims);
     if (!v) {
-      if (e.isSymbol()) t.dims.push_back(1);
+      if (e.isSymbol()) out.push_back(1);
       else return fail("input '" + a.name + "'", "dimension " + e.str() + " cannot be chosen", "give its symbols with --dim NAME=VALUE");
     } else {
-      t.dims.push_back(*v);
+      out.push_back(*v);
     }
   }
+  return out;
+}
+
+} // namespace
+
+Expected<Tensor> randomTensor(const ProgramArg& a, std::mt19937_64& rng, const std::map<std::string, int64_t>& dims) {
+  Tensor t;
+  t.dtype = a.dtype;
+  DCW_TRY(t.dims, inputDims(a, dims));
+  DCW_CHECK(checkFitsInMemory("input '" + a.name + "'", "a random tensor of shape " + shapeText(t.dims), tensorBytes(t.dims, a.dtype)));
   size_t n = size_t(t.elementCount());
   auto bytes = std::make_shared<std::string>(n * dtypeSize(a.dtype), '\0');
   std::uniform_real_distribution<float> uf(-1.f, 1.f);
@@ -42,6 +56,15 @@ Expected<Tensor> randomTensor(const ProgramArg& a, std::mt19937_64& rng, const s
 }
 
 Expected<std::vector<Tensor>> randomInputs(const ProgramSignature& sig, uint64_t seed, const std::map<std::string, int64_t>& dims) {
+  // All inputs together must fit before any is made.
+  int64_t total = 0;
+  for (auto& a : sig.args)
+    if (a.role == ProgramArg::Role::Input) {
+      DCW_TRY(auto d, inputDims(a, dims));
+      int64_t b = tensorBytes(d, a.dtype);
+      total = b < 0 || total < 0 ? -1 : total + b;
+    }
+  DCW_CHECK(checkFitsInMemory("inputs", "the model's inputs together", total));
   std::mt19937_64 rng(seed);
   std::vector<Tensor> out;
   for (auto& a : sig.args)

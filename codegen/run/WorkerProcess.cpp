@@ -1,5 +1,6 @@
 #include "codegen/run/WorkerProcess.h"
 
+#include "codegen/run/MemoryBudget.h"
 #include "codegen/run/WorkerProtocol.h"
 
 #include <cerrno>
@@ -63,11 +64,6 @@ std::string signalText(int sig) {
     return "signal " + std::to_string(sig) + (s ? " (" + std::string(s) + ")" : std::string());
   }
   }
-}
-
-int64_t physicalMemory() {
-  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && size > 0 ? int64_t(pages) * size : 0;
 }
 
 // An fd at 64 or above, close-on-exec (so that dup2 onto 3..5 in the child always copies it).
@@ -137,7 +133,7 @@ Expected<void> WorkerProcess::start() {
     return fail("worker", std::string("cannot create a socket pair: ") + std::strerror(errno));
   int mine = high(pair[0]), theirs = high(pair[1]);
   const std::string exe = executablePath();
-  int64_t mem = limits_.memoryBytes < 0 ? physicalMemory() : limits_.memoryBytes;
+  int64_t mem = limits_.memoryBytes < 0 ? physicalMemoryBytes() : limits_.memoryBytes;
   // The worker's own mappings (libraries, the shared tensors) count against an address-space limit.
   if (mem > 0) mem += int64_t(shmBytes_) + (int64_t(1) << 30);
   std::vector<std::string> argvs = {exe, library_, "3", "4", "4", std::to_string(mem > 0 ? mem : 0)};
@@ -243,8 +239,9 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
     while (waitpid(p, &status, 0) < 0 && errno == EINTR) {
     }
     pid_ = -1;
-    std::string text = what.empty() ? describeExit(status, where()) : what;
-    return fail(library_, text, "the worker is restarted by the next run; the caller is unaffected");
+    const std::string at = where();
+    return fail(at.empty() ? library_ : at, what.empty() ? describeExit(status, "") : what,
+                "see the element's code (`dcw codegen`); the next run starts a new worker");
   };
   if (!sendAll(sock_, &rq, sizeof rq) || !sendAll(sock_, offsets.data(), offsets.size() * sizeof(uint64_t)) ||
       !sendAll(sock_, symbols.data(), symbols.size() * sizeof(int64_t)))
@@ -259,7 +256,7 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
       std::string at = where();
       ::kill(pid_, SIGKILL);
       died({});
-      return fail(library_, "cancelled" + (at.empty() ? std::string() : " in " + at));
+      return fail(at.empty() ? library_ : at, "cancelled");
     }
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (limits_.seconds > 0 && s > limits_.seconds) {
@@ -268,9 +265,8 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
       died({});
       char text[64];
       std::snprintf(text, sizeof text, "%g", limits_.seconds);
-      return fail(library_, "the program ran longer than the time limit of " + std::string(text) + " s and was stopped" +
-                                (at.empty() ? std::string() : " in " + at),
-                  "raise the limit, or look for an endless loop there");
+      return fail(at.empty() ? library_ : at, "the program ran longer than the time limit of " + std::string(text) + " s and was stopped here",
+                  "raise the limit, or look for an endless loop here");
     }
   }
   Reply r;
@@ -279,9 +275,10 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
   if (r.messageBytes && !recvAll(sock_, msg.data(), msg.size())) return died({});
   if (r.status != 0) {
     std::string at = where();
+    if (!at.empty() && msg.rfind(at + ": ", 0) == 0) msg = msg.substr(at.size() + 2); // already located there
     if (msg.find("out of memory") != std::string::npos && limits_.memoryBytes != 0)
       msg += " (the worker may use at most " +
-             std::to_string((limits_.memoryBytes < 0 ? physicalMemory() : limits_.memoryBytes) >> 20) + " MiB)";
+             std::to_string((limits_.memoryBytes < 0 ? physicalMemoryBytes() : limits_.memoryBytes) >> 20) + " MiB)";
     return fail(at.empty() ? library_ : at, msg);
   }
   for (size_t k = 0; k < args.size(); ++k)
