@@ -241,7 +241,7 @@ private slots:
                         dir.filePath("input_0.pb")));
     auto d = dcw({"run", kExample, "--inputs", dir.path()});
     QCOMPARE(d.code, 2);
-    QVERIFY2(d.err.startsWith("error: input 'input': has "), qPrintable(d.err));
+    QVERIFY2(d.err.startsWith("error: " + QString(kExample) + ": input 'input': has "), qPrintable(d.err)); // the file, then the input
     auto n = dcw({"run", kExample});
     QCOMPARE(n.code, 2);
     QVERIFY(n.err.contains("--inputs DIR or --random SEED"));

@@ -1,9 +1,10 @@
 // tst_HostileRuns: generated code that misbehaves never takes its caller down, and tensors that cannot
 // fit are refused before anything is allocated. Models whose C++ tasklet writes out of bounds, divides
 // an integer by zero, loops forever or allocates 100 GiB run through `dcw run` (a worker process by
-// default: exit 2, one `error:` line naming the signal or limit and the tasklet) and through the
-// app's Verify (the window stays up and reports the same); a model with a 100,000 × 100,000 tensor is
-// refused with the number, from random inputs and from a run's outputs.
+// default: exit 2, one `error:` line naming the signal or limit and the tasklet), through `dcw profile`
+// and through the app's Verify and Profile (the window stays up with its history and reports the
+// same; Cancel kills an endless loop at once); a model with a 100,000 × 100,000 tensor is refused with
+// the number, from random inputs and from a run's outputs.
 #include "app/gui/MainWindow.h"
 #include "codegen/run/Executor.h"
 #include "codegen/run/RandomInputs.h"
@@ -12,6 +13,8 @@
 #include "support/CliRunner.h"
 
 #include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -86,6 +89,38 @@ private slots:
     QVERIFY2(r.err.contains("main/compute/broken"), qPrintable(r.err)); // the element it happened in
   }
 
+  void cliProfileReportsAndSurvives_data() { cliReportsAndSurvives_data(); }
+  void cliProfileReportsAndSurvives() {
+    QFETCH(QString, model);
+    QFETCH(QString, expected);
+    const QString report = dir_.path() + "/profile.json";
+    auto r = clisupport::dcw({"profile", model, "--repeat", "1", "--no-peaks", "--time-limit", "2", "--report", report}, 120000);
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.startsWith("error: ") && r.err.count('\n') == 1, qPrintable(r.err));
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+    QVERIFY2(r.err.contains("main/compute/broken"), qPrintable(r.err));
+    QVERIFY(!QFile::exists(report));
+  }
+
+  void goodModelProfilesInTheWorker() {
+    const QString model = writeModel(dir_.path(), "good_profiled", "for (int k = 0; k < 4; ++k) Y[k] = 2 * X[k];");
+    const QString report = dir_.path() + "/good.json";
+    auto r = clisupport::dcw({"profile", model, "--repeat", "3", "--no-peaks", "--report", report});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("worker process"), qPrintable(r.err)); // why there are no hardware counters
+    QFile f(report);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray json = f.readAll();
+    const QJsonObject elements = QJsonDocument::fromJson(json).object().value("elements").toObject();
+    QVERIFY2(elements.contains("main/compute"), qPrintable(elements.keys().join(' '))); // the state holding the tasklet
+    QVERIFY(json.contains("worker process"));                                        // memory of the worker
+    auto in = clisupport::dcw({"profile", model, "--repeat", "3", "--no-peaks", "--in-process", "--report", report});
+    QVERIFY2(in.code == 0, qPrintable(in.err));
+    auto both = clisupport::dcw({"profile", model, "--in-process", "--time-limit", "1", "--report", report});
+    QCOMPARE(both.code, 2);
+    QVERIFY2(both.err.contains("--in-process"), qPrintable(both.err));
+  }
+
   void goodModelRunsInTheWorker() {
     const QString model = writeModel(dir_.path(), "good", "for (int k = 0; k < 4; ++k) Y[k] = 2 * X[k];");
     auto r = clisupport::dcw({"run", model, "--random", "1"});
@@ -128,6 +163,52 @@ private slots:
     QVERIFY(done.wait(30000));
     QVERIFY2(t.elapsed() < 10000, qPrintable(QString::number(t.elapsed())));
     QCOMPARE(done.at(0).at(0).toBool(), false);
+    QVERIFY(w.sdfg() != nullptr);
+  }
+
+  void appProfileReportsAndStaysUp_data() { cliReportsAndSurvives_data(); }
+  void appProfileReportsAndStaysUp() {
+    QFETCH(QString, model);
+    QFETCH(QString, expected);
+    if (expected.contains("time limit")) return; // the app has no time limit by default: see cancel below
+    gui::MainWindow w;
+    w.setShowsDialogs(false);
+    QSignalSpy loaded(&w, &gui::MainWindow::modelLoaded);
+    w.openFile(model);
+    QVERIFY(loaded.wait(60000));
+    QSignalSpy done(&w, &gui::MainWindow::profileFinished);
+    w.profile(1);
+    QVERIFY(done.wait(120000));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    const QString msg = done.at(0).at(1).toString();
+    QVERIFY2(msg.contains(expected.left(7)) && msg.contains("main/compute/broken"), qPrintable(msg));
+    QVERIFY(w.sdfg() != nullptr);
+    // The app goes on working: a second profile of the same model runs (and fails the same way).
+    w.profile(1);
+    QVERIFY(done.wait(120000));
+    QCOMPARE(done.size(), 2);
+  }
+
+  void appProfileCancelKillsAnEndlessLoop() {
+    const QString model = writeModel(dir_.path(), "loop_for_profile_cancel", "for (volatile int64_t k = 0;; ++k) {}");
+    gui::MainWindow w;
+    w.setShowsDialogs(false);
+    QSignalSpy loaded(&w, &gui::MainWindow::modelLoaded);
+    w.openFile(model);
+    QVERIFY(loaded.wait(60000));
+    QSignalSpy done(&w, &gui::MainWindow::profileFinished);
+    QSignalSpy progress(&w, &gui::MainWindow::profileProgress);
+    w.profile(1);
+    // Running once the progress says so (the build, the peaks and the worker's start come first).
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() >= 70, 120000);
+    QTest::qWait(500);
+    QElapsedTimer t;
+    t.start();
+    w.cancelProfile();
+    QVERIFY(done.wait(30000));
+    QVERIFY2(t.elapsed() < 10000, qPrintable(QString::number(t.elapsed())));
+    QCOMPARE(done.at(0).at(0).toBool(), false);
+    QCOMPARE(done.at(0).at(1).toString(), QStringLiteral("cancelled"));
     QVERIFY(w.sdfg() != nullptr);
   }
 

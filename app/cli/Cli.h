@@ -5,6 +5,7 @@
 
 #include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
+#include "pipeline/Pipeline.h"
 
 #include <CLI/CLI.hpp>
 
@@ -55,5 +56,22 @@ void reportScriptWarnings(const Diagnostics& d, const std::string& script);
 Expected<std::map<std::string, int64_t>> parseDimOptions(const std::vector<std::string>& dims);
 // Adds `--target NAME` (checked against the target registry, codegen/Target.h) to a subcommand.
 CLI::Option* addTargetOption(CLI::App& sub, std::string& target);
+
+// Adds `--prefer IMPL` (repeatable): implementations tried first for library nodes without a choice
+// of their own, e.g. `--prefer onednn`; a node the implementation refuses gets the target's default.
+CLI::Option* addPreferOption(CLI::App& sub, std::vector<std::string>& prefer);
+
+// Where generated code runs (run, profile): a worker process by default, with an optional time and
+// memory limit, or dcw's own process with `--in-process`.
+struct IsolationOptions {
+  bool inProcess = false;
+  double timeLimit = 0;
+  int64_t memoryLimitMiB = -1;
+};
+// Adds `--in-process`, `--time-limit S` and `--memory-limit MIB`; `inProcessNote` says what running in
+// process gives this command.
+void addIsolationOptions(CLI::App& sub, IsolationOptions& o, const std::string& inProcessNote);
+// Fills the pipeline's isolation fields; limits together with --in-process are refused.
+Expected<void> applyIsolationOptions(const IsolationOptions& o, pipeline::Options& into);
 
 } // namespace dcw::cli

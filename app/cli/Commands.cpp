@@ -2,8 +2,10 @@
 #include "app/cli/Cli.h"
 
 #include "codegen/Target.h"
+#include "core/expansions/Expansion.h"
 
 #include <iostream>
+#include <set>
 
 namespace dcw::cli {
 
@@ -54,6 +56,36 @@ CLI::Option* addTargetOption(CLI::App& sub, std::string& target) {
   std::string list;
   for (auto& n : names) list += (list.empty() ? "" : ", ") + n;
   return sub.add_option("--target", target, "Target to generate for (" + list + ")")->check(CLI::IsMember(names));
+}
+
+CLI::Option* addPreferOption(CLI::App& sub, std::vector<std::string>& prefer) {
+  std::set<std::string> names;
+  for (auto& e : expansions::registry().all()) names.insert(e.implementation);
+  std::string list;
+  for (auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return sub.add_option("--prefer", prefer,
+                        "Implementation to use for library nodes that have none chosen, where it takes the node (" + list +
+                            "); repeat for an order")
+      ->check(CLI::IsMember(std::vector<std::string>(names.begin(), names.end())));
+}
+
+void addIsolationOptions(CLI::App& sub, IsolationOptions& o, const std::string& inProcessNote) {
+  sub.add_flag("--in-process", o.inProcess,
+               "Load the program into dcw itself instead of a worker process (a crash in generated code then ends dcw)" +
+                   (inProcessNote.empty() ? std::string() : "; " + inProcessNote));
+  sub.add_option("--time-limit", o.timeLimit, "Stop the program after this many seconds a run (default: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--memory-limit", o.memoryLimitMiB, "Memory the program may use, in MiB (default: the machine's physical memory; 0: no limit)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+}
+
+Expected<void> applyIsolationOptions(const IsolationOptions& o, pipeline::Options& into) {
+  if (o.inProcess && (o.timeLimit > 0 || o.memoryLimitMiB >= 0))
+    return fail("--in-process", "the time and memory limits apply to the worker process", "drop --in-process, or the limits");
+  into.isolated = !o.inProcess;
+  into.limits.seconds = o.timeLimit;
+  into.limits.memoryBytes = o.memoryLimitMiB < 0 ? -1 : o.memoryLimitMiB << 20;
+  return {};
 }
 
 void reportWarnings(const Diagnostics& ds) {

@@ -1,12 +1,13 @@
 // `dcw profile MODEL [--script S] [--target cpu] [--repeat R] [--warmup W] [--threads N] [--dim N=V]
 //               [--instrument all|states|maps|nodes|model|PATH...] [--no-counters] [--software-counters]
-//               [--no-peaks] [--remeasure-peaks]
+//               [--no-peaks] [--remeasure-peaks] [--in-process | --time-limit S --memory-limit MIB]
 //               --report OUT.json [--trace OUT.trace.json]`
 // `dcw profile --compare A.json B.json [--top N]`
 // Profiles the compiled model on random inputs with timers around the chosen elements (default: all —
 // states, top-level maps and nested SDFG nodes, i.e. the expanded ONNX ops) and hardware counters
 // where the kernel allows, and writes the report keyed by element path (codegen/run/ProfileReport.h)
-// and a Chrome trace that Perfetto opens. --compare prints the elements two reports share, sorted by
+// and a Chrome trace that Perfetto opens. The program runs in a worker process (a crash or hang in it
+// is reported, naming the element) unless --in-process, which also reads hardware counters. --compare prints the elements two reports share, sorted by
 // the largest change, with the totals.
 #include "app/cli/Cli.h"
 
@@ -27,13 +28,15 @@ std::function<int()> setupProfile(CLI::App& sub) {
     std::string model, script, target = "cpu", report, trace;
     int repeat = 10, warmup = 1, threads = 0;
     size_t top = 0;
-    std::vector<std::string> instrument, dims, compare;
+    std::vector<std::string> instrument, dims, compare, prefer;
     bool noCounters = false, noPeaks = false, softwareCounters = false, remeasurePeaks = false;
+    IsolationOptions isolation;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)");
   sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
   addTargetOption(sub, o->target);
+  addPreferOption(sub, o->prefer);
   sub.add_option("--repeat", o->repeat, "Timed runs")->check(CLI::Range(1, 100000));
   sub.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
@@ -46,6 +49,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
                "Without hardware counters, count task clock, page faults and context switches (slow to read: distorts times)");
   sub.add_flag("--no-peaks", o->noPeaks, "Do not measure (or read the cached) machine peaks");
   sub.add_flag("--remeasure-peaks", o->remeasurePeaks, "Measure the machine peaks again (and refresh the cache)");
+  addIsolationOptions(sub, o->isolation, "hardware counters are read only in process");
   sub.add_option("--report", o->report, "Write the report (JSON, keyed by element path) here");
   sub.add_option("--trace", o->trace, "Write a Chrome trace-event file (opens in Perfetto) here");
   sub.add_option("--compare", o->compare, "Compare two reports: --compare A.json B.json")->expected(2);
@@ -70,8 +74,10 @@ std::function<int()> setupProfile(CLI::App& sub) {
 
     pipeline::Options opts;
     opts.target = o->target;
+    opts.prefer = o->prefer;
     opts.threads = o->threads;
     opts.generate.instrument = codegen::parseInstrumentation(what);
+    if (auto r = applyIsolationOptions(o->isolation, opts); !r) return reportError(r.error());
     auto parsed = parseDimOptions(o->dims);
     if (!parsed) return reportError(parsed.error());
     std::map<std::string, int64_t> dims = *parsed;

@@ -28,10 +28,8 @@ std::function<int()> setupRun(CLI::App& sub) {
     uint64_t seed = 0;
     bool random = false;
     int threads = 0;
-    std::vector<std::string> dims;
-    bool inProcess = false;
-    double timeLimit = 0;
-    int64_t memoryLimitMiB = -1;
+    std::vector<std::string> dims, prefer;
+    IsolationOptions isolation;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
@@ -40,27 +38,20 @@ std::function<int()> setupRun(CLI::App& sub) {
   in->excludes(rnd);
   sub.add_option("--outputs", o->outputs, "Folder to write output_N.pb (and, with --random, input_N.pb)");
   addTargetOption(sub, o->target);
+  addPreferOption(sub, o->prefer);
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension for --random, NAME=VALUE (default 1)");
   sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
-  sub.add_flag("--in-process", o->inProcess,
-               "Load the program into dcw itself instead of a worker process (a crash in generated code then ends dcw)");
-  sub.add_option("--time-limit", o->timeLimit, "Stop the program after this many seconds (default: no limit)")->check(CLI::NonNegativeNumber);
-  sub.add_option("--memory-limit", o->memoryLimitMiB, "Memory the program may use, in MiB (default: the machine's physical memory; 0: no limit)")
-      ->check(CLI::Range(int64_t(0), int64_t(1) << 40));
+  addIsolationOptions(sub, o->isolation, "");
   return [o, rnd]() -> int {
     o->random = rnd->count() > 0;
     if (!o->random && o->inputs.empty())
       return reportError(Diagnostic::error("dcw run", "no inputs given", "use --inputs DIR or --random SEED"));
     pipeline::Options opts;
     opts.target = o->target;
+    opts.prefer = o->prefer;
     opts.threads = o->threads;
-    opts.isolated = !o->inProcess;
-    opts.limits.seconds = o->timeLimit;
-    opts.limits.memoryBytes = o->memoryLimitMiB < 0 ? -1 : o->memoryLimitMiB << 20;
-    if (o->inProcess && (o->timeLimit > 0 || o->memoryLimitMiB >= 0))
-      return reportError(Diagnostic::error("--in-process", "the time and memory limits apply to the worker process",
-                                           "drop --in-process, or the limits"));
+    if (auto r = applyIsolationOptions(o->isolation, opts); !r) return reportError(r.error());
     // The model is specialized to the input shapes (dynamic dims become constants) before compiling.
     std::vector<Tensor> inputs;
     std::map<std::string, int64_t> dims;

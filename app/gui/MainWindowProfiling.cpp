@@ -1,7 +1,9 @@
 // The profiling part of the main window: Run ▸ Profile builds the model at the current history step
 // with instrumentation on a worker thread (its own copy: load, replay the steps, expand, generate,
-// compile), runs it repeatedly and shows the report in the Profile panel (table, timeline, roofline)
-// and as measured overlays on the canvas; Compare Profiles does it before and after a history step.
+// compile), runs it repeatedly in a worker process (a crash, abort or hang in generated code ends the
+// worker, not the app; Cancel kills it at once) and shows the report in the Profile panel (table,
+// timeline, roofline) and as measured overlays on the canvas; Compare Profiles does it before and
+// after a history step.
 // A failing build is reported with the compiler's message mapped through the source map to the
 // element it came from, which is then selected; the window stays usable throughout.
 #include "app/gui/MainWindow.h"
@@ -45,8 +47,9 @@ struct ProfileOutcome {
 
 // Runs on a worker thread on its own copy of the model.
 ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>& steps, const std::vector<std::string>& instrument, int repeat,
-                         const std::atomic<bool>& cancel, const std::function<void(int, QString)>& report) {
+                         const std::shared_ptr<std::atomic<bool>>& cancelFlag, const std::function<void(int, QString)>& report) {
   ProfileOutcome out;
+  const std::atomic<bool>& cancel = *cancelFlag;
   auto failWith = [&](const Diagnostic& d) {
     out.error = QString::fromStdString(d.str());
     return out;
@@ -58,6 +61,9 @@ ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>
     pipeline::Options opts;
     opts.fixedDims = *dims;
     opts.generate.instrument = codegen::parseInstrumentation(instrument);
+    // Generated code never runs in the app's process; the cancel flag kills the worker at once.
+    opts.isolated = true;
+    opts.cancel = cancelFlag;
     pipeline::Steps s;
     s.lines = steps;
     auto prepared = pipeline::prepare(path, s, opts);
@@ -81,6 +87,7 @@ ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>
     po.repeat = repeat;
     po.threads = codegen::usableCores(); // what OpenMP uses by default
     auto r = codegen::profileRuns(*ex, *inputs, po);
+    if (!r && cancel) return out.cancelled = true, out;
     if (!r) return failWith(r.error());
     r->model = path;
     r->instrument.clear();
@@ -203,7 +210,7 @@ void MainWindow::profile(int repeat) {
     emit profileFinished(true, profile_->summary());
   });
   auto what = instrument_;
-  watcher->setFuture(QtConcurrent::run([path, steps, what, repeat, cancel, report] { return profileAt(path, steps, what, repeat, *cancel, report); }));
+  watcher->setFuture(QtConcurrent::run([path, steps, what, repeat, cancel, report] { return profileAt(path, steps, what, repeat, cancel, report); }));
 }
 
 void MainWindow::compareStepProfiles(int step, int repeat) {
@@ -249,9 +256,9 @@ void MainWindow::compareStepProfiles(int step, int repeat) {
   auto what = instrument_;
   watcher->setFuture(QtConcurrent::run([path, before, after, what, repeat, cancel, report] {
     Pair p;
-    p.a = profileAt(path, before, what, repeat, *cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
+    p.a = profileAt(path, before, what, repeat, cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
     if (p.a.report && !*cancel)
-      p.b = profileAt(path, after, what, repeat, *cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
+      p.b = profileAt(path, after, what, repeat, cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
     return p;
   }));
 }

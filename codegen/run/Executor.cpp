@@ -94,7 +94,12 @@ Expected<void> Executor::checkMemory(const std::map<std::string, int64_t>& syms)
   return checkFitsInMemory(sdfg_->name(), what, total);
 }
 
-Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs) const {
+Expected<size_t> Executor::profiledElements() const {
+  if (worker_) return worker_->profiledElements();
+  return program_->profiling() ? program_->profileElementCount() : 0;
+}
+
+Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, ProfileCapture* capture) const {
   const auto& args = code_.signature.args;
   size_t nIn = 0;
   for (auto& a : args) nIn += a.role == ProgramArg::Role::Input;
@@ -182,10 +187,23 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs) c
     }
   }
   if (worker_) {
-    auto r = worker_->run(shared, symbolValues, threads_, cancel_.get(), [this](int64_t id) { return elementPath(id); });
+    auto r = worker_->run(shared, symbolValues, threads_, cancel_.get(), [this](int64_t id) { return elementPath(id); }, capture);
     if (!r) return r.takeError();
-  } else if (auto r = program_->run(ptrs.data(), symbolValues.data()); !r) {
-    return r.takeError();
+  } else {
+    if (capture) {
+      if (capture->capacity != capacity_) {
+        if (!program_->setProfileCapacity(capture->capacity))
+          return fail(sdfg_->name(), "cannot allocate the profiling event buffer (" + std::to_string(capture->capacity) + " events)");
+        capacity_ = capture->capacity;
+      }
+      program_->profileReset();
+    }
+    if (auto r = program_->run(ptrs.data(), symbolValues.data()); !r) return r.takeError();
+    if (capture) {
+      auto events = program_->profileEvents();
+      capture->events.assign(events.begin(), events.end());
+      capture->dropped = program_->profileDropped();
+    }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     outBuffers[i]->resize(size_t(outputs[i].elementCount()) * dtypeSize(outputs[i].dtype));

@@ -47,7 +47,10 @@ public:
   const WorkerProcess* worker() const { return worker_.get(); }
   const ir::Sdfg& sdfg() const { return *sdfg_; }
   // Inputs in Sdfg::inputs order; outputs in Sdfg::outputs order.
-  Expected<std::vector<ir::Tensor>> run(const std::vector<ir::Tensor>& inputs) const;
+  // With `capture` (an instrumented program), the timing events of this run come back into it.
+  Expected<std::vector<ir::Tensor>> run(const std::vector<ir::Tensor>& inputs, ProfileCapture* capture = nullptr) const;
+  // The number of elements an instrumented program times (0: not instrumented).
+  Expected<size_t> profiledElements() const;
   // Symbol values bound by the last successful run (for reports).
   const std::map<std::string, int64_t>& lastSymbols() const { return symbols_; }
 
@@ -58,6 +61,7 @@ private:
   CompiledLibrary library_;
   std::shared_ptr<LoadedProgram> program_;
   std::unique_ptr<WorkerProcess> worker_;
+  mutable size_t capacity_ = 0; // the in-process program's event capacity, once set
   int threads_ = 0;
   std::shared_ptr<std::atomic<bool>> cancel_;
   Expected<void> checkMemory(const std::map<std::string, int64_t>& syms) const;

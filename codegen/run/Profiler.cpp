@@ -21,8 +21,13 @@ namespace dcw::codegen {
 namespace {
 
 // A field of /proc/self/status in bytes ("VmHWM:   1234 kB"); -1 when absent.
-int64_t statusBytes(const char* field) {
-  std::ifstream f("/proc/self/status");
+// The process that runs the program: this one, or its worker.
+std::string procPath(pid_t pid, const char* file) {
+  return pid > 0 ? "/proc/" + std::to_string(pid) + "/" + file : std::string("/proc/self/") + file;
+}
+
+int64_t statusBytes(const char* field, pid_t pid = 0) {
+  std::ifstream f(procPath(pid, "status"));
   std::string line;
   size_t n = std::strlen(field);
   while (std::getline(f, line))
@@ -30,8 +35,8 @@ int64_t statusBytes(const char* field) {
   return -1;
 }
 
-bool resetHighWaterMark() {
-  std::ofstream f("/proc/self/clear_refs");
+bool resetHighWaterMark(pid_t pid = 0) {
+  std::ofstream f(procPath(pid, "clear_refs"));
   if (!f) return false;
   f << "5";
   f.flush();
@@ -100,42 +105,42 @@ Instrumentation parseInstrumentation(const std::vector<std::string>& values) {
 }
 
 Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Tensor>& inputs, const ProfileOptions& o) {
-  if (ex.isolated())
-    return fail(ex.sdfg().name(), "profiling reads the program's event buffer, so it runs the program in this process",
-                "build the program without isolation for profiling");
-  const LoadedProgram& prog = ex.program();
   const auto& elements = ex.code().profiled;
   const std::string where = ex.sdfg().name();
-  if (elements.empty() || !prog.profiling())
+  DCW_TRY(size_t timed, ex.profiledElements());
+  if (elements.empty() || timed == 0)
     return fail(where, "the program was generated without instrumentation",
-                "create the executor with RunOptions::cpu.instrument set (dcw profile --instrument ...)");
-  if (prog.profileElementCount() != elements.size())
-    return fail(ex.library().path, "the loaded program times " + std::to_string(prog.profileElementCount()) +
-                                       " elements but its generator listed " + std::to_string(elements.size()),
+                "build it with GenerateOptions::instrument set (dcw profile --instrument ...)");
+  if (timed != elements.size())
+    return fail(ex.library().path, "the loaded program times " + std::to_string(timed) + " elements but its generator listed " +
+                                       std::to_string(elements.size()),
                 "delete the cache entry and profile again");
   if (o.repeat < 1) return fail("--repeat", "must be at least 1");
-  if (!prog.setProfileCapacity(o.eventCapacity))
-    return fail(where, "cannot allocate the profiling event buffer (" + std::to_string(o.eventCapacity) + " events)");
+  // Hardware counters are read by the process that runs the program: this one (in process); a worker
+  // process runs without them.
+  const LoadedProgram* prog = ex.isolated() ? nullptr : &ex.program();
+  ProfileCapture capture;
+  capture.capacity = o.eventCapacity;
 
   ProfileReport r;
   r.repeat = o.repeat;
   r.warmup = o.warmup;
   r.threads = o.threads;
-  prog.setProfileCounters(nullptr, 0, 0);
-  for (int i = 0; i < o.warmup; ++i) {
-    prog.profileReset();
-    if (auto out = ex.run(inputs); !out) return out.takeError();
-  }
+  if (prog) prog->setProfileCounters(nullptr, 0, 0);
+  for (int i = 0; i < o.warmup; ++i)
+    if (auto out = ex.run(inputs, &capture); !out) return out.takeError();
 
   // Counters after the warm-up: the OpenMP pool exists now, so every worker gets a group.
   HardwareCounters counters;
   r.counters.perfEventParanoid = perfEventParanoid();
-  if (o.counters) {
+  if (o.counters && !prog) {
+    r.counters.unavailable = "hardware counters unavailable: the program runs in a worker process (dcw profile --in-process reads them)";
+  } else if (o.counters) {
     counters = HardwareCounters::open(o.softwareCounters);
     r.counters.kind = counters.kind();
     r.counters.names = counters.names();
     if (!counters.hardware()) r.counters.unavailable = "hardware counters unavailable: " + counters.unavailable();
-    prog.setProfileCounters(counters.groupFds().data(), static_cast<int>(counters.groupFds().size()), counters.counterCount());
+    prog->setProfileCounters(counters.groupFds().data(), static_cast<int>(counters.groupFds().size()), counters.counterCount());
   } else {
     r.counters.unavailable = "hardware counters unavailable: not requested (--no-counters)";
   }
@@ -147,23 +152,23 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
   std::vector<double> wall, program;
   std::vector<std::vector<ProfileEvent>> runs;
 
-  r.memory.baselineRssBytes = std::max<int64_t>(0, statusBytes("VmRSS"));
-  bool hwmReset = resetHighWaterMark();
+  const pid_t memoryOf = ex.isolated() && ex.worker() ? ex.worker()->pid() : 0; // started by the warm-up
+  r.memory.baselineRssBytes = std::max<int64_t>(0, statusBytes("VmRSS", memoryOf));
+  bool hwmReset = resetHighWaterMark(memoryOf);
   struct rusage ru0;
   getrusage(RUSAGE_SELF, &ru0);
 
   for (int rep = 0; rep < o.repeat; ++rep) {
-    prog.profileReset();
     auto t0 = std::chrono::steady_clock::now();
-    auto out = ex.run(inputs);
+    auto out = ex.run(inputs, &capture);
     auto t1 = std::chrono::steady_clock::now();
     if (!out) {
-      prog.setProfileCounters(nullptr, 0, 0);
+      if (prog) prog->setProfileCounters(nullptr, 0, 0);
       return out.takeError();
     }
     wall.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    auto events = prog.profileEvents();
-    r.droppedEvents += prog.profileDropped();
+    const auto& events = capture.events;
+    r.droppedEvents += capture.dropped;
     std::vector<double> t(n, 0), c(n, 0);
     std::vector<std::vector<double>> cs(n, std::vector<double>(nCounters, 0));
     for (auto& e : events) {
@@ -180,14 +185,18 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
     program.push_back(t[0]);
     runs.emplace_back(events.begin(), events.end());
   }
-  prog.setProfileCounters(nullptr, 0, 0); // the fds close with `counters`
+  if (prog) prog->setProfileCounters(nullptr, 0, 0); // the fds close with `counters`
 
   struct rusage ru1;
   getrusage(RUSAGE_SELF, &ru1);
-  int64_t hwm = statusBytes("VmHWM");
+  int64_t hwm = statusBytes("VmHWM", memoryOf);
   if (hwmReset && hwm > 0) {
     r.memory.peakRssBytes = hwm;
-    r.memory.method = "VmHWM over the timed runs (high-water mark reset through /proc/self/clear_refs)";
+    r.memory.method = memoryOf ? "VmHWM of the worker process over the timed runs (high-water mark reset through clear_refs)"
+                               : "VmHWM over the timed runs (high-water mark reset through /proc/self/clear_refs)";
+  } else if (memoryOf) {
+    r.memory.peakRssBytes = std::max<int64_t>(0, hwm);
+    r.memory.method = "VmHWM of the worker process (its lifetime peak)";
   } else {
     r.memory.peakRssBytes = static_cast<int64_t>(ru1.ru_maxrss) * 1024;
     r.memory.method = ru1.ru_maxrss > ru0.ru_maxrss ? "getrusage ru_maxrss (process lifetime peak; it grew during the runs)"

@@ -44,10 +44,11 @@ bool writeAll(int fd, const void* buf, size_t n) {
   return true;
 }
 
-bool reply(int fd, uint32_t status, const std::string& message) {
+bool reply(int fd, uint32_t status, const std::string& message, uint64_t elements = 0) {
   Reply r;
   r.status = status;
-  r.messageBytes = uint32_t(message.size());
+  r.messageBytes = message.size();
+  r.elements = elements;
   return writeAll(fd, &r, sizeof r) && writeAll(fd, message.data(), message.size());
 }
 
@@ -93,7 +94,17 @@ int main(int argc, char** argv) {
   } else {
     teardown = nullptr;
   }
-  if (!reply(out, 0, "ready")) return 4;
+  // Instrumented programs: the event buffer (codegen/GeneratedCode.h), all or nothing.
+  struct Event { uint32_t element, thread; int64_t start, end; int64_t counters[4]; };
+  static_assert(sizeof(Event) == 56, "dcw_event");
+  auto events = reinterpret_cast<const Event* (*)(size_t*)>(dlsym(h, "dcw_profile_events"));
+  auto resetEvents = reinterpret_cast<void (*)()>(dlsym(h, "dcw_profile_reset"));
+  auto dropped = reinterpret_cast<size_t (*)()>(dlsym(h, "dcw_profile_dropped"));
+  auto setCapacity = reinterpret_cast<int (*)(size_t)>(dlsym(h, "dcw_profile_set_capacity"));
+  auto elementCount = reinterpret_cast<size_t (*)()>(dlsym(h, "dcw_profile_element_count"));
+  const bool profiling = events && resetEvents && dropped && setCapacity && elementCount;
+  uint64_t capacity = 0;
+  if (!reply(out, 0, "ready", profiling ? elementCount() : 0)) return 4;
 
   char* base = nullptr;
   uint64_t mapped = 0;
@@ -139,9 +150,26 @@ int main(int argc, char** argv) {
       continue;
     }
     if (setThreads) setThreads(rq.threads);
+    const bool profiled = profiling && rq.profileCapacity > 0;
+    if (profiled) {
+      if (rq.profileCapacity != capacity && setCapacity(rq.profileCapacity) != 0) {
+        reply(out, 2, "cannot allocate the profiling event buffer (" + std::to_string(rq.profileCapacity) + " events)");
+        continue;
+      }
+      capacity = rq.profileCapacity;
+      resetEvents();
+    }
     char error[1024] = {0};
     int rc = entry(args.data(), symbols.data(), error, sizeof error);
-    if (rc == 0) reply(out, 0, {});
+    if (rc == 0 && profiled) {
+      size_t n = 0;
+      const Event* e = events(&n);
+      EventsHeader head{dropped(), n};
+      std::string payload(sizeof head + n * sizeof(Event), '\0');
+      std::memcpy(payload.data(), &head, sizeof head);
+      if (n) std::memcpy(payload.data() + sizeof head, e, n * sizeof(Event));
+      reply(out, 0, payload);
+    } else if (rc == 0) reply(out, 0, {});
     else reply(out, 1, error[0] ? std::string(error) : "the program failed (code " + std::to_string(rc) + ")");
   }
 }

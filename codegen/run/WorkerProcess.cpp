@@ -164,8 +164,13 @@ Expected<void> WorkerProcess::start() {
     stop();
     return fail(library_, "the worker process ended while loading the program", describeExit(status, ""));
   }
+  if (r.messageBytes > (1u << 20)) {
+    stop();
+    return fail(library_, "the worker answered with a malformed reply");
+  }
   msg.resize(r.messageBytes);
   if (r.messageBytes && !recvAll(sock_, msg.data(), msg.size())) msg.clear();
+  elements_ = r.elements;
   if (r.status != 0) {
     stop();
     return fail(library_, msg.empty() ? "the worker could not load the program" : msg, "rebuild it (delete the cache entry)");
@@ -212,8 +217,15 @@ std::string WorkerProcess::describeExit(int status, const std::string& where) co
   return "the worker ended" + in;
 }
 
+Expected<size_t> WorkerProcess::profiledElements() {
+  if (pid_ <= 0)
+    if (auto r = start(); !r) return r.takeError();
+  return elements_;
+}
+
 Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std::vector<int64_t>& symbols, int threads,
-                                  const std::atomic<bool>* cancel, const std::function<std::string(int64_t)>& elementName) {
+                                  const std::atomic<bool>* cancel, const std::function<std::string(int64_t)>& elementName,
+                                  ProfileCapture* capture) {
   if (pid_ <= 0)
     if (auto r = start(); !r) return r;
   std::vector<uint64_t> offsets;
@@ -225,6 +237,7 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
   rq.symbols = uint32_t(symbols.size());
   rq.threads = threads;
   rq.sharedBytes = shmBytes_;
+  rq.profileCapacity = capture ? std::max<size_t>(capture->capacity, 1) : 0;
   auto where = [&]() -> std::string {
     int64_t id = *progress;
     if (id < 0) return {};
@@ -236,6 +249,8 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
     pid_t p = pid_;
     ::close(sock_);
     sock_ = -1;
+    // Dead already (then its status stays what it was), or alive but no longer trusted.
+    ::kill(p, SIGKILL);
     while (waitpid(p, &status, 0) < 0 && errno == EINTR) {
     }
     pid_ = -1;
@@ -271,6 +286,8 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
   }
   Reply r;
   if (!recvAll(sock_, &r, sizeof r) || r.magic != kMagic) return died({});
+  const uint64_t maxMessage = sizeof(EventsHeader) + uint64_t(rq.profileCapacity) * sizeof(ProfileEvent) + (1u << 16);
+  if (r.messageBytes > maxMessage) return died("the worker answered with a malformed reply");
   std::string msg(r.messageBytes, '\0');
   if (r.messageBytes && !recvAll(sock_, msg.data(), msg.size())) return died({});
   if (r.status != 0) {
@@ -283,6 +300,18 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
   }
   for (size_t k = 0; k < args.size(); ++k)
     if (args[k].kind == WorkerArg::Kind::Output && args[k].bytes) std::memcpy(args[k].data, shm_ + offsets[k], args[k].bytes);
+  if (capture) {
+    capture->events.clear();
+    capture->dropped = 0;
+    EventsHeader head;
+    if (msg.size() >= sizeof head) {
+      std::memcpy(&head, msg.data(), sizeof head);
+      if (msg.size() != sizeof head + head.events * sizeof(ProfileEvent)) return fail(library_, "the worker sent malformed profiling events");
+      capture->events.resize(head.events);
+      if (head.events) std::memcpy(capture->events.data(), msg.data() + sizeof head, head.events * sizeof(ProfileEvent));
+      capture->dropped = head.dropped;
+    }
+  }
   return {};
 }
 

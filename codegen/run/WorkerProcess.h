@@ -9,6 +9,7 @@
 // time per run and the worker's address space; a cancel flag, polled while waiting, kills it at once.
 #pragma once
 
+#include "codegen/cpu/LoadedProgram.h"
 #include "core/support/Expected.h"
 
 #include <atomic>
@@ -32,6 +33,13 @@ struct WorkerArg {
   Kind kind = Kind::Input;
 };
 
+// The events of one profiled run (instrumented programs), as LoadedProgram gives them in process.
+struct ProfileCapture {
+  size_t capacity = 1 << 18;       // events kept per run
+  std::vector<ProfileEvent> events;
+  size_t dropped = 0;
+};
+
 class WorkerProcess {
 public:
   explicit WorkerProcess(std::string libraryPath, WorkerLimits limits = {});
@@ -41,8 +49,12 @@ public:
 
   // Runs the program once with the arguments in ABI order. `cancel` (may be null) is polled while the
   // program runs; `elementName` turns the progress slot's element id into a path for messages.
+  // With `capture`, the program's timing events of this run come back into it.
   Expected<void> run(const std::vector<WorkerArg>& args, const std::vector<int64_t>& symbols, int threads,
-                     const std::atomic<bool>* cancel, const std::function<std::string(int64_t)>& elementName);
+                     const std::atomic<bool>* cancel, const std::function<std::string(int64_t)>& elementName,
+                     ProfileCapture* capture = nullptr);
+  // The program's dcw_profile_element_count (0: not instrumented); starts the worker if needed.
+  Expected<size_t> profiledElements();
   // The worker executable: $DCW_WORKER, else dcw-worker next to the running executable, else the one
   // this build made.
   static std::string executablePath();
@@ -62,6 +74,7 @@ private:
   uint64_t shmBytes_ = 0;
   int sock_ = -1;
   pid_t pid_ = -1;
+  size_t elements_ = 0;
   // The constants copied in (pointer and size each, in order) and the end of their region.
   std::vector<std::pair<const void*, size_t>> constants_;
   uint64_t constantsEnd_ = 0;

@@ -20,16 +20,25 @@ struct RunRequest {
   uint32_t args = 0;
   uint32_t symbols = 0;
   int32_t threads = 0;
-  uint64_t sharedBytes = 0; // current size of the shared file
+  uint64_t sharedBytes = 0;     // current size of the shared file
+  uint64_t profileCapacity = 0; // instrumented programs: events kept per run; 0: no events wanted
+};
+
+// After a successful profiled run the reply's message is this header and `events` records of the
+// program's dcw_event layout (codegen/cpu/LoadedProgram.h: ProfileEvent, 56 bytes).
+struct EventsHeader {
+  uint64_t dropped = 0;
+  uint64_t events = 0;
 };
 
 // worker -> host after loading (status 0: ready) and after each run (0: ok, 1: the program reported
-// an error, 2: the worker could not do what was asked); followed by `messageBytes` of text.
+// an error, 2: the worker could not do what was asked); followed by `messageBytes` of text (or events).
+// In the ready reply, `elements` is the program's dcw_profile_element_count (0: not instrumented).
 struct Reply {
   uint32_t magic = kMagic;
   uint32_t status = 0;
-  uint32_t messageBytes = 0;
-  uint32_t reserved = 0;
+  uint64_t messageBytes = 0;
+  uint64_t elements = 0;
 };
 
 } // namespace dcw::codegen::worker
