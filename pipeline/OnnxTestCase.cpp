@@ -125,6 +125,7 @@ CaseResult runOnnxTestCase(const std::string& folder, const Options& options) {
     return r;
   }
   auto& p = *built;
+  r.implementations = p.prepared.implementations;
   std::vector<fs::path> sets;
   for (auto& d : fs::directory_iterator(folder))
     if (d.is_directory() && d.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(d.path());

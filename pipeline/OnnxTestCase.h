@@ -10,6 +10,7 @@
 #include "pipeline/Pipeline.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct CaseResult {
   std::string message;   // reason or largest error
   double maxAbsError = 0;
   int dataSets = 0;
+  std::map<std::string, int> implementations; // library nodes expanded, by implementation
 };
 
 CaseResult runOnnxTestCase(const std::string& folder, const Options& options = {});

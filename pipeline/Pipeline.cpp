@@ -118,9 +118,13 @@ Result<Prepared> prepare(const std::string& path, const Steps& steps, const Opti
     edit::Editor editor(sdfg); // a pass: its journal is not kept
     if (auto g = autodiff::lowerGradientOps(editor); !g) return failure(Stage::Lower, g.error(), path);
   }
-  auto expanded = expansions::expandAll(sdfg);
+  expansions::ExpandOptions eo;
+  eo.target = options.target;
+  eo.prefer = options.prefer;
+  auto expanded = expansions::expandAll(sdfg, eo);
   if (!expanded) return failure(Stage::Lower, expanded.error(), path);
   p.expandedNodes = expanded->expanded;
+  p.implementations = expanded->byImplementation;
   p.model.validation = ir::validate(sdfg);
   if (const Diagnostic* e = p.model.validation.firstError()) {
     Diagnostic d = *e;

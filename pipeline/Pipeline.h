@@ -45,6 +45,9 @@ struct Options {
   // Steps that do not fit the model specialized to fixedDims fail, instead of falling back to the
   // unspecialized model (`dcw apply --dim`: what was asked for is what is written).
   bool specializedStepsMustFit = false;
+  // Implementations tried first for library nodes without a choice of their own (e.g. {"onednn"});
+  // where one refuses a node, the target's default policy is used (expansions::ExpandOptions).
+  std::vector<std::string> prefer;
   codegen::GenerateOptions generate;         // instrumentation
   codegen::CompileOptions compile;
   int threads = 0;                           // 0: the program's default (all cores)
@@ -71,6 +74,7 @@ struct Prepared {
   io::LoadedModel model;          // warnings include the script's
   const codegen::Target* target = nullptr;
   int expandedNodes = 0;
+  std::map<std::string, int> implementations; // expanded nodes by implementation
 };
 
 // A built program: the prepared IR, its generated code and an executor that runs it.

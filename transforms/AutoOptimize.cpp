@@ -1,5 +1,7 @@
 #include "transforms/AutoOptimize.h"
 
+#include "core/expansions/ExpandPass.h"
+
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/Path.h"
@@ -91,9 +93,10 @@ public:
       (early ? before : after).push_back(t);
     }
     for (auto* t : before) saturate(*t, {});
+    chooseImplementations();
     if (o_.expand)
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
-        saturate(*e, {{"implementation", "pure"}}, [this](Match& m) { return computesValues(m); });
+        saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
     for (auto* t : after) {
       if (t->name() == "MapTiling") {
         if (o_.tile) saturate(*t, {}, [this](Match& m) { return tileable(m); });
@@ -146,6 +149,38 @@ private:
       if (applied == 0) break;
     }
     if (total) log(std::string(t.name()) + ": " + std::to_string(total) + " steps");
+  }
+
+  // Every library node without a choice gets the first preferred implementation that takes it.
+  void chooseImplementations() {
+    std::vector<std::pair<std::string, std::string>> choices; // path, implementation
+    root_.forEachElement([&](const Element& e) {
+      auto* lib = dynamic_cast<const LibraryNode*>(&e);
+      if (!lib || !lib->implementation.empty() || !lib->parent()) return;
+      for (auto& impl : o_.prefer) {
+        if (impl == "pure") break;
+        if (expansions::canExpand(*lib, impl, "cpu")) {
+          choices.emplace_back(pathOf(*lib), impl);
+          break;
+        }
+      }
+    });
+    size_t n = 0;
+    for (auto& [path, impl] : choices) {
+      if (!budgetLeft()) break;
+      if (execute(std::make_unique<SetProperty>(path, "implementation", impl))) ++n;
+    }
+    if (n) log("implementations: " + std::to_string(n) + " library nodes set to " + (o_.prefer.empty() ? "" : o_.prefer.front()));
+  }
+
+  // ExpandLibraryNode with the node's own implementation (pure where it has none).
+  bool ownImplementation(Match& m) const {
+    auto it = m.elements.find("node");
+    if (it == m.elements.end()) return true;
+    auto e = resolvePath(root_, it->second);
+    auto* lib = e ? dynamic_cast<const LibraryNode*>(*e) : nullptr;
+    m.options["implementation"] = lib && !lib->implementation.empty() ? lib->implementation : "pure";
+    return true;
   }
 
   // Shape arithmetic (library nodes whose outputs are all integer tensors: Shape, Gather on shapes,

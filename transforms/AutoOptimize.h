@@ -3,7 +3,10 @@
 // exports as a plain script that replays step by step):
 //   1. before expansion, rewrites of ONNX ops: ConstantFolding and every pipeline name of category
 //      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, ElementwiseChainFusion);
-//   2. ExpandLibraryNode (implementation=pure) on every library node, until none is left;
+//   2. `set PATH implementation=onednn` (the first of `prefer`) on every library node without a choice
+//      whose op has that implementation for the CPU and whose expansion takes the node (float32,
+//      known shapes, supported attributes; expansions::canExpand), then ExpandLibraryNode with each
+//      node's implementation (pure where none was chosen) on every library node, until none is left;
 //   3. the map-level pipeline, each transformation applied at every applicable match until none
 //      applies: InlineNestedSDFG, StateFusion, RedundantArray, RedundantSecondArray,
 //      DeadDataflowElimination, MapFusion, MapReduceFusion, TaskletFusion, TrivialMapElimination,
@@ -30,7 +33,10 @@ struct AutoOptimizeOptions {
   // Transformation names in the order they run; empty = defaultPipeline(). Names whose category is
   // "Graph", ConstantFolding and ElementwiseChainFusion run before the library nodes are expanded.
   std::vector<std::string> pipeline;
-  bool expand = true;      // expand every library node (pure)
+  bool expand = true;      // expand every library node (its chosen implementation, else pure)
+  // Implementations chosen for library nodes that take them, first match wins; empty or {"pure"}: pure
+  // everywhere (the model stays differentiable).
+  std::vector<std::string> prefer{"onednn"};
   bool tile = true;        // MapTiling on outermost maps not yet tiled
   std::string tileSizes = "32";
   bool parallelize = true; // outermost maps -> cpu_multicore

@@ -24,7 +24,7 @@ std::function<int()> setupBench(CLI::App& sub) {
     std::string model, script, target = "cpu";
     int threads = 0, warmup = 3, repeat = 20;
     bool json = false;
-    std::vector<std::string> dims;
+    std::vector<std::string> dims, prefer;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
@@ -35,9 +35,11 @@ std::function<int()> setupBench(CLI::App& sub) {
   sub.add_flag("--json", o->json, "Print one JSON object");
   sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
   addTargetOption(sub, o->target);
+  addPreferOption(sub, o->prefer);
   return [o]() -> int {
     pipeline::Options opts;
     opts.target = o->target;
+    opts.prefer = o->prefer;
     opts.threads = o->threads;
     auto parsed = parseDimOptions(o->dims);
     if (!parsed) return reportError(parsed.error());

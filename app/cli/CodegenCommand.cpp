@@ -20,17 +20,19 @@ namespace fs = std::filesystem;
 std::function<int()> setupCodegen(CLI::App& sub) {
   struct Opts {
     std::string model, out, target = "cpu", script;
-    std::vector<std::string> dims;
+    std::vector<std::string> dims, prefer;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
   addTargetOption(sub, o->target);
+  addPreferOption(sub, o->prefer);
   sub.add_option("-o,--output", o->out, "Folder to write program.cpp (and further sources) and program.sourcemap.json into")->required();
   sub.add_option("--script", o->script, "Replay this DCW script on the model before generating");
   sub.add_option("--dim", o->dims, "Specialize a dynamic dim first, NAME=VALUE (as `dcw run` does to its inputs)");
   return [o]() -> int {
     pipeline::Options opts;
     opts.target = o->target;
+    opts.prefer = o->prefer;
     if (!o->dims.empty()) {
       auto values = parseDimOptions(o->dims);
       if (!values) return reportError(values.error());

@@ -25,17 +25,19 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     std::vector<std::string> dirs;
     int jobs = 1;
     double requirePassRate = -1;
-    std::string filter;
+    std::vector<std::string> filter;
     std::string expectedFailures;
+    std::vector<std::string> prefer;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("DIR", o->dirs, "Test case folders, or folders of test case folders")->required();
   sub.add_option("-j,--jobs", o->jobs, "Cases to prepare and run at the same time")->check(CLI::Range(1, 64));
-  sub.add_option("--filter", o->filter, "Only cases whose name contains this text");
+  sub.add_option("--filter", o->filter, "Only cases whose name contains this text (repeat: any of them)");
   sub.add_option("--require-pass-rate", o->requirePassRate,
                  "Exit 1 when fewer than this percentage of the cases pass (skipped cases count as not passed)");
   sub.add_option("--expected-failures", o->expectedFailures,
                  "File of the cases expected not to pass (NAME STATUS  # reason, one a line); exit 1 on any disagreement");
+  addPreferOption(sub, o->prefer);
   return [o]() -> int {
     std::optional<pipeline::ExpectedFailures> expected;
     if (!o->expectedFailures.empty()) {
@@ -58,8 +60,13 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
       std::sort(found.begin(), found.end());
       cases.insert(cases.end(), found.begin(), found.end());
     }
-    if (!o->filter.empty())
-      std::erase_if(cases, [&](const std::string& c) { return fs::path(c).filename().string().find(o->filter) == std::string::npos; });
+    auto selected = [&](const std::string& name) {
+      if (o->filter.empty()) return true;
+      for (auto& f : o->filter)
+        if (name.find(f) != std::string::npos) return true;
+      return false;
+    };
+    std::erase_if(cases, [&](const std::string& c) { return !selected(fs::path(c).filename().string()); });
 
     std::vector<pipeline::CaseResult> results(cases.size());
     std::vector<bool> done(cases.size(), false);
@@ -68,6 +75,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     size_t printed = 0;
     pipeline::Options opts;
     opts.threads = 1;
+    opts.prefer = o->prefer;
     // Test programs are small and run once: compile time dominates, so optimise lightly.
     for (auto& f : opts.compile.flags)
       if (f == "-O3") f = "-O1";
@@ -100,10 +108,17 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
       failed += r.status == pipeline::CaseResult::Status::Failed;
       skipped += r.status == pipeline::CaseResult::Status::Unsupported;
     }
+    std::map<std::string, int> used;
+    for (auto& r : results)
+      for (auto& [impl, n] : r.implementations) used[impl] += n;
+    if (!used.empty()) {
+      std::cout << "library nodes expanded:";
+      for (auto& [impl, n] : used) std::cout << " " << impl << " " << n;
+      std::cout << std::endl;
+    }
     std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped" << std::endl;
     int status = kExitOk;
     if (expected) {
-      auto selected = [&](const std::string& name) { return o->filter.empty() || name.find(o->filter) != std::string::npos; };
       auto differences = pipeline::compareWithExpectedFailures(results, *expected, selected);
       for (auto& d : differences) std::cerr << "error: " << d.str() << "\n";
       std::cout << expected->cases.size() << " expected failures listed in " << o->expectedFailures << ", "

@@ -191,7 +191,7 @@ std::function<int()> setupOptimize(CLI::App& sub) {
     std::string model, out, scriptOut, tileSizes = "32";
     bool noTiling = false, noParallel = false, verbose = false;
     size_t maxSteps = 20000;
-    std::vector<std::string> dims;
+    std::vector<std::string> dims, prefer;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
@@ -200,6 +200,9 @@ std::function<int()> setupOptimize(CLI::App& sub) {
   sub.add_option("--tile-sizes", o->tileSizes, "MapTiling's tile sizes (one for every dimension, or one per dimension)");
   sub.add_flag("--no-tiling", o->noTiling, "Do not tile maps");
   sub.add_flag("--no-parallel", o->noParallel, "Do not set outermost maps to cpu_multicore");
+  addPreferOption(sub, o->prefer)->description(
+      "Implementations to choose for library nodes that take them, first match wins (default: onednn; `pure` keeps the model "
+      "differentiable)");
   sub.add_option("--max-steps", o->maxSteps, "Step budget")->check(CLI::Range(1, 100000000));
   sub.add_flag("-v,--verbose", o->verbose, "Print each phase and every skipped step to stderr");
   sub.add_option("--dim", o->dims,
@@ -217,6 +220,7 @@ std::function<int()> setupOptimize(CLI::App& sub) {
     opts.tileSizes = o->tileSizes;
     opts.tile = !o->noTiling;
     opts.parallelize = !o->noParallel;
+    if (!o->prefer.empty()) opts.prefer = o->prefer;
     opts.maxSteps = o->maxSteps;
     if (o->verbose) opts.log = [](const std::string& line) { std::cerr << "auto-optimize: " << line << "\n"; };
     auto n = transforms::autoOptimize(h, opts);

@@ -1,9 +1,11 @@
 // The one explicit list of environments (see Environment.h).
 //
 //   onednn  oneDNN 2.x (Debian's libdnnl-dev): one CPU engine and one in-order stream per loaded
-//           program, created by dcw_init; primitives are created per call (oneDNN's primitive cache
-//           makes the repeated creation a lookup).
+//           program, created by dcw_init; each oneDNN tasklet's primitive and reordered constant
+//           weights are made on its first run and kept while the program is loaded
+//           (onednn/OneDnnRuntime.cpp).
 #include "core/expansions/Environment.h"
+#include "core/expansions/onednn/OneDnnRuntime.h"
 
 namespace dcw::expansions {
 
@@ -12,11 +14,9 @@ const std::vector<Environment>& environments() {
     std::vector<Environment> v;
     v.push_back(Environment{
         "onednn", "cpu", "oneDNN CPU engine and stream (libdnnl)",
-        {"dnnl.hpp"},
+        {"dnnl.hpp", "cstring", "functional", "memory", "unordered_map", "vector"},
         {"-Wl,--no-as-needed", "-ldnnl"},
-        "dnnl::engine engine;\ndnnl::stream stream;\n",
-        "engine = dnnl::engine(dnnl::engine::kind::cpu, 0);\nstream = dnnl::stream(engine);\n",
-        "stream = dnnl::stream();\nengine = dnnl::engine();\n"});
+        onednn::runtimeGlobals(), onednn::runtimeInit(), onednn::runtimeTeardown()});
     return v;
   }();
   return list;

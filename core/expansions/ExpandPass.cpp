@@ -47,6 +47,18 @@ Expected<void> expandNode(edit::Editor& editor, LibraryNode& node, const std::st
   return expandWith(editor, node, *info);
 }
 
+Expected<void> canExpand(const LibraryNode& node, const std::string& implementation, const std::string& target) {
+  const std::string path = pathOf(node);
+  DCW_TRY(auto info, chooseImplementation(node, implementation, target, path));
+  const State* st = node.parent();
+  if (!st) return fail(path, "is not part of a model");
+  if (node.opaque) return fail(path + " (" + node.className() + ")", "op " + node.className() + " has no known schema and cannot be run");
+  ExpansionContext ctx(*owningSdfg(st), *st, node, path);
+  DCW_TRY(auto nested, info->fn(ctx));
+  (void)nested;
+  return {};
+}
+
 namespace {
 
 Expected<void> expandWith(edit::Editor& editor, LibraryNode& node, const ExpansionInfo& infoRef) {
@@ -104,9 +116,23 @@ Expected<ExpandReport> expandAll(Sdfg& root, const ExpandOptions& options) {
     if (found.empty()) return report;
     edit::Editor editor(root); // a pass: its journal is not kept
     for (auto& f : found) {
-      DCW_TRY(auto info, chooseImplementation(*f.node, f.node->implementation, options.target, pathOf(*f.node)));
-      DCW_CHECK(expandWith(editor, *f.node, *info));
+      std::string used;
+      if (f.node->implementation.empty())
+        for (auto& p : options.prefer) {
+          const ExpansionInfo* e = registry().find(f.node->domain, f.node->opType, p);
+          // An expansion refuses before it edits anything, so a refusal leaves the node as it was.
+          if (e && e->decl.forTarget(options.target) && expandWith(editor, *f.node, *e)) {
+            used = p;
+            break;
+          }
+        }
+      if (used.empty()) {
+        DCW_TRY(auto info, chooseImplementation(*f.node, f.node->implementation, options.target, pathOf(*f.node)));
+        DCW_CHECK(expandWith(editor, *f.node, *info));
+        used = info->implementation;
+      }
       ++report.expanded;
+      ++report.byImplementation[used];
     }
   }
   return fail(root.name(), "expansion did not finish after 64 rounds", "an expansion keeps producing library nodes");

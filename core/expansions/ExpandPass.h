@@ -9,7 +9,9 @@
 #include "core/ir/Sdfg.h"
 #include "core/support/Expected.h"
 
+#include <map>
 #include <string>
+#include <vector>
 
 namespace dcw::edit {
 class Editor;
@@ -27,13 +29,23 @@ Expected<void> expandNode(edit::Editor& editor, ir::LibraryNode& node, const std
 
 struct ExpandReport {
   int expanded = 0;
+  std::map<std::string, int> byImplementation; // "pure" -> 120, "onednn" -> 53
 };
 struct ExpandOptions {
   std::string target = "cpu";   // the target the expanded model is generated for
+  // For nodes without a choice of their own: implementations to try first, in order (e.g. {"onednn"});
+  // one that the op lacks, that is for another target, or that refuses the node (a dtype, an
+  // attribute it does not support) is passed over, and the target's default policy fills the rest.
+  std::vector<std::string> prefer;
 };
 // Expands every library node (repeatedly, until none is left, since an expansion may itself contain
-// library nodes), each with its own choice or the target's default. Fails on the first node whose
-// choice does not exist or is for another target (naming node, op, choice and the alternatives).
+// library nodes), each with its own choice, else the first preferred implementation that takes it,
+// else the target's default. Fails on the first node whose own choice does not exist or is for
+// another target (naming node, op, choice and the alternatives).
 Expected<ExpandReport> expandAll(ir::Sdfg& root, const ExpandOptions& options = {});
+
+// Whether `implementation` takes the node as it is (nothing is changed): the op has it for `target`
+// and its expansion accepts the node; otherwise the refusal, naming the node and what does not fit.
+Expected<void> canExpand(const ir::LibraryNode& node, const std::string& implementation, const std::string& target = "cpu");
 
 } // namespace dcw::expansions

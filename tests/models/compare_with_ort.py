@@ -3,11 +3,18 @@
 inputs and compares the outputs (default rtol 1e-3, atol 1e-4). Prints one line per model and exits
 1 when any output differs.
 
+--dcw-arg ARG (repeatable) passes ARG to `dcw run` (e.g. --dcw-arg=--prefer --dcw-arg=onednn); with
+--expect-in-code TEXT, `dcw codegen` with the same arguments must produce code containing TEXT (so a
+comparison of the oneDNN path cannot pass by falling back to pure everywhere); --also-pure compares
+with dcw's default path on the same inputs too; --optimize replays the steps of `dcw optimize` (every
+dynamic dim 1, as `dcw run --random` specializes them) before running.
+
 Without the peer it exits 77 (ctest's SKIP_RETURN_CODE) with the reason, except in CI (the CI
 variable set, as CI systems do: CI=true), where the peer is part of the checkout's shared/ folder and
 its absence is a failure (exit 1): a comparison that CI is supposed to run may not turn into a skip.
 
-usage: compare_with_ort.py DCW_BINARY MODEL.onnx... [--rtol R] [--atol A] [--ort PATH]
+usage: compare_with_ort.py DCW_BINARY MODEL.onnx... [--rtol R] [--atol A] [--ort PATH] [--dcw-arg ARG]...
+                           [--expect-in-code TEXT] [--also-pure] [--optimize]
 """
 import argparse
 import os
@@ -16,6 +23,7 @@ import sys
 import tempfile
 
 import numpy as np
+import onnx
 from onnx import TensorProto, numpy_helper
 
 
@@ -34,6 +42,29 @@ def outputs(folder):
     return out
 
 
+def dynamic_dims(model):
+    m = onnx.load(model, load_external_data=False)
+    names = []
+    for i in m.graph.input:
+        for d in i.type.tensor_type.shape.dim:
+            if d.dim_param and d.dim_param not in names:
+                names.append(d.dim_param)
+    return names
+
+
+def compare(a, b):
+    """(ok, worst, message) of outputs a against outputs b."""
+    if len(a) != len(b):
+        return False, 0.0, f"{len(a)} outputs against {len(b)}"
+    worst, ok = 0.0, True
+    for x, y in zip(a, b):
+        if x.shape != y.shape:
+            return False, 0.0, f"shape {x.shape} vs {y.shape}"
+        worst = max(worst, float(np.max(np.abs(x.astype(np.float64) - y.astype(np.float64)))) if x.size else 0.0)
+        ok = ok and np.allclose(x, y, rtol=NS.rtol, atol=NS.atol)
+    return ok, worst, ""
+
+
 def in_ci():
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
 
@@ -46,7 +77,17 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("--atol", type=float, default=1e-4)
     ap.add_argument("--ort", default=os.path.normpath(os.path.join(here, "../../../shared/peers/ort")))
+    ap.add_argument("--dcw-arg", action="append", default=[])
+    ap.add_argument("--expect-in-code")
+    ap.add_argument("--also-pure", action="store_true")
+    ap.add_argument("--optimize", action="store_true")
     ns = ap.parse_args()
+    global NS
+    NS = ns
+    models = []
+    for m in ns.models:  # a folder stands for the models in it
+        models += sorted(os.path.join(m, f) for f in os.listdir(m) if f.endswith(".onnx")) if os.path.isdir(m) else [m]
+    ns.models = models
     if not os.path.exists(ns.ort):
         where = f"the ONNX Runtime peer is not at {ns.ort} (it comes with the shared/ folder beside the repository)"
         if in_ci():
@@ -60,7 +101,33 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             mine, theirs = os.path.join(tmp, "dcw"), os.path.join(tmp, "ort")
             os.makedirs(theirs)
-            r = subprocess.run([ns.dcw, "run", model, "--random", "1", "--outputs", mine], capture_output=True, text=True)
+            extra = list(ns.dcw_arg)
+            if ns.optimize:
+                script = os.path.join(tmp, "steps.dcws")
+                dims = [f"--dim={d}=1" for d in dynamic_dims(model)]
+                r = subprocess.run([ns.dcw, "optimize", model, "--script-out", script] + dims, capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"FAILED   {name}: dcw optimize: {r.stderr.strip()}")
+                    bad += 1
+                    continue
+                extra += ["--script", script]
+            if ns.expect_in_code:
+                gen = os.path.join(tmp, "gen")
+                r = subprocess.run([ns.dcw, "codegen", model, "-o", gen] + extra +
+                                   [f"--dim={d}=1" for d in dynamic_dims(model)], capture_output=True, text=True)
+                code = ""
+                if r.returncode == 0:
+                    for f in os.listdir(gen):
+                        if f.endswith((".cpp", ".cu")):
+                            with open(os.path.join(gen, f)) as fh:
+                                code += fh.read()
+                calls = code.count(ns.expect_in_code)
+                if calls == 0:
+                    print(f"FAILED   {name}: the generated code holds no '{ns.expect_in_code}'" +
+                          (f" (dcw codegen: {r.stderr.strip()})" if r.returncode else ""))
+                    bad += 1
+                    continue
+            r = subprocess.run([ns.dcw, "run", model, "--random", "1", "--outputs", mine] + extra, capture_output=True, text=True)
             if r.returncode != 0:
                 print(f"FAILED   {name}: dcw run: {r.stderr.strip()}")
                 bad += 1
@@ -71,22 +138,21 @@ def main():
                 bad += 1
                 continue
             a, b = outputs(mine), outputs(theirs)
-            if len(a) != len(b):
-                print(f"FAILED   {name}: {len(a)} outputs from dcw, {len(b)} from onnxruntime")
-                bad += 1
-                continue
-            worst = 0.0
             scale = max((float(np.max(np.abs(y))) for y in b if y.size), default=0.0)
-            ok = True
-            for x, y in zip(a, b):
-                if x.shape != y.shape:
-                    print(f"FAILED   {name}: shape {x.shape} vs {y.shape}")
-                    ok = False
-                    break
-                worst = max(worst, float(np.max(np.abs(x.astype(np.float64) - y.astype(np.float64)))) if x.size else 0.0)
-                ok = ok and np.allclose(x, y, rtol=ns.rtol, atol=ns.atol)
-            print(f"{'passed ' if ok else 'FAILED '}  {name}: max abs difference {worst:.3g}, largest output magnitude "
-                  f"{scale:.3g} (rtol {ns.rtol}, atol {ns.atol})")
+            ok, worst, why = compare(a, b)
+            note = ""
+            if ok and ns.also_pure:
+                pure = os.path.join(tmp, "pure")
+                r = subprocess.run([ns.dcw, "run", model, "--inputs", mine, "--outputs", pure], capture_output=True, text=True)
+                if r.returncode != 0:
+                    ok, why = False, f"dcw run (default path): {r.stderr.strip()}"
+                else:
+                    ok, pworst, why = compare(a, outputs(pure))
+                    note = f", {pworst:.3g} from dcw's default path"
+            if ns.expect_in_code and ok:
+                note += f", {calls} x '{ns.expect_in_code}' in the code"
+            print(f"{'passed ' if ok else 'FAILED '}  {name}: max abs difference {worst:.3g}{note}, largest output magnitude "
+                  f"{scale:.3g} (rtol {ns.rtol}, atol {ns.atol}){': ' + why if why else ''}")
             bad += 0 if ok else 1
     print(f"{len(ns.models) - bad} passed, {bad} failed")
     return 1 if bad else 0

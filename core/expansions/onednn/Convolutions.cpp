@@ -1,0 +1,154 @@
+// `onednn` Conv and ConvTranspose: one oneDNN convolution_forward / deconvolution_forward
+// (forward_inference) per node, 1 to 3 spatial dims, groups (depthwise included), strides,
+// dilations, pads and auto_pad as ONNX defines them (TensorHelpers' window()).
+//
+//   Conv           X[N, C, D..] * W[M, C/g, K..] (+ B[M]) -> Y[N, M, O..]
+//   ConvTranspose  X[N, C, I..] * W[C, M/g, K..] (+ B[M]) -> Y[N, M, O..]; the end pads follow from the
+//                  output extents (output_padding and output_shape included).
+// Weights and activations are described plainly (the buffers DCW passes) and the primitive chooses its
+// own layouts (format_tag::any): constant weights are reordered once into the blocked layout, the
+// activations on every run (a reorder in and out; layout propagation across the graph removes them).
+#include "core/expansions/onednn/OneDnnCall.h"
+#include "core/expansions/onednn/OneDnnOps.h"
+#include "core/expansions/SdfgBuilder.h"
+#include "core/expansions/ops/TensorHelpers.h"
+
+namespace dcw::expansions::onednn {
+
+using namespace dcw::ir;
+
+namespace {
+
+struct Geometry {
+  std::vector<int64_t> x, w, y, b;      // dims
+  std::vector<int64_t> wGrouped;        // W as oneDNN sees it (a leading group dim when group > 1)
+  std::vector<int64_t> strides, dilations, padL, padR;
+  int64_t group = 1;
+};
+
+Expected<Geometry> geometry(const ExpansionContext& ctx, const std::string& op, bool transposed) {
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto W, th::needIn(ctx, "W"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  Geometry g;
+  DCW_TRY(g.x, floatDims(ctx, op, "X", *X));
+  DCW_TRY(g.w, floatDims(ctx, op, "W", *W));
+  DCW_TRY(g.y, floatDims(ctx, op, "Y", *Y));
+  if (auto* B = ctx.in("B")) {
+    DCW_TRY(g.b, floatDims(ctx, op, "B", *B));
+  }
+  const size_t r = g.x.size();
+  if (r < 3 || r > 5 || g.w.size() != r || g.y.size() != r)
+    return ctx.error("onednn " + op + " takes X, W and Y of one rank from 3 to 5 (1 to 3 spatial dims); X is " + shapeText(g.x),
+                     pureHint(ctx));
+  g.group = ctx.attrInt("group", 1);
+  const int64_t C = g.x[1], M = g.y[1];
+  if (g.group < 1 || C % g.group || M % g.group) return ctx.error("group " + std::to_string(g.group) + " does not divide the channels");
+  const int64_t wIn = transposed ? g.w[0] : g.w[1] * g.group, wOut = transposed ? g.w[1] * g.group : g.w[0];
+  if (wIn != C || wOut != M)
+    return ctx.error("W " + shapeText(g.w) + " does not fit X " + shapeText(g.x) + " and Y " + shapeText(g.y) + " with group " +
+                     std::to_string(g.group));
+  if (!g.b.empty() && (g.b.size() != 1 || g.b[0] != M)) return ctx.error("B must be 1-D with " + std::to_string(M) + " values");
+  const std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
+  if (transposed && autoPad != "NOTSET" && autoPad != "VALID" && !autoPad.empty())
+    return ctx.error("onednn ConvTranspose takes explicit pads; auto_pad is " + autoPad, pureHint(ctx));
+  std::vector<int64_t> kernel(g.w.begin() + 2, g.w.end());
+  th::Shape in, out;
+  for (size_t k = 2; k < r; ++k) {
+    in.push_back(sym::Expr(g.x[k]));
+    out.push_back(sym::Expr(g.y[k]));
+  }
+  DCW_TRY(auto win, th::window(ctx, kernel, in, out));
+  for (size_t k = 0; k < win.nd; ++k) {
+    auto pl = win.padBegin[k].constantValue();
+    auto pe = win.padEnd[k].constantValue();
+    if (!pl || !pe) return ctx.error("the pads are symbolic", pureHint(ctx));
+    const int64_t s = win.strides[k], d = win.dilations[k], extent = (kernel[k] - 1) * d + 1;
+    if (s < 1 || d < 1) return ctx.error("strides and dilations must be positive");
+    const int64_t in = g.x[k + 2], outExtent = g.y[k + 2];
+    // oneDNN's output extent: (in + pl + pr - extent) / s + 1 for a convolution, rounded down (the
+    // last rows past a full stride are dropped, as in ONNX), and (in - 1) * s + extent - pl - pr for a
+    // deconvolution. ONNX's own end pad is used when it gives the extent shape inference computed.
+    auto fits = [&](int64_t pr) {
+      return transposed ? (in - 1) * s + extent - *pl - pr == outExtent : in + *pl + pr - extent >= 0 && (in + *pl + pr - extent) / s + 1 == outExtent;
+    };
+    int64_t pr = *pe;
+    if (!transposed && !fits(pr)) pr = (outExtent - 1) * s + extent - in - *pl;
+    if (transposed) pr = (in - 1) * s + extent - *pl - outExtent;
+    if (*pl < 0 || pr < 0 || !fits(pr))
+      return ctx.error("onednn " + op + " needs non-negative pads that give the output extent " + std::to_string(outExtent) +
+                           (transposed ? " (output_padding beyond the pads is not supported)" : ""),
+                       pureHint(ctx));
+    g.strides.push_back(s);
+    g.dilations.push_back(d - 1); // oneDNN counts the gap between taps
+    g.padL.push_back(*pl);
+    g.padR.push_back(pr);
+  }
+  // W's leading dim (M for Conv, C for ConvTranspose) splits into the groups.
+  g.wGrouped = g.w;
+  if (g.group > 1) {
+    g.wGrouped.insert(g.wGrouped.begin(), g.group);
+    g.wGrouped[1] /= g.group;
+  }
+  return g;
+}
+
+Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool transposed) {
+  const std::string op = transposed ? "ConvTranspose" : "Conv";
+  DCW_TRY(auto g, geometry(ctx, op, transposed));
+  const bool bias = !g.b.empty();
+  // oneDNN's weights: convolution [g][O][I][K..], deconvolution [g][O][I][K..] described over ONNX's
+  // [g][I][O][K..] buffer (strides swap I and O).
+  std::string wUser = "plain(" + dimsText(g.wGrouped) + ")";
+  std::vector<int64_t> wPrim = g.wGrouped;
+  if (transposed) {
+    const size_t o = g.group > 1 ? 1 : 0; // index of the first of the (I, O) pair in ONNX order
+    std::vector<int64_t> onnx = g.wGrouped, strides(onnx.size(), 1);
+    for (size_t k = onnx.size(); k-- > 1;) strides[k - 1] = strides[k] * onnx[k];
+    std::swap(wPrim[o], wPrim[o + 1]);
+    std::vector<int64_t> primStrides = strides;
+    std::swap(primStrides[o], primStrides[o + 1]);
+    wUser = "strided(" + dimsText(wPrim) + ", " + dimsText(primStrides) + ")";
+  }
+  const std::string ns = transposed ? "dnnl::deconvolution_forward" : "dnnl::convolution_forward";
+  std::string make;
+  make += "const auto x = plain(" + dimsText(g.x) + ");\n";
+  make += "const auto w = " + wUser + ";\n";
+  make += "const auto y = plain(" + dimsText(g.y) + ");\n";
+  if (bias) make += "const auto b = plain(" + dimsText(g.b) + ");\n";
+  make += "const " + ns + "::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::" +
+          (transposed ? "deconvolution_direct" : "convolution_direct") + ",\n";
+  make += "    any(" + dimsText(g.x) + "), any(" + dimsText(wPrim) + "), " + (bias ? "b, " : "") + "any(" + dimsText(g.y) + "),\n";
+  make += "    " + dimsText(g.strides) + ", " + dimsText(g.dilations) + ", " + dimsText(g.padL) + ", " + dimsText(g.padR) + ");\n";
+  make += "const " + ns + "::primitive_desc pd(d, engine);\n";
+  make += "dcw_k.prim = " + ns + "(pd);\n";
+  make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
+  make += "dcw_k.add(DNNL_ARG_WEIGHTS, w, pd.weights_desc(), false, " + constantFlag(ctx, "W") + ");\n";
+  if (bias) make += "dcw_k.add(DNNL_ARG_BIAS, b, pd.bias_desc(), false, " + constantFlag(ctx, "B") + ");\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+
+  std::vector<std::string> ins{"X", "W"}, buffers{"X", "W"};
+  if (bias) ins.push_back("B"), buffers.push_back("B");
+  buffers.push_back("Y");
+  const std::string comment = "oneDNN " + std::string(transposed ? "deconvolution" : "convolution") + ": Y[" + shapeText(g.y) +
+                              "] from X[" + shapeText(g.x) + "], W[" + shapeText(g.w) + "]" + (bias ? " + B" : "") +
+                              ", group " + std::to_string(g.group);
+  // FLOPs: each output (Conv) or input (ConvTranspose) position takes a K.. x C/g (M/g) dot product.
+  const int64_t taps = product(g.w, 2);
+  const int64_t flops = transposed ? 2 * product(g.x) * (g.y[1] / g.group) * taps : 2 * product(g.y) * (g.x[1] / g.group) * taps;
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet(transposed ? "onednn_deconvolution" : "onednn_convolution", ins, callCode(comment, make, buffers), {"Y"},
+                 {"onednn"}, sym::Expr(flops));
+  return bld.finish();
+}
+
+} // namespace
+
+void registerConvolutions(ExpansionRegistry& r) {
+  r.add("", "Conv", decl(), [](const ExpansionContext& c) { return expandConv(c, false); },
+        "one oneDNN convolution (float32; groups, strides, dilations, pads; weights reordered once); a C++ tasklet, not differentiable");
+  r.add("", "ConvTranspose", decl(), [](const ExpansionContext& c) { return expandConv(c, true); },
+        "one oneDNN deconvolution (float32; groups, strides, dilations, pads); a C++ tasklet, not differentiable");
+}
+
+} // namespace dcw::expansions::onednn

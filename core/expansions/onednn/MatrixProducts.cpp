@@ -1,0 +1,136 @@
+// `onednn` MatMul and Gemm: one oneDNN matmul primitive per node.
+//
+//   MatMul  A[..., M, K] x B[..., K, N] -> Y[..., M, N], numpy semantics: batch dims broadcast (a dim of 1
+//           against a larger one), a 1-D A is [1, K] (M dropped from Y), a 1-D B is [K, 1] (N dropped).
+//   Gemm    Y[M, N] = op(A) op(B) + C with op = transpose when transA/transB: the transposes are
+//           strides of the operand's description, not copies; C (scalar, [N], [1, N], [M, 1], [M, N])
+//           is the primitive's broadcast bias. alpha and beta other than 1 are refused (pure has them).
+// A constant B (weights) is described with format_tag::any and reordered once into the layout the
+// primitive prefers; activations stay in their plain layout.
+#include "core/expansions/onednn/OneDnnCall.h"
+#include "core/expansions/onednn/OneDnnOps.h"
+#include "core/expansions/SdfgBuilder.h"
+#include "core/expansions/ops/TensorHelpers.h"
+
+namespace dcw::expansions::onednn {
+
+using namespace dcw::ir;
+
+namespace {
+
+Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
+  DCW_TRY(auto A, th::needIn(ctx, "A"));
+  DCW_TRY(auto B, th::needIn(ctx, "B"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto as, floatDims(ctx, "MatMul", "A", *A));
+  DCW_TRY(auto bs, floatDims(ctx, "MatMul", "B", *B));
+  DCW_TRY(auto ys, floatDims(ctx, "MatMul", "Y", *Y));
+  if (as.empty() || bs.empty()) return ctx.error("MatMul operands must have rank >= 1");
+
+  // The oneDNN view: both operands as matrices (1-D promoted), batch dims padded to one rank.
+  std::vector<int64_t> a = as, b = bs;
+  if (a.size() == 1) a.insert(a.begin(), 1);
+  if (b.size() == 1) b.push_back(1);
+  const size_t rank = std::max(a.size(), b.size());
+  a.insert(a.begin(), rank - a.size(), 1);
+  b.insert(b.begin(), rank - b.size(), 1);
+  const int64_t M = a[rank - 2], K = a[rank - 1], N = b[rank - 1];
+  if (b[rank - 2] != K) return ctx.error("inner dims differ: A is " + shapeText(as) + ", B is " + shapeText(bs));
+  std::vector<int64_t> y(rank);
+  int64_t batch = 1;
+  for (size_t k = 0; k + 2 < rank; ++k) {
+    if (a[k] != b[k] && a[k] != 1 && b[k] != 1)
+      return ctx.error("batch dims do not broadcast: A is " + shapeText(as) + ", B is " + shapeText(bs));
+    y[k] = std::max(a[k], b[k]);
+    batch *= y[k];
+  }
+  y[rank - 2] = M;
+  y[rank - 1] = N;
+  if (product(y) != product(ys)) return ctx.error("the output " + shapeText(ys) + " does not fit A " + shapeText(as) + " x B " + shapeText(bs));
+
+  const bool packB = ctx.constantIn("B") != nullptr;
+  std::string make;
+  make += "const auto a = plain(" + dimsText(a) + ");\n";
+  make += "const auto b = plain(" + dimsText(b) + ");\n";
+  make += "const auto y = plain(" + dimsText(y) + ");\n";
+  make += "const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, " + std::string(packB ? "any(" + dimsText(b) + ")" : "b") +
+          ", y), engine);\n";
+  make += "dcw_k.prim = dnnl::matmul(pd);\n";
+  make += "dcw_k.add(DNNL_ARG_SRC, a, pd.src_desc(), false);\n";
+  make += "dcw_k.add(DNNL_ARG_WEIGHTS, b, pd.weights_desc(), false, " + constantFlag(ctx, "B") + ");\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("onednn_matmul", {"A", "B"},
+                 callCode("oneDNN matmul: Y[" + shapeText(y) + "] = A[" + shapeText(a) + "] x B[" + shapeText(b) + "]", make, {"A", "B", "Y"}),
+                 {"Y"}, {"onednn"}, sym::Expr(2 * batch * M * N * K));
+  return bld.finish();
+}
+
+Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
+  DCW_TRY(auto A, th::needIn(ctx, "A"));
+  DCW_TRY(auto B, th::needIn(ctx, "B"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto as, floatDims(ctx, "Gemm", "A", *A));
+  DCW_TRY(auto bs, floatDims(ctx, "Gemm", "B", *B));
+  DCW_TRY(auto ys, floatDims(ctx, "Gemm", "Y", *Y));
+  std::vector<int64_t> cs;
+  const DataDescriptor* C = ctx.in("C");
+  if (C) {
+    DCW_TRY(cs, floatDims(ctx, "Gemm", "C", *C));
+  }
+  if (as.size() != 2 || bs.size() != 2 || ys.size() != 2) return ctx.error("Gemm takes matrices A and B");
+  const double alpha = ctx.attrFloat("alpha", 1.0), beta = ctx.attrFloat("beta", 1.0);
+  if (alpha != 1.0 || (C && beta != 1.0))
+    return ctx.error("onednn Gemm supports alpha = beta = 1; this node has alpha " + std::to_string(alpha) + ", beta " + std::to_string(beta),
+                     pureHint(ctx));
+  const bool tA = ctx.attrInt("transA", 0) != 0, tB = ctx.attrInt("transB", 0) != 0;
+  const int64_t M = tA ? as[1] : as[0], K = tA ? as[0] : as[1], N = tB ? bs[0] : bs[1];
+  if ((tB ? bs[1] : bs[0]) != K) return ctx.error("inner dims differ: A is " + shapeText(as) + ", B is " + shapeText(bs));
+  if (ys[0] != M || ys[1] != N) return ctx.error("Y " + shapeText(ys) + " is not " + std::to_string(M) + "x" + std::to_string(N));
+  // C as a [1|M, 1|N] bias.
+  std::vector<int64_t> bias;
+  if (C) {
+    if (cs.size() == 0) bias = {1, 1};
+    else if (cs.size() == 1) bias = {1, cs[0]};
+    else if (cs.size() == 2) bias = cs;
+    if (bias.empty() || (bias[0] != 1 && bias[0] != M) || (bias[1] != 1 && bias[1] != N))
+      return ctx.error("C " + shapeText(cs) + " does not broadcast to Y " + shapeText(ys));
+  }
+  auto operand = [](bool transposed, int64_t rows, int64_t cols) {
+    return transposed ? "strided(dims{" + std::to_string(rows) + ", " + std::to_string(cols) + "}, dims{1, " + std::to_string(rows) + "})"
+                      : "plain(dims{" + std::to_string(rows) + ", " + std::to_string(cols) + "})";
+  };
+  const bool packB = ctx.constantIn("B") != nullptr;
+  std::string make;
+  make += "const auto a = " + operand(tA, M, K) + ";\n";
+  make += "const auto b = " + operand(tB, K, N) + ";\n";
+  make += "const auto y = plain(dims{" + std::to_string(M) + ", " + std::to_string(N) + "});\n";
+  if (C) make += "const auto c = plain(" + dimsText(bias) + ");\n";
+  make += "const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, " +
+          std::string(packB ? "any(dims{" + std::to_string(K) + ", " + std::to_string(N) + "})" : "b") + (C ? ", c" : "") + ", y), engine);\n";
+  make += "dcw_k.prim = dnnl::matmul(pd);\n";
+  make += "dcw_k.add(DNNL_ARG_SRC, a, pd.src_desc(), false);\n";
+  make += "dcw_k.add(DNNL_ARG_WEIGHTS, b, pd.weights_desc(), false, " + constantFlag(ctx, "B") + ");\n";
+  if (C) make += "dcw_k.add(DNNL_ARG_BIAS, c, pd.bias_desc(), false, " + constantFlag(ctx, "C") + ");\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  std::vector<std::string> ins{"A", "B"};
+  if (C) ins.push_back("C");
+  std::vector<std::string> buffers = ins;
+  buffers.push_back("Y");
+  std::string comment = "oneDNN matmul for Gemm: Y[" + std::to_string(M) + "x" + std::to_string(N) + "] = " + (tA ? "A^T" : "A") + " x " +
+                        (tB ? "B^T" : "B") + (C ? " + C" : "");
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers), {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K));
+  return bld.finish();
+}
+
+} // namespace
+
+void registerMatrixProducts(ExpansionRegistry& r) {
+  r.add("", "MatMul", decl(), expandMatMul,
+        "one oneDNN matmul (float32, batch dims broadcast; constant weights packed once); a C++ tasklet, not differentiable");
+  r.add("", "Gemm", decl(), expandGemm,
+        "one oneDNN matmul with transposes as strides and C as bias (float32, alpha = beta = 1); a C++ tasklet, not differentiable");
+}
+
+} // namespace dcw::expansions::onednn

@@ -1,0 +1,178 @@
+// `onednn` normalizations and softmax: one oneDNN primitive per node (float32, forward_inference).
+//
+//   BatchNormalization  X[N, C, D..] with scale, B, input_mean, input_var [C] -> Y (inference: global
+//                       statistics; the training outputs are refused).
+//   LayerNormalization  X seen as [outer, inner] with inner = the dims from `axis` on; Scale (and B) of
+//                       the inner shape; Mean / InvStdDev outputs are refused.
+//   Softmax, LogSoftmax one axis from opset 13; before 13 the input is seen as [outer, inner] at `axis`.
+//   Concat              one concat primitive along `axis`.
+#include "core/expansions/onednn/OneDnnCall.h"
+#include "core/expansions/onednn/OneDnnOps.h"
+#include "core/expansions/SdfgBuilder.h"
+#include "core/expansions/ops/TensorHelpers.h"
+
+#include <sstream>
+
+namespace dcw::expansions::onednn {
+
+using namespace dcw::ir;
+
+namespace {
+
+std::string epsilonText(double v) {
+  std::ostringstream s;
+  s.precision(9);
+  s << v << "f";
+  std::string t = s.str();
+  return t.find_first_of(".e") == std::string::npos ? t.substr(0, t.size() - 1) + ".0f" : t;
+}
+
+Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
+  if (ctx.attrInt("training_mode", 0) != 0 || ctx.outputs().size() > 1)
+    return ctx.error("onednn BatchNormalization computes inference only (no training_mode, one output)", pureHint(ctx));
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto x, floatDims(ctx, "BatchNormalization", "X", *X));
+  DCW_TRY(auto y, floatDims(ctx, "BatchNormalization", "Y", *Y));
+  if (x.size() < 2 || x != y) return ctx.error("X must have rank >= 2 and Y its shape");
+  for (const char* c : {"scale", "B", "input_mean", "input_var"}) {
+    DCW_TRY(auto d, th::needIn(ctx, c));
+    DCW_TRY(auto v, floatDims(ctx, "BatchNormalization", c, *d));
+    if (v.size() != 1 || v[0] != x[1]) return ctx.error(std::string(c) + " must hold " + std::to_string(x[1]) + " values");
+  }
+  const std::string c = "plain(dims{" + std::to_string(x[1]) + "})";
+  std::string make = "const auto x = plain(" + dimsText(x) + ");\n";
+  make += "const auto c = " + c + ";\n";
+  make += "const dnnl::batch_normalization_forward::primitive_desc pd(dnnl::batch_normalization_forward::desc(\n";
+  make += "    dnnl::prop_kind::forward_inference, x, " + epsilonText(ctx.attrFloat("epsilon", 1e-5)) + ",\n";
+  make += "    dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift), engine);\n";
+  make += "dcw_k.prim = dnnl::batch_normalization_forward(pd);\n";
+  make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
+  make += "dcw_k.add(DNNL_ARG_SCALE, c, c, false);\n";
+  make += "dcw_k.add(DNNL_ARG_SHIFT, c, c, false);\n";
+  make += "dcw_k.add(DNNL_ARG_MEAN, c, c, false);\n";
+  make += "dcw_k.add(DNNL_ARG_VARIANCE, c, c, false);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, x, pd.dst_desc(), true);\n";
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("onednn_batchnorm", {"X", "scale", "B", "input_mean", "input_var"},
+                 callCode("oneDNN batch normalization (inference) of X[" + shapeText(x) + "]", make,
+                          {"X", "scale", "B", "input_mean", "input_var", "Y"}),
+                 {"Y"}, {"onednn"}, sym::Expr(2 * product(x)));
+  return bld.finish();
+}
+
+Expected<std::unique_ptr<Sdfg>> expandLayerNorm(const ExpansionContext& ctx) {
+  if (ctx.outputs().size() > 1) return ctx.error("onednn LayerNormalization computes Y only (no Mean, InvStdDev)", pureHint(ctx));
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto S, th::needIn(ctx, "Scale"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto x, floatDims(ctx, "LayerNormalization", "X", *X));
+  DCW_TRY(auto y, floatDims(ctx, "LayerNormalization", "Y", *Y));
+  DCW_TRY(auto s, floatDims(ctx, "LayerNormalization", "Scale", *S));
+  auto axis = th::normAxis(ctx.attrInt("axis", -1), int64_t(x.size()));
+  if (!axis || x.empty() || x != y) return ctx.error("axis out of range, or Y differs from X in shape");
+  const int64_t outer = product(x, 0, size_t(*axis)), inner = product(x, size_t(*axis));
+  const bool shift = ctx.hasIn("B");
+  if (product(s) != inner) return ctx.error("onednn LayerNormalization needs Scale of the normalized shape", pureHint(ctx));
+  if (shift) {
+    DCW_TRY(auto B, th::needIn(ctx, "B"));
+    DCW_TRY(auto b, floatDims(ctx, "LayerNormalization", "B", *B));
+    if (product(b) != inner) return ctx.error("onednn LayerNormalization needs B of the normalized shape", pureHint(ctx));
+  }
+  std::string make = "const auto x = plain(dims{" + std::to_string(outer) + ", " + std::to_string(inner) + "});\n";
+  make += "const auto c = plain(dims{" + std::to_string(inner) + "});\n";
+  make += "const dnnl::layer_normalization_forward::primitive_desc pd(dnnl::layer_normalization_forward::desc(\n";
+  make += "    dnnl::prop_kind::forward_inference, x, " + epsilonText(ctx.attrFloat("epsilon", 1e-5)) +
+          ", dnnl::normalization_flags::use_scale" + (shift ? " | dnnl::normalization_flags::use_shift" : "") + "), engine);\n";
+  make += "dcw_k.prim = dnnl::layer_normalization_forward(pd);\n";
+  make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
+  make += "dcw_k.add(DNNL_ARG_SCALE, c, c, false);\n";
+  if (shift) make += "dcw_k.add(DNNL_ARG_SHIFT, c, c, false);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, x, pd.dst_desc(), true);\n";
+  std::vector<std::string> ins{"X", "Scale"};
+  if (shift) ins.push_back("B");
+  std::vector<std::string> buffers = ins;
+  buffers.push_back("Y");
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("onednn_layernorm", ins,
+                 callCode("oneDNN layer normalization of " + std::to_string(outer) + " rows of " + std::to_string(inner), make, buffers), {"Y"},
+                 {"onednn"}, sym::Expr(5 * product(x)));
+  return bld.finish();
+}
+
+Expected<std::unique_ptr<Sdfg>> expandSoftmax(const ExpansionContext& ctx, bool log) {
+  const std::string op = log ? "LogSoftmax" : "Softmax";
+  DCW_TRY(auto X, th::needIn(ctx, "input"));
+  DCW_TRY(auto Y, th::needOut(ctx, "output"));
+  DCW_TRY(auto x, floatDims(ctx, op, "input", *X));
+  DCW_TRY(auto y, floatDims(ctx, op, "output", *Y));
+  if (x.empty() || x != y) return ctx.error("output differs from input in shape, or the input is a scalar");
+  const bool v13 = ctx.node().opsetVersion >= 13;
+  auto axis = th::normAxis(ctx.attrInt("axis", v13 ? -1 : 1), int64_t(x.size()));
+  if (!axis) return ctx.error("axis out of range");
+  std::vector<int64_t> view = x;
+  int64_t a = *axis;
+  if (!v13) { // everything from axis on is one row
+    view = {product(x, 0, size_t(a)), product(x, size_t(a))};
+    a = 1;
+  }
+  std::string make = "const auto x = plain(" + dimsText(view) + ");\n";
+  make += "const dnnl::softmax_v2_forward::primitive_desc pd(dnnl::softmax_v2_forward::desc(dnnl::prop_kind::forward_inference,\n";
+  make += "    dnnl::algorithm::" + std::string(log ? "softmax_log" : "softmax_accurate") + ", x, x, " + std::to_string(a) + "), engine);\n";
+  make += "dcw_k.prim = dnnl::softmax_v2_forward(pd);\n";
+  make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, x, pd.dst_desc(), true);\n";
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("onednn_softmax", {"input"},
+                 callCode("oneDNN " + std::string(log ? "log-softmax" : "softmax") + " of " + shapeText(view) + " along axis " + std::to_string(a),
+                          make, {"input", "output"}),
+                 {"output"}, {"onednn"}, sym::Expr(4 * product(x)));
+  return bld.finish();
+}
+
+Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
+  auto ins = ctx.inputs();
+  DCW_TRY(auto Y, th::needOut(ctx, "concat_result"));
+  DCW_TRY(auto y, floatDims(ctx, "Concat", "concat_result", *Y));
+  auto axis = th::normAxis(ctx.attrInt("axis", 0), int64_t(y.size()));
+  if (!axis || ins.empty()) return ctx.error("axis out of range, or no inputs");
+  std::string make = "std::vector<dnnl::memory::desc> srcs;\n";
+  int64_t along = 0;
+  for (auto& i : ins) {
+    DCW_TRY(auto X, th::needIn(ctx, i));
+    DCW_TRY(auto x, floatDims(ctx, "Concat", i, *X));
+    if (x.size() != y.size()) return ctx.error(i + " has another rank than the result");
+    along += x[size_t(*axis)];
+    make += "srcs.push_back(plain(" + dimsText(x) + "));\n";
+  }
+  if (along != y[size_t(*axis)]) return ctx.error("the inputs do not add up to the result along the axis");
+  make += "const auto y = plain(" + dimsText(y) + ");\n";
+  make += "const dnnl::concat::primitive_desc pd(y, " + std::to_string(*axis) + ", srcs, engine);\n";
+  make += "dcw_k.prim = dnnl::concat(pd);\n";
+  make += "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  std::vector<std::string> buffers = ins;
+  buffers.push_back("concat_result");
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("onednn_concat", ins,
+                 callCode("oneDNN concat of " + std::to_string(ins.size()) + " inputs along axis " + std::to_string(*axis) + " into " + shapeText(y),
+                          make, buffers),
+                 {"concat_result"}, {"onednn"}, sym::Expr(0));
+  return bld.finish();
+}
+
+} // namespace
+
+void registerNormalization(ExpansionRegistry& r) {
+  r.add("", "BatchNormalization", decl(), expandBatchNorm,
+        "one oneDNN batch normalization with global statistics (inference, float32); a C++ tasklet, not differentiable");
+  r.add("", "LayerNormalization", decl(), expandLayerNorm,
+        "one oneDNN layer normalization (float32, Y only); a C++ tasklet, not differentiable");
+  r.add("", "Softmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, false); },
+        "one oneDNN softmax (float32); a C++ tasklet, not differentiable");
+  r.add("", "LogSoftmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, true); },
+        "one oneDNN log-softmax (float32); a C++ tasklet, not differentiable");
+  r.add("", "Concat", decl(), expandConcat, "one oneDNN concat (float32); a C++ tasklet, not differentiable");
+}
+
+} // namespace dcw::expansions::onednn

@@ -1,0 +1,71 @@
+#include "core/expansions/onednn/OneDnnCall.h"
+
+namespace dcw::expansions::onednn {
+
+ImplementationDecl decl() { return ImplementationDecl{"onednn", {"cpu"}, {"onednn"}, false}; }
+
+std::string pureHint(const ExpansionContext& ctx) {
+  return "choose the `pure` implementation for this node (set " + ctx.path() + " implementation=pure)";
+}
+
+Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std::string& op, const std::string& name,
+                                         const ir::DataDescriptor& d) {
+  if (d.dtype != ir::DType::Float32)
+    return ctx.error("onednn " + op + " supports float32 only; " + name + " is " + std::string(ir::dtypeName(d.dtype)), pureHint(ctx));
+  if (!d.rankKnown) return ctx.error("onednn " + op + " needs the rank of " + name, pureHint(ctx));
+  std::vector<int64_t> v;
+  for (auto& e : d.shape) {
+    auto c = e.constantValue();
+    if (!c)
+      return ctx.error("onednn " + op + " needs known dims; " + name + " has dim " + e.str(),
+                       "give the input shapes (dcw run specializes them), or " + pureHint(ctx));
+    if (*c <= 0)
+      return ctx.error("onednn " + op + " needs non-empty operands; " + name + " has a dim of " + std::to_string(*c), pureHint(ctx));
+    v.push_back(*c);
+  }
+  if (v.size() > 12) return ctx.error("onednn " + op + " supports at most 12 dims; " + name + " has " + std::to_string(v.size()), pureHint(ctx));
+  return v;
+}
+
+std::string dimsText(const std::vector<int64_t>& d) {
+  std::string s = "dims{";
+  for (size_t k = 0; k < d.size(); ++k) s += (k ? ", " : "") + std::to_string(d[k]);
+  return s + "}";
+}
+
+std::string shapeText(const std::vector<int64_t>& d) {
+  std::string s;
+  for (size_t k = 0; k < d.size(); ++k) s += (k ? "x" : "") + std::to_string(d[k]);
+  return s.empty() ? "scalar" : s;
+}
+
+int64_t product(const std::vector<int64_t>& d, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t k = from; k < std::min(to, d.size()); ++k) p *= d[k];
+  return p;
+}
+
+std::string constantFlag(const ExpansionContext& ctx, const std::string& connector) {
+  return ctx.constantIn(connector) ? "true" : "false";
+}
+
+std::string callCode(const std::string& comment, const std::string& make, const std::vector<std::string>& buffers) {
+  std::string s = "// " + comment + "\n";
+  s += "static std::unique_ptr<dcw_env_onednn::Call> dcw_call;\n";
+  s += "static unsigned dcw_made = 0;\n";
+  s += "dcw_env_onednn::call(dcw_call, dcw_made, [](dcw_env_onednn::Call& dcw_k) {\n";
+  s += "  using namespace dcw_env_onednn;\n";
+  size_t start = 0;
+  while (start < make.size()) {
+    size_t end = make.find('\n', start);
+    if (end == std::string::npos) end = make.size();
+    s += "  " + make.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  s += "}).run({";
+  for (size_t k = 0; k < buffers.size(); ++k) s += (k ? ", " : "") + ("dcw_env_onednn::buffer(" + buffers[k] + ")");
+  s += "});\n";
+  return s;
+}
+
+} // namespace dcw::expansions::onednn

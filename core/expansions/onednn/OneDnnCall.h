@@ -1,0 +1,36 @@
+// What every `onednn` implementation shares: the declaration (cpu, environment `onednn`, not
+// differentiable), the checks that refuse what oneDNN cannot take (naming the node and pointing to
+// `pure`), and the C++ text of one oneDNN tasklet — a `Call` (OneDnnRuntime.cpp) made on the first run
+// by the statements of `make`, then run on the tasklet's buffers.
+#pragma once
+
+#include "core/expansions/Expansion.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dcw::expansions::onednn {
+
+ImplementationDecl decl();
+
+// "choose the `pure` implementation for this node (set PATH implementation=pure)".
+std::string pureHint(const ExpansionContext& ctx);
+
+// The dims of a float32 operand, known and positive; otherwise a refusal naming the operand.
+Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std::string& op, const std::string& name,
+                                         const ir::DataDescriptor& d);
+
+// "dims{1, 64, 56, 56}" and "1x64x56x56".
+std::string dimsText(const std::vector<int64_t>& d);
+std::string shapeText(const std::vector<int64_t>& d);
+int64_t product(const std::vector<int64_t>& d, size_t from = 0, size_t to = SIZE_MAX);
+// "true"/"false" for the `constant` argument of Call::add: whether the input is a model constant.
+std::string constantFlag(const ExpansionContext& ctx, const std::string& connector);
+
+// The tasklet body: `comment` (one line), the Call made by `make` (statements using `dcw_k`, the
+// Call, with dcw_env_onednn's names in scope), run on `buffers` (connector names, in the order the
+// operands were added).
+std::string callCode(const std::string& comment, const std::string& make, const std::vector<std::string>& buffers);
+
+} // namespace dcw::expansions::onednn

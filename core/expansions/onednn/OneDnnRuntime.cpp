@@ -1,0 +1,148 @@
+// The `onednn` environment's runtime: the C++ text every program with oneDNN tasklets carries in
+// `namespace dcw_env_onednn` (Environments.cpp), plus its init and teardown.
+//
+// Why: a oneDNN primitive costs far more to create than to run on small tensors, and weights reordered
+// into the layout a primitive prefers (blocked nChw16c, OIhw16i16o, …) are the same on every run. So
+// each oneDNN tasklet owns one `Call`, made on its first run and kept while the program is loaded:
+// the primitive, and for each buffer operand the user's plain buffer plus, when the primitive wants
+// another layout, a reorder into (inputs) or out of (outputs) a scratch buffer in that layout.
+// Constant inputs (the model's initializers: DCW passes the same immutable buffer on every run) are
+// reordered once; a fingerprint of the buffer guards against another constant at the same address.
+// `generation` changes at every init, so calls made under an earlier engine are rebuilt; teardown
+// releases every call before the engine goes.
+// Threads: oneDNN's OpenMP runtime reads the caller's omp_get_max_threads() when a primitive is made
+// (its work split) and run, so the call sets it to the program's thread count (dcw_set_threads,
+// `--threads`) first, and a call made for another count is made again.
+// Thread-safety: runs of oneDNN calls in one process are serialised by one lock (they share the
+// environment's stream).
+#include "core/expansions/onednn/OneDnnRuntime.h"
+
+namespace dcw::expansions::onednn {
+
+const char* runtimeGlobals() {
+  return R"(dnnl::engine engine;
+dnnl::stream stream;
+inline unsigned& generation() { static unsigned g = 0; return g; }
+inline std::mutex& runLock() { static std::mutex m; return m; }
+inline std::vector<std::function<void()>>& releases() { static std::vector<std::function<void()>> r; return r; }
+// The program's thread count made oneDNN's (see the header of OneDnnRuntime.cpp).
+inline int useProgramThreads() {
+  const int n = dcw_rt::num_threads();
+#ifdef _OPENMP
+  if (omp_get_max_threads() != n) omp_set_num_threads(n);
+#endif
+  return n;
+}
+
+// Size plus up to 64 evenly spaced 8-byte words (FNV-1a): tells a constant buffer from another one
+// reusing its address without reading all of it on every run.
+inline uint64_t fingerprint(const void* p, size_t bytes) {
+  const unsigned char* b = static_cast<const unsigned char*>(p);
+  uint64_t h = 1469598103934665603ull ^ bytes;
+  const size_t words = bytes / 8, step = words > 64 ? words / 64 : 1;
+  for (size_t w = 0; w < words; w += step) {
+    uint64_t v;
+    std::memcpy(&v, b + w * 8, 8);
+    h = (h ^ v) * 1099511628211ull;
+  }
+  for (size_t k = words * 8; k < bytes; ++k) h = (h ^ b[k]) * 1099511628211ull;
+  return h;
+}
+
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+using dims = dnnl::memory::dims;
+// Row-major float32 (the layout of every buffer DCW passes).
+inline dnnl::memory::desc plain(const dims& d) {
+  dims s(d.size(), 1);
+  for (size_t k = d.size(); k-- > 1;) s[k - 1] = s[k] * d[k];
+  return dnnl::memory::desc(d, dt::f32, s);
+}
+inline dnnl::memory::desc strided(const dims& d, const dims& s) { return dnnl::memory::desc(d, dt::f32, s); }
+inline dnnl::memory::desc any(const dims& d) { return dnnl::memory::desc(d, dt::f32, tag::any); }
+
+// A tasklet's connector as a buffer: arrays bind as pointers, scalars as values (DCW's C++ tasklet ABI).
+inline const void* buffer(const float* p) { return p; }
+inline const void* buffer(const float& v) { return &v; }
+
+struct Operand {
+  int arg = 0;
+  bool output = false, constant = false, reordered = false;
+  dnnl::memory user, inner; // inner is user when the primitive takes the user's layout
+  dnnl::reorder reorder;
+  const void* cachedFrom = nullptr;
+  uint64_t cachedPrint = 0;
+};
+
+// One primitive with its operands in the order run() receives the buffers.
+struct Call {
+  dnnl::primitive prim;
+  int threads = 0; // what it was made for
+  std::vector<Operand> ops;
+  std::unordered_map<int, dnnl::memory> args;
+  // `user`: the layout of the buffer the program passes; `want`: the primitive's.
+  void add(int arg, const dnnl::memory::desc& user, const dnnl::memory::desc& want, bool output, bool constant = false) {
+    Operand o;
+    o.arg = arg;
+    o.output = output;
+    o.constant = constant;
+    o.user = dnnl::memory(user, engine, DNNL_MEMORY_NONE);
+    if (want != user) {
+      o.inner = dnnl::memory(want, engine);
+      o.reorder = output ? dnnl::reorder(o.inner, o.user) : dnnl::reorder(o.user, o.inner);
+      o.reordered = true;
+    } else {
+      o.inner = o.user;
+    }
+    args[arg] = o.inner;
+    ops.push_back(std::move(o));
+  }
+  void run(std::initializer_list<const void*> buffers) {
+    std::lock_guard<std::mutex> guard(runLock());
+    useProgramThreads();
+    size_t k = 0;
+    for (const void* p : buffers) {
+      Operand& o = ops.at(k++);
+      o.user.set_data_handle(const_cast<void*>(p));
+      if (!o.reordered || o.output) continue;
+      if (o.constant) {
+        const uint64_t print = fingerprint(p, o.user.get_desc().get_size());
+        if (o.cachedFrom == p && o.cachedPrint == print) continue;
+        o.cachedFrom = p;
+        o.cachedPrint = print;
+      }
+      o.reorder.execute(stream, o.user, o.inner);
+    }
+    prim.execute(stream, args);
+    for (auto& o : ops)
+      if (o.reordered && o.output) o.reorder.execute(stream, o.inner, o.user);
+    stream.wait();
+  }
+};
+
+// The tasklet's call: made by `make` on first use, and again after the environment was set up anew.
+template <class Make> Call& call(std::unique_ptr<Call>& slot, unsigned& made, Make&& make) {
+  std::lock_guard<std::mutex> guard(runLock());
+  const int threads = useProgramThreads();
+  if (!slot || made != generation() || slot->threads != threads) {
+    if (!slot) releases().push_back([&slot] { slot.reset(); });
+    auto c = std::make_unique<Call>();
+    c->threads = threads;
+    make(*c);
+    slot = std::move(c);
+    made = generation();
+  }
+  return *slot;
+}
+)";
+}
+
+const char* runtimeInit() {
+  return "engine = dnnl::engine(dnnl::engine::kind::cpu, 0);\nstream = dnnl::stream(engine);\n++generation();\n";
+}
+
+const char* runtimeTeardown() {
+  return "for (auto& r : releases()) r();\nreleases().clear();\nstream = dnnl::stream();\nengine = dnnl::engine();\n";
+}
+
+} // namespace dcw::expansions::onednn

@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""Writes single-op ONNX models (opset 17) that exercise the `onednn` implementations on awkward
+shapes: odd extents, groups and depthwise, strides, dilations, asymmetric pads, auto_pad, ceil_mode,
+transposed and broadcast operands, weights as initializers and as inputs. Each model's name says
+what it holds. compare_implementations.py runs them through every path and compares.
+
+usage: implementation_cases.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(7)
+
+
+def model(name, nodes, inputs, output_shapes, initializers=None, opset=17):
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in output_shapes]
+    inits = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in (initializers or {}).items()]
+    g = helper.make_graph(nodes, name, ins, outs, initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m = onnx.shape_inference.infer_shapes(m)
+    onnx.checker.check_model(m)
+    return name, m
+
+
+def conv(name, x, w, b=True, const=True, op="Conv", **attrs):
+    inits = {}
+    inputs = [("X", x)]
+    names = ["X", "W"]
+    wv = rng.standard_normal(w) * 0.3
+    if const:
+        inits["W"] = wv
+    else:
+        inputs.append(("W", list(w)))
+    if b:
+        m_out = w[1] * attrs.get("group", 1) if op == "ConvTranspose" else w[0]
+        inits["B"] = rng.standard_normal(m_out) * 0.1
+        names.append("B")
+    node = helper.make_node(op, names, ["Y"], **attrs)
+    return model(name, [node], inputs, [("Y", None)], inits)
+
+
+def cases():
+    out = []
+    # Convolutions
+    out.append(conv("conv_odd_strides_dilations_pads", [2, 5, 11, 13], [7, 5, 3, 2], strides=[2, 1], dilations=[1, 2], pads=[1, 0, 2, 1]))
+    out.append(conv("conv_grouped", [1, 6, 9, 9], [4, 3, 3, 3], group=2, pads=[1, 1, 1, 1]))
+    out.append(conv("conv_depthwise", [1, 8, 10, 10], [8, 1, 3, 3], group=8, pads=[1, 1, 1, 1], strides=[2, 2]))
+    out.append(conv("conv_1d", [2, 3, 17], [4, 3, 5], strides=[3]))
+    out.append(conv("conv_3d", [1, 2, 5, 6, 7], [3, 2, 3, 3, 3], pads=[1, 0, 1, 1, 0, 1]))
+    out.append(conv("conv_same_upper_stride2", [1, 3, 10, 9], [5, 3, 3, 3], auto_pad="SAME_UPPER", strides=[2, 2]))
+    out.append(conv("conv_1x1_stride2_drops_last_row", [1, 16, 13, 13], [8, 16, 1, 1], strides=[2, 2], b=False))
+    out.append(conv("conv_weights_as_input", [1, 4, 7, 7], [6, 4, 3, 3], const=False, pads=[1, 1, 1, 1]))
+    out.append(conv("convtranspose_strided", [1, 4, 5, 6], [4, 3, 3, 3], op="ConvTranspose", strides=[2, 2], pads=[1, 1, 1, 1]))
+    out.append(conv("convtranspose_grouped", [1, 4, 5, 5], [4, 2, 3, 3], op="ConvTranspose", group=2))
+    # Pooling
+    x = [2, 3, 11, 10]
+    out.append(model("maxpool_ceil_dilations_pads", [helper.make_node("MaxPool", ["X"], ["Y"], kernel_shape=[3, 2], strides=[2, 2],
+                                                                       dilations=[1, 2], pads=[1, 0, 1, 1], ceil_mode=1)], [("X", x)], [("Y", None)]))
+    out.append(model("averagepool_exclude_pad", [helper.make_node("AveragePool", ["X"], ["Y"], kernel_shape=[3, 3], strides=[2, 2],
+                                                                   pads=[1, 1, 1, 1])], [("X", x)], [("Y", None)]))
+    out.append(model("averagepool_include_pad", [helper.make_node("AveragePool", ["X"], ["Y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                                                                   count_include_pad=1)], [("X", x)], [("Y", None)]))
+    out.append(model("globalaveragepool", [helper.make_node("GlobalAveragePool", ["X"], ["Y"])], [("X", x)], [("Y", None)]))
+    out.append(model("globalmaxpool", [helper.make_node("GlobalMaxPool", ["X"], ["Y"])], [("X", x)], [("Y", None)]))
+    # Matrix products
+    out.append(model("gemm_transposed_bias_row", [helper.make_node("Gemm", ["A", "B", "C"], ["Y"], transA=1, transB=1)],
+                     [("A", [7, 5])], [("Y", None)], {"B": rng.standard_normal((9, 7)), "C": rng.standard_normal(9)}))
+    out.append(model("gemm_bias_column", [helper.make_node("Gemm", ["A", "B", "C"], ["Y"])], [("A", [5, 7]), ("B", [7, 3])], [("Y", None)],
+                     {"C": rng.standard_normal((5, 1))}))
+    out.append(model("gemm_scalar_bias", [helper.make_node("Gemm", ["A", "B", "C"], ["Y"])], [("A", [3, 4])], [("Y", None)],
+                     {"B": rng.standard_normal((4, 6)), "C": rng.standard_normal(())}))
+    out.append(model("gemm_no_bias", [helper.make_node("Gemm", ["A", "B"], ["Y"], transB=1)], [("A", [4, 8]), ("B", [3, 8])], [("Y", None)]))
+    out.append(model("matmul_batch_broadcast", [helper.make_node("MatMul", ["A", "B"], ["Y"])], [("A", [2, 1, 5, 7]), ("B", [3, 7, 4])],
+                     [("Y", None)]))
+    out.append(model("matmul_vector", [helper.make_node("MatMul", ["A", "B"], ["Y"])], [("A", [7])], [("Y", None)],
+                     {"B": rng.standard_normal((2, 7, 3))}))
+    out.append(model("matmul_constant_weights", [helper.make_node("MatMul", ["A", "B"], ["Y"])], [("A", [3, 5, 16])], [("Y", None)],
+                     {"B": rng.standard_normal((16, 12))}))
+    # Normalizations and softmax
+    out.append(model("batchnorm", [helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"], ["Y"], epsilon=1e-3)],
+                     [("X", [2, 3, 5, 4])], [("Y", None)],
+                     {"s": rng.standard_normal(3), "b": rng.standard_normal(3), "m": rng.standard_normal(3), "v": rng.random(3) + 0.5}))
+    out.append(model("layernorm_axis1", [helper.make_node("LayerNormalization", ["X", "S", "B"], ["Y"], axis=1)], [("X", [3, 4, 5])],
+                     [("Y", None)], {"S": rng.standard_normal((4, 5)), "B": rng.standard_normal((4, 5))}))
+    out.append(model("layernorm_no_bias", [helper.make_node("LayerNormalization", ["X", "S"], ["Y"], epsilon=1e-3)], [("X", [2, 7])],
+                     [("Y", None)], {"S": rng.standard_normal(7)}))
+    out.append(model("softmax_axis1", [helper.make_node("Softmax", ["X"], ["Y"], axis=1)], [("X", [2, 5, 3])], [("Y", None)]))
+    out.append(model("softmax_opset11_coerced", [helper.make_node("Softmax", ["X"], ["Y"], axis=1)], [("X", [2, 5, 3])], [("Y", None)],
+                     opset=11))
+    out.append(model("logsoftmax_last", [helper.make_node("LogSoftmax", ["X"], ["Y"])], [("X", [4, 9])], [("Y", None)]))
+    out.append(model("concat_three", [helper.make_node("Concat", ["A", "B", "C"], ["Y"], axis=1)],
+                     [("A", [2, 3, 4]), ("B", [2, 1, 4]), ("C", [2, 5, 4])], [("Y", None)]))
+    # Elementwise
+    out.append(model("add_broadcast", [helper.make_node("Add", ["A", "B"], ["Y"])], [("A", [3, 1]), ("B", [2, 3, 4])], [("Y", None)]))
+    out.append(model("sub_broadcast", [helper.make_node("Sub", ["A", "B"], ["Y"])], [("A", [2, 3, 4]), ("B", [4])], [("Y", None)]))
+    out.append(model("mul_same", [helper.make_node("Mul", ["A", "B"], ["Y"])], [("A", [5, 6]), ("B", [5, 6])], [("Y", None)]))
+    out.append(model("div_by_positive", [helper.make_node("Div", ["A", "B"], ["Y"])], [("A", [5, 6])], [("Y", None)],
+                     {"B": rng.random((5, 6)) + 0.5}))
+    out.append(model("sum_three", [helper.make_node("Sum", ["A", "B", "C"], ["Y"])], [("A", [4, 5]), ("B", [4, 5]), ("C", [4, 5])],
+                     [("Y", None)]))
+    for op, attrs in [("Relu", {}), ("LeakyRelu", {"alpha": 0.2}), ("Elu", {"alpha": 0.7}), ("Sigmoid", {}), ("Tanh", {}),
+                      ("HardSwish", {}), ("Exp", {}), ("Abs", {}), ("Softplus", {}), ("Neg", {})]:
+        out.append(model(op.lower(), [helper.make_node(op, ["X"], ["Y"], **attrs)], [("X", [3, 7, 5])], [("Y", None)]))
+    out.append(model("sqrt_of_abs", [helper.make_node("Abs", ["X"], ["T"]), helper.make_node("Sqrt", ["T"], ["Y"])], [("X", [4, 9])],
+                     [("Y", None)]))
+    out.append(model("reciprocal_of_exp", [helper.make_node("Exp", ["X"], ["T"]), helper.make_node("Reciprocal", ["T"], ["Y"])],
+                     [("X", [4, 9])], [("Y", None)]))
+    out.append(model("clip_constant_bounds", [helper.make_node("Clip", ["X", "lo", "hi"], ["Y"])], [("X", [3, 8])], [("Y", None)],
+                     {"lo": np.array(-0.3), "hi": np.array(0.4)}))
+    return out
+
+
+def main():
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    written = cases()
+    for name, m in written:
+        onnx.save(m, os.path.join(outdir, name + ".onnx"))
+    print(f"wrote {len(written)} models to {outdir}")
+
+
+if __name__ == "__main__":
+    main()
