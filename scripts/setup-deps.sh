@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config ccache
   qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev                  # GUI (Qt 6.4; Charts needs OpenGL's CMake files)
   libqscintilla2-qt6-dev libgl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler                             # ONNX import
