@@ -1,24 +1,70 @@
 #!/usr/bin/env bash
-# Latency of `dcw bench` against ONNX Runtime (../shared/peers/ort) on the same models, same thread
-# count, in one run: prints both medians and the ratio per model.
-#   bench/latency_vs_ort.sh [DCW_BINARY] MODEL.onnx...
-# Environment: THREADS (default 2), REPEAT (default 10).
+# Latency of DCW against ONNX Runtime (../shared/peers/ort) on the same models, same thread count,
+# same inputs (dynamic dims 1; BERT's sequence 128, the LSTM's 64), in one run. Per model:
+#   dcw optimize MODEL --dim ... --script-out S   (oneDNN where it takes a node, then the map pipeline)
+#   dcw bench MODEL --script S                     (the optimized program)
+#   onnxruntime --bench
+# and prints both medians, the ratio dcw/ort (below 1: DCW is faster), compile time, and at the end
+# the geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
+# `dcw optimize --prefer pure` and prints that speed-up.
+#   bench/latency_vs_ort.sh [DCW_BINARY] [MODEL.onnx...]   (no model: bench/export_architectures.py's set)
+# Environment: THREADS (default 2), REPEAT (default 10), MODELS_DIR (default build/bench-models), PURE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcw=build/app/dcw
 if [ $# -gt 0 ] && [ -x "$1" ] && [[ "$1" != *.onnx ]]; then dcw=$1; shift; fi
 [ -x "$dcw" ] || { echo "error: $dcw not found; build first (scripts/build.sh)" >&2; exit 2; }
-[ $# -gt 0 ] || { echo "usage: $0 [DCW_BINARY] MODEL.onnx..." >&2; exit 2; }
 ort=../shared/peers/ort
 threads=${THREADS:-2}
 repeat=${REPEAT:-10}
-printf '%-36s %12s %12s %8s %10s\n' model dcw_ms ort_ms ratio compile_s
-for m in "$@"; do
-  d=$("$dcw" bench "$m" --threads "$threads" --warmup 2 --repeat "$repeat" --json)
-  o=$("$ort" "$m" --bench --threads "$threads" --warmup 2 --repeat "$repeat" | tail -1)
-  /usr/bin/python3 - "$m" "$d" "$o" <<'PY'
-import json, os, sys
-m, d, o = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-print(f"{os.path.basename(m):36s} {d['median_ms']:12.3f} {o['median_ms']:12.3f} {d['median_ms'] / o['median_ms']:8.1f} {d['compile_s']:10.2f}")
+models=("$@")
+if [ ${#models[@]} -eq 0 ]; then
+  mapfile -t models < <(/usr/bin/python3 bench/export_architectures.py "${MODELS_DIR:-build/bench-models}")
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Dynamic dims as the benchmark fixes them: batch 1, sequence 128 for BERT, 64 for the LSTM.
+dims_of() {
+  /usr/bin/python3 - "$1" <<'PY'
+import onnx, os, sys
+m = onnx.load(sys.argv[1], load_external_data=False)
+seq = 128 if "bert" in os.path.basename(sys.argv[1]) else 64
+names = []
+for i in m.graph.input:
+    for d in i.type.tensor_type.shape.dim:
+        if d.dim_param and d.dim_param not in names:
+            names.append(d.dim_param)
+vals = {n: seq if n == "sequence" else 1 for n in names}
+# dcw's --dim options, then ONNX Runtime's --dims list (or "-" when the model has no dynamic dims)
+print(" ".join(f"--dim={n}={v}" for n, v in vals.items()) + " | " + (",".join(f"{n}={v}" for n, v in vals.items()) or "-"))
 PY
+}
+printf '%-24s %10s %10s %7s %9s %8s\n' model dcw_ms ort_ms ratio compile_s onednn
+ratios=()
+for m in "${models[@]}"; do
+  name=$(basename "$m" .onnx)
+  spec=$(dims_of "$m")
+  read -r -a dims <<<"${spec% | *}"
+  ortdims=()
+  [ "${spec##* | }" = "-" ] || ortdims=(--dims "${spec##* | }")
+  "$dcw" optimize "$m" "${dims[@]}" --script-out "$work/$name.dcws" >/dev/null
+  onednn=$(grep -c "implementation=onednn" "$work/$name.dcws" || true)
+  d=$("$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 2 --repeat "$repeat" --json)
+  o=$("$ort" "$m" --bench --threads "$threads" --warmup 2 --repeat "$repeat" "${ortdims[@]}" | tail -1)
+  line=$(/usr/bin/python3 - "$name" "$d" "$o" "$onednn" <<'PY'
+import json, sys
+n, d, o, k = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
+r = d["median_ms"] / o["median_ms"]
+print(f"{n:24s} {d['median_ms']:10.2f} {o['median_ms']:10.2f} {r:7.2f} {d['compile_s']:9.1f} {k:>8s} {r}")
+PY
+)
+  echo "${line% *}"
+  ratios+=("${line##* }")
+  if [ "${PURE:-0}" = 1 ]; then
+    "$dcw" optimize "$m" "${dims[@]}" --prefer pure --script-out "$work/$name.pure.dcws" >/dev/null
+    before=$("$dcw" bench "$m" "${dims[@]}" --threads "$threads" --warmup 1 --repeat 3 --json)
+    after=$("$dcw" bench "$m" "${dims[@]}" --script "$work/$name.pure.dcws" --threads "$threads" --warmup 1 --repeat 3 --json)
+    /usr/bin/python3 -c 'import json,sys; b,a=json.loads(sys.argv[1]),json.loads(sys.argv[2]); print(f"  pure path: {b[\"median_ms\"]:.1f} ms -> {a[\"median_ms\"]:.1f} ms after dcw optimize --prefer pure ({b[\"median_ms\"]/a[\"median_ms\"]:.2f}x)")' "$before" "$after"
+  fi
 done
+/usr/bin/python3 -c 'import math,sys; r=[float(x) for x in sys.argv[1:]]; print(f"geometric mean of dcw/ort over {len(r)} models: {math.exp(sum(map(math.log,r))/len(r)):.2f} (worst {max(r):.2f})")' "${ratios[@]}"

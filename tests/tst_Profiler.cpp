@@ -388,9 +388,14 @@ private slots:
     QVERIFY2(first.ok(), first.ok() ? "" : first.error().str().c_str());
     QVERIFY(!first->cached);
     QVERIFY(first->gflopsFloat32 > 0.5);
+    // The roof is the better of the FMA loop and oneDNN's sgemm, and the report says which.
+    QVERIFY(first->gflopsFloat32Sgemm > 0.5 && first->gflopsFloat32Fma > 0.5);
+    QCOMPARE(first->gflopsFloat32, std::max(first->gflopsFloat32Sgemm, first->gflopsFloat32Fma));
+    QVERIFY2(first->float32Method.find("oneDNN sgemm 2048x2048x2048") != std::string::npos, first->float32Method.c_str());
     QVERIFY(first->gflopsFloat64 > 0.25);
     QVERIFY(first->bandwidthGBs > 0.1);
     QVERIFY(!first->cpuModel.empty() && first->cores >= 1);
+    qInfo("float32 peak: %s", first->float32Method.c_str());
     qInfo("peaks: %.1f GFLOP/s f32, %.1f GFLOP/s f64, %.1f GB/s (%d threads, %s)", first->gflopsFloat32, first->gflopsFloat64,
           first->bandwidthGBs, first->threads, first->cpuModel.c_str());
     auto second = machinePeaks(o);

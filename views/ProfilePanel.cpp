@@ -87,7 +87,12 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
                              return s;
                            }()))
                          : QString::fromStdString(r.counters.unavailable);
-  QString peaks = r.peaks ? tr("peaks %1 GFLOP/s (float32), %2 GB/s").arg(r.peaks->gflopsFloat32, 0, 'f', 1).arg(r.peaks->bandwidthGBs, 0, 'f', 1)
+  // How the float32 roof was measured: "oneDNN sgemm" or "FMA loop" (the method's words before ':').
+  const QString how = r.peaks ? QString::fromStdString(r.peaks->float32Method.substr(0, r.peaks->float32Method.find(':'))) : QString();
+  QString peaks = r.peaks ? tr("peaks %1 GFLOP/s (float32%3), %2 GB/s")
+                                .arg(r.peaks->gflopsFloat32, 0, 'f', 1)
+                                .arg(r.peaks->bandwidthGBs, 0, 'f', 1)
+                                .arg(how.isEmpty() ? QString() : tr(", %1").arg(how))
                           : tr("machine peaks not measured");
   summary_->setText(tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB · %7 elements timed · %8 · %9")
                         .arg(r.wallMs.median, 0, 'f', 3)

@@ -11,6 +11,8 @@ constexpr std::string_view kRuntime = R"DCWRT(#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <vector>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -74,10 +76,63 @@ template <class T> T* decode(const char* raw, size_t bytes) {
   if (p) std::memcpy(p, raw, bytes);
   return p;
 }
+// Transients of 64 KiB and more come from a pool the program keeps while it is loaded: a block freed
+// at the end of one run serves the same size in the next, so repeated runs neither allocate nor take
+// page faults on fresh memory (glibc maps and unmaps large blocks on every malloc/free). Blocks are
+// zeroed when handed out, as alloc() does; smaller transients use malloc directly.
+class Pool {
+public:
+  static constexpr size_t kMinBytes = size_t(64) << 10;
+  static Pool& instance() { static Pool p; return p; }
+  void* take(size_t bytes) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      for (size_t k = 0; k < free_.size(); ++k)
+        if (free_[k].bytes == bytes) {
+          void* p = free_[k].p;
+          free_[k] = free_.back();
+          free_.pop_back();
+          std::memset(p, 0, bytes);
+          return p;
+        }
+    }
+    void* p = std::aligned_alloc(64, bytes);
+    if (p) std::memset(p, 0, bytes);
+    return p;
+  }
+  void give(void* p, size_t bytes) {
+    std::lock_guard<std::mutex> g(m_);
+    free_.push_back({p, bytes});
+  }
+  ~Pool() {
+    for (auto& b : free_) std::free(b.p);
+  }
+
+private:
+  struct Block {
+    void* p;
+    size_t bytes;
+  };
+  std::mutex m_;
+  std::vector<Block> free_;
+};
 template <class T> struct Buffer {
   T* p;
-  explicit Buffer(int64_t n) : p(alloc<T>(n)) {}
-  ~Buffer() { std::free(p); }
+  size_t bytes = 0; // pooled size; 0: from alloc()
+  explicit Buffer(int64_t n) {
+    if (n >= 0 && static_cast<uint64_t>(n) <= (static_cast<uint64_t>(1) << 58) / sizeof(T) &&
+        static_cast<size_t>(n) * sizeof(T) >= Pool::kMinBytes) {
+      bytes = (static_cast<size_t>(n) * sizeof(T) + 63) / 64 * 64;
+      p = static_cast<T*>(Pool::instance().take(bytes));
+      if (!p) bytes = 0;
+    } else {
+      p = alloc<T>(n);
+    }
+  }
+  ~Buffer() {
+    if (bytes) Pool::instance().give(p, bytes);
+    else std::free(p);
+  }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 };

@@ -88,7 +88,9 @@ std::string reportJson(const ProfileReport& r) {
   if (r.peaks) {
     const MachinePeaks& p = *r.peaks;
     j["machine"] = json{{"cpu", p.cpuModel}, {"cores", p.cores}, {"threads", p.threads}, {"compiler", p.compiler},
-                        {"peak_gflop_per_s_float32", p.gflopsFloat32}, {"peak_gflop_per_s_float64", p.gflopsFloat64},
+                        {"peak_gflop_per_s_float32", p.gflopsFloat32}, {"peak_float32_method", p.float32Method},
+                        {"peak_gflop_per_s_float32_fma", p.gflopsFloat32Fma}, {"peak_gflop_per_s_float32_sgemm", p.gflopsFloat32Sgemm},
+                        {"peak_gflop_per_s_float64", p.gflopsFloat64},
                         {"peak_gb_per_s", p.bandwidthGBs}, {"triad_array_mib", p.arrayMiB}, {"cached", p.cached}};
   }
   json els = json::object();
@@ -149,6 +151,9 @@ Expected<ProfileReport> parseReport(const std::string& text, const std::string& 
       p.threads = m.value("threads", 0);
       p.compiler = m.value("compiler", std::string());
       p.gflopsFloat32 = m.value("peak_gflop_per_s_float32", 0.0);
+      p.float32Method = m.value("peak_float32_method", std::string());
+      p.gflopsFloat32Fma = m.value("peak_gflop_per_s_float32_fma", 0.0);
+      p.gflopsFloat32Sgemm = m.value("peak_gflop_per_s_float32_sgemm", 0.0);
       p.gflopsFloat64 = m.value("peak_gflop_per_s_float64", 0.0);
       p.bandwidthGBs = m.value("peak_gb_per_s", 0.0);
       p.arrayMiB = m.value("triad_array_mib", 0.0);

@@ -14,7 +14,7 @@ const std::vector<Environment>& environments() {
     std::vector<Environment> v;
     v.push_back(Environment{
         "onednn", "cpu", "oneDNN CPU engine and stream (libdnnl)",
-        {"dnnl.hpp", "cstring", "functional", "memory", "unordered_map", "vector"},
+        {"dnnl.hpp", "chrono", "cstring", "functional", "memory", "unordered_map", "vector"},
         {"-Wl,--no-as-needed", "-ldnnl"},
         onednn::runtimeGlobals(), onednn::runtimeInit(), onednn::runtimeTeardown()});
     return v;

@@ -5,9 +5,10 @@
 //   Conv           X[N, C, D..] * W[M, C/g, K..] (+ B[M]) -> Y[N, M, O..]
 //   ConvTranspose  X[N, C, I..] * W[C, M/g, K..] (+ B[M]) -> Y[N, M, O..]; the end pads follow from the
 //                  output extents (output_padding and output_shape included).
-// Weights and activations are described plainly (the buffers DCW passes) and the primitive chooses its
-// own layouts (format_tag::any): constant weights are reordered once into the blocked layout, the
-// activations on every run (a reorder in and out; layout propagation across the graph removes them).
+// Weights are described plainly (the buffers DCW passes) and the primitive chooses their layout
+// (format_tag::any): constant weights are reordered once. Activations come in two variants, timed on
+// the first run: the primitive's preferred (blocked) layout with a reorder in and out on every run, or
+// the plain layout as it is (oneDNN's GEMM-based convolution, often faster for 1x1 kernels).
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
 #include "core/expansions/SdfgBuilder.h"
@@ -118,7 +119,8 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   if (bias) make += "const auto b = plain(" + dimsText(g.b) + ");\n";
   make += "const " + ns + "::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::" +
           (transposed ? "deconvolution_direct" : "convolution_direct") + ",\n";
-  make += "    any(" + dimsText(g.x) + "), any(" + dimsText(wPrim) + "), " + (bias ? "b, " : "") + "any(" + dimsText(g.y) + "),\n";
+  make += "    dcw_variant == 0 ? any(" + dimsText(g.x) + ") : x, any(" + dimsText(wPrim) + "), " + (bias ? "b, " : "") + "dcw_variant == 0 ? any(" +
+          dimsText(g.y) + ") : y,\n";
   make += "    " + dimsText(g.strides) + ", " + dimsText(g.dilations) + ", " + dimsText(g.padL) + ", " + dimsText(g.padR) + ");\n";
   make += "const " + ns + "::primitive_desc pd(d, engine);\n";
   make += "dcw_k.prim = " + ns + "(pd);\n";
@@ -137,7 +139,7 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   const int64_t taps = product(g.w, 2);
   const int64_t flops = transposed ? 2 * product(g.x) * (g.y[1] / g.group) * taps : 2 * product(g.y) * (g.x[1] / g.group) * taps;
   SdfgBuilder bld(ctx);
-  bld.cppTasklet(transposed ? "onednn_deconvolution" : "onednn_convolution", ins, callCode(comment, make, buffers), {"Y"},
+  bld.cppTasklet(transposed ? "onednn_deconvolution" : "onednn_convolution", ins, callCode(comment, make, buffers, 2), {"Y"},
                  {"onednn"}, sym::Expr(flops));
   return bld.finish();
 }

@@ -49,12 +49,13 @@ std::string constantFlag(const ExpansionContext& ctx, const std::string& connect
   return ctx.constantIn(connector) ? "true" : "false";
 }
 
-std::string callCode(const std::string& comment, const std::string& make, const std::vector<std::string>& buffers) {
+std::string callCode(const std::string& comment, const std::string& make, const std::vector<std::string>& buffers, int variants) {
   std::string s = "// " + comment + "\n";
-  s += "static std::unique_ptr<dcw_env_onednn::Call> dcw_call;\n";
+  s += "static std::unique_ptr<dcw_env_onednn::Tuned> dcw_call;\n";
   s += "static unsigned dcw_made = 0;\n";
-  s += "dcw_env_onednn::call(dcw_call, dcw_made, [](dcw_env_onednn::Call& dcw_k) {\n";
+  s += "dcw_env_onednn::call(dcw_call, dcw_made, " + std::to_string(variants) + ", [](dcw_env_onednn::Call& dcw_k, int dcw_variant) {\n";
   s += "  using namespace dcw_env_onednn;\n";
+  if (variants == 1) s += "  (void)dcw_variant;\n";
   size_t start = 0;
   while (start < make.size()) {
     size_t end = make.find('\n', start);

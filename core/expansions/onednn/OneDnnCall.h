@@ -29,8 +29,9 @@ int64_t product(const std::vector<int64_t>& d, size_t from = 0, size_t to = SIZE
 std::string constantFlag(const ExpansionContext& ctx, const std::string& connector);
 
 // The tasklet body: `comment` (one line), the Call made by `make` (statements using `dcw_k`, the
-// Call, with dcw_env_onednn's names in scope), run on `buffers` (connector names, in the order the
-// operands were added).
-std::string callCode(const std::string& comment, const std::string& make, const std::vector<std::string>& buffers);
+// Call, with dcw_env_onednn's names in scope, and `dcw_variant`, 0 to variants - 1: with more than
+// one, the first run keeps the fastest), run on `buffers` (connector names, in the order the operands
+// were added).
+std::string callCode(const std::string& comment, const std::string& make, const std::vector<std::string>& buffers, int variants = 1);
 
 } // namespace dcw::expansions::onednn

@@ -3,7 +3,8 @@
 //
 // Why: a oneDNN primitive costs far more to create than to run on small tensors, and weights reordered
 // into the layout a primitive prefers (blocked nChw16c, OIhw16i16o, …) are the same on every run. So
-// each oneDNN tasklet owns one `Call`, made on its first run and kept while the program is loaded:
+// each oneDNN tasklet owns one `Call` (or a few variants of it, the fastest kept: see Tuned), made on
+// its first run and kept while the program is loaded:
 // the primitive, and for each buffer operand the user's plain buffer plus, when the primitive wants
 // another layout, a reorder into (inputs) or out of (outputs) a scratch buffer in that layout.
 // Constant inputs (the model's initializers: DCW passes the same immutable buffer on every run) are
@@ -77,7 +78,6 @@ struct Operand {
 // One primitive with its operands in the order run() receives the buffers.
 struct Call {
   dnnl::primitive prim;
-  int threads = 0; // what it was made for
   std::vector<Operand> ops;
   std::unordered_map<int, dnnl::memory> args;
   // `user`: the layout of the buffer the program passes; `want`: the primitive's.
@@ -120,16 +120,46 @@ struct Call {
   }
 };
 
-// The tasklet's call: made by `make` on first use, and again after the environment was set up anew.
-template <class Make> Call& call(std::unique_ptr<Call>& slot, unsigned& made, Make&& make) {
+// A tasklet's call in one or more variants (e.g. activations in their plain layout, or in the one
+// the primitive prefers with reorders in and out): with several, the first run times each on the
+// real buffers and keeps the fastest (each computes the same result, so whichever ran last left a
+// correct output); the others are released.
+struct Tuned {
+  std::vector<std::unique_ptr<Call>> variants;
+  int chosen = -1;
+  int threads = 0;
+  void run(std::initializer_list<const void*> buffers) {
+    if (chosen < 0 && variants.size() == 1) chosen = 0;
+    if (chosen >= 0) return variants[size_t(chosen)]->run(buffers);
+    double best = 0;
+    for (size_t k = 0; k < variants.size(); ++k) {
+      variants[k]->run(buffers); // the first run also reorders constant weights
+      const auto t0 = std::chrono::steady_clock::now();
+      variants[k]->run(buffers);
+      variants[k]->run(buffers);
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (chosen < 0 || t < best) chosen = int(k), best = t;
+    }
+    for (size_t k = 0; k < variants.size(); ++k)
+      if (int(k) != chosen) variants[k].reset();
+  }
+};
+
+// The tasklet's call: `make(call, variant)` fills each of `count` variants on first use, and again
+// after the environment was set up anew or the thread count changed.
+template <class Make> Tuned& call(std::unique_ptr<Tuned>& slot, unsigned& made, int count, Make&& make) {
   std::lock_guard<std::mutex> guard(runLock());
   const int threads = useProgramThreads();
   if (!slot || made != generation() || slot->threads != threads) {
     if (!slot) releases().push_back([&slot] { slot.reset(); });
-    auto c = std::make_unique<Call>();
-    c->threads = threads;
-    make(*c);
-    slot = std::move(c);
+    auto t = std::make_unique<Tuned>();
+    t->threads = threads;
+    for (int v = 0; v < count; ++v) {
+      auto c = std::make_unique<Call>();
+      make(*c, v);
+      t->variants.push_back(std::move(c));
+    }
+    slot = std::move(t);
     made = generation();
   }
   return *slot;
