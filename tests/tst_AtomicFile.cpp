@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace dcw;
 
@@ -43,6 +44,20 @@ private slots:
     QVERIFY(writeFileAtomically(path, ""));
     QCOMPARE(readAll(dir.filePath("a.txt")), QByteArray());
     QCOMPARE(entries(dir.path()), QStringList{"a.txt"}); // no temporary, no backup unless asked
+  }
+
+  // A writer killed between creating its temporary and the rename leaves it behind; the next write
+  // of that file removes it (its pid is gone), and leaves a live writer's temporary alone.
+  void killedWritersTemporariesAreRemoved() {
+    QTemporaryDir dir;
+    const QString dead = dir.filePath(".s.json.2147483000-0-1.tmp"), live = dir.filePath(QStringLiteral(".s.json.%1-9-9.tmp").arg(::getpid()));
+    for (const QString& f : {dead, live}) {
+      QFile t(f);
+      QVERIFY(t.open(QIODevice::WriteOnly));
+    }
+    QVERIFY(writeFileAtomically(dir.filePath("s.json").toStdString(), "{}"));
+    QVERIFY(!QFile::exists(dead));
+    QVERIFY(QFile::exists(live));
   }
 
   void replacedFileKeepsItsPermissions() {

@@ -259,6 +259,9 @@ private slots:
     QCOMPARE(again.lineStartingWith("recovering: ", 120000), "recovering: " + autosave);
     // Reopened and restored: the window autosaves the restored session, all of it, at its last step.
     QCOMPARE(again.lineStartingWith("autosaved: ", 120000), QStringLiteral("autosaved: steps=%1 position=%1 file=%2").arg(saved).arg(autosave));
+    // Nothing else is left in the folder: no temporary of a killed write survives the next one.
+    const QString name = QFileInfo(autosave).fileName();
+    QCOMPARE(QDir(autosaveDir()).entryList(QDir::Files | QDir::Hidden, QDir::Name), (QStringList{name, name + "~"}));
   }
 
   // An autosave the next start cannot read is reported on stderr and stays where it is.

@@ -7,6 +7,7 @@
 #include <random>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +41,23 @@ Expected<TempFile> createTemp(const fs::path& target, mode_t mode) {
     if (err != EEXIST) break;
   }
   return fail(target.string(), "cannot be written: " + errnoText(err), "check that the folder exists and is writable");
+}
+
+// Temporaries of `target` left by writers that were killed before their rename (their pid is gone)
+// are removed after each write, so kills do not fill the folder. A live pid's temporary is in flight.
+void removeStaleTemps(const fs::path& target) {
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string prefix = "." + target.filename().string() + ".";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() + 4 || name.compare(0, prefix.size(), prefix) != 0 || !name.ends_with(".tmp")) continue;
+    const std::string rest = name.substr(prefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789") != dash) continue;
+    const long long pid = std::stoll(rest.substr(0, dash));
+    if (pid > 0 && pid <= 0x7fffffff && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH) ::unlink(it->path().c_str());
+  }
 }
 
 // Writes every byte (retrying short writes and interruptions) and flushes them to the disk.
@@ -136,6 +154,7 @@ Expected<void> writeFileAtomically(const std::string& path, std::string_view byt
     ::unlink(temp.path.c_str());
     return fail(path, "cannot be replaced: " + errnoText(err), "the previous file is untouched");
   }
+  removeStaleTemps(target);
   if (int e = syncFolder(target))
     return fail(path, "was written, but its folder could not be flushed to the disk: " + errnoText(e),
                 "the new file may not survive a power loss; save again");

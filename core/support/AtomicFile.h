@@ -6,7 +6,8 @@
 // under a name no other writer uses (`.NAME.PID-N-RANDOM.tmp`, created exclusively: two processes or
 // threads saving the same file never share one), which is flushed to the disk (fsync) before it is
 // renamed over the target; then the folder is flushed, so the rename itself survives a power loss.
-// A replaced file keeps its permissions; a new one gets the usual ones (0666 less the umask).
+// A replaced file keeps its permissions; a new one gets the usual ones (0666 less the umask). The
+// temporaries of writers killed before their rename (whose pid is gone) are removed by the next write.
 //
 // With keepBackup, the file being replaced is first kept beside it as `PATH~` (backupPathOf), by a
 // hard link where the filesystem allows one and a copy (written the same way) where it does not;
