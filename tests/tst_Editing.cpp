@@ -205,6 +205,56 @@ private slots:
     QCOMPARE(serialize::toJson(*w2.sdfg()), at3); // the open model stays
   }
 
+  // No lost work in the window: a corrupt project names its kept good copy; a reopened autosave is
+  // not taken for the project's file (saving there would save into the file the save then removes);
+  // opening the model again leaves a crashed session's autosave alone until the first step.
+  void keptCopiesAndAutosavesSurvive() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(openModel(w, kSoftmax));
+    auto* lib = firstNode<ir::LibraryNode>(*w.sdfg());
+    QVERIFY(w.executeCommand(QString::fromStdString("apply ExpandLibraryNode node=" + ir::pathOf(*lib))));
+    const QString proj = dir.filePath("k.dcwproj");
+    QVERIFY(w.saveProject(proj));
+    QVERIFY(w.executeCommand(QString::fromStdString("set " + ir::pathOf(*firstNode<ir::MapEntry>(*w.sdfg())) + " schedule=sequential")));
+    QVERIFY(w.saveProject(proj));
+    QVERIFY(QFile::exists(proj + "~"));
+    QFile torn(proj);
+    QVERIFY(torn.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    torn.write("{\"format\": \"dcwproj\"");
+    torn.close();
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(proj);
+    QCOMPARE(failed.count(), 1);
+    QCOMPARE(failed.last().at(0).toString(), proj + ": is corrupt: cut short after 20 bytes; the previous good copy is kept as " +
+                                                 proj + "~: open that instead");
+    MainWindow fromCopy;
+    fromCopy.setShowsDialogs(false);
+    QVERIFY(openModel(fromCopy, proj + "~"));
+    QCOMPARE(fromCopy.history()->size(), size_t(1));
+    QCOMPARE(fromCopy.projectFile(), QString()); // not saved over the kept copy
+
+    // A crashed session (no close): its autosave is what the next start offers.
+    QVERIFY(w.executeCommand(QString::fromStdString("set " + ir::pathOf(*firstNode<ir::MapEntry>(*w.sdfg())) + " schedule=cpu_multicore")));
+    const QString autosave = w.autosavePath();
+    QVERIFY(MainWindow::isAutosave(autosave));
+    QVERIFY(!MainWindow::isAutosave(proj));
+    QCOMPARE(MainWindow::recoveryProblem(autosave), QString());
+    MainWindow again;
+    again.setShowsDialogs(false);
+    QVERIFY(openModel(again, kSoftmax)); // the same model opened directly: the autosave stays
+    QVERIFY(QFile::exists(autosave));
+    MainWindow recovered;
+    recovered.setShowsDialogs(false);
+    QVERIFY(openModel(recovered, autosave));
+    QCOMPARE(recovered.history()->size(), size_t(3));
+    QCOMPARE(recovered.projectFile(), QString()); // Save Project asks where
+    MainWindow::discardAutosave(autosave);
+    QVERIFY(!QFile::exists(autosave));
+    QVERIFY(!QFile::exists(autosave + "~"));
+  }
+
   void verifyAndAutoOptimize() {
     MainWindow w;
     w.setShowsDialogs(false);

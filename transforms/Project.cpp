@@ -2,10 +2,14 @@
 
 #include "transforms/Script.h"
 
+#include "core/support/AtomicFile.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <sstream>
 
 namespace dcw::transforms {
@@ -27,10 +31,80 @@ Project projectOf(const edit::History& history, const std::string& modelPath, co
   return p;
 }
 
+namespace {
+
+constexpr int kFormatVersion = 1; // the one version this DCW reads and writes
+
+// Why a project file cannot be opened, before the kept copy is looked at.
+enum class Refusal { Unreadable, Corrupt, Newer };
+
+struct Parsed {
+  std::optional<Project> project;
+  Refusal refusal = Refusal::Corrupt;
+  Diagnostic why;
+};
+
+Parsed refuse(Refusal r, const std::string& file, std::string message, std::string hint = {}) {
+  return Parsed{std::nullopt, r, Diagnostic::error(file, std::move(message), std::move(hint))};
+}
+
+Parsed corrupt(const std::string& file, const std::string& what) {
+  return refuse(Refusal::Corrupt, file, "is corrupt: " + what, "no previous copy is kept beside it");
+}
+
+// Reads `file` without looking at its kept copy.
+Parsed parseProject(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return refuse(Refusal::Unreadable, file, "cannot be read", "check the path of the project");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // An error past the last byte: the file stops where the project has not (a torn or truncated write).
+    if (e.byte > text.size()) return corrupt(file, "cut short after " + std::to_string(text.size()) + " bytes");
+    return corrupt(file, "not valid JSON (at byte " + std::to_string(e.byte) + ")");
+  }
+  if (!j.is_object() || !j.contains("format") || j["format"] != "dcwproj")
+    return refuse(Refusal::Corrupt, file, "is not a DCW project (no \"format\": \"dcwproj\")", "open .onnx, .dcw.json or .dcwproj files");
+  const nlohmann::json& v = j.contains("version") ? j["version"] : nlohmann::json();
+  if (!v.is_number_integer()) return corrupt(file, "\"version\" is missing or not a whole number");
+  const long long version = v.get<long long>();
+  if (version > kFormatVersion)
+    return refuse(Refusal::Newer, file,
+                  "was written by a newer DCW (format version " + std::to_string(version) + "; this one reads " +
+                      std::to_string(kFormatVersion) + ")",
+                  "open it with that DCW or a later one");
+  if (version < kFormatVersion)
+    return corrupt(file, "format version " + std::to_string(version) + " does not exist (this DCW reads " +
+                             std::to_string(kFormatVersion) + ")");
+  Project p;
+  const char* field = "model";
+  try {
+    fs::path model = j.at("model").get<std::string>();
+    if (model.is_relative()) model = fs::absolute(file).parent_path() / model;
+    p.model = model.lexically_normal().string();
+    field = "sha256";
+    p.sha256 = j.contains("sha256") ? j["sha256"].get<std::string>() : std::string();
+    field = "position";
+    p.position = j.at("position").get<size_t>();
+    field = "steps";
+    p.steps = j.at("steps").get<std::vector<std::vector<std::string>>>();
+  } catch (const nlohmann::json::exception&) {
+    return corrupt(file, std::string("\"") + field + "\" is missing or malformed");
+  }
+  if (p.position > p.steps.size())
+    return corrupt(file, "its position (" + std::to_string(p.position) + ") is past its last step (" +
+                             std::to_string(p.steps.size()) + ")");
+  return Parsed{std::move(p), Refusal::Corrupt, {}};
+}
+
+} // namespace
+
 Expected<void> saveProject(const Project& p, const std::string& file) {
   nlohmann::ordered_json j;
   j["format"] = "dcwproj";
-  j["version"] = 1;
+  j["version"] = kFormatVersion;
   fs::path dir = fs::absolute(file).parent_path();
   fs::path model = fs::path(p.model);
   fs::path rel = model.lexically_relative(dir);
@@ -38,45 +112,27 @@ Expected<void> saveProject(const Project& p, const std::string& file) {
   j["sha256"] = p.sha256;
   j["position"] = p.position;
   j["steps"] = p.steps;
-  // Written beside and renamed over, so a crash while saving never leaves half a project.
-  std::string tmp = file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return fail(file, "cannot be written", "check that the folder exists and is writable");
-    out << j.dump(1) << "\n";
-    if (!out) return fail(file, "could not be written completely", "check the free disk space");
-  }
+  // The version being replaced becomes the kept copy, unless it is corrupt: then the kept copy is
+  // still the last good one and stays.
   std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) return fail(file, "cannot be replaced: " + ec.message());
-  return {};
+  AtomicWriteOptions options;
+  if (fs::exists(file, ec)) {
+    Parsed old = parseProject(file);
+    options.keepBackup = old.project || old.refusal == Refusal::Newer;
+  }
+  return writeFileAtomically(file, j.dump(1) + "\n", options);
 }
 
 Expected<Project> loadProject(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return fail(file, "cannot be read", "check the path of the project");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    return fail(file, std::string("is not valid JSON: ") + e.what(), "is this a .dcwproj file?");
-  }
-  if (!j.is_object() || j.value("format", "") != "dcwproj")
-    return fail(file, "is not a DCW project (no \"format\": \"dcwproj\")", "open .onnx, .dcw.json or .dcwproj files");
-  if (j.value("version", 0) != 1) return fail(file, "project version " + j.value("version", nlohmann::json()).dump() + " is not supported");
-  Project p;
-  try {
-    fs::path model = j.at("model").get<std::string>();
-    if (model.is_relative()) model = fs::absolute(file).parent_path() / model;
-    p.model = model.lexically_normal().string();
-    p.sha256 = j.value("sha256", "");
-    p.position = j.at("position").get<size_t>();
-    p.steps = j.at("steps").get<std::vector<std::vector<std::string>>>();
-  } catch (const nlohmann::json::exception& e) {
-    return fail(file, std::string("has a missing or malformed field: ") + e.what(), "the project file was edited or truncated");
-  }
-  if (p.position > p.steps.size()) return fail(file, "its position is past its last step");
-  return p;
+  Parsed parsed = parseProject(file);
+  if (parsed.project) return std::move(*parsed.project);
+  Diagnostic d = parsed.why;
+  const std::string kept = backupPathOf(file);
+  std::error_code ec;
+  if (fs::exists(kept, ec) && parseProject(kept).project)
+    d.hint = parsed.refusal == Refusal::Newer ? d.hint + ", or open the previous good copy kept as " + kept
+                                              : "the previous good copy is kept as " + kept + ": open that instead";
+  return fail(d);
 }
 
 Expected<void> restoreProject(const Project& p, edit::History& history, const std::string& file) {

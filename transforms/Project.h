@@ -2,6 +2,11 @@
 // (relative to the project file when it lies beside it) and SHA-256, every step of the history as
 // script lines — including steps that were undone, so redo survives a reopen — and the position.
 // The GUI saves projects on request and autosaves them after every change, so a crash loses nothing.
+//
+// No lost work: a save is atomic and durable (core/support/AtomicFile.h), and it keeps the version it
+// replaces beside it as `NAME.dcwproj~` (unless that version was corrupt: then the older kept copy,
+// the last good one, stays). Opening a project that is corrupt says so and names the kept copy when
+// it loads; a project of a newer format version says which version and that a newer DCW reads it.
 //   {"format": "dcwproj", "version": 1, "model": "resnet50.onnx", "sha256": "...",
 //    "position": 2, "steps": [["apply ExpandLibraryNode node=main/state0/Conv_0"], ["set ..."]]}
 #pragma once
@@ -23,6 +28,13 @@ struct Project {
 
 Project projectOf(const edit::History& history, const std::string& modelPath, const std::string& sha256);
 Expected<void> saveProject(const Project& project, const std::string& file);
+// Errors, each located at `file` (plus ", or open the previous good copy kept as FILE~" / "the previous
+// good copy is kept as FILE~: open that instead" as the hint when that copy loads):
+//   cannot be read · is corrupt: cut short after N bytes · is corrupt: not valid JSON (at byte N)
+//   is not a DCW project (no "format": "dcwproj") · is corrupt: "version" is missing or not a whole number
+//   is corrupt: format version N does not exist (this DCW reads 1) · is corrupt: "FIELD" is missing or
+//   malformed · is corrupt: its position (P) is past its last step (S)
+//   was written by a newer DCW (format version N; this one reads 1)
 Expected<Project> loadProject(const std::string& file);
 // Replays every step onto a history of the freshly loaded model and moves to the saved position.
 // Errors name the project file and the step.

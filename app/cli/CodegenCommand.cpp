@@ -2,6 +2,7 @@
 // main file and any further ones the target makes) and their source map, through the same pipeline as
 // `dcw run` and the app's code view (pipeline/Pipeline.h).
 #include "app/cli/Cli.h"
+#include "core/support/AtomicFile.h"
 
 #include "pipeline/Pipeline.h"
 #include "pipeline/Specialize.h"
@@ -53,20 +54,15 @@ std::function<int()> setupCodegen(CLI::App& sub) {
     fs::path src = fs::path(o->out) / code->mainFile, map = fs::path(o->out) / "program.sourcemap.json";
     std::vector<std::pair<fs::path, const std::string*>> files = {{src, &code->source}};
     for (auto& f : code->extraFiles) files.push_back({fs::path(o->out) / f.name, &f.text});
-    for (auto& [path, text] : files) {
-      std::ofstream out(path, std::ios::binary);
-      out << *text;
-      if (!out.flush()) return reportError(Diagnostic::error(path.string(), "cannot write the file"));
-    }
+    for (auto& [path, text] : files)
+      if (auto w = writeFileAtomically(path.string(), *text); !w) return reportError(w.error());
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (auto& e : code->sourceMap) {
       nlohmann::ordered_json entry{{"first_line", e.firstLine}, {"last_line", e.lastLine}, {"element", e.element}, {"path", e.path}};
       if (!e.file.empty()) entry["file"] = e.file;
       j.push_back(entry);
     }
-    std::ofstream mapOut(map);
-    mapOut << j.dump(1) << "\n";
-    if (!mapOut.flush()) return reportError(Diagnostic::error(map.string(), "cannot write the source map"));
+    if (auto w = writeFileAtomically(map.string(), j.dump(1) + "\n"); !w) return reportError(w.error());
     std::cerr << "wrote " << src.string();
     for (auto& f : code->extraFiles) std::cerr << ", " << (fs::path(o->out) / f.name).string();
     std::cerr << " and " << map.string() << "\n";

@@ -10,6 +10,7 @@
 // is reported, naming the element) unless --in-process, which also reads hardware counters. --compare prints the elements two reports share, sorted by
 // the largest change, with the totals.
 #include "app/cli/Cli.h"
+#include "core/support/AtomicFile.h"
 
 #include "codegen/run/ChromeTrace.h"
 #include "pipeline/Pipeline.h"
@@ -116,9 +117,9 @@ std::function<int()> setupProfile(CLI::App& sub) {
       if (!peaks) std::cerr << "note: machine peaks not measured: " << peaks.error().str() << "\n";
       else report->peaks = *peaks;
     }
-    if (auto w = codegen::writeTextFile(o->report, codegen::reportJson(*report)); !w) return reportError(w.error());
+    if (auto w = writeFileAtomically(o->report, codegen::reportJson(*report)); !w) return reportError(w.error());
     if (!o->trace.empty())
-      if (auto w = codegen::writeTextFile(o->trace, codegen::chromeTraceJson(*report)); !w) return reportError(w.error());
+      if (auto w = writeFileAtomically(o->trace, codegen::chromeTraceJson(*report)); !w) return reportError(w.error());
     char line[256];
     std::snprintf(line, sizeof line, "profiled %zu elements over %d runs: wall median %.3f ms (min %.3f, max %.3f); peak memory +%.1f MiB\n",
                   report->elements.size(), report->repeat, report->wallMs.median, report->wallMs.min, report->wallMs.max,

@@ -4,6 +4,7 @@
 //   `dcw apply MODEL --script S [-o OUT.dcw.json]`        replays a script (the GUI's exported history)
 //   `dcw optimize MODEL [-o OUT.dcw.json] [--script-out S]` auto-optimize, recorded as a script
 #include "app/cli/Cli.h"
+#include "core/support/AtomicFile.h"
 
 #include "pipeline/Pipeline.h"
 #include "pipeline/Specialize.h"
@@ -47,15 +48,6 @@ size_t countNodes(const ir::Sdfg& s) {
     if (dynamic_cast<const ir::Node*>(&e)) ++n;
   });
   return n;
-}
-
-Expected<void> writeText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return fail(path, "cannot be written", "check that the folder exists and is writable");
-  out << text;
-  out.close();
-  if (!out) return fail(path, "cannot be written", "check the free space");
-  return {};
 }
 
 } // namespace
@@ -242,7 +234,7 @@ std::function<int()> setupOptimize(CLI::App& sub) {
       scriptText = transforms::writeScript(h, o->model, sha ? *sha : std::string());
     }
     if (!o->scriptOut.empty()) {
-      if (auto r = writeText(o->scriptOut, scriptText); !r) return reportError(r.error());
+      if (auto r = writeFileAtomically(o->scriptOut, scriptText); !r) return reportError(r.error());
       std::cerr << "wrote " << o->scriptOut << "\n";
     }
     if (!o->out.empty()) {

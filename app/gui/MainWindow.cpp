@@ -572,7 +572,8 @@ void MainWindow::showOpenDialog() {
   QString dir = settings.value(kLastDirKey).toString();
   QString path = QFileDialog::getOpenFileName(
       this, tr("Open Model"), dir,
-      tr("Models (*.onnx *.dcw.json);;ONNX models (*.onnx);;DCW SDFGs (*.dcw.json);;All files (*)"));
+      tr("Models and projects (*.onnx *.dcw.json *.dcwproj *.dcwproj~);;ONNX models (*.onnx);;DCW SDFGs (*.dcw.json);;"
+         "DCW projects and their kept copies (*.dcwproj *.dcwproj~);;All files (*)"));
   if (path.isEmpty()) return;
   settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
   openFile(path);
@@ -581,7 +582,8 @@ void MainWindow::showOpenDialog() {
 void MainWindow::openFile(const QString& requested) {
   QString path = requested;
   pendingProject_.reset();
-  if (path.endsWith(QStringLiteral(".dcwproj"), Qt::CaseInsensitive)) {
+  // A project, or the copy of its previous version that each save keeps (NAME.dcwproj~).
+  if (path.endsWith(QStringLiteral(".dcwproj"), Qt::CaseInsensitive) || path.endsWith(QStringLiteral(".dcwproj~"), Qt::CaseInsensitive)) {
     auto project = transforms::loadProject(path.toStdString());
     if (!project) {
       QString message = failureText(path, project.error());

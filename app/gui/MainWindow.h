@@ -142,10 +142,19 @@ public:
   // Projects: the model and its whole history (.dcwproj). Opening one goes through openFile().
   bool saveProject(const QString& path, QString* error = nullptr);
   QString projectFile() const { return projectFile_; }
-  // Autosave: after every change the session is written to autosavePath(); it is removed when the
-  // project is saved or the window closes normally. recoverableSession() finds one left by a crash.
+  // Autosave: after every change the session is written to autosavePath() (atomically, keeping the
+  // previous autosave as autosavePath() + "~"), then autosaved() is emitted; both files go when the
+  // project is saved or the window closes normally. recoverableSessions() lists the autosaves left by
+  // sessions that did not close normally, newest first; recoveryProblem() reads one the way opening it
+  // would: empty when it can be reopened, else the reason — such an autosave is reported and kept,
+  // never deleted, since it may be the only copy of the work. A reopened autosave or kept copy
+  // (NAME.dcwproj~, which openFile() opens like a project) is not the project's file: Save Project
+  // asks where to save.
   QString autosavePath() const;
   static QStringList recoverableSessions();
+  static QString recoveryProblem(const QString& autosave);
+  static bool isAutosave(const QString& file);
+  static void discardAutosave(const QString& autosave); // the autosave and its kept copy
   // Runs the model before (at step `from`) and after (at step `to`, -1: the current step) on the
   // same random inputs in the background; emits verifyFinished with the largest difference.
   void verify(int from = 0, int to = -1);
@@ -188,6 +197,7 @@ signals:
   // The Code panel has new content for `path` (generated code, or the reason there is none).
   void codeGenerated(const QString& path, bool ok);
   void historyChanged();                       // a command, undo, redo or jump
+  void autosaved(const QString& file, qulonglong steps, qulonglong position); // the session reached the disk
   void commandFailed(const QString& message);  // "<where>: <problem>[; <hint>]"
   void verifyFinished(bool ok, double maxAbsDiff, const QString& message);
   void verifyProgress(int percent, const QString& stage);

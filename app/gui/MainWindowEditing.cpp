@@ -14,6 +14,7 @@
 #include "core/expansions/ExpandPass.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/Validate.h"
+#include "core/support/AtomicFile.h"
 #include "core/support/Sha256.h"
 #include "transforms/AutoOptimize.h"
 #include "transforms/Project.h"
@@ -300,9 +301,8 @@ bool MainWindow::exportScript(const QString& path, QString* error) {
     return false;
   }
   std::string text = transforms::writeScript(*model_->history, QFileInfo(file_).absoluteFilePath().toStdString(), model_->sha256);
-  QFile f(path);
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(text.data(), qint64(text.size())) != qint64(text.size())) {
-    if (error) *error = tr("%1: cannot be written").arg(path);
+  if (auto r = writeFileAtomically(path.toStdString(), text); !r) {
+    if (error) *error = QString::fromStdString(r.error().str());
     return false;
   }
   statusBar()->showMessage(tr("Script written to %1 (%2 steps)").arg(path).arg(model_->history->position()), 5000);
@@ -340,13 +340,26 @@ void MainWindow::restorePendingProject() {
     if (showsDialogs_) QMessageBox::warning(this, tr("Project only partly restored"), message);
     return;
   }
-  projectFile_ = pending->file;
+  // A reopened autosave or kept copy (NAME.dcwproj~) is not where the user keeps the project: saving
+  // into an autosave would save into the file the save then removes, and into a kept copy would make
+  // a copy of the copy. Save Project asks where instead.
+  const bool keptCopy = pending->file.endsWith(QLatin1Char('~'));
+  if (!isAutosave(pending->file) && !keptCopy) projectFile_ = pending->file;
 }
 
 QString MainWindow::autosavePath() const {
   if (file_.isEmpty()) return {};
   QByteArray key = QCryptographicHash::hash(QFileInfo(file_).absoluteFilePath().toUtf8(), QCryptographicHash::Sha1).toHex();
   return autosaveDir() + "/" + QFileInfo(file_).completeBaseName() + "-" + QString::fromLatin1(key.left(12)) + ".dcwproj";
+}
+
+bool MainWindow::isAutosave(const QString& file) {
+  return QFileInfo(file).absolutePath() == QFileInfo(autosaveDir() + QStringLiteral("/x")).absolutePath();
+}
+
+QString MainWindow::recoveryProblem(const QString& autosave) {
+  auto p = transforms::loadProject(autosave.toStdString());
+  return p ? QString() : QString::fromStdString(p.error().str());
 }
 
 QStringList MainWindow::recoverableSessions() {
@@ -358,19 +371,26 @@ QStringList MainWindow::recoverableSessions() {
 }
 
 void MainWindow::writeAutosave() {
-  if (!model_ || model_->history->size() == 0) {
-    removeAutosave();
-    return;
-  }
+  // Nothing to save yet. An autosave already there stays: it is a crashed session's work on this
+  // model (or one whose restore just failed), and the first step saved keeps it as the kept copy.
+  if (!model_ || model_->history->size() == 0) return;
   QDir().mkpath(autosaveDir());
   auto p = transforms::projectOf(*model_->history, file_.toStdString(), model_->sha256);
-  if (auto r = transforms::saveProject(p, autosavePath().toStdString()); !r)
+  const QString path = autosavePath();
+  if (auto r = transforms::saveProject(p, path.toStdString()); !r) {
     statusBar()->showMessage(tr("Autosave failed: %1").arg(QString::fromStdString(r.error().str())), 10000);
+    return;
+  }
+  emit autosaved(path, p.steps.size(), p.position);
+}
+
+void MainWindow::discardAutosave(const QString& autosave) {
+  QFile::remove(autosave);
+  QFile::remove(QString::fromStdString(backupPathOf(autosave.toStdString())));
 }
 
 void MainWindow::removeAutosave() {
-  QString path = autosavePath();
-  if (!path.isEmpty()) QFile::remove(path);
+  if (QString path = autosavePath(); !path.isEmpty()) discardAutosave(path);
 }
 
 // ---- verification -------------------------------------------------------------------------------

@@ -2,6 +2,10 @@
 //
 //   dcw-gui [MODEL]                                    open MODEL (.onnx, .dcw.json or .dcwproj) at start;
 //                                                      without one, offers to recover autosaved work
+//                                                      (autosaves it cannot read are reported, and kept)
+//   dcw-gui --recover [--print-autosaves] ...          for automation: reopen the newest recoverable autosave
+//                                                      without asking; print `autosaved: steps=N position=P
+//                                                      file=PATH` on stderr each time the session is on disk
 //   dcw-gui [--script S.dcws] [--select PATH] ...       replay a script into the history / select an element
 //   dcw-gui --profile [--profile-view table|timeline|roofline] [--overlay time|gflops|gbs] ...   profile after loading
 //   dcw-gui --screenshot OUT.png [--expand-all] [--theme dark|light] [--size WxH] [--overlay KIND] MODEL
@@ -23,7 +27,6 @@
 #include <QTabWidget>
 
 #include <QApplication>
-#include <QFile>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QCommandLineParser>
@@ -113,6 +116,14 @@ int main(int argc, char** argv) {
                                                "--screenshot, the picture is taken when the profile is shown."));
   QCommandLineOption profileTab(QStringLiteral("profile-view"), QStringLiteral("Profile tab to show: table, timeline, roofline."),
                                 QStringLiteral("VIEW"));
+  QCommandLineOption recoverOpt(QStringLiteral("recover"),
+                                QStringLiteral("Without MODEL: reopen the newest recoverable autosave without asking "
+                                               "(for automation; unreadable autosaves are reported on stderr)."));
+  QCommandLineOption printAutosaves(QStringLiteral("print-autosaves"),
+                                    QStringLiteral("Print 'autosaved: steps=N position=P file=PATH' on stderr each time "
+                                                   "the session is autosaved, i.e. on disk (for automation)."));
+  parser.addOption(recoverOpt);
+  parser.addOption(printAutosaves);
   parser.addOption(profileOpt);
   parser.addOption(profileTab);
   parser.addOption(script);
@@ -140,6 +151,12 @@ int main(int argc, char** argv) {
   QObject::connect(&window, &dcw::gui::MainWindow::modelLoaded, &window, [milestone] { milestone("loaded"); });
   QObject::connect(window.canvas(), &dcw::views::GraphCanvas::layoutFinished, &window, [milestone] { milestone("laid out"); });
   QObject::connect(window.canvas(), &dcw::views::GraphCanvas::firstPainted, &window, [milestone] { milestone("first paint"); });
+  if (parser.isSet(printAutosaves))
+    QObject::connect(&window, &dcw::gui::MainWindow::autosaved, &window,
+                     [](const QString& file, qulonglong steps, qulonglong position) {
+      std::fprintf(stderr, "autosaved: steps=%llu position=%llu file=%s\n", steps, position, qPrintable(file));
+      std::fflush(stderr);
+    });
   if (parser.isSet(size)) {
     static const QRegularExpression re(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
     auto m = re.match(parser.value(size));
@@ -193,16 +210,34 @@ int main(int argc, char** argv) {
     window.restoreLayout();
     if (parser.isSet(theme)) window.setTheme(*dcw::views::themeFromName(parser.value(theme)));
     window.show();
-    // Work left in an autosave by a session that did not close normally (a crash, a kill).
-    const QStringList recoverable = dcw::gui::MainWindow::recoverableSessions();
-    if (!recoverable.isEmpty() && model.isEmpty()) {
-      auto answer = QMessageBox::question(
-          &window, QObject::tr("Recover unsaved work?"),
-          QObject::tr("DCW found unsaved work from a session that did not close normally:\n%1\n\nReopen it?")
-              .arg(QFileInfo(recoverable.front()).fileName()),
-          QMessageBox::Yes | QMessageBox::Discard);
-      if (answer == QMessageBox::Yes) window.openFile(recoverable.front());
-      else QFile::remove(recoverable.front());
+    // Work left in an autosave by a session that did not close normally (a crash, a kill): the
+    // newest one that reads is offered back; one that cannot be read is reported with the reason and
+    // left where it is (it may be the only copy of the work, e.g. one a newer DCW wrote).
+    if (model.isEmpty()) {
+      QString offer;
+      QStringList problems;
+      for (const QString& file : dcw::gui::MainWindow::recoverableSessions()) {
+        const QString problem = dcw::gui::MainWindow::recoveryProblem(file);
+        if (!problem.isEmpty()) problems << problem;
+        else if (offer.isEmpty()) offer = file;
+      }
+      for (const QString& problem : problems) std::fprintf(stderr, "warning: cannot recover %s\n", qPrintable(problem));
+      if (!problems.isEmpty() && !parser.isSet(recoverOpt))
+        QMessageBox::warning(&window, QObject::tr("Unsaved work cannot be recovered"),
+                             QObject::tr("DCW found unsaved work that it cannot read. It is left where it is:\n\n%1")
+                                 .arg(problems.join(QStringLiteral("\n\n"))));
+      if (!offer.isEmpty() && parser.isSet(recoverOpt)) {
+        std::fprintf(stderr, "recovering: %s\n", qPrintable(offer));
+        window.openFile(offer);
+      } else if (!offer.isEmpty()) {
+        auto answer = QMessageBox::question(
+            &window, QObject::tr("Recover unsaved work?"),
+            QObject::tr("DCW found unsaved work from a session that did not close normally:\n%1\n\nReopen it?")
+                .arg(QFileInfo(offer).fileName()),
+            QMessageBox::Yes | QMessageBox::Discard);
+        if (answer == QMessageBox::Yes) window.openFile(offer);
+        else dcw::gui::MainWindow::discardAutosave(offer);
+      }
     }
     if (!model.isEmpty()) {
       if (parser.isSet(expandAll))

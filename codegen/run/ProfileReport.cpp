@@ -196,14 +196,6 @@ Expected<ProfileReport> readReport(const std::string& file) {
   return parseReport(ss.str(), file);
 }
 
-Expected<void> writeTextFile(const std::string& file, const std::string& text) {
-  std::ofstream f(file, std::ios::binary | std::ios::trunc);
-  if (!f) return fail(file, "cannot be written", "check that the folder exists and is writable");
-  f << text;
-  if (!f) return fail(file, "could not be written completely (disk full?)");
-  return {};
-}
-
 Comparison compareReports(const ProfileReport& a, const ProfileReport& b) {
   Comparison c;
   c.wallAMs = a.wallMs.median;

@@ -84,7 +84,6 @@ struct ProfileReport {
 std::string reportJson(const ProfileReport& r);
 Expected<ProfileReport> parseReport(const std::string& text, const std::string& where);
 Expected<ProfileReport> readReport(const std::string& file);
-Expected<void> writeTextFile(const std::string& file, const std::string& text);
 
 // Elements present in both reports, by path: median times and B/A; sorted by the largest absolute
 // change first. Totals: the median wall times and the sums over the common leaf elements.

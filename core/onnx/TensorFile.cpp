@@ -1,6 +1,7 @@
 #include "core/onnx/TensorFile.h"
 
 #include "core/onnx/OnnxTypes.h"
+#include "core/support/AtomicFile.h"
 
 #include <filesystem>
 #include <fstream>
@@ -21,15 +22,9 @@ Expected<NamedTensor> readTensorFile(const std::string& path) {
 
 Expected<void> writeTensorFile(const std::string& path, const ir::Tensor& tensor, const std::string& name) {
   ::onnx::TensorProto t = tensorToOnnx(tensor, name);
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !t.SerializeToOstream(&out)) return fail(path, "cannot write the tensor file", "check that the folder exists and is writable");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return fail(path, "cannot write the tensor file: " + ec.message());
-  return {};
+  std::string bytes;
+  if (!t.SerializeToString(&bytes)) return fail(path, "cannot write the tensor file: it does not serialize (over 2 GiB?)");
+  return writeFileAtomically(path, bytes);
 }
 
 } // namespace dcw::onnx

@@ -62,6 +62,7 @@
 #include "core/ir/Tasklet.h"
 #include "core/ir/Walk.h"
 #include "core/serialize/Base64.h"
+#include "core/support/AtomicFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -74,10 +75,6 @@
 #include <limits>
 #include <unordered_map>
 #include <unordered_set>
-
-#if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h>
-#endif
 
 namespace dcw::serialize {
 
@@ -1240,36 +1237,7 @@ Expected<void> saveFile(const ir::Sdfg& sdfg, const std::string& path) {
   } catch (const std::exception& e) {
     return fail(path, std::string("cannot serialize the SDFG: ") + e.what());
   }
-  std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return fail(path, "cannot write " + tmp + ": " + std::strerror(errno), "check that the folder exists and is writable");
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  int err = ok ? 0 : errno;
-  if (ok && std::fflush(f) != 0) {
-    ok = false;
-    err = errno;
-  }
-#if defined(__unix__) || defined(__APPLE__)
-  if (ok && ::fsync(fileno(f)) != 0) {
-    ok = false;
-    err = errno;
-  }
-#endif
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  std::error_code ec;
-  if (!ok) {
-    std::filesystem::remove(tmp, ec);
-    return fail(path, "cannot write " + tmp + ": " + std::strerror(err), "check free disk space; the previous file is untouched");
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return fail(path, "cannot replace the file: " + ec.message(), "the previous file is untouched");
-  }
-  return {};
+  return writeFileAtomically(path, text);
 }
 
 Expected<std::unique_ptr<ir::Sdfg>> loadFile(const std::string& path) {

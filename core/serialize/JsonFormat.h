@@ -19,6 +19,7 @@ std::string toJson(const ir::Sdfg& sdfg);
 // `source` names the origin in error messages (a file path or "<memory>").
 Expected<std::unique_ptr<ir::Sdfg>> fromJson(std::string_view text, const std::string& source = "<memory>");
 
+// Written atomically (core/support/AtomicFile.h): a crash while saving leaves the old file whole.
 Expected<void> saveFile(const ir::Sdfg& sdfg, const std::string& path);
 Expected<std::unique_ptr<ir::Sdfg>> loadFile(const std::string& path);
 
