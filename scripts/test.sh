@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds DCW and runs every test: a short libFuzzer run of the ONNX importer, then ctest (QtTest
+# Builds DCW and runs every test: a short libFuzzer run of every parser of user files, then ctest (QtTest
 # suites, the ONNX conformance suites compiled and run through the pure path, the real architectures
 # against ONNX Runtime, the command line). Installs whatever is missing first, so it works on a fresh
 # Debian 12 machine and in CI. Ends with the conformance figures, every skip and ctest's summary line.
@@ -16,7 +16,8 @@ if [ "$ci" = 1 ] && [ "${DCW_SKIP_FUZZ:-0}" = "1" ]; then
   echo "note: DCW_SKIP_FUZZ is ignored in CI: the fuzz run is part of CI"
   DCW_SKIP_FUZZ=0
 fi
-# The fuzz target needs clang's libFuzzer; it is built separately and runs briefly on its seed corpus.
+# The fuzz targets need clang's libFuzzer; they are built separately and run briefly on their seed corpora
+# (the ONNX importer for DCW_FUZZ_SECONDS, every other parser for DCW_FUZZ_TEXT_SECONDS; see run_fuzz.sh).
 if [ "${DCW_SKIP_FUZZ:-0}" != "1" ]; then
   tests/fuzz/run_fuzz.sh build-fuzz "${DCW_FUZZ_SECONDS:-60}" || status=$?
 fi

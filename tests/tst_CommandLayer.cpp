@@ -1,6 +1,6 @@
 // Tests of the command layer: the journaling editor, the history (undo, redo, jumps, rollback of a
-// failing command), the model commands (set, rename, delete) and scripts (write, parse, replay,
-// errors that name the line and element).
+// failing command), the model commands (set, rename, delete), scripts (write, parse, replay,
+// errors that name the line and element) and projects (write, parse, refusals of malformed files).
 #include "support/TransformTestSupport.h"
 
 #include "core/edit/ScriptSyntax.h"
@@ -8,6 +8,7 @@
 #include "core/ir/Tasklet.h"
 #include "core/support/Sha256.h"
 #include "transforms/ModelCommands.h"
+#include "transforms/Project.h"
 #include "transforms/Script.h"
 
 using namespace dcw;
@@ -173,6 +174,64 @@ private slots:
     auto bad4 = transforms::parseScript("dcw-script 9\n", "u.dcws");
     QVERIFY(!bad4);
     QVERIFY(QString::fromStdString(bad4.error().str()).contains("version 9"));
+  }
+
+  void projectRoundTrip() {
+    transforms::Project p;
+    p.model = "/work/models/m.onnx";
+    p.sha256 = "00ff";
+    p.steps = {{"apply ExpandLibraryNode node=main/state0/Conv_0"}, {"set main/state0/map schedule=sequential", "delete \"a b\""}};
+    p.position = 1;
+    const std::string text = transforms::projectText(p, "/work/models/m.dcwproj");
+    QVERIFY2(text.find("\"model\": \"m.onnx\"") != std::string::npos, text.c_str()); // relative beside the project
+    auto back = transforms::parseProject(text, "/work/models/m.dcwproj");
+    QVERIFY2(back, back ? "" : back.error().str().c_str());
+    QCOMPARE(QString::fromStdString(back->model), QString::fromStdString(p.model));
+    QCOMPARE(back->sha256, p.sha256);
+    QCOMPARE(back->steps, p.steps);
+    QCOMPARE(back->position, p.position);
+  }
+
+  // Malformed projects are refused with a message, never an exception. In the rows marked "threw" a
+  // nlohmann::json::type_error escaped loadProject before (the app terminated on opening such a file);
+  // the inputs are kept as seeds of tests/fuzz/FuzzProject.cpp in tests/fuzz/corpus/project/.
+  void projectLoadErrors_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message");
+    const QString head = R"({"format": "dcwproj", "version": 1, )";
+    QTest::newRow("not JSON") << "{" << "p.dcwproj: is corrupt: cut short after 1 bytes";
+    QTest::newRow("array") << "[1]" << R"(p.dcwproj: is not a DCW project (no "format": "dcwproj"))";
+    QTest::newRow("threw: format a number") << R"({"format": 1})" << R"(p.dcwproj: is not a DCW project (no "format": "dcwproj"))";
+    QTest::newRow("no version") << R"({"format": "dcwproj"})" << R"(p.dcwproj: is corrupt: "version" is missing or not a whole number)";
+    QTest::newRow("threw: version a string") << R"({"format": "dcwproj", "version": "1"})"
+                                             << R"(p.dcwproj: is corrupt: "version" is missing or not a whole number)";
+    QTest::newRow("deep version") << R"({"format": "dcwproj", "version": )" + QString(100000, '[') + QString(100000, ']') + "}"
+                                  << R"(p.dcwproj: is corrupt: "version" is missing or not a whole number)";
+    QTest::newRow("version 2") << R"({"format": "dcwproj", "version": 2})" << "p.dcwproj: was written by a newer DCW (format version 2; this one reads 1)";
+    QTest::newRow("version 1.0") << R"({"format": "dcwproj", "version": 1.0})" << R"(p.dcwproj: is corrupt: "version" is missing or not a whole number)";
+    QTest::newRow("no model") << head + R"("position": 0, "steps": []})"
+                              << R"(p.dcwproj: is corrupt: "model" is missing or malformed)";
+    QTest::newRow("sha256 a number") << head + R"("model": "m.onnx", "sha256": 5, "position": 0, "steps": []})"
+                                            << R"(p.dcwproj: is corrupt: "sha256" is missing or malformed)";
+    QTest::newRow("negative position") << head + R"("model": "m.onnx", "position": -1, "steps": []})"
+                                       << R"(p.dcwproj: is corrupt: "position" is missing or malformed)";
+    QTest::newRow("position past") << head + R"("model": "m.onnx", "position": 2, "steps": [["delete a"]]})"
+                                   << "p.dcwproj: is corrupt: its position (2) is past its last step (1)";
+    QTest::newRow("steps an object") << head + R"("model": "m.onnx", "position": 0, "steps": {}})"
+                                     << R"(p.dcwproj: is corrupt: "steps" is missing or malformed)";
+    QTest::newRow("step a string") << head + R"("model": "m.onnx", "position": 0, "steps": ["delete a"]})"
+                                   << R"(p.dcwproj: is corrupt: "steps" is missing or malformed)";
+    QTest::newRow("line a number") << head + R"("model": "m.onnx", "position": 0, "steps": [["delete a"], ["delete b", 7]]})"
+                                   << R"(p.dcwproj: is corrupt: "steps" is missing or malformed)";
+  }
+
+  void projectLoadErrors() {
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    auto p = transforms::parseProject(text.toStdString(), "p.dcwproj");
+    QVERIFY(!p);
+    const QString got = QString::fromStdString(p.error().location + ": " + p.error().message);
+    QVERIFY2(got.startsWith(message), qPrintable(got));
   }
 
   void matcherFindsAndExplains() {

@@ -29,7 +29,8 @@ private slots:
     QTest::newRow("right grouping") << "b = a - (c - d)" << "b = a - (c - d)";
     QTest::newRow("division") << "b = a / (c / d)" << "b = a / (c / d)";
     QTest::newRow("unary") << "b = -a * -c" << "b = -a * -c";
-    QTest::newRow("double negation") << "b = - -a" << "b = -(-a)";
+    QTest::newRow("double negation") << "b = - -a" << "b = - -a";
+    QTest::newRow("negated not") << "b = -(!a)" << "b = - !a";
     QTest::newRow("unary of sum") << "b = -(a + c)" << "b = -(a + c)";
     QTest::newRow("not") << "b = !(a < c) && d" << "b = !(a < c) && d";
     QTest::newRow("logic") << "b = a || c && d" << "b = a || c && d";
@@ -118,6 +119,21 @@ private slots:
     QString e = errorOf(code.toStdString());
     QVERIFY2(e.contains(message), qPrintable(e));
     QVERIFY2(e.startsWith("main/s/t: "), qPrintable(e));
+  }
+
+  // A chain of unary operators within the nesting limit prints back into code that parses (it printed
+  // as "-(-(-...))" before, three nesting levels per operator, and was refused on reparse: found by
+  // tests/fuzz/FuzzTaskletCode.cpp, input kept in tests/fuzz/corpus/tasklet_code/). One more than the
+  // limit is refused with the limit named.
+  void unaryChainReprints() {
+    const std::string code = "b = " + std::string(150, '-') + "a";
+    auto p = parse(code, "t");
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    auto again = parse(p->str(), "t");
+    QVERIFY2(again, again ? "" : again.error().str().c_str());
+    QCOMPARE(again->str(), p->str());
+    QCOMPARE(errorOf("b = " + std::string(201, '-') + "a"),
+             QString("main/s/t: line 1, column 204: expression is nested too deeply (more than 200 levels)"));
   }
 
   void unknownFunctionHint() {

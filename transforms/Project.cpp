@@ -52,24 +52,31 @@ Parsed corrupt(const std::string& file, const std::string& what) {
   return refuse(Refusal::Corrupt, file, "is corrupt: " + what, "no previous copy is kept beside it");
 }
 
-// Reads `file` without looking at its kept copy.
-Parsed parseProject(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return refuse(Refusal::Unreadable, file, "cannot be read", "check the path of the project");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+// The one parse of a project's text. Every field is checked for its type before it is read, so no
+// nlohmann exception escapes (a wrong type once ended the app), and no value is ever dumped into a
+// message (it may be nested arbitrarily deep).
+Parsed parseText(std::string_view text, const std::string& file) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
     // An error past the last byte: the file stops where the project has not (a torn or truncated write).
     if (e.byte > text.size()) return corrupt(file, "cut short after " + std::to_string(text.size()) + " bytes");
     return corrupt(file, "not valid JSON (at byte " + std::to_string(e.byte) + ")");
+  } catch (const std::exception&) {
+    return corrupt(file, "not valid JSON");
   }
-  if (!j.is_object() || !j.contains("format") || j["format"] != "dcwproj")
+  auto field = [&](const char* key) -> const nlohmann::json* {
+    if (!j.is_object()) return nullptr;
+    auto it = j.find(key);
+    return it == j.end() ? nullptr : &*it;
+  };
+  const nlohmann::json* format = field("format");
+  if (!format || !format->is_string() || *format != "dcwproj")
     return refuse(Refusal::Corrupt, file, "is not a DCW project (no \"format\": \"dcwproj\")", "open .onnx, .dcw.json or .dcwproj files");
-  const nlohmann::json& v = j.contains("version") ? j["version"] : nlohmann::json();
-  if (!v.is_number_integer()) return corrupt(file, "\"version\" is missing or not a whole number");
-  const long long version = v.get<long long>();
+  const nlohmann::json* v = field("version");
+  if (!v || !v->is_number_integer()) return corrupt(file, "\"version\" is missing or not a whole number");
+  const long long version = v->get<long long>();
   if (version > kFormatVersion)
     return refuse(Refusal::Newer, file,
                   "was written by a newer DCW (format version " + std::to_string(version) + "; this one reads " +
@@ -78,30 +85,48 @@ Parsed parseProject(const std::string& file) {
   if (version < kFormatVersion)
     return corrupt(file, "format version " + std::to_string(version) + " does not exist (this DCW reads " +
                              std::to_string(kFormatVersion) + ")");
+  auto malformed = [&](const char* name) { return corrupt(file, std::string("\"") + name + "\" is missing or malformed"); };
   Project p;
-  const char* field = "model";
-  try {
-    fs::path model = j.at("model").get<std::string>();
-    if (model.is_relative()) model = fs::absolute(file).parent_path() / model;
-    p.model = model.lexically_normal().string();
-    field = "sha256";
-    p.sha256 = j.contains("sha256") ? j["sha256"].get<std::string>() : std::string();
-    field = "position";
-    p.position = j.at("position").get<size_t>();
-    field = "steps";
-    p.steps = j.at("steps").get<std::vector<std::vector<std::string>>>();
-  } catch (const nlohmann::json::exception&) {
-    return corrupt(file, std::string("\"") + field + "\" is missing or malformed");
+  const nlohmann::json* model = field("model");
+  if (!model || !model->is_string()) return malformed("model");
+  fs::path modelPath = model->get<std::string>();
+  if (modelPath.is_relative()) modelPath = fs::absolute(file).parent_path() / modelPath;
+  p.model = modelPath.lexically_normal().string();
+  if (const nlohmann::json* sha = field("sha256"); sha && !sha->is_null()) {
+    if (!sha->is_string()) return malformed("sha256");
+    p.sha256 = sha->get<std::string>();
   }
-  if (p.position > p.steps.size())
-    return corrupt(file, "its position (" + std::to_string(p.position) + ") is past its last step (" +
-                             std::to_string(p.steps.size()) + ")");
+  const nlohmann::json* position = field("position");
+  if (!position || !position->is_number_unsigned()) return malformed("position");
+  const nlohmann::json* steps = field("steps");
+  if (!steps || !steps->is_array()) return malformed("steps");
+  for (const nlohmann::json& step : *steps) {
+    if (!step.is_array()) return malformed("steps");
+    std::vector<std::string> lines;
+    for (const nlohmann::json& line : step) {
+      if (!line.is_string()) return malformed("steps");
+      lines.push_back(line.get<std::string>());
+    }
+    p.steps.push_back(std::move(lines));
+  }
+  const uint64_t pos = position->get<uint64_t>();
+  if (pos > p.steps.size())
+    return corrupt(file, "its position (" + std::to_string(pos) + ") is past its last step (" + std::to_string(p.steps.size()) + ")");
+  p.position = static_cast<size_t>(pos);
   return Parsed{std::move(p), Refusal::Corrupt, {}};
+}
+
+// Reads `file` without looking at its kept copy.
+Parsed parseFile(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return refuse(Refusal::Unreadable, file, "cannot be read", "check the path of the project");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return parseText(text, file);
 }
 
 } // namespace
 
-Expected<void> saveProject(const Project& p, const std::string& file) {
+std::string projectText(const Project& p, const std::string& file) {
   nlohmann::ordered_json j;
   j["format"] = "dcwproj";
   j["version"] = kFormatVersion;
@@ -112,24 +137,35 @@ Expected<void> saveProject(const Project& p, const std::string& file) {
   j["sha256"] = p.sha256;
   j["position"] = p.position;
   j["steps"] = p.steps;
+  // Replace invalid UTF-8 (a path or script line with stray bytes) rather than throw.
+  return j.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+Expected<Project> parseProject(std::string_view text, const std::string& file) {
+  Parsed parsed = parseText(text, file);
+  if (parsed.project) return std::move(*parsed.project);
+  return fail(parsed.why);
+}
+
+Expected<void> saveProject(const Project& p, const std::string& file) {
   // The version being replaced becomes the kept copy, unless it is corrupt: then the kept copy is
   // still the last good one and stays.
   std::error_code ec;
   AtomicWriteOptions options;
   if (fs::exists(file, ec)) {
-    Parsed old = parseProject(file);
+    Parsed old = parseFile(file);
     options.keepBackup = old.project || old.refusal == Refusal::Newer;
   }
-  return writeFileAtomically(file, j.dump(1) + "\n", options);
+  return writeFileAtomically(file, projectText(p, file), options);
 }
 
 Expected<Project> loadProject(const std::string& file) {
-  Parsed parsed = parseProject(file);
+  Parsed parsed = parseFile(file);
   if (parsed.project) return std::move(*parsed.project);
   Diagnostic d = parsed.why;
   const std::string kept = backupPathOf(file);
   std::error_code ec;
-  if (fs::exists(kept, ec) && parseProject(kept).project)
+  if (fs::exists(kept, ec) && parseFile(kept).project)
     d.hint = parsed.refusal == Refusal::Newer ? d.hint + ", or open the previous good copy kept as " + kept
                                               : "the previous good copy is kept as " + kept + ": open that instead";
   return fail(d);

@@ -15,6 +15,7 @@
 #include "core/support/Expected.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dcw::transforms {
@@ -36,6 +37,11 @@ Expected<void> saveProject(const Project& project, const std::string& file);
 //   malformed · is corrupt: its position (P) is past its last step (S)
 //   was written by a newer DCW (format version N; this one reads 1)
 Expected<Project> loadProject(const std::string& file);
+// The text saveProject writes and the parse loadProject does, for a project file named `file` (the
+// model path is written relative to its folder and read back against it; errors name it). Any text
+// either parses or is refused with a diagnostic — never an exception (the fuzz target feeds it bytes).
+std::string projectText(const Project& project, const std::string& file);
+Expected<Project> parseProject(std::string_view text, const std::string& file);
 // Replays every step onto a history of the freshly loaded model and moves to the saved position.
 // Errors name the project file and the step.
 Expected<void> restoreProject(const Project& project, edit::History& history, const std::string& file);

@@ -493,11 +493,21 @@ void printExpr(const Expr& e, int minPrec, std::string& out) {
     }
     out += ")";
     break;
-  case ExprKind::Unary:
+  case ExprKind::Unary: {
     out += e.text;
-    // "-(-a)" rather than "--a": clearer, and never a decrement once printed to C++.
-    printAt(e.args.empty() ? nullptr : e.args[0], 8, out);
+    // A unary operand of a unary operator is printed after a blank ("- -a", never "--a", which would
+    // read as a decrement in C++), not in parentheses: "-(-(-a))" costs the parser three nesting
+    // levels per operator where "- - -a" costs one, so a program within the nesting limit printed
+    // back into one beyond it (found by tests/fuzz/FuzzTaskletCode.cpp).
+    const ExprPtr operand = e.args.empty() ? nullptr : e.args[0];
+    if (operand && operand->kind == ExprKind::Unary) {
+      out += ' ';
+      printExpr(*operand, 7, out);
+    } else {
+      printAt(operand, 8, out);
+    }
     break;
+  }
   case ExprKind::Binary:
     printAt(e.args.size() > 0 ? e.args[0] : nullptr, p, out);
     out += " " + e.text + " ";
