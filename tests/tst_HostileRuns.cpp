@@ -58,6 +58,14 @@ const Case kCases[] = {
      "cannot allocate 100 GiB"},
 };
 
+// Opens `model` in a window that shows no dialogs; false when it did not load within a minute.
+bool openQuietly(gui::MainWindow& w, const QString& model) {
+  w.setShowsDialogs(false);
+  QSignalSpy loaded(&w, &gui::MainWindow::modelLoaded);
+  w.openFile(model);
+  return loaded.wait(60000);
+}
+
 } // namespace
 
 class TestHostileRuns : public QObject {
@@ -134,10 +142,7 @@ private slots:
     QFETCH(QString, expected);
     if (expected.contains("time limit")) return; // the app has no time limit by default: see cancel below
     gui::MainWindow w;
-    w.setShowsDialogs(false);
-    QSignalSpy loaded(&w, &gui::MainWindow::modelLoaded);
-    w.openFile(model);
-    QVERIFY(loaded.wait(60000));
+    QVERIFY(openQuietly(w, model));
     QSignalSpy done(&w, &gui::MainWindow::verifyFinished);
     w.verify(0, 0);
     QVERIFY(done.wait(120000));
@@ -150,10 +155,7 @@ private slots:
   void appVerifyCancelKillsAnEndlessLoop() {
     const QString model = writeModel(dir_.path(), "loop_for_cancel", "for (volatile int64_t k = 0;; ++k) {}");
     gui::MainWindow w;
-    w.setShowsDialogs(false);
-    QSignalSpy loaded(&w, &gui::MainWindow::modelLoaded);
-    w.openFile(model);
-    QVERIFY(loaded.wait(60000));
+    QVERIFY(openQuietly(w, model));
     QSignalSpy done(&w, &gui::MainWindow::verifyFinished);
     w.verify(0, 0);
     QTest::qWait(1500); // built and running by now (the build is cached)
@@ -172,10 +174,7 @@ private slots:
     QFETCH(QString, expected);
     if (expected.contains("time limit")) return; // the app has no time limit by default: see cancel below
     gui::MainWindow w;
-    w.setShowsDialogs(false);
-    QSignalSpy loaded(&w, &gui::MainWindow::modelLoaded);
-    w.openFile(model);
-    QVERIFY(loaded.wait(60000));
+    QVERIFY(openQuietly(w, model));
     QSignalSpy done(&w, &gui::MainWindow::profileFinished);
     w.profile(1);
     QVERIFY(done.wait(120000));
@@ -192,10 +191,7 @@ private slots:
   void appProfileCancelKillsAnEndlessLoop() {
     const QString model = writeModel(dir_.path(), "loop_for_profile_cancel", "for (volatile int64_t k = 0;; ++k) {}");
     gui::MainWindow w;
-    w.setShowsDialogs(false);
-    QSignalSpy loaded(&w, &gui::MainWindow::modelLoaded);
-    w.openFile(model);
-    QVERIFY(loaded.wait(60000));
+    QVERIFY(openQuietly(w, model));
     QSignalSpy done(&w, &gui::MainWindow::profileFinished);
     QSignalSpy progress(&w, &gui::MainWindow::profileProgress);
     w.profile(1);

@@ -22,15 +22,6 @@ using namespace dcw::ir;
 
 namespace {
 
-std::string floatText(double v) {
-  std::ostringstream s;
-  s.precision(9);
-  s << v;
-  std::string t = s.str();
-  if (t.find_first_of(".einn") == std::string::npos) t += ".0";
-  return t + "f";
-}
-
 struct Unary {
   const char* op;
   const char* algorithm;
@@ -71,7 +62,7 @@ Expected<std::unique_ptr<Sdfg>> expandUnary(const ExpansionContext& ctx, const U
   const int64_t n = std::max<int64_t>(product(x), 1);
   std::string make = "const auto x = plain(dims{" + std::to_string(n) + "});\n";
   make += "const dnnl::eltwise_forward::primitive_desc pd(dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,\n";
-  make += "    dnnl::algorithm::" + std::string(u.algorithm) + ", x, " + floatText(ab.first) + ", " + floatText(ab.second) + "), engine);\n";
+  make += "    dnnl::algorithm::" + std::string(u.algorithm) + ", x, " + floatLiteral(ab.first) + ", " + floatLiteral(ab.second) + "), engine);\n";
   make += "dcw_k.prim = dnnl::eltwise_forward(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
   make += "dcw_k.add(DNNL_ARG_DST, x, pd.dst_desc(), true);\n";

@@ -19,14 +19,6 @@ using namespace dcw::ir;
 
 namespace {
 
-std::string epsilonText(double v) {
-  std::ostringstream s;
-  s.precision(9);
-  s << v << "f";
-  std::string t = s.str();
-  return t.find_first_of(".e") == std::string::npos ? t.substr(0, t.size() - 1) + ".0f" : t;
-}
-
 Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
   if (ctx.attrInt("training_mode", 0) != 0 || ctx.outputs().size() > 1)
     return ctx.error("onednn BatchNormalization computes inference only (no training_mode, one output)", pureHint(ctx));
@@ -44,7 +36,7 @@ Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
   std::string make = "const auto x = plain(" + dimsText(x) + ");\n";
   make += "const auto c = " + c + ";\n";
   make += "const dnnl::batch_normalization_forward::primitive_desc pd(dnnl::batch_normalization_forward::desc(\n";
-  make += "    dnnl::prop_kind::forward_inference, x, " + epsilonText(ctx.attrFloat("epsilon", 1e-5)) + ",\n";
+  make += "    dnnl::prop_kind::forward_inference, x, " + floatLiteral(ctx.attrFloat("epsilon", 1e-5)) + ",\n";
   make += "    dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift), engine);\n";
   make += "dcw_k.prim = dnnl::batch_normalization_forward(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
@@ -82,7 +74,7 @@ Expected<std::unique_ptr<Sdfg>> expandLayerNorm(const ExpansionContext& ctx) {
   std::string make = "const auto x = plain(dims{" + std::to_string(outer) + ", " + std::to_string(inner) + "});\n";
   make += "const auto c = plain(dims{" + std::to_string(inner) + "});\n";
   make += "const dnnl::layer_normalization_forward::primitive_desc pd(dnnl::layer_normalization_forward::desc(\n";
-  make += "    dnnl::prop_kind::forward_inference, x, " + epsilonText(ctx.attrFloat("epsilon", 1e-5)) +
+  make += "    dnnl::prop_kind::forward_inference, x, " + floatLiteral(ctx.attrFloat("epsilon", 1e-5)) +
           ", dnnl::normalization_flags::use_scale" + (shift ? " | dnnl::normalization_flags::use_shift" : "") + "), engine);\n";
   make += "dcw_k.prim = dnnl::layer_normalization_forward(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";

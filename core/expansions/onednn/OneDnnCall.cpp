@@ -1,5 +1,7 @@
 #include "core/expansions/onednn/OneDnnCall.h"
 
+#include <sstream>
+
 namespace dcw::expansions::onednn {
 
 ImplementationDecl decl() { return ImplementationDecl{"onednn", {"cpu"}, {"onednn"}, false}; }
@@ -37,6 +39,15 @@ std::string shapeText(const std::vector<int64_t>& d) {
   std::string s;
   for (size_t k = 0; k < d.size(); ++k) s += (k ? "x" : "") + std::to_string(d[k]);
   return s.empty() ? "scalar" : s;
+}
+
+std::string floatLiteral(double v) {
+  std::ostringstream s;
+  s.precision(9);
+  s << v;
+  std::string t = s.str();
+  if (t.find_first_of(".ein") == std::string::npos) t += ".0";
+  return t + "f";
 }
 
 int64_t product(const std::vector<int64_t>& d, size_t from, size_t to) {

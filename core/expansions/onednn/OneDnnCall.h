@@ -24,6 +24,8 @@ Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std:
 // "dims{1, 64, 56, 56}" and "1x64x56x56".
 std::string dimsText(const std::vector<int64_t>& d);
 std::string shapeText(const std::vector<int64_t>& d);
+// A float literal for generated C++ ("0.01f", "1.0f", "-3.40282347e+38f").
+std::string floatLiteral(double v);
 int64_t product(const std::vector<int64_t>& d, size_t from = 0, size_t to = SIZE_MAX);
 // "true"/"false" for the `constant` argument of Call::add: whether the input is a model constant.
 std::string constantFlag(const ExpansionContext& ctx, const std::string& connector);
