@@ -46,7 +46,11 @@ const std::string& IdentifierTable::get(const std::string& name) {
   if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "v_" + base;
   if (!isSafeIdentifier(base)) base = "v_" + base;
   std::string id = base;
-  for (int k = 1; used_.count(id) || !isSafeIdentifier(id); ++k) id = base + "_" + std::to_string(k);
+  if (used_.count(id) || !isSafeIdentifier(id)) {
+    int& k = nextSuffix_.try_emplace(base, 1).first->second; // names are only added: resume the search
+    for (; id = base + "_" + std::to_string(k), used_.count(id) || !isSafeIdentifier(id); ++k) {}
+    ++k;
+  }
   used_.insert(id);
   return byName_.emplace(name, id).first->second;
 }

@@ -21,6 +21,7 @@ public:
 private:
   std::map<std::string, std::string> byName_;
   std::set<std::string> used_;
+  std::map<std::string, int> nextSuffix_; // base -> next k to try for base_k
 };
 
 } // namespace dcw::codegen

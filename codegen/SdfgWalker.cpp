@@ -68,7 +68,13 @@ std::string SdfgWalker::fresh(const std::string& hint) {
   std::string base = t.get(hint.empty() ? std::string("v") : hint);
   if (macroLike(base)) base = "v_" + base;
   std::string id = base;
-  for (int k = 1; used_.count(id); ++k) id = base + "_" + std::to_string(k);
+  if (used_.count(id)) {
+    // Names are only ever added, so the search for base_k resumes where the last one for this base
+    // stopped: one "i" per map of a 100,000-node program must not rescan i_1 ... i_99999.
+    int& k = nextSuffix_.try_emplace(base, 1).first->second;
+    for (; used_.count(id = base + "_" + std::to_string(k)); ++k) {}
+    ++k;
+  }
   used_.insert(id);
   return id;
 }
@@ -406,9 +412,12 @@ Expected<void> SdfgWalker::planTransients(const Sdfg& s, Ctx& c) {
     }
   };
   cfRefs(s);
+  // Scopes per state, computed once: asking again per transient made a 5,000-node program quadratic.
+  std::map<const State*, std::map<ElementId, const MapEntry*>> scopesOf;
   for (State* st : s.allStates()) {
-    auto scopes = st->scopeOf();
-    if (!scopes) return fail(path(st->id()), scopes.error().message, scopes.error().hint);
+    auto computed = st->scopeOf();
+    if (!computed) return fail(path(st->id()), computed.error().message, computed.error().hint);
+    auto* scopes = &(scopesOf[st] = std::move(*computed));
     auto scopeOfNode = [&](ElementId id) -> const MapEntry* {
       auto it = scopes->find(id);
       return it == scopes->end() ? nullptr : it->second;
@@ -443,7 +452,7 @@ Expected<void> SdfgWalker::planTransients(const Sdfg& s, Ctx& c) {
     const MapEntry* place = nullptr;
     if (d.lifetime == Lifetime::Scope) {
       // Innermost scope that contains every use.
-      auto scopes = st->scopeOf();
+      const auto* scopes = &scopesOf.at(st);
       auto chain = [&](const MapEntry* m) {
         std::vector<const MapEntry*> v;
         for (; m; m = scopes->count(m->id()) ? scopes->at(m->id()) : nullptr) v.insert(v.begin(), m);

@@ -29,6 +29,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace dcw::expansions {
@@ -159,6 +160,7 @@ protected:
   ir::PathIndex paths_;
   Instrumenter instrumenter_;
   std::set<std::string> used_;
+  std::unordered_map<std::string, int> nextSuffix_; // base -> next k to try for base_k (see fresh)
   std::string out_;
   int line_ = 0;
   int indent_ = 0;

@@ -34,6 +34,10 @@ std::string_view elementKindName(ElementKind k);
 
 // An id for an element built outside any SDFG tree; replaced when the element is adopted into one.
 ElementId provisionalId();
+// Counts renames of data descriptors anywhere in the process (their label is their name). An SDFG's
+// index of data by name is exact while this count is what it was when the index was built.
+uint64_t dataRenameCount();
+void noteDataRename();
 
 class Element {
 public:
@@ -46,7 +50,10 @@ public:
   ElementId id() const { return id_; }
   void setId(ElementId id) { id_ = id; }
   const std::string& label() const { return label_; }
-  void setLabel(std::string label) { label_ = std::move(label); }
+  void setLabel(std::string label) {
+    if (kind_ == ElementKind::Data && label != label_) noteDataRename();
+    label_ = std::move(label);
+  }
 
 private:
   ElementKind kind_;

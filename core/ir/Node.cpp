@@ -29,6 +29,12 @@ ElementId provisionalId() {
   return next++;
 }
 
+namespace {
+std::atomic<uint64_t> dataRenames{0};
+}
+uint64_t dataRenameCount() { return dataRenames.load(std::memory_order_acquire); }
+void noteDataRename() { dataRenames.fetch_add(1, std::memory_order_acq_rel); }
+
 static const Connector* findConn(const std::vector<Connector>& v, std::string_view name) {
   for (const auto& c : v)
     if (c.name == name) return &c;

@@ -10,12 +10,35 @@
 
 namespace dcw::ir {
 
-Sdfg::Sdfg(std::string name) : ControlFlowRegion(ElementKind::Sdfg, std::move(name)) { setId(allocateId()); }
+Sdfg::Sdfg(std::string name) : ControlFlowRegion(ElementKind::Sdfg, std::move(name)), dataIndexRenames_(dataRenameCount()) {
+  setId(allocateId());
+}
 Sdfg::~Sdfg() = default;
 
+void Sdfg::rebuildDataIndex() const {
+  dataIndexRenames_ = dataRenameCount();
+  dataIndex_.clear();
+  dataIndexDuplicates_ = false;
+  for (auto& d : data_)
+    if (!dataIndex_.emplace(d->name(), d.get()).second) dataIndexDuplicates_ = true; // renamed onto another
+}
+
+void Sdfg::dataIndexRemoved(const DataDescriptor& d) {
+  std::lock_guard lock(dataIndexMutex_);
+  if (dataRenameCount() != dataIndexRenames_ || dataIndexDuplicates_) return rebuildDataIndex();
+  dataIndex_.erase(d.name());
+}
+
+void Sdfg::refreshDataIndex() const {
+  if (dataRenameCount() != dataIndexRenames_) rebuildDataIndex();
+}
+
 DataDescriptor* Sdfg::addData(std::unique_ptr<DataDescriptor> desc) {
-  if (findData(desc->name())) return nullptr;
+  std::lock_guard lock(dataIndexMutex_);
+  refreshDataIndex();
+  if (dataIndex_.count(desc->name())) return nullptr;
   desc->setId(allocateId());
+  dataIndex_.emplace(desc->name(), desc.get());
   data_.push_back(std::move(desc));
   return data_.back().get();
 }
@@ -39,9 +62,10 @@ DataDescriptor* Sdfg::addScalar(const std::string& name, DType dtype, bool trans
 }
 
 DataDescriptor* Sdfg::findData(std::string_view name) const {
-  for (auto& d : data_)
-    if (d->name() == name) return d.get();
-  return nullptr;
+  std::lock_guard lock(dataIndexMutex_);
+  refreshDataIndex();
+  auto it = dataIndex_.find(name);
+  return it == dataIndex_.end() ? nullptr : it->second;
 }
 
 std::unique_ptr<DataDescriptor> Sdfg::removeData(std::string_view name) {
@@ -49,6 +73,7 @@ std::unique_ptr<DataDescriptor> Sdfg::removeData(std::string_view name) {
   if (it == data_.end()) return nullptr;
   auto out = std::move(*it);
   data_.erase(it);
+  dataIndexRemoved(*out);
   return out;
 }
 
@@ -58,12 +83,16 @@ std::unique_ptr<DataDescriptor> Sdfg::detachData(JournalKey, std::string_view na
   *position = size_t(it - data_.begin());
   auto out = std::move(*it);
   data_.erase(it);
+  dataIndexRemoved(*out);
   return out;
 }
 
 DataDescriptor* Sdfg::attachData(JournalKey, std::unique_ptr<DataDescriptor> desc, size_t position) {
   DataDescriptor* raw = desc.get();
   data_.insert(data_.begin() + std::min(position, data_.size()), std::move(desc));
+  std::lock_guard lock(dataIndexMutex_);
+  if (dataRenameCount() != dataIndexRenames_ || dataIndexDuplicates_ || !dataIndex_.emplace(raw->name(), raw).second)
+    rebuildDataIndex(); // the position decides which of two equal names comes first
   return raw;
 }
 

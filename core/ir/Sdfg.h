@@ -11,7 +11,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace dcw::ir {
@@ -40,6 +43,9 @@ public:
   DataDescriptor* addData(std::unique_ptr<DataDescriptor> desc); // nullptr if the name is taken
   DataDescriptor* addArray(const std::string& name, DType dtype, std::vector<sym::Expr> shape, bool transient = false);
   DataDescriptor* addScalar(const std::string& name, DType dtype, bool transient = false);
+  // By name (the first descriptor with it), through an index: a lookup per node of a 100,000-node
+  // model must not scan every descriptor. The index follows the mutators above and is rebuilt on
+  // the next lookup after any descriptor was renamed with setLabel (see dataRenameCount()).
   DataDescriptor* findData(std::string_view name) const;
   std::unique_ptr<DataDescriptor> removeData(std::string_view name);
   // Journal primitives (edit::Editor only, see JournalKey.h): out and back in at the same position,
@@ -90,6 +96,19 @@ public:
 
 private:
   std::vector<std::unique_ptr<DataDescriptor>> data_;
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // name -> first descriptor with that name; valid while dataRenameCount() == dataIndexRenames_.
+  // Guarded by the mutex: lookups from several threads on one SDFG may rebuild it.
+  mutable std::mutex dataIndexMutex_;
+  mutable std::unordered_map<std::string, DataDescriptor*, NameHash, std::equal_to<>> dataIndex_;
+  mutable uint64_t dataIndexRenames_ = 0;
+  mutable bool dataIndexDuplicates_ = false; // two descriptors share a name (after a rename)
+  void dataIndexRemoved(const DataDescriptor& d);
+  void refreshDataIndex() const; // rebuilds the index when a rename made it stale (mutex held)
+  void rebuildDataIndex() const;
   std::map<std::string, DType> symbols_;
   Node* parentNode_ = nullptr;
   ElementId nextId_ = 1;

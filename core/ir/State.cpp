@@ -18,7 +18,7 @@ Node* State::addNode(std::unique_ptr<Node> node) {
   if (Sdfg* s = owningSdfg(this)) s->adopt(*raw); // also renumbers SDFGs nested in the node
   else if (raw->id() == kNoId) raw->setId(provisionalId());
   byId_[raw->id()] = raw;
-  byLabel_.emplace(raw->label(), raw);
+  if (!byLabel_.emplace(raw->label(), raw).second) labelsMayRepeat_ = true;
   return raw;
 }
 
@@ -38,28 +38,60 @@ DataflowEdge* State::addEdge(std::unique_ptr<DataflowEdge> edge) {
     edge->setId(s ? s->allocateId() : provisionalId());
   }
   edges_.push_back(std::move(edge));
+  edgeAppended(*edges_.back());
   return edges_.back().get();
 }
 
 std::unique_ptr<Node> State::removeNode(ElementId id) {
   auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](auto& n) { return n->id() == id; });
   if (it == nodes_.end()) return nullptr;
+  dropEdgeIndex();
   std::erase_if(edges_, [&](auto& e) { return e->src == id || e->dst == id; });
   auto out = std::move(*it);
   nodes_.erase(it);
   byId_.erase(id);
-  if (auto l = byLabel_.find(out->label()); l != byLabel_.end() && l->second == out.get()) {
-    byLabel_.erase(l);
-    for (auto& n : nodes_) // another node may carry the same (invalid, duplicate) label
-      if (n->label() == out->label()) byLabel_.emplace(n->label(), n.get());
-  }
+  unindexLabel(*out);
   out->setParent(nullptr);
   return out;
+}
+
+void State::unindexLabel(const Node& node) {
+  auto l = byLabel_.find(node.label());
+  if (l == byLabel_.end() || l->second != &node) return;
+  byLabel_.erase(l);
+  if (labelsMayRepeat_) // another node may carry the same (invalid, duplicate) label
+    for (auto& n : nodes_)
+      if (n.get() != &node && n->label() == node.label()) {
+        byLabel_.emplace(n->label(), n.get());
+        break;
+      }
+}
+
+void State::edgeAppended(DataflowEdge& e) {
+  std::lock_guard lock(edgeIndexMutex_);
+  if (!edgeIndex_) return;
+  if (!edgeIndex_->byId.emplace(e.id(), &e).second) return dropEdgeIndex(); // a duplicate id: rebuilt exactly later
+  edgeIndex_->in[e.dst].push_back(&e);
+  edgeIndex_->out[e.src].push_back(&e);
+}
+
+void State::edgeRemoved(const DataflowEdge& e) {
+  std::lock_guard lock(edgeIndexMutex_);
+  if (!edgeIndex_) return;
+  auto id = edgeIndex_->byId.find(e.id());
+  if (id == edgeIndex_->byId.end() || id->second != &e) return dropEdgeIndex();
+  edgeIndex_->byId.erase(id);
+  for (auto* side : {&edgeIndex_->in[e.dst], &edgeIndex_->out[e.src]}) {
+    auto it = std::find(side->begin(), side->end(), &e);
+    if (it == side->end()) return dropEdgeIndex(); // its ends changed behind the state's back
+    side->erase(it);
+  }
 }
 
 std::unique_ptr<DataflowEdge> State::removeEdge(ElementId id) {
   auto it = std::find_if(edges_.begin(), edges_.end(), [&](auto& e) { return e->id() == id; });
   if (it == edges_.end()) return nullptr;
+  edgeRemoved(**it);
   auto out = std::move(*it);
   edges_.erase(it);
   return out;
@@ -71,7 +103,9 @@ std::unique_ptr<Node> State::detachNode(JournalKey, ElementId id, size_t* positi
   *position = size_t(it - nodes_.begin());
   auto out = std::move(*it);
   nodes_.erase(it);
-  reindex();
+  // The node has no edges left and ids do not change: the edge index stays, the node's entries go.
+  if (auto b = byId_.find(id); b != byId_.end() && b->second == out.get()) byId_.erase(b);
+  unindexLabel(*out);
   out->setParent(nullptr);
   return out;
 }
@@ -79,14 +113,23 @@ std::unique_ptr<Node> State::detachNode(JournalKey, ElementId id, size_t* positi
 Node* State::attachNode(JournalKey, std::unique_ptr<Node> node, size_t position) {
   node->setParent(this);
   Node* raw = node.get();
+  const bool last = position >= nodes_.size();
   nodes_.insert(nodes_.begin() + std::min(position, nodes_.size()), std::move(node));
-  reindex();
+  // Back where it was: its id and label are free unless another node took them meanwhile, in which
+  // case which one comes first depends on the position and everything is indexed again.
+  if (byId_.count(raw->id()) || (byLabel_.count(raw->label()) && !last)) {
+    reindexNodes();
+  } else {
+    byId_[raw->id()] = raw;
+    if (!byLabel_.emplace(raw->label(), raw).second) labelsMayRepeat_ = true;
+  }
   return raw;
 }
 
 std::unique_ptr<DataflowEdge> State::detachEdge(JournalKey, ElementId id, size_t* position) {
   auto it = std::find_if(edges_.begin(), edges_.end(), [&](auto& e) { return e->id() == id; });
   if (it == edges_.end()) return nullptr;
+  edgeRemoved(**it);
   *position = size_t(it - edges_.begin());
   auto out = std::move(*it);
   edges_.erase(it);
@@ -95,22 +138,43 @@ std::unique_ptr<DataflowEdge> State::detachEdge(JournalKey, ElementId id, size_t
 
 DataflowEdge* State::attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, size_t position) {
   DataflowEdge* raw = edge.get();
-  edges_.insert(edges_.begin() + std::min(position, edges_.size()), std::move(edge));
+  if (position >= edges_.size()) {
+    edges_.push_back(std::move(edge));
+    edgeAppended(*raw);
+  } else {
+    dropEdgeIndex(); // the per-node lists follow edges() order: rebuilt on the next query
+    edges_.insert(edges_.begin() + position, std::move(edge));
+  }
   return raw;
 }
 
 void State::reindex() {
+  dropEdgeIndex();
+  reindexNodes();
+}
+
+void State::reindexNodes() {
   byId_.clear();
   byLabel_.clear();
+  labelsMayRepeat_ = false;
   for (auto& n : nodes_) {
     byId_[n->id()] = n.get();
-    byLabel_.emplace(n->label(), n.get());
+    if (!byLabel_.emplace(n->label(), n.get()).second) labelsMayRepeat_ = true;
   }
 }
 
 void State::relabel(Node& node, std::string label) {
+  if (node.parent() != this || byId_.count(node.id()) == 0) {
+    node.setLabel(std::move(label));
+    return reindexNodes();
+  }
+  unindexLabel(node);
   node.setLabel(std::move(label));
-  reindex();
+  if (auto it = byLabel_.find(node.label()); it != byLabel_.end() && it->second->label() == node.label()) {
+    reindexNodes(); // now shared with another node: the first in nodes() wins, as a full index says
+  } else {
+    byLabel_[node.label()] = &node;
+  }
 }
 
 Node* State::node(ElementId id) const {
@@ -127,24 +191,39 @@ Node* State::nodeByLabel(std::string_view label) const {
   return it != byLabel_.end() && it->second->label() == label ? it->second : nullptr;
 }
 
+const State::EdgeIndex& State::edgeIndex() const {
+  if (!edgeIndex_) {
+    auto x = std::make_unique<EdgeIndex>();
+    x->byId.reserve(edges_.size());
+    for (auto& e : edges_) {
+      x->byId.emplace(e->id(), e.get()); // the first edge with an id, as a scan would find
+      x->in[e->dst].push_back(e.get());
+      x->out[e->src].push_back(e.get());
+    }
+    edgeIndex_ = std::move(x);
+  }
+  return *edgeIndex_;
+}
+
 DataflowEdge* State::edge(ElementId id) const {
-  for (auto& e : edges_)
-    if (e->id() == id) return e.get();
-  return nullptr;
+  std::lock_guard lock(edgeIndexMutex_);
+  auto& x = edgeIndex();
+  auto it = x.byId.find(id);
+  return it == x.byId.end() ? nullptr : it->second;
 }
 
 std::vector<DataflowEdge*> State::inEdges(ElementId node) const {
-  std::vector<DataflowEdge*> out;
-  for (auto& e : edges_)
-    if (e->dst == node) out.push_back(e.get());
-  return out;
+  std::lock_guard lock(edgeIndexMutex_);
+  auto& x = edgeIndex();
+  auto it = x.in.find(node);
+  return it == x.in.end() ? std::vector<DataflowEdge*>{} : it->second;
 }
 
 std::vector<DataflowEdge*> State::outEdges(ElementId node) const {
-  std::vector<DataflowEdge*> out;
-  for (auto& e : edges_)
-    if (e->src == node) out.push_back(e.get());
-  return out;
+  std::lock_guard lock(edgeIndexMutex_);
+  auto& x = edgeIndex();
+  auto it = x.out.find(node);
+  return it == x.out.end() ? std::vector<DataflowEdge*>{} : it->second;
 }
 
 std::string State::uniqueNodeLabel(const std::string& base) const {
@@ -156,34 +235,41 @@ std::string State::uniqueNodeLabel(const std::string& base) const {
 }
 
 Expected<std::vector<Node*>> State::topologicalOrder() const {
-  std::map<ElementId, size_t> indeg;
-  std::map<ElementId, std::vector<ElementId>> succ;
-  std::map<ElementId, Node*> byId;
-  for (auto& n : nodes_) {
-    indeg[n->id()] = 0;
-    byId[n->id()] = n.get();
-  }
+  // Kahn's algorithm over positions (ids mapped once): this runs several times per state on every
+  // load (validation, scopes, summary), so it avoids a tree node per node and per edge.
+  const size_t n = nodes_.size();
+  std::unordered_map<ElementId, size_t> pos;
+  pos.reserve(n);
+  for (size_t i = 0; i < n; ++i) pos.emplace(nodes_[i]->id(), i);
+  std::vector<size_t> indeg(n, 0), first(n + 1, 0);
+  std::vector<std::pair<size_t, size_t>> arcs; // (src, dst) positions
+  arcs.reserve(edges_.size());
   for (auto& e : edges_) {
-    if (!byId.count(e->src) || !byId.count(e->dst)) continue;
-    succ[e->src].push_back(e->dst);
-    ++indeg[e->dst];
+    auto s = pos.find(e->src), d = pos.find(e->dst);
+    if (s == pos.end() || d == pos.end()) continue;
+    arcs.emplace_back(s->second, d->second);
+    ++first[s->second + 1];
+    ++indeg[d->second];
   }
-  std::deque<ElementId> ready;
-  for (auto& n : nodes_)
-    if (indeg[n->id()] == 0) ready.push_back(n->id());
+  for (size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+  std::vector<size_t> succ(arcs.size()), fill(first.begin(), first.end() - 1);
+  for (auto [s, d] : arcs) succ[fill[s]++] = d; // successors in edge order, as before
+  std::deque<size_t> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (indeg[i] == 0) ready.push_back(i);
   std::vector<Node*> order;
-  order.reserve(nodes_.size());
+  order.reserve(n);
   while (!ready.empty()) {
-    ElementId id = ready.front();
+    size_t i = ready.front();
     ready.pop_front();
-    order.push_back(byId[id]);
-    for (ElementId s : succ[id])
-      if (--indeg[s] == 0) ready.push_back(s);
+    order.push_back(nodes_[i].get());
+    for (size_t k = first[i]; k < first[i + 1]; ++k)
+      if (--indeg[succ[k]] == 0) ready.push_back(succ[k]);
   }
-  if (order.size() != nodes_.size()) {
-    for (auto& n : nodes_)
-      if (indeg[n->id()] > 0)
-        return fail(n->label(), "the dataflow graph of state '" + label() + "' has a cycle through node '" + n->label() + "'",
+  if (order.size() != n) {
+    for (size_t i = 0; i < n; ++i)
+      if (indeg[i] > 0)
+        return fail(nodes_[i]->label(), "the dataflow graph of state '" + label() + "' has a cycle through node '" + nodes_[i]->label() + "'",
                     "a state must be acyclic: move the feedback into control flow (a loop region)");
   }
   return order;

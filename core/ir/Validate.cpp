@@ -8,6 +8,7 @@
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
 
+#include <optional>
 #include <set>
 
 namespace dcw::ir {
@@ -16,7 +17,7 @@ namespace {
 
 class Validator {
 public:
-  explicit Validator(const Sdfg& root) : root_(root), paths_(root) {}
+  explicit Validator(const Sdfg& root) : root_(root) {}
 
   Diagnostics run() {
     std::set<ElementId> ids;
@@ -31,16 +32,23 @@ public:
 
 private:
   const Sdfg& root_;
-  PathIndex paths_;
+  // Built at the first diagnostic: a valid model needs no paths, and the index of a large or deeply
+  // nested model is the biggest thing validation would build.
+  std::optional<PathIndex> paths_;
   Diagnostics diags_;
 
+  const std::string& pathOf(const Element& e) {
+    if (!paths_) paths_.emplace(root_);
+    return paths_->pathOf(e.id());
+  }
+
   void error(const Element& e, std::string msg, std::string hint = {}) {
-    Diagnostic d = Diagnostic::error(paths_.pathOf(e.id()), std::move(msg), std::move(hint));
+    Diagnostic d = Diagnostic::error(pathOf(e), std::move(msg), std::move(hint));
     d.elementId = std::to_string(e.id());
     diags_.add(std::move(d));
   }
   void warning(const Element& e, std::string msg, std::string hint = {}) {
-    Diagnostic d = Diagnostic::warning(paths_.pathOf(e.id()), std::move(msg), std::move(hint));
+    Diagnostic d = Diagnostic::warning(pathOf(e), std::move(msg), std::move(hint));
     d.elementId = std::to_string(e.id());
     diags_.add(std::move(d));
   }

@@ -10,6 +10,7 @@
 #include "core/onnx/OnnxTypes.h"
 #include "core/onnx/OpCatalog.h"
 #include "core/onnx/ShapeArithmetic.h"
+#include "core/onnx/SubgraphNesting.h"
 
 #include <onnx/checker.h>
 #include <onnx/common/version.h>
@@ -18,6 +19,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
 #include <deque>
@@ -25,6 +27,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace dcw::onnx {
 
@@ -40,7 +43,14 @@ int maxSupportedOpset() { return registryMaxOpset(""); }
 
 namespace {
 
-constexpr int kMaxGraphNesting = 64;
+// Nesting is checked once, iteratively, right after parsing (subgraphNesting); the recursive passes
+// below also stop at the limit so that no path recurses past it (model-local functions calling
+// functions add levels at import).
+constexpr int kMaxGraphNesting = kMaxSubgraphNesting;
+
+Unexpected tooDeep(const std::string& where, int depth) {
+  return fail(where, nestingTooDeepMessage(depth), "flatten the nested If/Loop/Scan bodies or function calls");
+}
 
 struct Ctx {
   std::string source;  // the file, for messages
@@ -51,9 +61,47 @@ struct Ctx {
   Diagnostics warnings;
   std::map<std::string, std::string> dimSymbols; // dim_param -> symbol name
   std::set<std::string> symbolNames;
+  std::unordered_map<std::string, int> symbolSuffix; // base -> next suffix to try (see uniqueName)
+  std::vector<std::string> functionsExpanding;       // model-local functions being imported, outermost first
+  // Free names of each (sub)graph, computed once: asking at every level of a deep nest would be
+  // quadratic. Cleared whenever graphs are rebuilt (sorting copies the nodes).
+  std::unordered_map<const GraphProto*, std::vector<std::string>> freeNamesOf;
+};
+
+// The first of base, base_1, base_2, ... that `taken` does not hold, remembering per base where the
+// search ended. While names are only added (as during import) this is what a search from 1 returns,
+// without rescanning the suffixes already handed out when thousands of nodes share a name.
+template <class Taken>
+std::string uniqueName(const std::string& base, std::unordered_map<std::string, int>& next, Taken taken) {
+  if (!taken(base)) return base;
+  int& k = next.try_emplace(base, 1).first->second;
+  std::string n;
+  for (;; ++k) {
+    n = base + "_" + std::to_string(k);
+    if (!taken(n)) break;
+  }
+  ++k;
+  return n;
+}
+
+// Where a graph sits in the model, for messages: one segment per level ("node 'if3' (If) /
+// then_branch: "), turned into text only when a message needs it. Text held per level would add up
+// to O(depth^2) characters in a deeply nested model.
+struct Place {
+  const Place* up = nullptr;
+  std::string segment;
+  std::string str() const {
+    std::vector<const std::string*> parts;
+    for (const Place* p = this; p; p = p->up) parts.push_back(&p->segment);
+    std::string out;
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) out += **it;
+    return out;
+  }
 };
 
 std::string loc(const Ctx& c, const std::string& what) { return what.empty() ? c.source : c.source + ": " + what; }
+
+std::string opName(const NodeProto& n) { return (n.domain().empty() ? "" : n.domain() + "::") + n.op_type(); }
 
 std::string nodeDesc(const NodeProto& n, int index) {
   std::string name = n.name().empty() ? "#" + std::to_string(index) : "'" + n.name() + "'";
@@ -169,7 +217,7 @@ Expected<void> loadExternalInAttrs(NodeProto& n, Ctx& c, int depth) {
 }
 
 Expected<void> loadExternalInGraph(GraphProto& g, Ctx& c, int depth) {
-  if (depth > kMaxGraphNesting) return fail(c.source, "subgraphs are nested more than 64 deep", "the model is malformed");
+  if (depth > kMaxGraphNesting) return tooDeep(c.source, depth);
   for (auto& t : *g.mutable_initializer())
     DCW_CHECK(loadExternal(t, c, "initializer '" + t.name() + "'"));
   for (auto& n : *g.mutable_node())
@@ -187,8 +235,17 @@ void subgraphsOf(NodeProto& n, std::vector<std::pair<std::string, GraphProto*>>&
   }
 }
 
-// Names a graph reads from enclosing scopes, in first-use order.
-void freeNames(GraphProto& g, std::vector<std::string>& out) {
+// Names a graph reads from enclosing scopes, in first-use order (memoized in the context).
+const std::vector<std::string>& freeNamesOf(GraphProto& g, Ctx& c);
+
+void freeNames(GraphProto& g, std::vector<std::string>& out, Ctx& c) {
+  auto& names = freeNamesOf(g, c);
+  out.insert(out.end(), names.begin(), names.end());
+}
+
+const std::vector<std::string>& freeNamesOf(GraphProto& g, Ctx& c) {
+  if (auto it = c.freeNamesOf.find(&g); it != c.freeNamesOf.end()) return it->second;
+  std::vector<std::string> out;
   std::set<std::string> defined;
   for (auto& v : g.input()) defined.insert(v.name());
   for (auto& t : g.initializer()) defined.insert(t.name());
@@ -203,27 +260,26 @@ void freeNames(GraphProto& g, std::vector<std::string>& out) {
     for (auto& i : n.input()) use(i);
     std::vector<std::pair<std::string, GraphProto*>> subs;
     subgraphsOf(n, subs);
-    for (auto& [name, sg] : subs) {
-      std::vector<std::string> inner;
-      freeNames(*sg, inner);
-      for (auto& x : inner) use(x);
-    }
+    for (auto& [name, sg] : subs)
+      for (auto& x : freeNamesOf(*sg, c)) use(x);
   }
   for (auto& o : g.output()) use(o.name());
+  return c.freeNamesOf.emplace(&g, std::move(out)).first->second;
 }
 
 // Attributes ONNX's own shape inference divides by or allocates from without checking: a stride,
 // dilation or kernel size of 0 (or less), a Conv group of 0 or a DepthToSpace block size of 0 would end
 // the process (SIGFPE in convPoolShapeInference, found by the fuzzer). They are refused here, naming
 // the node.
-Expected<void> checkShapeAttributes(const NodeProto& n, int index, Ctx& c, const std::string& where) {
+Expected<void> checkShapeAttributes(const NodeProto& n, int index, Ctx& c, const Place& place) {
+  auto where = [&] { return place.str(); };
   static const std::set<std::string> convPool = {"Conv", "ConvInteger", "QLinearConv", "ConvTranspose", "MaxPool",
                                                  "AveragePool", "LpPool", "MaxUnpool", "DeformConv", "Col2Im", "MaxRoiPool"};
   if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
   if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") {
     for (auto& a : n.attribute())
       if (a.name() == "blocksize" && a.i() <= 0)
-        return fail(loc(c, where + nodeDesc(n, index)), "attribute blocksize is " + std::to_string(a.i()), "blocksize must be positive");
+        return fail(loc(c, where() + nodeDesc(n, index)), "attribute blocksize is " + std::to_string(a.i()), "blocksize must be positive");
     return {};
   }
   if (!convPool.count(n.op_type())) return {};
@@ -233,37 +289,66 @@ Expected<void> checkShapeAttributes(const NodeProto& n, int index, Ctx& c, const
     if (positiveList)
       for (int k = 0; k < a.ints_size(); ++k)
         if (a.ints(k) <= 0)
-          return fail(loc(c, where + nodeDesc(n, index)),
+          return fail(loc(c, where() + nodeDesc(n, index)),
                       "attribute " + a.name() + " has " + std::to_string(a.ints(k)) + " at position " + std::to_string(k),
                       "every entry of " + a.name() + " must be positive");
     if (a.name() == "group" && a.i() <= 0)
-      return fail(loc(c, where + nodeDesc(n, index)), "attribute group is " + std::to_string(a.i()), "group must be positive");
+      return fail(loc(c, where() + nodeDesc(n, index)), "attribute group is " + std::to_string(a.i()), "group must be positive");
   }
   return {};
 }
 
-Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& outer, Ctx& c, const std::string& where,
-                                   int depth) {
-  if (depth > kMaxGraphNesting) return fail(c.source, "subgraphs are nested more than 64 deep", "the model is malformed");
-  std::set<std::string> defined = outer;
-  for (auto& v : g.input()) defined.insert(v.name());
-  for (auto& t : g.initializer()) defined.insert(t.name());
-  for (auto& t : g.sparse_initializer()) defined.insert(t.values().name());
+// The names a graph can read from itself and its enclosing graphs, as one table with counts: a graph
+// adds its names on entry and takes them out on exit, so that no graph copies what its enclosing
+// graphs define (a copy per If body is quadratic in a wide model).
+class VisibleNames {
+public:
+  bool has(const std::string& n) const { return count_.count(n) > 0; }
+  class Scope {
+  public:
+    explicit Scope(VisibleNames& v) : v_(v) {}
+    ~Scope() {
+      for (auto& n : added_)
+        if (auto it = v_.count_.find(n); it != v_.count_.end() && --it->second == 0) v_.count_.erase(it);
+    }
+    void add(const std::string& n) {
+      ++v_.count_[n];
+      added_.push_back(n);
+    }
+
+  private:
+    VisibleNames& v_;
+    std::vector<std::string> added_;
+  };
+
+private:
+  std::unordered_map<std::string, int> count_;
+};
+
+Expected<void> checkGraphStructure(GraphProto& g, VisibleNames& visible, Ctx& c, const Place& place, int depth) {
+  auto where = [&] { return place.str(); };
+  if (depth > kMaxGraphNesting) return tooDeep(c.source, depth);
+  VisibleNames::Scope scope(visible);
+  std::set<std::string> inputs;
+  for (auto& v : g.input()) inputs.insert(v.name());
+  for (auto& v : g.input()) scope.add(v.name());
+  for (auto& t : g.initializer()) scope.add(t.name());
+  for (auto& t : g.sparse_initializer()) scope.add(t.values().name());
+  auto defined = [&](const std::string& n) { return visible.has(n); };
   for (int i = 0; i < g.node_size(); ++i)
-    DCW_CHECK(checkShapeAttributes(g.node(i), i, c, where));
+    DCW_CHECK(checkShapeAttributes(g.node(i), i, c, place));
   std::map<std::string, int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (auto& o : g.node(i).output()) {
       if (o.empty()) continue;
       auto [it, fresh] = producer.emplace(o, i);
       if (!fresh)
-        return fail(loc(c, where + nodeDesc(g.node(i), i)),
+        return fail(loc(c, where() + nodeDesc(g.node(i), i)),
                     "tensor '" + o + "' is produced twice (also by " + nodeDesc(g.node(it->second), it->second) + ")",
                     "every tensor must have exactly one producer; rename one of the outputs");
-      for (auto& v : g.input())
-        if (v.name() == o)
-          return fail(loc(c, where + nodeDesc(g.node(i), i)), "tensor '" + o + "' is both a graph input and a node output",
-                      "rename the node output");
+      if (inputs.count(o))
+        return fail(loc(c, where() + nodeDesc(g.node(i), i)), "tensor '" + o + "' is both a graph input and a node output",
+                    "rename the node output");
     }
   // Undefined inputs, and the dependency graph for the cycle check.
   std::vector<std::vector<int>> succ(g.node_size());
@@ -273,7 +358,7 @@ Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& o
     std::vector<std::string> reads(n.input().begin(), n.input().end());
     std::vector<std::pair<std::string, GraphProto*>> subs;
     subgraphsOf(n, subs);
-    for (auto& [name, sg] : subs) freeNames(*sg, reads);
+    for (auto& [name, sg] : subs) freeNames(*sg, reads, c);
     std::set<int> preds;
     for (auto& r : reads) {
       if (r.empty()) continue;
@@ -283,8 +368,8 @@ Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& o
           succ[p->second].push_back(i);
           ++indeg[i];
         }
-      } else if (!defined.count(r)) {
-        return fail(loc(c, where + nodeDesc(n, i)),
+      } else if (!defined(r)) {
+        return fail(loc(c, where() + nodeDesc(n, i)),
                     "reads tensor '" + r + "', which no node, graph input or initializer defines",
                     "connect the input to an existing tensor or add it as a graph input");
       }
@@ -304,7 +389,7 @@ Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& o
   if (int(order.size()) != g.node_size()) {
     for (int i = 0; i < g.node_size(); ++i)
       if (indeg[i] > 0)
-        return fail(loc(c, where + nodeDesc(g.node(i), i)), "the graph has a cycle through this node",
+        return fail(loc(c, where() + nodeDesc(g.node(i), i)), "the graph has a cycle through this node",
                     "ONNX graphs must be acyclic; express repetition with a Loop node");
   }
   // ONNX requires topological order; accept an unsorted but acyclic graph by sorting it.
@@ -315,21 +400,23 @@ Expected<void> checkGraphStructure(GraphProto& g, const std::set<std::string>& o
     std::vector<NodeProto> nodes(g.node().begin(), g.node().end());
     g.clear_node();
     for (int i : order) *g.add_node() = std::move(nodes[i]);
-    std::string w = where.empty() ? "graph" : where.substr(0, where.size() - 2); // drop the trailing ": "
+    c.freeNamesOf.clear(); // the subgraphs moved
+    std::string w = where();
+    w = w.empty() ? "graph" : w.substr(0, w.size() - 2); // drop the trailing ": "
     c.warnings.warning(loc(c, w), "nodes were not in topological order; sorted them",
                        "ONNX requires sorted nodes; other tools may refuse this model");
   }
   for (auto& v : g.output())
-    if (!producer.count(v.name()) && !defined.count(v.name()))
-      return fail(loc(c, where + "graph output '" + v.name() + "'"), "no node, input or initializer defines this output",
+    if (!producer.count(v.name()) && !defined(v.name()))
+      return fail(loc(c, where() + "graph output '" + v.name() + "'"), "no node, input or initializer defines this output",
                   "remove the output or produce it");
+  // Subgraphs also see every node output of this graph.
+  for (auto& [n, p] : producer) scope.add(n);
   for (int i = 0; i < g.node_size(); ++i) {
     std::vector<std::pair<std::string, GraphProto*>> subs;
     subgraphsOf(*g.mutable_node(i), subs);
-    std::set<std::string> inner = defined;
-    for (auto& [n, p] : producer) inner.insert(n);
     for (auto& [name, sg] : subs)
-      if (auto r = checkGraphStructure(*sg, inner, c, where + nodeDesc(g.node(i), i) + " / " + name + ": ", depth + 1); !r)
+      if (auto r = checkGraphStructure(*sg, visible, c, Place{&place, nodeDesc(g.node(i), i) + " / " + name + ": "}, depth + 1); !r)
         return r;
   }
   return {};
@@ -342,13 +429,14 @@ using TypeMap = std::map<std::string, const TypeProto*>;
 
 class GraphBuilder {
 public:
-  GraphBuilder(Ctx& c, int depth) : c_(c), depth_(depth) {}
+  // `outer`: the builder of the enclosing graph, whose value types a body sees (nullptr: none).
+  GraphBuilder(Ctx& c, int depth, const GraphBuilder* outer = nullptr) : c_(c), depth_(depth), outer_(outer) {}
 
+  // `place`: where the graph sits (its segment, chained to the enclosing graph's place).
   Expected<std::unique_ptr<Sdfg>> build(GraphProto& g, const std::string& name, const std::vector<std::string>& captured,
-                                        const TypeMap& outer, const std::string& where) {
-    where_ = where;
+                                        Place place) {
+    place_ = std::move(place);
     sdfg_ = std::make_unique<Sdfg>(name);
-    types_ = outer;
     for (auto& v : g.value_info()) types_[v.name()] = &v.type();
     for (auto& v : g.input()) types_[v.name()] = &v.type();
     for (auto& v : g.output()) types_[v.name()] = &v.type();
@@ -360,7 +448,7 @@ public:
     for (auto& t : *g.mutable_initializer())
       DCW_CHECK(addInitializer(t));
     for (auto& s : g.sparse_initializer()) {
-      DCW_TRY(auto t, tensorFromOnnx(s, loc(c_, where_ + "sparse initializer '" + s.values().name() + "'")));
+      DCW_TRY(auto t, tensorFromOnnx(s, loc(c_, where() + "sparse initializer '" + s.values().name() + "'")));
       DCW_CHECK(addConstant(s.values().name(), std::move(t)));
     }
     for (auto& v : g.input()) {
@@ -369,8 +457,7 @@ public:
       sdfg_->inputs.push_back(d->name());
     }
     for (auto& name : captured) {
-      auto it = types_.find(name);
-      DCW_TRY(auto d, addValue(name, it == types_.end() ? nullptr : it->second, false));
+      DCW_TRY(auto d, addValue(name, typeOf(name), false));
       sdfg_->inputs.push_back(d->name());
       capturedData_.push_back(d->name());
     }
@@ -390,7 +477,7 @@ public:
     for (int i = 0; i < g.node_size(); ++i)
       DCW_CHECK(addNode(*g.mutable_node(i), i));
     if (untyped_ > 0)
-      c_.warnings.warning(loc(c_, where_ + "value '" + firstUntyped_ + "'"),
+      c_.warnings.warning(loc(c_, where() + "value '" + firstUntyped_ + "'"),
                           std::to_string(untyped_) + " value(s) have no inferred type or shape (first: '" + firstUntyped_ + "')",
                           "their shapes are unknown until run time");
     return std::move(sdfg_);
@@ -399,29 +486,40 @@ public:
 private:
   Ctx& c_;
   int depth_;
-  std::string where_;
+  const GraphBuilder* outer_;
+  Place place_;
   std::unique_ptr<Sdfg> sdfg_;
   State* state_ = nullptr;
-  TypeMap types_;
+  TypeMap types_; // this graph's own value types; enclosing graphs' through outer_
   std::map<std::string, std::string> dataName_; // ONNX value -> data descriptor name
   std::map<std::string, AccessNode*> access_;
   std::vector<std::string> capturedData_;
   int untyped_ = 0;
   std::string firstUntyped_;
+  std::unordered_map<std::string, int> dataSuffix_, labelSuffix_; // see uniqueName
+
+  std::string where() const { return place_.str(); }
+
+  const TypeProto* typeOf(const std::string& onnxName) const {
+    for (const GraphBuilder* b = this; b; b = b->outer_)
+      if (auto it = b->types_.find(onnxName); it != b->types_.end()) return it->second;
+    return nullptr;
+  }
 
   std::string uniqueDataName(const std::string& onnxName) {
     std::string base = sanitizeLabel(onnxName);
     if (base.empty()) base = "value";
-    std::string n = base;
-    for (int k = 1; sdfg_->findData(n); ++k) n = base + "_" + std::to_string(k);
-    return n;
+    return uniqueName(base, dataSuffix_, [&](const std::string& n) { return sdfg_->findData(n) != nullptr; });
+  }
+
+  std::string uniqueNodeLabel(const std::string& base) {
+    return uniqueName(base, labelSuffix_, [&](const std::string& n) { return state_->nodeByLabel(n) != nullptr; });
   }
 
   std::string symbolFor(const std::string& param) {
     auto it = c_.dimSymbols.find(param);
     if (it != c_.dimSymbols.end()) return it->second;
-    std::string base = sanitizeIdentifier(param), s = base;
-    for (int k = 1; c_.symbolNames.count(s); ++k) s = base + "_" + std::to_string(k);
+    std::string s = uniqueName(sanitizeIdentifier(param), c_.symbolSuffix, [&](const std::string& n) { return c_.symbolNames.count(n) > 0; });
     c_.symbolNames.insert(s);
     c_.dimSymbols[param] = s;
     return s;
@@ -432,14 +530,13 @@ private:
     if (base.size() > 40) base = base.substr(base.size() - 40);
     if (!std::isalpha(static_cast<unsigned char>(base.front())) && base.front() != '_') base = "s_" + base;
     base += "_dim" + std::to_string(dim);
-    std::string s = base;
-    for (int k = 1; c_.symbolNames.count(s); ++k) s = base + "_" + std::to_string(k);
+    std::string s = uniqueName(base, c_.symbolSuffix, [&](const std::string& n) { return c_.symbolNames.count(n) > 0; });
     c_.symbolNames.insert(s);
     return s;
   }
 
   Expected<void> describe(DataDescriptor& d, const TypeProto* t, const std::string& onnxName) {
-    const std::string where = loc(c_, where_ + "value '" + onnxName + "'");
+    auto where = [&] { return loc(c_, this->where() + "value '" + onnxName + "'"); };
     while (t) {
       switch (t->value_case()) {
       case TypeProto::kSequenceType:
@@ -451,7 +548,7 @@ private:
         t = t->optional_type().has_elem_type() ? &t->optional_type().elem_type() : nullptr;
         continue;
       case TypeProto::kMapType:
-        c_.warnings.warning(where, "map-typed values (" + typeText(*t) + ") are represented without element shape");
+        c_.warnings.warning(where(), "map-typed values (" + typeText(*t) + ") are represented without element shape");
         d.sourceName = onnxName;
         d.dtype = dtypeFromOnnx(t->map_type().key_type());
         d.rankKnown = false;
@@ -474,7 +571,7 @@ private:
           const auto& dim = shape.dim(k);
           if (dim.has_dim_value()) {
             if (dim.dim_value() < 0)
-              return fail(where, "dimension " + std::to_string(k) + " is negative (" + std::to_string(dim.dim_value()) + ")",
+              return fail(where(), "dimension " + std::to_string(k) + " is negative (" + std::to_string(dim.dim_value()) + ")",
                           "dimensions must be >= 0");
             dims.emplace_back(dim.dim_value());
             concrete.push_back(dim.dim_value());
@@ -491,7 +588,7 @@ private:
           if (!n || (ir::dtypeSize(d.dtype) > 0 && *n > INT64_MAX / int64_t(ir::dtypeSize(d.dtype)))) {
             std::string txt;
             for (size_t k = 0; k < concrete.size(); ++k) txt += (k ? ", " : "") + std::to_string(concrete[k]);
-            return fail(where, "dims [" + txt + "] hold more elements than a 64-bit count can address",
+            return fail(where(), "dims [" + txt + "] hold more elements than a 64-bit count can address",
                         "the model is corrupted or its shapes are wrong");
           }
         }
@@ -534,20 +631,17 @@ private:
   }
 
   Expected<void> addInitializer(TensorProto& t) {
-    DCW_TRY(auto tensor, tensorFromOnnx(t, loc(c_, where_ + "initializer '" + t.name() + "'"), /*steal=*/true));
+    DCW_TRY(auto tensor, tensorFromOnnx(t, loc(c_, where() + "initializer '" + t.name() + "'"), /*steal=*/true));
     return addConstant(t.name(), std::move(tensor));
   }
 
   Expected<AccessNode*> access(const std::string& onnxName) {
     auto it = access_.find(onnxName);
     if (it != access_.end()) return it->second;
-    if (!dataName_.count(onnxName)) {
-      auto tt = types_.find(onnxName);
-      DCW_CHECK(addValue(onnxName, tt == types_.end() ? nullptr : tt->second, true));
-    }
+    if (!dataName_.count(onnxName)) DCW_CHECK(addValue(onnxName, typeOf(onnxName), true));
     const std::string& dn = dataName_[onnxName];
     auto node = std::make_unique<AccessNode>(dn);
-    node->setLabel(state_->uniqueNodeLabel(dn)); // an op node may already use the data's name
+    node->setLabel(uniqueNodeLabel(dn)); // an op node may already use the data's name
     auto* a = static_cast<AccessNode*>(state_->addNode(std::move(node)));
     access_[onnxName] = a;
     return a;
@@ -580,19 +674,18 @@ private:
 
   Expected<Attribute> convertAttribute(::onnx::AttributeProto& a, LibraryNode& node, const NodeProto& n, int index) {
     using A = ::onnx::AttributeProto;
-    const std::string where = loc(c_, where_ + nodeDesc(n, index) + " attribute '" + a.name() + "'");
+    auto where = [&] { return loc(c_, this->where() + nodeDesc(n, index) + " attribute '" + a.name() + "'"); };
     Attribute out{a.name(), int64_t(0)};
     if (!a.ref_attr_name().empty()) {
       out.value = std::string("@ref:" + a.ref_attr_name());
       return out;
     }
-    auto tensorOf = [&](TensorProto& t) { return tensorFromOnnx(t, where, false); };
+    auto tensorOf = [&](TensorProto& t) { return tensorFromOnnx(t, where(), false); };
     auto graphOf = [&](GraphProto& g, const std::string& subName) -> Expected<GraphRef> {
-      if (depth_ + 1 > kMaxGraphNesting) return fail(where, "subgraphs are nested more than 64 deep");
-      std::vector<std::string> captured;
-      freeNames(g, captured);
-      GraphBuilder sub(c_, depth_ + 1);
-      DCW_TRY(auto s, sub.build(g, subName, captured, types_, where_ + nodeDesc(n, index) + " / " + subName + ": "));
+      if (depth_ + 1 > kMaxGraphNesting) return tooDeep(c_.source, depth_ + 1);
+      const std::vector<std::string> captured = freeNamesOf(g, c_);
+      GraphBuilder sub(c_, depth_ + 1, this);
+      DCW_TRY(auto s, sub.build(g, subName, captured, Place{&place_, nodeDesc(n, index) + " / " + subName + ": "}));
       node.addSubgraph(subName, std::move(s));
       for (auto& cap : captured)
         DCW_CHECK(connectOuter(node, cap));
@@ -611,7 +704,7 @@ private:
       break;
     }
     case A::SPARSE_TENSOR: {
-      DCW_TRY(auto t, tensorFromOnnx(a.sparse_tensor(), where));
+      DCW_TRY(auto t, tensorFromOnnx(a.sparse_tensor(), where()));
       out.value = std::move(t);
       break;
     }
@@ -627,7 +720,7 @@ private:
     case A::SPARSE_TENSORS: {
       std::vector<Tensor> v;
       for (auto& t : a.sparse_tensors()) {
-        DCW_TRY(auto x, tensorFromOnnx(t, where));
+        DCW_TRY(auto x, tensorFromOnnx(t, where()));
         v.push_back(std::move(x));
       }
       out.value = std::move(v);
@@ -655,7 +748,7 @@ private:
       break;
     }
     default:
-      return fail(where, "attribute has no or an unknown type (" + std::to_string(int(a.type())) + ")",
+      return fail(where(), "attribute has no or an unknown type (" + std::to_string(int(a.type())) + ")",
                   "set the attribute's type field");
     }
     return out;
@@ -696,15 +789,15 @@ private:
   }
 
   Expected<void> addNode(NodeProto& n, int index) {
-    const std::string where = loc(c_, where_ + nodeDesc(n, index));
+    auto where = [&] { return loc(c_, this->where() + nodeDesc(n, index)); };
     std::string label = sanitizeLabel(n.name());
     if (label.empty()) label = n.op_type().empty() ? "node" : sanitizeLabel(n.op_type()) + "_" + std::to_string(index);
-    label = state_->uniqueNodeLabel(label);
+    label = uniqueNodeLabel(label);
     auto node = std::make_unique<LibraryNode>(label);
     node->domain = n.domain() == "ai.onnx" ? "" : n.domain();
     node->opType = n.op_type();
     if (n.name() != label) node->sourceName = n.name();
-    if (n.op_type().empty()) return fail(where, "node has no op_type", "set the node's operator");
+    if (n.op_type().empty()) return fail(where(), "node has no op_type", "set the node's operator");
 
     auto opsetIt = c_.opsets.find(node->domain);
     int opset = opsetIt == c_.opsets.end() ? 0 : opsetIt->second;
@@ -722,12 +815,12 @@ private:
       for (auto& i : fn->input()) ins.push_back(OpParam{i, OpParam::Option::Optional, "", 0});
       for (auto& o : fn->output()) outs.push_back(OpParam{o, OpParam::Option::Optional, "", 0});
     } else if (isKnownDomain(node->domain) && c_.options.runChecker) {
-      return fail(where, "op " + node->className() + " does not exist in opset " + std::to_string(opset) + " of its domain",
+      return fail(where(), "op " + node->className() + " does not exist in opset " + std::to_string(opset) + " of its domain",
                   "check the op name and the model's opset imports");
     } else {
       node->opaque = true;
       node->opsetVersion = opset;
-      c_.warnings.warning(where, "op " + node->className() + " has no schema; imported as an opaque node that can be inspected but not run",
+      c_.warnings.warning(where(), "op " + node->className() + " has no schema; imported as an opaque node that can be inspected but not run",
                           "register the domain '" + node->domain + "' or replace the node");
     }
     LibraryNode* ln = static_cast<LibraryNode*>(state_->addNode(std::move(node)));
@@ -741,12 +834,23 @@ private:
     }
     if (fn && !cls) {
       // A model-local function: its body becomes the node's "function" subgraph.
+      const std::string fname = n.domain() + "::" + n.op_type();
+      auto& expanding = c_.functionsExpanding;
+      if (std::find(expanding.begin(), expanding.end(), fname) != expanding.end())
+        return fail(where(), "function " + opName(n) + " calls itself (directly or through other functions)",
+                    "ONNX functions cannot be recursive; express repetition with a Loop node");
+      if (depth_ + 1 > kMaxGraphNesting) return tooDeep(c_.source, depth_ + 1);
+      expanding.push_back(fname);
+      struct Pop {
+        std::vector<std::string>& v;
+        ~Pop() { v.pop_back(); }
+      } pop{expanding};
       GraphProto body;
       for (auto& i : fn->input()) body.add_input()->set_name(i);
       for (auto& o : fn->output()) body.add_output()->set_name(o);
       for (auto& x : fn->node()) *body.add_node() = x;
       GraphBuilder sub(c_, depth_ + 1);
-      auto s = sub.build(body, "function", {}, {}, where_ + nodeDesc(n, index) + " / function: ");
+      auto s = sub.build(body, "function", {}, Place{&place_, nodeDesc(n, index) + " / function: "});
       if (!s) return s.takeError();
       ln->addSubgraph("function", std::move(*s));
       ln->attributes.push_back(Attribute{"function", GraphRef{"function"}});
@@ -952,7 +1056,8 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
     fix(*m.mutable_graph()->mutable_output());
     m.mutable_graph()->clear_value_info(); // recomputed by shape inference from the fixed inputs
   }
-  DCW_CHECK(checkGraphStructure(*m.mutable_graph(), {}, c, "", 0));
+  VisibleNames visible;
+  DCW_CHECK(checkGraphStructure(*m.mutable_graph(), visible, c, Place{}, 0));
 
   if (c.options.runChecker) {
     try {
@@ -965,11 +1070,11 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   }
   for (auto& f : m.functions())
     for (int i = 0; i < f.node_size(); ++i)
-      DCW_CHECK(checkShapeAttributes(f.node(i), i, c, "function " + f.name() + ": "));
+      DCW_CHECK(checkShapeAttributes(f.node(i), i, c, Place{nullptr, "function " + f.name() + ": "}));
   if (c.options.runShapeInference) inferShapes(m, c);
 
   GraphBuilder b(c, 0);
-  auto sdfg = b.build(*m.mutable_graph(), "main", {}, {}, "");
+  auto sdfg = b.build(*m.mutable_graph(), "main", {}, Place{});
   if (!sdfg) return sdfg.takeError();
   ImportResult r;
   r.sdfg = std::move(*sdfg);
@@ -1001,13 +1106,38 @@ struct SilenceProtobuf {
   SilenceProtobuf() { google::protobuf::SetLogHandler([](google::protobuf::LogLevel, const char*, int, const std::string&) {}); }
 };
 
-Expected<ImportResult> parseFailure(const std::string& head, uint64_t size, const std::string& source) {
+// Why protobuf refused the bytes. `bytes` is the whole input when at hand (then a model that nests
+// subgraphs past the limit, which protobuf refuses for its recursion depth, is told apart from a
+// corrupt one), else empty.
+Expected<ImportResult> parseFailure(const std::string& head, uint64_t size, const std::string& source,
+                                    std::string_view bytes) {
   if (size == 0) return fail(source, "the file is empty", "export the model again (onnx.save / torch.onnx.export)");
   if (looksLikeText(head))
     return fail(source, "this is a text file, not an ONNX model (ONNX models are binary protobuf)",
                 "open the .onnx file written by onnx.save or torch.onnx.export");
+  if (auto depth = scanSubgraphNesting(bytes); depth && *depth > kMaxSubgraphNesting)
+    return tooDeep(source, *depth);
   return fail(source, "not a valid ONNX model: the protobuf data is truncated or corrupted",
               "re-export or re-download the model");
+}
+
+// Parses with the recursion limit that kMaxSubgraphNesting needs (protobuf's default of 100 nested
+// messages stops at 33 levels of If).
+bool parseModel(google::protobuf::io::ZeroCopyInputStream& in, ModelProto& m) {
+  google::protobuf::io::CodedInputStream coded(&in);
+  coded.SetTotalBytesLimit(INT32_MAX);
+  coded.SetRecursionLimit(kProtobufRecursionLimit);
+  return m.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+}
+
+// After a successful parse, before anything that recurses over the model (ONNX's checker and shape
+// inference included: they would recurse without end into a function that calls itself).
+Expected<void> checkNesting(const ModelProto& m, const std::string& source) {
+  if (auto f = recursiveFunction(m))
+    return fail(source, "model-local function " + *f + " calls itself (directly or through other functions)",
+                "ONNX functions cannot be recursive; express repetition with a Loop node");
+  if (int depth = subgraphNesting(m); depth > kMaxSubgraphNesting) return tooDeep(source, depth);
+  return {};
 }
 
 } // namespace
@@ -1020,7 +1150,10 @@ Expected<ImportResult> importOnnxBytes(const std::string& bytes, const std::stri
   c.baseDir = baseDir;
   c.options = options;
   ModelProto m;
-  if (bytes.empty() || !m.ParseFromString(bytes)) return parseFailure(bytes.substr(0, 512), bytes.size(), sourceName);
+  if (bytes.empty() || bytes.size() > size_t(INT32_MAX)) return parseFailure(bytes.substr(0, 512), bytes.size(), sourceName, bytes);
+  google::protobuf::io::ArrayInputStream in(bytes.data(), int(bytes.size()));
+  if (!parseModel(in, m)) return parseFailure(bytes.substr(0, 512), bytes.size(), sourceName, bytes);
+  DCW_CHECK(checkNesting(m, sourceName));
   return guardedImport(m, c);
 }
 
@@ -1040,7 +1173,7 @@ Expected<ImportResult> importOnnxFile(const std::string& path, const ImportOptio
   std::string head(512, '\0');
   in.read(head.data(), 512);
   head.resize(size_t(in.gcount()));
-  if (size == 0) return parseFailure(head, size, path);
+  if (size == 0) return parseFailure(head, size, path, {});
   in.clear();
   in.seekg(0);
 
@@ -1049,12 +1182,17 @@ Expected<ImportResult> importOnnxFile(const std::string& path, const ImportOptio
   c.baseDir = fs::weakly_canonical(fs::absolute(path, ec).parent_path(), ec).string();
   c.options = options;
   ModelProto m;
-  {
-    google::protobuf::io::IstreamInputStream zin(&in, 1 << 20);
-    google::protobuf::io::CodedInputStream coded(&zin);
-    coded.SetTotalBytesLimit(INT32_MAX);
-    if (!m.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) return parseFailure(head, size, path);
+  google::protobuf::io::IstreamInputStream zin(&in, 1 << 20);
+  if (!parseModel(zin, m)) {
+    // Read it whole only now, to tell a model nested too deep from a corrupt one.
+    std::string bytes;
+    if (size <= uint64_t(INT32_MAX)) {
+      std::ifstream again(path, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(again), std::istreambuf_iterator<char>());
+    }
+    return parseFailure(head, size, path, bytes);
   }
+  DCW_CHECK(checkNesting(m, path));
   return guardedImport(m, c);
 }
 

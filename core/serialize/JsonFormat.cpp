@@ -85,7 +85,9 @@ using namespace dcw::ir;
 
 constexpr const char* kFormatTag = "dcw";
 constexpr ElementId kMaxId = (ElementId(1) << 53) - 1; // exactly representable by every JSON reader
-constexpr int kMaxNesting = 200;                       // SDFGs and regions inside each other
+// SDFGs and regions inside each other. An ONNX body is two levels (its SDFG and its state), and DCW
+// imports bodies nested up to 1,000 deep (onnx::kMaxSubgraphNesting), so such a model round-trips.
+constexpr int kMaxNesting = 2200;
 
 // ------------------------------------------------------------------------------------------------
 // Text helpers
