@@ -15,6 +15,16 @@ namespace {
 
 Expected<void> expandWith(edit::Editor& editor, LibraryNode& node, const ExpansionInfo& info);
 
+// What `info` expands the node into (nothing is changed; an expansion refuses before it edits).
+Expected<std::unique_ptr<Sdfg>> expansionOf(const LibraryNode& node, const ExpansionInfo& info) {
+  const std::string path = pathOf(node);
+  if (node.opaque)
+    return fail(path + " (" + node.className() + ")", "op " + node.className() + " has no known schema and cannot be run");
+  const State& st = *node.parent();
+  ExpansionContext ctx(*owningSdfg(&st), st, node, path);
+  return info.fn(ctx);
+}
+
 struct Found {
   State* state = nullptr;
   LibraryNode* node = nullptr;
@@ -48,13 +58,9 @@ Expected<void> expandNode(edit::Editor& editor, LibraryNode& node, const std::st
 }
 
 Expected<void> canExpand(const LibraryNode& node, const std::string& implementation, const std::string& target) {
-  const std::string path = pathOf(node);
-  DCW_TRY(auto info, chooseImplementation(node, implementation, target, path));
-  const State* st = node.parent();
-  if (!st) return fail(path, "is not part of a model");
-  if (node.opaque) return fail(path + " (" + node.className() + ")", "op " + node.className() + " has no known schema and cannot be run");
-  ExpansionContext ctx(*owningSdfg(st), *st, node, path);
-  DCW_TRY(auto nested, info->fn(ctx));
+  if (!node.parent()) return fail(pathOf(node), "is not part of a model");
+  DCW_TRY(auto info, chooseImplementation(node, implementation, target, pathOf(node)));
+  DCW_TRY(auto nested, expansionOf(node, *info));
   (void)nested;
   return {};
 }
@@ -66,12 +72,7 @@ Expected<void> expandWith(edit::Editor& editor, LibraryNode& node, const Expansi
   const std::string& implementation = info->implementation;
   auto* lib = &node;
   State& st = *lib->parent();
-  Sdfg* owner = owningSdfg(&st);
-  const std::string path = pathOf(*lib);
-  if (lib->opaque)
-    return fail(path + " (" + lib->className() + ")", "op " + lib->className() + " has no known schema and cannot be run");
-  ExpansionContext ctx(*owner, st, *lib, path);
-  DCW_TRY(auto nested, info->fn(ctx));
+  DCW_TRY(auto nested, expansionOf(*lib, *info));
 
   // Put a NestedSdfgNode with the same label and connected connectors in the library node's place.
   std::string label = lib->label();
