@@ -76,12 +76,14 @@ struct FunctionGraph {
 
 } // namespace
 
-int subgraphNesting(const ::onnx::ModelProto& model) {
-  FunctionGraph fg(model);
-  // Levels a call to each function adds (its body is one level below the call, as at import):
-  // 1 + the deepest of its own nesting and its calls, in post-order over the call graph (a call
-  // cycle, refused by recursiveFunction, counts its back edge as 0).
-  std::map<FunctionKey, int> depth;
+namespace {
+
+// The call graph depth-first without recursion: `finished(key)` runs in post-order, once every
+// callee of `key` is finished or on the stack. A call to a function still on the stack closes a
+// cycle: with `stopAtCycle` the walk ends there and returns that function; otherwise the call is
+// passed over (and `finished` sees that callee unfinished).
+template <class Finished>
+std::optional<FunctionKey> postOrder(FunctionGraph& fg, bool stopAtCycle, Finished finished) {
   std::map<FunctionKey, int> state; // 1 on the stack, 2 done
   for (auto& [root, f] : fg.functions) {
     if (state[root]) continue;
@@ -92,20 +94,35 @@ int subgraphNesting(const ::onnx::ModelProto& model) {
       auto& callees = fg.calls[key];
       if (next < callees.size()) {
         const FunctionKey callee = callees[next++].first;
+        if (stopAtCycle && state[callee] == 1) return callee;
         if (!state[callee]) {
           state[callee] = 1;
           stack.emplace_back(callee, 0);
         }
         continue;
       }
-      int d = fg.ownNesting[key];
-      for (auto& [callee, level] : callees)
-        if (state[callee] == 2) d = std::max(d, level + depth[callee]);
-      depth[key] = 1 + d;
+      finished(key);
       state[key] = 2;
       stack.pop_back();
     }
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+int subgraphNesting(const ::onnx::ModelProto& model) {
+  FunctionGraph fg(model);
+  // Levels a call to each function adds (its body is one level below the call, as at import):
+  // 1 + the deepest of its own nesting and its calls (a call cycle, refused by recursiveFunction,
+  // counts its back edge as 0).
+  std::map<FunctionKey, int> depth;
+  postOrder(fg, false, [&](const FunctionKey& key) {
+    int d = fg.ownNesting[key];
+    for (auto& [callee, level] : fg.calls[key])
+      if (auto it = depth.find(callee); it != depth.end()) d = std::max(d, level + it->second);
+    depth[key] = 1 + d;
+  });
   int deepest = 0;
   if (model.has_graph())
     forEachNode(model.graph(), [&](const ::onnx::NodeProto& n, int level) {
@@ -117,28 +134,7 @@ int subgraphNesting(const ::onnx::ModelProto& model) {
 
 std::optional<std::string> recursiveFunction(const ::onnx::ModelProto& model) {
   FunctionGraph fg(model);
-  std::map<FunctionKey, int> state; // 1 on the stack, 2 done
-  for (auto& [root, f] : fg.functions) {
-    if (state[root]) continue;
-    std::vector<std::pair<FunctionKey, size_t>> stack{{root, 0}};
-    state[root] = 1;
-    while (!stack.empty()) {
-      auto& [key, next] = stack.back();
-      auto& callees = fg.calls[key];
-      if (next < callees.size()) {
-        const FunctionKey callee = callees[next++].first;
-        if (state[callee] == 1) return callee; // on the stack: a cycle through it
-        if (!state[callee]) {
-          state[callee] = 1;
-          stack.emplace_back(callee, 0);
-        }
-        continue;
-      }
-      state[key] = 2;
-      stack.pop_back();
-    }
-  }
-  return std::nullopt;
+  return postOrder(fg, true, [](const FunctionKey&) {});
 }
 
 namespace {
