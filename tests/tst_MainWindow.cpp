@@ -1,9 +1,12 @@
 // tst_MainWindow: dcw-gui's main window on the offscreen platform — opening a model fills the outline,
 // the summary and the title; a bad file reports its error (loadFailed, no modal dialog in tests)
 // without crashing and leaves the previous model on screen; recent files are remembered; the
-// outline's QAbstractItemModelTester stays quiet through it all; dropped files open.
+// outline's QAbstractItemModelTester stays quiet through it all; dropped files open; File ▸ Close
+// empties every panel, and opening and closing models over and over keeps the heap flat.
 #include "tests/support/Prerequisites.h"
 #include "app/gui/MainWindow.h"
+#include "core/edit/History.h"
+#include "views/HistoryModel.h"
 
 #include "views/OutlineModel.h"
 #include "views/SummaryView.h"
@@ -23,6 +26,8 @@
 #include <QTreeWidget>
 #include <QUrl>
 
+#include <malloc.h>
+
 using dcw::gui::MainWindow;
 using dcw::views::OutlineModel;
 
@@ -32,6 +37,12 @@ QString sourceFile(const char* relative) { return QStringLiteral(DCW_SOURCE_DIR 
 
 const char* const kGoodModel = "resources/examples/tiny_resnet.onnx";
 const char* const kBadModel = "tests/data/bad/random_bytes.onnx";
+
+// Bytes the process has allocated and not freed (every malloc arena, mmapped blocks included).
+size_t heapInUse() {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
 
 } // namespace
 
@@ -211,6 +222,60 @@ private slots:
     QModelIndex current = w.outlineView()->currentIndex();
     QCOMPARE(current.data().toString(), QStringLiteral("my_op"));
     QCOMPARE(current.data(OutlineModel::PathRole).toString(), QStringLiteral("main/state0/my_op"));
+  }
+
+  void closeEmptiesEveryPanel() {
+    const QString good = sourceFile(kGoodModel);
+    DCW_REQUIRE_FIXTURE(good);
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QAbstractItemModelTester tester(w.outlineModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    QSignalSpy closed(&w, &MainWindow::modelClosed);
+    w.openFile(good);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QVERIFY(w.executeCommand(QStringLiteral("apply ExpandLibraryNode node=main/state0/block1.conv1.Conv")));
+    QCOMPARE(w.history()->size(), size_t(1));
+    QVERIFY(w.closeModel());
+    QCOMPARE(closed.count(), 1);
+    QVERIFY(w.sdfg() == nullptr);
+    QVERIFY(w.history() == nullptr);
+    QCOMPARE(w.windowTitle(), QStringLiteral("DCW"));
+    QCOMPARE(w.outlineModel()->rowCount(), 0);
+    QCOMPARE(w.summaryView()->opsTree()->topLevelItemCount(), 0);
+    QCOMPARE(w.problemsList()->count(), 0);
+    QCOMPARE(w.historyModel()->rowCount(), 0);
+    // The window works as before: the same model opens again.
+    w.openFile(good);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);
+    QVERIFY(w.sdfg() != nullptr);
+  }
+
+  // A leak per model would show here: the heap after 30 open/close cycles is the heap after 10.
+  void openCloseCyclesKeepHeapFlat() {
+    const QStringList models = {sourceFile(kGoodModel),
+                                QStringLiteral("/usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d/model.onnx")};
+    for (const QString& m : models) DCW_REQUIRE_FIXTURE(m);
+    MainWindow w;
+    w.setShowsDialogs(false);
+    w.show();
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    QSignalSpy code(&w, &MainWindow::codeGenerated);
+    size_t after10 = 0;
+    for (int cycle = 1; cycle <= 30; ++cycle) {
+      w.openFile(models[cycle % models.size()]);
+      QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), cycle, 60000);
+      QTRY_VERIFY_WITH_TIMEOUT(!w.isGeneratingCode(), 120000);
+      QVERIFY(w.closeModel());
+      QCoreApplication::processEvents();
+      if (cycle == 10) after10 = heapInUse();
+    }
+    const size_t after30 = heapInUse();
+    const double growthKiB = (double(after30) - double(after10)) / 1024.0;
+    qInfo("heap in use after 10 cycles %.1f MiB, after 30 %.1f MiB (%+.0f KiB)", double(after10) / 1048576.0,
+          double(after30) / 1048576.0, growthKiB);
+    QVERIFY2(growthKiB < 512, qPrintable(QStringLiteral("the heap grew by %1 KiB over 20 open/close cycles").arg(growthKiB)));
   }
 
   void outlineIdsAfterLoad() {

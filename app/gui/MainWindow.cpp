@@ -13,10 +13,12 @@
 #include "core/ir/LibraryNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
+#include "views/CodeDiffView.h"
 #include "views/CodeView.h"
 #include "views/HistoryModel.h"
 #include "views/GraphCanvas.h"
 #include "views/OutlineModel.h"
+#include "views/ProfilePanel.h"
 #include "views/PropertyModel.h"
 #include "views/PureExpansions.h"
 #include "views/Selection.h"
@@ -334,6 +336,9 @@ void MainWindow::createActions() {
   recentMenu_->setObjectName(QStringLiteral("menuRecent"));
   connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
   rebuildRecentMenu();
+  QAction* close = file->addAction(tr("&Close"), this, [this] { closeModel(); });
+  close->setShortcut(QKeySequence::Close);
+  close->setObjectName(QStringLiteral("actionClose"));
   file->addSeparator();
   QMenu* exp = file->addMenu(tr("&Export"));
   exp->addAction(tr("Whole Graph as &SVG…"), this, [this] { exportImage(true, true); });
@@ -664,6 +669,51 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   historyModel_->setHistory(model_->history.get());
   afterHistoryChange();
   emit modelLoaded(file_);
+}
+
+bool MainWindow::closeModel() {
+  if (showsDialogs_ && hasUnsavedSteps()) {
+    auto answer = QMessageBox::question(this, tr("Close %1").arg(QFileInfo(file_).fileName()),
+                                        tr("The %n step(s) of this session are not saved in a project.", "", int(model_->history->size())),
+                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Save && !saveProjectAsked()) return false;
+  }
+  // Results still on their way belong to the closed model: drop them.
+  ++loadSerial_;
+  ++codeSerial_;
+  cancelVerify();
+  cancelProfile();
+  pendingProject_.reset();
+  setBusy(false);
+  generatingCode_ = false;
+  removeAutosave();
+  // The views let go of the model before it is destroyed.
+  selection_->clear();
+  historyModel_->setHistory(nullptr);
+  canvas_->setSdfg(nullptr);
+  outline_->setSdfg(nullptr);
+  weights_->setData(nullptr);
+  model_.reset();
+  file_.clear();
+  projectFile_.clear();
+  savedSteps_.clear();
+  summary_->clear();
+  symbols_->setSymbols({});
+  problems_->clear();
+  code_->clear();
+  codeDiff_->setMessage(QString());
+  profile_->setMessage(QString());
+  modelInfo_->clear();
+  refreshInspector();
+  refreshTotals();
+  refreshTransformations();
+  undoAction_->setEnabled(false);
+  redoAction_->setEnabled(false);
+  updateTitle();
+  statusBar()->showMessage(tr("Closed"), 3000);
+  emit modelClosed();
+  return true;
 }
 
 // ---- generated code -------------------------------------------------------------------------------

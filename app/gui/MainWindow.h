@@ -91,6 +91,12 @@ public:
   // (its result is dropped). Emits modelLoaded() or loadFailed() when done.
   void openFile(const QString& path);
 
+  // File ▸ Close: back to the empty window, the model and everything computed from it freed. A load,
+  // code generation, verification or profile still running is cancelled and its result dropped. With
+  // dialogs on, steps not saved in a project are offered for saving first; returns false when the
+  // user cancels. The model's autosave goes, as on a normal close of the window.
+  bool closeModel();
+
   bool isLoading() const;
   QString currentFile() const { return file_; } // the file on screen ("" when none)
   const ir::Sdfg* sdfg() const;                 // the SDFG on screen, or nullptr
@@ -192,6 +198,7 @@ public:
 
 signals:
   void modelLoaded(const QString& path);
+  void modelClosed();
   void loadFailed(const QString& message); // "<file>: <problem>[; <hint>]"
   void loadingChanged(bool loading);
   // The Code panel has new content for `path` (generated code, or the reason there is none).
@@ -244,10 +251,14 @@ private:
   void restorePendingProject();
   static QString projectFileOf(const PendingProject& p);
   void removeAutosave();
+  bool saveProjectAsked(); // File ▸ Save Project: to the project's file, else where the user says
+  bool hasUnsavedSteps() const; // steps (or a position) that the project file does not hold
 
   struct Model;                  // the loaded model, its summary and cost (MainWindow.cpp)
   std::unique_ptr<Model> model_; // what is on screen; nullptr when nothing is open
   QString file_;
+  std::vector<std::vector<std::string>> savedSteps_; // what projectFile_ holds (hasUnsavedSteps)
+  size_t savedPosition_ = 0;
   quint64 loadSerial_ = 0;       // bumped by every openFile(); stale results are dropped
   quint64 codeSerial_ = 0;       // bumped by every generateCode(); stale results are dropped
   bool generatingCode_ = false;

@@ -115,15 +115,7 @@ void MainWindow::createEditing() {
   QAction* saveProj = new QAction(tr("&Save Project…"), this);
   saveProj->setShortcut(QKeySequence::Save);
   saveProj->setObjectName(QStringLiteral("actionSaveProject"));
-  connect(saveProj, &QAction::triggered, this, [this] {
-    QString path = projectFile_;
-    if (path.isEmpty())
-      path = QFileDialog::getSaveFileName(this, tr("Save Project"), QFileInfo(file_).completeBaseName() + ".dcwproj",
-                                          tr("DCW projects (*.dcwproj)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!saveProject(path, &error)) QMessageBox::critical(this, tr("Cannot save project"), error);
-  });
+  connect(saveProj, &QAction::triggered, this, &MainWindow::saveProjectAsked);
   QAction* exportScriptAction = new QAction(tr("Export &Script…"), this);
   exportScriptAction->setObjectName(QStringLiteral("actionExportScript"));
   connect(exportScriptAction, &QAction::triggered, this, [this] {
@@ -320,6 +312,8 @@ bool MainWindow::saveProject(const QString& path, QString* error) {
     return false;
   }
   projectFile_ = path;
+  savedSteps_ = p.steps;
+  savedPosition_ = p.position;
   removeAutosave();
   addRecentFile(path);
   statusBar()->showMessage(tr("Project saved to %1").arg(path), 5000);
@@ -344,7 +338,18 @@ void MainWindow::restorePendingProject() {
   // into an autosave would save into the file the save then removes, and into a kept copy would make
   // a copy of the copy. Save Project asks where instead.
   const bool keptCopy = pending->file.endsWith(QLatin1Char('~'));
-  if (!isAutosave(pending->file) && !keptCopy) projectFile_ = pending->file;
+  if (!isAutosave(pending->file) && !keptCopy) {
+    projectFile_ = pending->file;
+    savedSteps_ = pending->project.steps;
+    savedPosition_ = pending->project.position;
+  }
+}
+
+bool MainWindow::hasUnsavedSteps() const {
+  if (!model_ || model_->history->size() == 0) return false;
+  if (projectFile_.isEmpty()) return true;
+  auto now = transforms::projectOf(*model_->history, file_.toStdString(), model_->sha256);
+  return now.steps != savedSteps_ || now.position != savedPosition_;
 }
 
 QString MainWindow::autosavePath() const {
@@ -387,6 +392,18 @@ void MainWindow::writeAutosave() {
 void MainWindow::discardAutosave(const QString& autosave) {
   QFile::remove(autosave);
   QFile::remove(QString::fromStdString(backupPathOf(autosave.toStdString())));
+}
+
+bool MainWindow::saveProjectAsked() {
+  QString path = projectFile_;
+  if (path.isEmpty())
+    path = QFileDialog::getSaveFileName(this, tr("Save Project"), QFileInfo(file_).completeBaseName() + ".dcwproj",
+                                        tr("DCW projects (*.dcwproj)"));
+  if (path.isEmpty()) return false;
+  QString error;
+  if (saveProject(path, &error)) return true;
+  QMessageBox::critical(this, tr("Cannot save project"), error);
+  return false;
 }
 
 void MainWindow::removeAutosave() {
