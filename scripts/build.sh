@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds DCW into build/ (Release, Ninja, 2 jobs). Extra arguments go to cmake.
+# Configures and builds DCW into build/ (or $DCW_BUILD_DIR; Release, Ninja, 2 jobs). Extra arguments go
+# to cmake.
 # Compilations go through ccache when it is installed (setup-deps.sh installs it), keyed relative to
 # the checkout, so a second clone on the same machine (CI) reuses what the first compiled.
 set -euo pipefail
@@ -9,5 +10,6 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >/dev/null
-cmake --build build -j "${DCW_JOBS:-2}"
+build=${DCW_BUILD_DIR:-build}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" >/dev/null
+cmake --build "$build" -j "${DCW_JOBS:-2}"

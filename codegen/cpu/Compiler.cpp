@@ -125,6 +125,21 @@ std::string firstErrorLine(const std::string& output) {
 
 } // namespace
 
+std::vector<std::string> defaultCompileFlags() {
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17"};
+#ifdef DCW_SANITIZE_FLAGS
+  // A sanitized DCW loads only sanitized programs: the same runtime, and their faults are reported too.
+  std::string all = DCW_SANITIZE_FLAGS;
+  for (size_t at = 0; at < all.size();) {
+    size_t end = all.find(' ', at);
+    if (end == std::string::npos) end = all.size();
+    if (end > at) flags.push_back(all.substr(at, end - at));
+    at = end + 1;
+  }
+#endif
+  return flags;
+}
+
 std::string defaultCacheDir() {
   if (const char* d = std::getenv("DCW_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "dcw").string();

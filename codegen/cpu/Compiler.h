@@ -2,6 +2,8 @@
 // -shared -fPIC), cached by a hash of the source and flags under the cache folder
 // ($DCW_CACHE_DIR, else $XDG_CACHE_HOME/dcw, else ~/.cache/dcw). A cache hit costs no compilation.
 // Compiler errors come back as a Diagnostic with the compiler's first error line.
+// A sanitizer build of DCW (CMake option DCW_SANITIZE) builds the generated programs with the same
+// sanitizers by default, so that the programs it runs are checked too.
 #pragma once
 
 #include "core/support/Expected.h"
@@ -11,9 +13,12 @@
 
 namespace dcw::codegen {
 
+// -O3 -march=native -fopenmp -fPIC -shared -std=c++17, plus the sanitizers of a DCW_SANITIZE build.
+std::vector<std::string> defaultCompileFlags();
+
 struct CompileOptions {
   std::string compiler = "g++";
-  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17"};
+  std::vector<std::string> flags = defaultCompileFlags();
   std::string cacheDir;             // empty: the default cache folder
 };
 

@@ -63,7 +63,15 @@ int main(int argc, char** argv) {
   const int sharedFd = std::atoi(argv[2]), in = std::atoi(argv[3]), out = std::atoi(argv[4]);
   rlimit core{0, 0};
   setrlimit(RLIMIT_CORE, &core);
-  if (argc > 5) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer reserves terabytes of address space for its shadow memory, so an address-space
+  // limit would stop the worker before main. A sanitizer build's worker runs without it; ASan's
+  // allocator refuses impossible sizes itself.
+  const bool limitAddressSpace = false;
+#else
+  const bool limitAddressSpace = true;
+#endif
+  if (argc > 5 && limitAddressSpace) {
     rlim_t limit = std::strtoull(argv[5], nullptr, 10);
     if (limit > 0) {
       rlimit as{limit, limit};

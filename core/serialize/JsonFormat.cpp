@@ -66,6 +66,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -88,6 +89,31 @@ constexpr ElementId kMaxId = (ElementId(1) << 53) - 1; // exactly representable 
 // SDFGs and regions inside each other. An ONNX body is two levels (its SDFG and its state), and DCW
 // imports bodies nested up to 1,000 deep (onnx::kMaxSubgraphNesting), so such a model round-trips.
 constexpr int kMaxNesting = 2200;
+// A nesting level takes at most three JSON levels (a nested SDFG: node object, "sdfg" object, "blocks"
+// array), so text nested deeper than this is refused before parsing: nlohmann's parser of ordered
+// objects slows down with the square of the depth, and a hostile file must not hang the load.
+constexpr size_t kMaxJsonDepth = 4 * size_t(kMaxNesting) + 64;
+
+// The deepest bracket nesting of `text` (outside strings), stopping once past `limit`.
+size_t jsonDepth(std::string_view text, size_t limit) {
+  size_t depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) break;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 // ------------------------------------------------------------------------------------------------
 // Text helpers
@@ -1201,6 +1227,10 @@ std::string toJson(const ir::Sdfg& sdfg) {
 Expected<std::unique_ptr<ir::Sdfg>> fromJson(std::string_view text, const std::string& source) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
     return fail(source, "the file is empty", "a DCW project file holds a JSON object; restore it from a backup");
+  if (jsonDepth(text, kMaxJsonDepth) > kMaxJsonDepth)
+    return fail(source, "SDFGs and regions are nested more than " + std::to_string(kMaxNesting) + " levels deep (the JSON nests past " +
+                            std::to_string(kMaxJsonDepth) + " levels)",
+                "the file is corrupted or was generated incorrectly");
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
