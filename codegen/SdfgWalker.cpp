@@ -92,6 +92,22 @@ Expected<void> SdfgWalker::allocateScope(const StateInfo& si, const MapEntry* sc
   return {};
 }
 
+void SdfgWalker::then(std::vector<Step> steps) {
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) steps_.push_back(std::move(*it));
+}
+
+Expected<void> SdfgWalker::drive() {
+  while (!steps_.empty()) {
+    Step step = std::move(steps_.back());
+    steps_.pop_back();
+    if (auto r = step(); !r) {
+      steps_.clear();
+      return r;
+    }
+  }
+  return {};
+}
+
 Expected<GeneratedCode> SdfgWalker::run() {
   GeneratedCode result;
   ProgramSignature& sig = result.signature;
@@ -182,6 +198,7 @@ Expected<GeneratedCode> SdfgWalker::run() {
   }
   std::set<std::string> predeclared(sig.symbols.begin(), sig.symbols.end());
   DCW_CHECK(emitSdfgBody(root_, rootCtx, predeclared));
+  DCW_CHECK(drive());
   if (hasCpp_) line("if (dcw_cpp::failed()) return dcw_rt::report(error, errorSize, dcw_cpp::message());");
   line("return dcw_rt::finish(error, errorSize);");
   --indent_;
@@ -541,10 +558,16 @@ Expected<void> SdfgWalker::emitRegion(const ControlFlowRegion& r) {
     cur = next;
   }
   if (isChain) {
+    std::vector<Step> steps;
     for (size_t k = 0; k < chain.size(); ++k) {
-      DCW_CHECK(emitBlock(*chain[k]));
-      if (k < chainEdges.size()) DCW_CHECK(emitAssignments(*chainEdges[k]));
+      const ControlFlowBlock* b = chain[k];
+      steps.push_back([this, b] { return emitBlock(*b); });
+      if (k < chainEdges.size()) {
+        const InterstateEdge* e = chainEdges[k];
+        steps.push_back([this, e] { return emitAssignments(*e); });
+      }
     }
+    then(std::move(steps));
     return {};
   }
 
@@ -558,50 +581,66 @@ Expected<void> SdfgWalker::emitRegion(const ControlFlowRegion& r) {
   std::vector<const ControlFlowBlock*> emitOrder{start};
   for (auto& b : r.blocks())
     if (b.get() != start && reachable.count(b.get())) emitOrder.push_back(b.get());
-  std::map<ElementId, std::string> labels;
+  // Shared by the steps below: the labels, and whether a block jumps to the end.
+  struct Gotos {
+    std::map<ElementId, std::string> labels;
+    std::string endLabel;
+    bool endUsed = false;
+  };
+  auto g = std::make_shared<Gotos>();
   for (auto* b : emitOrder)
     for (auto* e : r.outEdges(b->id()))
-      if (!labels.count(e->dst)) labels[e->dst] = std::string("L") + std::to_string(++labels_);
-  std::string endLabel = std::string("L") + std::to_string(++labels_);
-  bool endUsed = false;
+      if (!g->labels.count(e->dst)) g->labels[e->dst] = std::string("L") + std::to_string(++labels_);
+  g->endLabel = std::string("L") + std::to_string(++labels_);
   line("{ // control flow of " + commentText(where));
   ++indent_;
+  std::vector<Step> steps;
   for (size_t k = 0; k < emitOrder.size(); ++k) {
     const ControlFlowBlock* b = emitOrder[k];
-    if (auto it = labels.find(b->id()); it != labels.end()) {
-      --indent_;
-      line(it->second + ":;");
-      ++indent_;
-    }
-    DCW_CHECK(emitBlock(*b));
-    bool unconditional = false;
-    for (auto* e : r.outEdges(b->id())) {
-      if (!r.block(e->dst)) return fail(path(e->id()), "interstate edge leads to a block outside region '" + r.label() + "'");
-      if (e->isUnconditional()) {
-        line("{");
-      } else {
-        auto cond = sym(e->condition, path(e->id()));
-        if (!cond) return cond.takeError();
-        line("if (" + *cond + ") {");
+    const bool last = k + 1 == emitOrder.size();
+    steps.push_back([this, b, g] {
+      if (auto it = g->labels.find(b->id()); it != g->labels.end()) {
+        --indent_;
+        line(it->second + ":;");
+        ++indent_;
       }
-      ++indent_;
-      DCW_CHECK(emitAssignments(*e));
-      line("goto " + labels.at(e->dst) + ";");
-      --indent_;
-      line("}");
-      if (e->isUnconditional()) {
-        unconditional = true;
-        break;
+      return emitBlock(*b);
+    });
+    steps.push_back([this, &r, b, g, last]() -> Expected<void> {
+      bool unconditional = false;
+      for (auto* e : r.outEdges(b->id())) {
+        if (!r.block(e->dst)) return fail(path(e->id()), "interstate edge leads to a block outside region '" + r.label() + "'");
+        if (e->isUnconditional()) {
+          line("{");
+        } else {
+          auto cond = sym(e->condition, path(e->id()));
+          if (!cond) return cond.takeError();
+          line("if (" + *cond + ") {");
+        }
+        ++indent_;
+        DCW_CHECK(emitAssignments(*e));
+        line("goto " + g->labels.at(e->dst) + ";");
+        --indent_;
+        line("}");
+        if (e->isUnconditional()) {
+          unconditional = true;
+          break;
+        }
       }
-    }
-    if (!unconditional && k + 1 < emitOrder.size()) {
-      line("goto " + endLabel + ";");
-      endUsed = true;
-    }
+      if (!unconditional && !last) {
+        line("goto " + g->endLabel + ";");
+        g->endUsed = true;
+      }
+      return {};
+    });
   }
-  --indent_;
-  if (endUsed) line(endLabel + ":;");
-  line("}");
+  steps.push_back([this, g]() -> Expected<void> {
+    --indent_;
+    if (g->endUsed) line(g->endLabel + ":;");
+    line("}");
+    return {};
+  });
+  then(std::move(steps));
   return {};
 }
 
@@ -625,41 +664,59 @@ Expected<void> SdfgWalker::emitBlock(const ControlFlowBlock& b) {
            commentText(where));
     }
     ++indent_;
-    DCW_CHECK(emitRegion(*loop));
-    --indent_;
-    line("}");
-    record(first, b.id());
+    const ElementId id = b.id();
+    then({[this, loop] { return emitRegion(*loop); },
+          [this, first, id]() -> Expected<void> {
+            --indent_;
+            line("}");
+            record(first, id);
+            return {};
+          }});
     return {};
   }
   if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
     int first = nextLine();
     line("// conditional " + commentText(where));
-    bool open = false;
+    std::vector<Step> steps;
     for (size_t k = 0; k < c->branches().size(); ++k) {
-      const BranchRegion& br = *c->branches()[k];
-      if (br.condition) {
-        auto cond = sym(*br.condition, path(br.id()));
-        if (!cond) return cond.takeError();
-        line(std::string(open ? "} else if (" : "if (") + *cond + ") {");
-      } else {
-        line(open ? "} else {" : "{");
-      }
-      open = true;
-      ++indent_;
-      DCW_CHECK(emitRegion(br));
-      --indent_;
-      if (!br.condition) break; // an else ends the chain
+      const BranchRegion* br = c->branches()[k].get();
+      const bool open = k > 0;
+      steps.push_back([this, br, open]() -> Expected<void> {
+        if (br->condition) {
+          auto cond = sym(*br->condition, path(br->id()));
+          if (!cond) return cond.takeError();
+          line(std::string(open ? "} else if (" : "if (") + *cond + ") {");
+        } else {
+          line(open ? "} else {" : "{");
+        }
+        ++indent_;
+        return emitRegion(*br);
+      });
+      steps.push_back([this]() -> Expected<void> {
+        --indent_;
+        return {};
+      });
+      if (!br->condition) break; // an else ends the chain
     }
-    if (open) line("}");
-    record(first, b.id());
+    const bool any = !c->branches().empty();
+    const ElementId id = b.id();
+    steps.push_back([this, any, first, id]() -> Expected<void> {
+      if (any) line("}");
+      record(first, id);
+      return {};
+    });
+    then(std::move(steps));
     return {};
   }
   if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
     line("{");
     ++indent_;
-    DCW_CHECK(emitRegion(*r));
-    --indent_;
-    line("}");
+    then({[this, r] { return emitRegion(*r); },
+          [this]() -> Expected<void> {
+            --indent_;
+            line("}");
+            return {};
+          }});
     return {};
   }
   return fail(where, "control-flow block of kind " + std::string(elementKindName(b.kind())) + " is not supported");
@@ -667,17 +724,18 @@ Expected<void> SdfgWalker::emitBlock(const ControlFlowBlock& b) {
 
 Expected<void> SdfgWalker::emitState(const State& st) {
   std::string where = path(st.id());
-  StateInfo si;
-  si.state = &st;
+  // Shared with the steps of the state's nodes and maps, which refer to it until the closing step.
+  auto si = std::make_shared<StateInfo>();
+  si->state = &st;
   auto order = st.topologicalOrder();
   if (!order) return fail(where, order.error().message, order.error().hint);
   auto scopes = st.scopeOf();
   if (!scopes) return fail(where, scopes.error().message, scopes.error().hint);
-  si.scopes = std::move(*scopes);
+  si->scopes = std::move(*scopes);
   for (Node* n : *order) {
     if (n->kind() == ElementKind::MapExit) continue;
-    auto it = si.scopes.find(n->id());
-    si.children[it == si.scopes.end() ? nullptr : it->second].push_back(n);
+    auto it = si->scopes.find(n->id());
+    si->children[it == si->scopes.end() ? nullptr : it->second].push_back(n);
   }
   int first = nextLine();
   line("{ // state " + commentText(where));
@@ -685,41 +743,49 @@ Expected<void> SdfgWalker::emitState(const State& st) {
   markProgress(st.id());
   const bool timed = wantProfile(ProfiledElement::Kind::State, st.id());
   if (timed) beginProfile(ProfiledElement::Kind::State, st.id());
-  DCW_CHECK(allocateScope(si, nullptr));
-  DCW_CHECK(emitScope(si, nullptr));
-  if (timed) endProfile();
-  --indent_;
-  line("}");
-  record(first, st.id());
+  DCW_CHECK(allocateScope(*si, nullptr));
+  then({[this, si] { return emitScope(*si, nullptr); },
+        [this, si, timed, first]() -> Expected<void> {
+          if (timed) endProfile();
+          --indent_;
+          line("}");
+          record(first, si->state->id());
+          return {};
+        }});
   return {};
 }
 
 Expected<void> SdfgWalker::emitScope(const StateInfo& si, const MapEntry* scope) {
   auto it = si.children.find(scope);
   if (it == si.children.end()) return {};
-  for (const Node* n : it->second) {
-    std::string where = path(n->id());
-    switch (n->kind()) {
-    case ElementKind::AccessNode: {
-      for (auto* e : si.state->inEdges(n->id())) {
-        const Node* src = si.state->node(e->src);
-        if (src && src->kind() == ElementKind::AccessNode && !e->memlet.isEmpty())
-          DCW_CHECK(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(*n)));
-      }
-      break;
-    }
-    case ElementKind::Tasklet: DCW_CHECK(emitTasklet(si, static_cast<const Tasklet&>(*n))); break;
-    case ElementKind::MapEntry: DCW_CHECK(emitMap(si, static_cast<const MapEntry&>(*n))); break;
-    case ElementKind::NestedSdfg: DCW_CHECK(emitNested(si, static_cast<const NestedSdfgNode&>(*n))); break;
-    case ElementKind::LibraryNode: {
-      auto& l = static_cast<const LibraryNode&>(*n);
-      return fail(where, "node '" + where + "' (" + l.className() + ") is not expanded; run the expansion pass or pick an implementation",
-                  "expand library nodes (dcw expand, or the expansion pass) before generating code");
-    }
-    default: break;
-    }
-  }
+  std::vector<Step> steps;
+  steps.reserve(it->second.size());
+  for (const Node* n : it->second) steps.push_back([this, &si, n] { return emitNode(si, *n); });
+  then(std::move(steps));
   return {};
+}
+
+Expected<void> SdfgWalker::emitNode(const StateInfo& si, const Node& n) {
+  switch (n.kind()) {
+  case ElementKind::AccessNode: {
+    for (auto* e : si.state->inEdges(n.id())) {
+      const Node* src = si.state->node(e->src);
+      if (src && src->kind() == ElementKind::AccessNode && !e->memlet.isEmpty())
+        DCW_CHECK(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(n)));
+    }
+    return {};
+  }
+  case ElementKind::Tasklet: return emitTasklet(si, static_cast<const Tasklet&>(n));
+  case ElementKind::MapEntry: return emitMap(si, static_cast<const MapEntry&>(n));
+  case ElementKind::NestedSdfg: return emitNested(si, static_cast<const NestedSdfgNode&>(n));
+  case ElementKind::LibraryNode: {
+    auto& l = static_cast<const LibraryNode&>(n);
+    std::string where = path(n.id());
+    return fail(where, "node '" + where + "' (" + l.className() + ") is not expanded; run the expansion pass or pick an implementation",
+                "expand library nodes (dcw expand, or the expansion pass) before generating code");
+  }
+  default: return {};
+  }
 }
 
 void SdfgWalker::collectSubtree(const StateInfo& si, const MapEntry* scope, std::vector<const Node*>& out) const {
@@ -845,7 +911,8 @@ Expected<void> SdfgWalker::emitNested(const StateInfo& si, const NestedSdfgNode&
   markProgress(n.id());
   const bool timed = wantProfile(ProfiledElement::Kind::NestedSdfg, n.id());
   if (timed) beginProfile(ProfiledElement::Kind::NestedSdfg, n.id());
-  Ctx c;
+  auto cp = std::make_shared<Ctx>(); // what the nested body's steps see, until the closing step
+  Ctx& c = *cp;
   c.sdfg = &inner;
 
   // Symbols: the mapping, evaluated in the outer SDFG.
@@ -926,14 +993,19 @@ Expected<void> SdfgWalker::emitNested(const StateInfo& si, const NestedSdfgNode&
     c.data[d.name()] = id;
   }
   Ctx* outerCtx = ctx_;
-  ctx_ = &c;
-  auto body = emitSdfgBody(inner, c, predeclared);
-  ctx_ = outerCtx;
-  if (!body) return body.takeError();
-  if (timed) endProfile();
-  --indent_;
-  line("}");
-  record(first, n.id());
+  const ElementId id = n.id();
+  then({[this, &inner, cp, predeclared = std::move(predeclared)] {
+          ctx_ = cp.get();
+          return emitSdfgBody(inner, *cp, predeclared);
+        },
+        [this, cp, outerCtx, timed, first, id]() -> Expected<void> {
+          ctx_ = outerCtx;
+          if (timed) endProfile();
+          --indent_;
+          line("}");
+          record(first, id);
+          return {};
+        }});
   return {};
 }
 

@@ -26,6 +26,7 @@
 #include "core/support/Expected.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -70,7 +71,9 @@ protected:
   // ---- hooks: what a target says ----
   // Text before the entry point (the target's runtime helpers: dcw_rt::, and dcw_prof:: when timed).
   virtual void emitPrologue(bool instrumented) = 0;
-  // A map with its schedule: loops around emitScope(si, &me), with allocateScope(si, &me) inside.
+  // A map with its schedule: loops around emitScope(si, &me), with allocateScope(si, &me) inside. The
+  // walk is a work list (see then()): emitMap writes the loop heads and allocates, then hands over
+  // emitScope and its own closing part as steps; `si` and `me` live until those have run.
   virtual Expected<void> emitMap(const StateInfo& si, const ir::MapEntry& me) = 0;
   // A transient of the data's storage, bound in `c.data`.
   virtual Expected<void> allocate(const ir::DataDescriptor& d, Ctx& c) = 0;
@@ -122,6 +125,17 @@ protected:
   Expected<const ir::DataDescriptor*> descriptor(const std::string& name, const std::string& where) const;
   Expected<std::string> pointer(const std::string& name, const std::string& where) const;
 
+  // ---- the walk: a work list, not recursion ----
+  // Nested SDFGs, regions and maps nest as deep as the model's subgraphs (1,000 levels and more once
+  // If/Loop bodies are expanded), and a recursive walk ran out of stack. So an emit function writes
+  // its part up to its first child, hands the rest to then() as steps (each child, the parts between,
+  // its own closing part, in order) and returns; drive() runs the steps, each before anything handed
+  // over earlier, so the output is what the recursion wrote. A function that hands over steps is
+  // called only as the last thing its caller does (or from a step).
+  using Step = std::function<Expected<void>()>;
+  void then(std::vector<Step> steps);
+  Expected<void> drive();
+
   // ---- structure ----
   Expected<void> emitSdfgBody(const ir::Sdfg& s, Ctx& c, const std::set<std::string>& predeclared);
   Expected<void> planTransients(const ir::Sdfg& s, Ctx& c);
@@ -130,7 +144,8 @@ protected:
   Expected<void> emitBlock(const ir::ControlFlowBlock& b);
   Expected<void> emitAssignments(const ir::InterstateEdge& e);
   Expected<void> emitState(const ir::State& st);
-  Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope);
+  Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope); // a step per node of the scope
+  Expected<void> emitNode(const StateInfo& si, const ir::Node& n);
   // The transients placed in this scope of the state (nullptr: its top level).
   Expected<void> allocateScope(const StateInfo& si, const ir::MapEntry* scope);
   Expected<void> emitTasklet(const StateInfo& si, const ir::Tasklet& t);
@@ -167,6 +182,7 @@ protected:
   int labels_ = 0;
   int mapDepth_ = 0; // maps entered around the code being emitted
   std::vector<SourceMapEntry> sourceMap_;
+  std::vector<Step> steps_; // the work list, next step last
   Ctx* ctx_ = nullptr;
   // C++ tasklets and the environments they use, in order of first use.
   bool hasCpp_ = false;

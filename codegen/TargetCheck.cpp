@@ -1,5 +1,7 @@
 // checkTarget: refuses, before any code is generated, the map schedules and data storages that the
-// chosen target does not own (see Target.h), each error located at the element.
+// chosen target does not own (see Target.h), each error located at the element. Paths are indexed at
+// the first refusal only: a model the target takes needs none, and the index of a 100,000-node model
+// cost as much as the rest of the check.
 #include "codegen/Target.h"
 
 #include "core/ir/DataDescriptor.h"
@@ -8,6 +10,8 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Walk.h"
+
+#include <optional>
 
 namespace dcw::codegen {
 
@@ -27,13 +31,17 @@ std::string ownersOf(bool schedule, int value, const Target& self) {
 
 Diagnostics checkTarget(const ir::Sdfg& sdfg, const Target& target) {
   Diagnostics out;
-  ir::PathIndex paths(sdfg);
+  std::optional<ir::PathIndex> index;
+  auto pathOf = [&](ir::ElementId id) -> std::string {
+    if (!index) index.emplace(sdfg);
+    return index->pathOf(id);
+  };
   const std::string tname(target.name());
   ir::walk(const_cast<ir::Sdfg&>(sdfg), [&](ir::Element& e) {
     if (auto* me = dynamic_cast<const ir::MapEntry*>(&e)) {
       if (!target.ownsSchedule(me->schedule)) {
         std::string others = ownersOf(true, int(me->schedule), target);
-        Diagnostic d = Diagnostic::error(paths.pathOf(me->id()),
+        Diagnostic d = Diagnostic::error(pathOf(me->id()),
                                          "schedule " + std::string(ir::scheduleName(me->schedule)) + " is not supported by target " + tname,
                                          others.empty() ? "no target generates this schedule yet; set the map's schedule to cpu_multicore or sequential"
                                                         : "compile with --target " + others + ", or set the map's schedule to cpu_multicore or sequential");
@@ -43,7 +51,7 @@ Diagnostics checkTarget(const ir::Sdfg& sdfg, const Target& target) {
     } else if (auto* d = dynamic_cast<const ir::DataDescriptor*>(&e)) {
       if (!target.ownsStorage(d->storage)) {
         std::string others = ownersOf(false, int(d->storage), target);
-        Diagnostic g = Diagnostic::error(paths.pathOf(d->id()),
+        Diagnostic g = Diagnostic::error(pathOf(d->id()),
                                          "storage " + std::string(ir::storageName(d->storage)) + " is not supported by target " + tname,
                                          others.empty() ? "no target allocates this storage yet; set the data's storage to default"
                                                         : "compile with --target " + others + ", or set the data's storage to default");

@@ -42,6 +42,46 @@ private slots:
     QCOMPARE(serialize::toJson(*m), before);
   }
 
+  // Nodes and edges taken from the middle of a state come back where they were, in order, however the
+  // removals interleave (a removal reports the element after it; see ir/OwnedList.h).
+  void editorUndoRestoresOrder() {
+    Sdfg s("main");
+    State* st = s.addState("state0");
+    std::vector<AccessNode*> a;
+    for (int i = 0; i < 8; ++i) {
+      s.addArray("a" + std::to_string(i), DType::Float32, {sym::Expr(4)}, true);
+      a.push_back(st->add<AccessNode>("a" + std::to_string(i)));
+    }
+    for (int i = 0; i + 1 < 8; ++i) st->addEdge(*a[i], "", *a[i + 1], "", Memlet::full("a" + std::to_string(i), {sym::Expr(4)}));
+    auto order = [&] {
+      std::vector<std::string> out;
+      for (auto& n : st->nodes()) out.push_back(n->label());
+      for (auto& e : st->edges()) out.push_back(std::to_string(e->id()) + ":" + std::to_string(e->src) + "->" + std::to_string(e->dst));
+      return out;
+    };
+    const auto before = order();
+    edit::Editor ed(s);
+    ed.removeNode(*st, a[3]->id());
+    ed.removeNode(*st, a[1]->id());
+    ed.removeNode(*st, a[7]->id());
+    ed.add<AccessNode>(*st, "a3"); // appended, takes the removed node's label
+    ed.removeNode(*st, a[4]->id());
+    ed.removeNode(*st, a[0]->id());
+    const auto after = order();
+    QCOMPARE(std::vector<std::string>(after.begin(), after.begin() + 4), (std::vector<std::string>{"a2", "a5", "a6", "a3"}));
+    QCOMPARE(after.size(), size_t(5)); // and the one edge left, a5 -> a6
+    QCOMPARE(st->nodeByLabel("a3")->parent(), st);
+    auto j = ed.takeJournal();
+    j.undo();
+    QCOMPARE(order(), before);
+    QCOMPARE(st->nodeByLabel("a3"), static_cast<Node*>(a[3]));
+    QCOMPARE(st->outEdges(a[3]->id()).size(), size_t(1));
+    j.redo();
+    QCOMPARE(order(), after);
+    j.undo();
+    QCOMPARE(order(), before);
+  }
+
   void historyJumpsAndRollsBackFailures() {
     auto m = loadModel(onnxCase("test_softmax_axis_1"), false);
     QVERIFY(m);

@@ -362,7 +362,7 @@ private slots:
 
   void rejectsSubsetRank() {
     Scale s;
-    s.st->edges()[1]->memlet.subset = Subset({Range::index(Expr::symbol("i")), Range::index(0)});
+    (*std::next(s.st->edges().begin(), 1))->memlet.subset = Subset({Range::index(Expr::symbol("i")), Range::index(0)}); // the second edge
     auto d = validate(*s.sdfg);
     QVERIFY2(hasError(d, "has 2 dimensions but 'A' has 1"), qPrintable(dump(d)));
   }

@@ -588,8 +588,8 @@ private slots:
     QVERIFY(cond->branches()[0]->condition.has_value());
     QVERIFY(!cond->branches()[1]->condition.has_value());
     auto* copy = static_cast<State*>(cond->branches()[0]->blocks().at(0).get());
-    QVERIFY(copy->edges().at(0)->memlet.otherSubset.has_value());
-    QVERIFY(copy->edges().at(0)->memlet.dynamic);
+    QVERIFY(copy->edges().front()->memlet.otherSubset.has_value());
+    QVERIFY(copy->edges().front()->memlet.dynamic);
     QCOMPARE(y.startBlock(), y.blockByLabel("compute")->id());
     auto* first = y.edges().at(0).get();
     QCOMPARE(first->label(), std::string("to_ops"));

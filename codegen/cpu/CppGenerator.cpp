@@ -202,23 +202,26 @@ Expected<void> CpuGenerator::emitMap(const StateInfo& si, const MapEntry& me) {
   ++indent_;
   ++mapDepth_;
   DCW_CHECK(allocateScope(si, &me));
-  auto body = emitScope(si, &me);
-  --mapDepth_;
-  --indent_;
-  if (!body) return body.takeError();
-  line("}");
-  for (auto& [p, old] : savedSymbols) {
-    if (old) ctx_->symbols[p] = *old;
-    else ctx_->symbols.erase(p);
-  }
-  if (parallel) ctx_->privateData.clear(); // what the loop allocated is gone with its body
-  par_ = saved;
-  if (timed) {
-    endProfile();
-    --indent_;
-    line("}");
-  }
-  record(first, me.id());
+  // The body, then the closing part (see SdfgWalker::then).
+  then({[this, &si, &me] { return emitScope(si, &me); },
+        [this, &me, first, timed, parallel, saved = std::move(saved), savedSymbols = std::move(savedSymbols)]() -> Expected<void> {
+          --mapDepth_;
+          --indent_;
+          line("}");
+          for (auto& [p, old] : savedSymbols) {
+            if (old) ctx_->symbols[p] = *old;
+            else ctx_->symbols.erase(p);
+          }
+          if (parallel) ctx_->privateData.clear(); // what the loop allocated is gone with its body
+          par_ = saved;
+          if (timed) {
+            endProfile();
+            --indent_;
+            line("}");
+          }
+          record(first, me.id());
+          return {};
+        }});
   return {};
 }
 

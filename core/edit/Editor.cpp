@@ -62,10 +62,12 @@ void Journal::redo() {
 
 namespace {
 
-// An element that is in its container while `present` and held by the edit otherwise.
-template <class Container, class Elem>
+// An element that is in its container while `present` and held by the edit otherwise. `position` is
+// where its container puts it back: an index, or for a state's nodes and edges the element that
+// followed it (State::NodePlace, EdgePlace).
+template <class Container, class Elem, class Position = size_t>
 struct Presence : Edit {
-  Presence(ir::JournalKey key, Container* c, Elem* raw, size_t position, std::unique_ptr<Elem> held)
+  Presence(ir::JournalKey key, Container* c, Elem* raw, Position position, std::unique_ptr<Elem> held)
       : key(key), container(c), raw(raw), position(position), held(std::move(held)) {}
   void take() { held = detach(); }
   void give() {
@@ -77,7 +79,7 @@ struct Presence : Edit {
   ir::JournalKey key;
   Container* container;
   Elem* raw;
-  size_t position;
+  Position position;
   std::unique_ptr<Elem> held;
 };
 
@@ -96,13 +98,13 @@ struct Removed : Base {
   Edit::Kind kind() const override { return Base::kRemoved; }
 };
 
-struct NodeP : Presence<State, Node> {
+struct NodeP : Presence<State, Node, State::NodePlace> {
   using Presence::Presence;
   static constexpr Edit::Kind kAdded = Edit::Kind::NodeAdded, kRemoved = Edit::Kind::NodeRemoved;
   std::unique_ptr<Node> detach() override { return container->detachNode(key, raw->id(), &position); }
   void attach(std::unique_ptr<Node> n) override { container->attachNode(key, std::move(n), position); }
 };
-struct EdgeP : Presence<State, DataflowEdge> {
+struct EdgeP : Presence<State, DataflowEdge, State::EdgePlace> {
   using Presence::Presence;
   static constexpr Edit::Kind kAdded = Edit::Kind::EdgeAdded, kRemoved = Edit::Kind::EdgeRemoved;
   std::unique_ptr<DataflowEdge> detach() override { return container->detachEdge(key, raw->id(), &position); }
@@ -196,8 +198,7 @@ Editor::Editor(Sdfg& root) : root_(root) {
 Node* Editor::addNode(State& st, std::unique_ptr<Node> node) {
   if (!node->label().empty()) node->setLabel(st.uniqueNodeLabel(node->label()));
   Node* raw = st.addNode(std::move(node));
-  size_t pos = st.nodes().size() - 1;
-  record(std::make_unique<Added<NodeP>>(JournalKey(), &st, raw, pos, nullptr));
+  record(std::make_unique<Added<NodeP>>(JournalKey(), &st, raw, nullptr, nullptr)); // last: nothing follows it
   return raw;
 }
 
@@ -206,7 +207,7 @@ void Editor::removeNode(State& st, ElementId id) {
   assert(n);
   for (auto* e : st.inEdges(id)) removeEdge(st, e->id());
   for (auto* e : st.outEdges(id)) removeEdge(st, e->id());
-  auto r = std::make_unique<Removed<NodeP>>(JournalKey(), &st, n, 0, nullptr);
+  auto r = std::make_unique<Removed<NodeP>>(JournalKey(), &st, n, nullptr, nullptr);
   r->take();
   record(std::move(r));
 }
@@ -214,14 +215,14 @@ void Editor::removeNode(State& st, ElementId id) {
 DataflowEdge* Editor::addEdge(State& st, const Node& src, std::string srcConn, const Node& dst, std::string dstConn,
                               Memlet memlet) {
   DataflowEdge* e = st.addEdge(src, std::move(srcConn), dst, std::move(dstConn), std::move(memlet));
-  record(std::make_unique<Added<EdgeP>>(JournalKey(), &st, e, st.edges().size() - 1, nullptr));
+  record(std::make_unique<Added<EdgeP>>(JournalKey(), &st, e, nullptr, nullptr)); // last: nothing follows it
   return e;
 }
 
 void Editor::removeEdge(State& st, ElementId id) {
   DataflowEdge* e = st.edge(id);
   assert(e);
-  auto r = std::make_unique<Removed<EdgeP>>(JournalKey(), &st, e, 0, nullptr);
+  auto r = std::make_unique<Removed<EdgeP>>(JournalKey(), &st, e, nullptr, nullptr);
   r->take();
   record(std::move(r));
 }

@@ -7,6 +7,8 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
 
+#include <optional>
+
 namespace dcw::expansions {
 
 using namespace dcw::ir;
@@ -30,13 +32,58 @@ struct Found {
   LibraryNode* node = nullptr;
 };
 
-void collect(Sdfg& s, std::vector<Found>& out) {
-  for (State* st : s.allStates())
-    for (auto& n : st->nodes()) {
-      if (auto* l = dynamic_cast<LibraryNode*>(n.get())) out.push_back({st, l});
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get())) collect(ns->sdfg(), out);
+// The library nodes of the states of `root` and of the SDFGs nested in them (not of library nodes'
+// subgraphs: those are expanded with their node), in walk order: a state's nodes in order, a nested
+// SDFG's where its node stands. Without recursion, since expanded If/Loop bodies nest as deep as the
+// model's subgraphs (1,000 levels and more).
+void collect(Sdfg& root, std::vector<Found>& out) {
+  struct Frame {
+    std::vector<State*> states;
+    size_t state = 0;
+    std::optional<OwnedList<Node>::const_iterator> next; // in states[state]
+  };
+  std::vector<Frame> stack;
+  stack.push_back({root.allStates()});
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.state == f.states.size()) {
+      stack.pop_back();
+      continue;
     }
+    State* st = f.states[f.state];
+    if (!f.next) f.next = st->nodes().begin();
+    if (*f.next == st->nodes().end()) {
+      ++f.state;
+      f.next.reset();
+      continue;
+    }
+    Node* n = (*f.next)++->get();
+    if (auto* l = dynamic_cast<LibraryNode*>(n)) out.push_back({st, l});
+    if (auto* ns = dynamic_cast<NestedSdfgNode*>(n)) stack.push_back({ns->sdfg().allStates()}); // f is not used after this
+  }
 }
+
+// How deep library nodes' subgraphs (and nested SDFGs) nest below `root`, without recursion.
+int subgraphNesting(const Sdfg& root) {
+  std::vector<std::pair<const Sdfg*, int>> todo{{&root, 0}};
+  int deepest = 0;
+  while (!todo.empty()) {
+    auto [s, level] = todo.back();
+    todo.pop_back();
+    deepest = std::max(deepest, level);
+    for (State* st : s->allStates())
+      for (auto& n : st->nodes()) {
+        if (auto* l = dynamic_cast<const LibraryNode*>(n.get()))
+          for (auto& g : l->subgraphs()) todo.emplace_back(g.sdfg.get(), level + 1);
+        if (auto* ns = dynamic_cast<const NestedSdfgNode*>(n.get())) todo.emplace_back(&ns->sdfg(), level + 1);
+      }
+  }
+  return deepest;
+}
+
+// Rounds an expansion may take beyond the model's own nesting before it counts as one that keeps
+// producing library nodes.
+constexpr int kExpansionRounds = 64;
 
 } // namespace
 
@@ -111,7 +158,10 @@ Expected<void> expandWith(edit::Editor& editor, LibraryNode& node, const Expansi
 
 Expected<ExpandReport> expandAll(Sdfg& root, const ExpandOptions& options) {
   ExpandReport report;
-  for (int round = 0; round < 64; ++round) {
+  // Each round expands what the last one produced: the library nodes an expansion makes and those of
+  // the If/Loop/Scan bodies it inlines, one level of subgraph nesting per round.
+  const int rounds = kExpansionRounds + subgraphNesting(root);
+  for (int round = 0; round < rounds; ++round) {
     std::vector<Found> found;
     collect(root, found);
     if (found.empty()) return report;
@@ -136,7 +186,8 @@ Expected<ExpandReport> expandAll(Sdfg& root, const ExpandOptions& options) {
       ++report.byImplementation[used];
     }
   }
-  return fail(root.name(), "expansion did not finish after 64 rounds", "an expansion keeps producing library nodes");
+  return fail(root.name(), "expansion did not finish after " + std::to_string(rounds) + " rounds",
+              "an expansion keeps producing library nodes");
 }
 
 } // namespace dcw::expansions

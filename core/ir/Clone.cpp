@@ -2,11 +2,16 @@
 // declared in Sdfg.h, Node.h, DataDescriptor.h, MapNodes.h).
 //
 // A copy is exact: every element keeps its id and label, every reference (edge ends, start blocks,
-// map entry/exit links) keeps its value, so toJson(*s.clone()) == toJson(s). The copy is built with
-// the ordinary IR API, which renumbers what it attaches (adoption); a last pass walks source and copy
-// in the one walk order (core/ir/Walk.h) and puts ids, labels and references back. A copied SDFG is a
-// standalone root whose allocator continues after the source root's, so elements added to the copy
-// never collide with copied ids; attaching a copy to a tree renumbers it like any other subtree.
+// map entry/exit links) keeps its value, so toJson(*s.clone()) == toJson(s). The copy's structure is
+// built first, detached, with no id work: blocks go into their region as they are (CloneAccess)
+// instead of being adopted, and SDFGs nested in the copy get no pass of their own. Then one pass
+// walks source and copy in the one walk order (core/ir/Walk.h) and puts ids, labels and references
+// back. So a copy costs its size: adopting each block and restoring each nested SDFG on the way
+// walked every subtree again at each level, and copying a body nested 1,000 deep (an If's
+// expansion copies its bodies, which hold the rest of the nest) took time cubic in the depth.
+// A copied SDFG is a standalone root whose allocator continues after the source root's, so elements
+// added to the copy never collide with copied ids; attaching a copy to a tree renumbers it like any
+// other subtree.
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
@@ -19,13 +24,27 @@
 
 namespace dcw::ir {
 
+// Appends a copied block to a region without adoption or start-block upkeep (restore() sets both).
+struct CloneAccess {
+  static void appendBlock(ControlFlowRegion& r, std::unique_ptr<ControlFlowBlock> b) {
+    b->setParent(&r);
+    r.blocks_.push_back(std::move(b));
+  }
+};
+
 namespace {
 
-std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b);
+// `next` is the next id of the source's root: every copied SDFG, a standalone root until it is
+// attached, continues from it (found once per copy, not once per nested SDFG).
+std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b, ElementId next);
+std::unique_ptr<Node> copyNode(const Node& n, ElementId next);
+
+// The structure of an SDFG (ids and references are put right by restore()).
+std::unique_ptr<Sdfg> copySdfg(const Sdfg& src, ElementId next);
 
 // Blocks and interstate edges of `src` into `dst` (references are put right by restore()).
-void copyRegionBody(const ControlFlowRegion& src, ControlFlowRegion& dst) {
-  for (auto& b : src.blocks()) dst.addBlock(copyBlock(*b));
+void copyRegionBody(const ControlFlowRegion& src, ControlFlowRegion& dst, ElementId next) {
+  for (auto& b : src.blocks()) CloneAccess::appendBlock(dst, copyBlock(*b, next));
   for (auto& e : src.edges()) {
     auto c = std::make_unique<InterstateEdge>();
     c->src = e->src;
@@ -37,12 +56,12 @@ void copyRegionBody(const ControlFlowRegion& src, ControlFlowRegion& dst) {
 }
 
 // A detached copy of a block (states, loops, conditionals, plain regions).
-std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b) {
+std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b, ElementId next) {
   switch (b.kind()) {
   case ElementKind::State: {
     auto& st = static_cast<const State&>(b);
     auto out = std::make_unique<State>(st.label());
-    for (auto& n : st.nodes()) out->addNode(n->clone());
+    for (auto& n : st.nodes()) out->addNode(copyNode(*n, next)); // detached: no adoption
     for (auto& e : st.edges()) {
       auto c = std::make_unique<DataflowEdge>();
       c->setLabel(e->label());
@@ -62,7 +81,7 @@ std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b) {
     out->init = loop.init;
     out->condition = loop.condition;
     out->update = loop.update;
-    copyRegionBody(loop, *out);
+    copyRegionBody(loop, *out, next);
     return out;
   }
   case ElementKind::ConditionalRegion: {
@@ -71,7 +90,7 @@ std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b) {
     for (auto& br : cond.branches()) {
       auto c = std::make_unique<BranchRegion>(br->label());
       c->condition = br->condition;
-      copyRegionBody(*br, *c);
+      copyRegionBody(*br, *c, next);
       out->addBranch(std::move(c));
     }
     return out;
@@ -80,7 +99,7 @@ std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b) {
     auto& br = static_cast<const BranchRegion&>(b);
     auto out = std::make_unique<BranchRegion>(br.label());
     out->condition = br.condition;
-    copyRegionBody(br, *out);
+    copyRegionBody(br, *out, next);
     return out;
   }
   default: {
@@ -88,7 +107,7 @@ std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b) {
     assert(b.kind() != ElementKind::Sdfg);
     auto& r = static_cast<const ControlFlowRegion&>(b);
     auto out = std::make_unique<ControlFlowRegion>(r.kind(), r.label());
-    copyRegionBody(r, *out);
+    copyRegionBody(r, *out, next);
     return out;
   }
   }
@@ -147,29 +166,30 @@ std::unique_ptr<DataDescriptor> DataDescriptor::clone() const {
   return c;
 }
 
-std::unique_ptr<Sdfg> Sdfg::clone() const {
-  auto out = std::make_unique<Sdfg>(name());
-  for (auto& d : data_) out->addData(d->clone());
-  out->symbols_ = symbols_;
-  out->inputs = inputs;
-  out->outputs = outputs;
-  out->metadata = metadata;
-  copyRegionBody(*this, *out);
-  restore(*this, *out);
-  out->nextId_ = peekNextId();
+namespace {
+
+std::unique_ptr<Sdfg> copySdfg(const Sdfg& src, ElementId next) {
+  auto out = std::make_unique<Sdfg>(src.name());
+  for (auto& d : src.data()) out->addData(d->clone());
+  for (auto& [name, type] : src.symbols()) out->addSymbol(name, type);
+  out->inputs = src.inputs;
+  out->outputs = src.outputs;
+  out->metadata = src.metadata;
+  copyRegionBody(src, *out, next);
+  out->resetNextId(next);
   return out;
 }
 
-std::unique_ptr<Node> Node::clone() const {
+std::unique_ptr<Node> copyNode(const Node& n, ElementId next) {
   std::unique_ptr<Node> out;
-  switch (kind()) {
-  case ElementKind::AccessNode: out = std::make_unique<AccessNode>(static_cast<const AccessNode&>(*this).data()); break;
+  switch (n.kind()) {
+  case ElementKind::AccessNode: out = std::make_unique<AccessNode>(static_cast<const AccessNode&>(n).data()); break;
   case ElementKind::Tasklet: {
-    out = static_cast<const Tasklet&>(*this).copyPayload();
+    out = static_cast<const Tasklet&>(n).copyPayload();
     break;
   }
   case ElementKind::MapEntry: {
-    auto& m = static_cast<const MapEntry&>(*this);
+    auto& m = static_cast<const MapEntry&>(n);
     auto c = std::make_unique<MapEntry>(m.label());
     c->params = m.params;
     c->range = m.range;
@@ -179,13 +199,13 @@ std::unique_ptr<Node> Node::clone() const {
     break;
   }
   case ElementKind::MapExit: {
-    auto c = std::make_unique<MapExit>(label());
-    c->entryId = static_cast<const MapExit&>(*this).entryId;
+    auto c = std::make_unique<MapExit>(n.label());
+    c->entryId = static_cast<const MapExit&>(n).entryId;
     out = std::move(c);
     break;
   }
   case ElementKind::LibraryNode: {
-    auto& l = static_cast<const LibraryNode&>(*this);
+    auto& l = static_cast<const LibraryNode&>(n);
     auto c = std::make_unique<LibraryNode>(l.label());
     c->domain = l.domain;
     c->opType = l.opType;
@@ -194,13 +214,13 @@ std::unique_ptr<Node> Node::clone() const {
     c->opaque = l.opaque;
     c->sourceName = l.sourceName;
     c->attributes = l.attributes;
-    for (auto& g : l.subgraphs()) c->addSubgraph(g.name, g.sdfg->clone());
+    for (auto& g : l.subgraphs()) c->addSubgraph(g.name, copySdfg(*g.sdfg, next)); // c is detached: no renumbering
     out = std::move(c);
     break;
   }
   case ElementKind::NestedSdfg: {
-    auto& ns = static_cast<const NestedSdfgNode&>(*this);
-    auto c = std::make_unique<NestedSdfgNode>(ns.label(), ns.sdfg().clone());
+    auto& ns = static_cast<const NestedSdfgNode&>(n);
+    auto c = std::make_unique<NestedSdfgNode>(ns.label(), copySdfg(ns.sdfg(), next));
     c->symbolMapping = ns.symbolMapping;
     out = std::move(c);
     break;
@@ -214,10 +234,27 @@ std::unique_ptr<Node> Node::clone() const {
   case ElementKind::Data:
   case ElementKind::DataflowEdge: assert(false && "not a node kind"); return nullptr;
   }
-  out->setId(id());
-  out->setLabel(label());
-  out->in_ = in_;
-  out->out_ = out_;
+  out->setId(n.id());
+  out->setLabel(n.label());
+  out->inConnectors() = n.inConnectors();
+  out->outConnectors() = n.outConnectors();
+  return out;
+}
+
+} // namespace
+
+std::unique_ptr<Sdfg> Sdfg::clone() const {
+  auto out = copySdfg(*this, peekNextId());
+  restore(*this, *out);
+  return out;
+}
+
+std::unique_ptr<Node> Node::clone() const {
+  ElementId next = kNoId; // used only by the SDFGs nested in the node, which share one root
+  if (auto* ns = dynamic_cast<const NestedSdfgNode*>(this)) next = ns->sdfg().peekNextId();
+  if (auto* l = dynamic_cast<const LibraryNode*>(this); l && !l->subgraphs().empty()) next = l->subgraphs().front().sdfg->peekNextId();
+  auto out = copyNode(*this, next);
+  restore(*this, *out); // the SDFGs nested in it
   return out;
 }
 

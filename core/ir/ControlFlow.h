@@ -23,6 +23,7 @@ namespace dcw::ir {
 class ControlFlowRegion;
 class Sdfg;
 class State;
+struct CloneAccess; // Clone.cpp
 
 class ControlFlowBlock : public Element {
 public:
@@ -81,6 +82,7 @@ public:
   std::string uniqueBlockLabel(const std::string& base) const;
 
 private:
+  friend struct CloneAccess; // appends copied blocks as they are; the copy's ids are put back in one pass
   std::vector<std::unique_ptr<ControlFlowBlock>> blocks_;
   std::vector<std::unique_ptr<InterstateEdge>> edges_;
   ElementId start_ = kNoId;

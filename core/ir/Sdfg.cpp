@@ -159,7 +159,10 @@ void adoptInto(Sdfg& owner, Subtree& subtree) {
   walk(subtree, [&](Element& e) {
     if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) starts.emplace_back(r, r->block(r->startBlock()));
   });
-  walk(subtree, [&](Element& e) { e.setId(owner.allocateId()); });
+  // Ids come from the tree's root, found once: asking the owner per element walked up the whole
+  // nesting for each, cubic in the depth of a deeply nested model.
+  Sdfg* root = owner.root();
+  walk(subtree, [&](Element& e) { e.setId(root->allocateId()); });
   for (auto& f : fixes)
     if (f.target) *f.slot = f.target->id();
   for (auto& [r, b] : starts)

@@ -37,18 +37,23 @@ DataflowEdge* State::addEdge(std::unique_ptr<DataflowEdge> edge) {
     Sdfg* s = owningSdfg(this);
     edge->setId(s ? s->allocateId() : provisionalId());
   }
-  edges_.push_back(std::move(edge));
-  edgeAppended(*edges_.back());
-  return edges_.back().get();
+  DataflowEdge* raw = edges_.push_back(std::move(edge));
+  edgeAppended(*raw);
+  return raw;
 }
 
 std::unique_ptr<Node> State::removeNode(ElementId id) {
-  auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](auto& n) { return n->id() == id; });
-  if (it == nodes_.end()) return nullptr;
-  dropEdgeIndex();
-  std::erase_if(edges_, [&](auto& e) { return e->src == id || e->dst == id; });
-  auto out = std::move(*it);
-  nodes_.erase(it);
+  Node* n = node(id);
+  if (!n) return nullptr;
+  // Its edges through the edge index (a self-loop is listed on both sides and taken once).
+  std::vector<DataflowEdge*> attached = inEdges(id);
+  for (auto* e : outEdges(id)) attached.push_back(e);
+  for (auto* e : attached)
+    if (edges_.contains(e)) {
+      edgeRemoved(*e);
+      edges_.take(e);
+    }
+  auto out = nodes_.take(n);
   byId_.erase(id);
   unindexLabel(*out);
   out->setParent(nullptr);
@@ -89,20 +94,16 @@ void State::edgeRemoved(const DataflowEdge& e) {
 }
 
 std::unique_ptr<DataflowEdge> State::removeEdge(ElementId id) {
-  auto it = std::find_if(edges_.begin(), edges_.end(), [&](auto& e) { return e->id() == id; });
-  if (it == edges_.end()) return nullptr;
-  edgeRemoved(**it);
-  auto out = std::move(*it);
-  edges_.erase(it);
-  return out;
+  DataflowEdge* e = edge(id);
+  if (!e) return nullptr;
+  edgeRemoved(*e);
+  return edges_.take(e);
 }
 
-std::unique_ptr<Node> State::detachNode(JournalKey, ElementId id, size_t* position) {
-  auto it = std::find_if(nodes_.begin(), nodes_.end(), [&](auto& n) { return n->id() == id; });
-  if (it == nodes_.end()) return nullptr;
-  *position = size_t(it - nodes_.begin());
-  auto out = std::move(*it);
-  nodes_.erase(it);
+std::unique_ptr<Node> State::detachNode(JournalKey, ElementId id, NodePlace* place) {
+  Node* n = node(id);
+  if (!n) return nullptr;
+  auto out = nodes_.take(n, place);
   // The node has no edges left and ids do not change: the edge index stays, the node's entries go.
   if (auto b = byId_.find(id); b != byId_.end() && b->second == out.get()) byId_.erase(b);
   unindexLabel(*out);
@@ -110,11 +111,11 @@ std::unique_ptr<Node> State::detachNode(JournalKey, ElementId id, size_t* positi
   return out;
 }
 
-Node* State::attachNode(JournalKey, std::unique_ptr<Node> node, size_t position) {
+Node* State::attachNode(JournalKey, std::unique_ptr<Node> node, NodePlace place) {
   node->setParent(this);
   Node* raw = node.get();
-  const bool last = position >= nodes_.size();
-  nodes_.insert(nodes_.begin() + std::min(position, nodes_.size()), std::move(node));
+  const bool last = !place || !nodes_.contains(place);
+  nodes_.insert(place, std::move(node));
   // Back where it was: its id and label are free unless another node took them meanwhile, in which
   // case which one comes first depends on the position and everything is indexed again.
   if (byId_.count(raw->id()) || (byLabel_.count(raw->label()) && !last)) {
@@ -126,24 +127,21 @@ Node* State::attachNode(JournalKey, std::unique_ptr<Node> node, size_t position)
   return raw;
 }
 
-std::unique_ptr<DataflowEdge> State::detachEdge(JournalKey, ElementId id, size_t* position) {
-  auto it = std::find_if(edges_.begin(), edges_.end(), [&](auto& e) { return e->id() == id; });
-  if (it == edges_.end()) return nullptr;
-  edgeRemoved(**it);
-  *position = size_t(it - edges_.begin());
-  auto out = std::move(*it);
-  edges_.erase(it);
-  return out;
+std::unique_ptr<DataflowEdge> State::detachEdge(JournalKey, ElementId id, EdgePlace* place) {
+  DataflowEdge* e = edge(id);
+  if (!e) return nullptr;
+  edgeRemoved(*e);
+  return edges_.take(e, place);
 }
 
-DataflowEdge* State::attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, size_t position) {
+DataflowEdge* State::attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, EdgePlace place) {
   DataflowEdge* raw = edge.get();
-  if (position >= edges_.size()) {
+  if (!place || !edges_.contains(place)) {
     edges_.push_back(std::move(edge));
     edgeAppended(*raw);
   } else {
     dropEdgeIndex(); // the per-node lists follow edges() order: rebuilt on the next query
-    edges_.insert(edges_.begin() + position, std::move(edge));
+    edges_.insert(place, std::move(edge));
   }
   return raw;
 }
@@ -238,9 +236,12 @@ Expected<std::vector<Node*>> State::topologicalOrder() const {
   // Kahn's algorithm over positions (ids mapped once): this runs several times per state on every
   // load (validation, scopes, summary), so it avoids a tree node per node and per edge.
   const size_t n = nodes_.size();
+  std::vector<Node*> byPos;
+  byPos.reserve(n);
+  for (auto& node : nodes_) byPos.push_back(node.get());
   std::unordered_map<ElementId, size_t> pos;
   pos.reserve(n);
-  for (size_t i = 0; i < n; ++i) pos.emplace(nodes_[i]->id(), i);
+  for (size_t i = 0; i < n; ++i) pos.emplace(byPos[i]->id(), i);
   std::vector<size_t> indeg(n, 0), first(n + 1, 0);
   std::vector<std::pair<size_t, size_t>> arcs; // (src, dst) positions
   arcs.reserve(edges_.size());
@@ -262,14 +263,14 @@ Expected<std::vector<Node*>> State::topologicalOrder() const {
   while (!ready.empty()) {
     size_t i = ready.front();
     ready.pop_front();
-    order.push_back(nodes_[i].get());
+    order.push_back(byPos[i]);
     for (size_t k = first[i]; k < first[i + 1]; ++k)
       if (--indeg[succ[k]] == 0) ready.push_back(succ[k]);
   }
   if (order.size() != n) {
     for (size_t i = 0; i < n; ++i)
       if (indeg[i] > 0)
-        return fail(nodes_[i]->label(), "the dataflow graph of state '" + label() + "' has a cycle through node '" + nodes_[i]->label() + "'",
+        return fail(byPos[i]->label(), "the dataflow graph of state '" + label() + "' has a cycle through node '" + byPos[i]->label() + "'",
                     "a state must be acyclic: move the feedback into control flow (a loop region)");
   }
   return order;

@@ -7,6 +7,7 @@
 #include "core/ir/JournalKey.h"
 #include "core/ir/Memlet.h"
 #include "core/ir/Node.h"
+#include "core/ir/OwnedList.h"
 #include "core/support/Expected.h"
 
 #include <map>
@@ -34,8 +35,9 @@ public:
   explicit State(std::string label) : ControlFlowBlock(ElementKind::State, std::move(label)) {}
   ~State() override;
 
-  const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
-  const std::vector<std::unique_ptr<DataflowEdge>>& edges() const { return edges_; }
+  // In order of addition (a removed element leaves the others in their order); see OwnedList.h.
+  const OwnedList<Node>& nodes() const { return nodes_; }
+  const OwnedList<DataflowEdge>& edges() const { return edges_; }
 
   // --- building (IR under construction: an expansion's result, a copy, a test fixture) -----------
   // A state of a model held by a History is edited through edit::Editor instead (journaled, undoable):
@@ -50,12 +52,15 @@ public:
   std::unique_ptr<Node> removeNode(ElementId id); // also removes its edges
   std::unique_ptr<DataflowEdge> removeEdge(ElementId id);
   // --- journal primitives (edit::Editor only, see JournalKey.h) -------------------------------------
-  // Take an element out keeping its id and report where it was, and put it back at that position
-  // unchanged. detachNode requires the node to have no edges left.
-  std::unique_ptr<Node> detachNode(JournalKey, ElementId id, size_t* position);
-  Node* attachNode(JournalKey, std::unique_ptr<Node> node, size_t position);
-  std::unique_ptr<DataflowEdge> detachEdge(JournalKey, ElementId id, size_t* position);
-  DataflowEdge* attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, size_t position);
+  // Take an element out keeping its id and report where it was (the element that followed it), and
+  // put it back there unchanged; each in constant time. detachNode requires the node to have no
+  // edges left.
+  using NodePlace = OwnedList<Node>::Place;
+  using EdgePlace = OwnedList<DataflowEdge>::Place;
+  std::unique_ptr<Node> detachNode(JournalKey, ElementId id, NodePlace* place);
+  Node* attachNode(JournalKey, std::unique_ptr<Node> node, NodePlace place);
+  std::unique_ptr<DataflowEdge> detachEdge(JournalKey, ElementId id, EdgePlace* place);
+  DataflowEdge* attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, EdgePlace place);
 
   // --- queries ----------------------------------------------------------------------------------
 
@@ -81,8 +86,8 @@ public:
   Expected<std::map<ElementId, const MapEntry*>> scopeOf() const;
 
 private:
-  std::vector<std::unique_ptr<Node>> nodes_;
-  std::vector<std::unique_ptr<DataflowEdge>> edges_;
+  OwnedList<Node> nodes_;
+  OwnedList<DataflowEdge> edges_;
   std::map<ElementId, Node*> byId_;
   std::unordered_map<std::string, Node*> byLabel_; // first node with each label
   bool labelsMayRepeat_ = false; // two nodes have had one label since the last full index
