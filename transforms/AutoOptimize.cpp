@@ -24,6 +24,9 @@ const std::vector<std::string>& defaultPipeline() {
       "ConstantFolding",
       "ConvBatchNormFolding",
       "MatMulAddToGemm",
+      "GeluFusion",
+      "AddFusion",
+      "ActivationFusion",
       "ElementwiseChainFusion",
       // after expansion, in this order
       "InlineNestedSDFG",
@@ -46,6 +49,9 @@ namespace {
 
 // Rewrites of library nodes that are not of category "Graph" but must run before expansion.
 constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChainFusion"};
+// Fusions into a producer's epilogue (dcw fused ops): they pay only where an implementation other
+// than pure runs the fused node as one kernel (its pure expansion is the unfused subgraph again).
+constexpr const char* kEpilogueFusions[] = {"AddFusion", "ActivationFusion"};
 constexpr size_t kMaxPassesPerTransformation = 200;
 
 // Whether a node lies inside some map: in its own state, or through the nodes (nested SDFGs,
@@ -92,7 +98,12 @@ public:
       for (auto* b : kBeforeExpansion) early = early || name == b;
       (early ? before : after).push_back(t);
     }
-    for (auto* t : before) saturate(*t, {});
+    for (auto* t : before) {
+      bool epilogue = false;
+      for (auto* e : kEpilogueFusions) epilogue = epilogue || t->name() == e;
+      if (epilogue) saturate(*t, {}, [this](Match& m) { return fusedRunsFaster(m); });
+      else saturate(*t, {});
+    }
     chooseImplementations();
     if (o_.expand)
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
@@ -171,6 +182,23 @@ private:
       if (execute(std::make_unique<SetProperty>(path, "implementation", impl))) ++n;
     }
     if (n) log("implementations: " + std::to_string(n) + " library nodes set to " + (o_.prefer.empty() ? "" : o_.prefer.front()));
+  }
+
+  // An epilogue fusion at `m` only when the first preferred implementation other than pure takes the
+  // producer as it is (a base op: its fused op then takes it too, every fused activation and Z being
+  // one it runs; a fused op: exactly that). With only pure preferred, no epilogue fusion.
+  bool fusedRunsFaster(const Match& m) const {
+    auto it = m.elements.find("producer");
+    if (it == m.elements.end()) return false;
+    auto e = resolvePath(root_, it->second);
+    auto* lib = e ? dynamic_cast<const LibraryNode*>(*e) : nullptr;
+    if (!lib || !lib->parent()) return false;
+    for (auto& impl : o_.prefer) {
+      if (impl == "pure") return false;
+      if (!lib->implementation.empty() && lib->implementation != impl) continue;
+      return bool(expansions::canExpand(*lib, impl, "cpu"));
+    }
+    return false;
   }
 
   // ExpandLibraryNode with the node's own implementation (pure where it has none).
