@@ -25,6 +25,7 @@ const std::vector<std::string>& defaultPipeline() {
       "ConvBatchNormFolding",
       "MatMulAddToGemm",
       "GeluFusion",
+      "SiluFusion",
       "AddFusion",
       "ActivationFusion",
       "ElementwiseChainFusion",

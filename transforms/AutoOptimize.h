@@ -2,7 +2,7 @@
 // reasonably fast one, one recorded step at a time (so every step is undoable and the result
 // exports as a plain script that replays step by step):
 //   1. before expansion, rewrites of ONNX ops: ConstantFolding and every pipeline name of category
-//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, AddFusion, ActivationFusion,
+//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, AddFusion, ActivationFusion,
 //      ElementwiseChainFusion). The epilogue fusions (AddFusion, ActivationFusion: Conv/MatMul/Gemm +
 //      Add + activation -> one dcw fused op) apply only where the first preferred implementation other
 //      than pure takes the producer (so `--prefer pure` keeps them out: their pure expansion would be

@@ -18,6 +18,7 @@
 #include "transforms/catalogue/OutLocalStorage.h"
 #include "transforms/catalogue/RedundantArray.h"
 #include "transforms/catalogue/RedundantSecondArray.h"
+#include "transforms/catalogue/SiluFusion.h"
 #include "transforms/catalogue/StateFusion.h"
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
@@ -77,6 +78,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<MatMulAddToGemm>());
     r.add(std::make_unique<ConvBatchNormFolding>());
     r.add(std::make_unique<GeluFusion>());
+    r.add(std::make_unique<SiluFusion>());
     r.add(std::make_unique<AddFusion>());
     r.add(std::make_unique<ActivationFusion>());
     return r;

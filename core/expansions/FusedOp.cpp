@@ -43,6 +43,7 @@ const std::vector<Activation>& activations() {
       {"Softplus", "", 1, {}},
       {"Clip", "", 6, {{"min", -FLT_MAX}, {"max", FLT_MAX}}},
       {kGelu, kDomain, 1, {}},
+      {kSilu, kDomain, 1, {}},
   };
   return a;
 }
@@ -72,7 +73,7 @@ Expected<Epilogue> epilogueOf(const LibraryNode& node, bool zConnected, const st
     if (!params.empty()) return fail(where, "activation_params without an activation");
     return e;
   }
-  // ai.onnx activations by their op type; Gelu is DCW's.
+  // ai.onnx activations by their op type; Gelu and Silu are DCW's.
   e.activation = findActivation("", act);
   if (!e.activation) e.activation = findActivation(kDomain, act);
   if (!e.activation) {

@@ -9,6 +9,7 @@
 //   dcw::FusedGemm           Y = act(Gemm(A, B, C) + Z)
 //   dcw::Gelu                Y = 0.5 X (1 + erf(X / sqrt(2)))   (ONNX 1.12 has no Gelu; PyTorch exports
 //                                                              it as Div, Erf, Add, Mul, Mul)
+//   dcw::Silu                Y = X * sigmoid(X)                 (SiLU or swish; exported as Sigmoid, Mul)
 //
 // A fused op has its base op's connectors and attributes, plus an optional input Z (unidirectionally
 // broadcastable to Y, numpy rules: a residual of Y's shape, or a bias such as [N]) and two attributes:
@@ -21,7 +22,7 @@
 // Add(., Z), the activation op, as library nodes that expand in turn — so a fused model stays
 // analysable, transformable, differentiable and computes exactly what the unfused one did; `onednn`
 // (onednn/Convolutions.cpp, onednn/MatrixProducts.cpp) is one primitive with post-ops. The
-// transformations that make these nodes are ActivationFusion, AddFusion and GeluFusion.
+// transformations that make these nodes are ActivationFusion, AddFusion, GeluFusion and SiluFusion.
 #pragma once
 
 #include "core/expansions/Expansion.h"
@@ -61,7 +62,7 @@ struct Activation {
   std::vector<ActivationParam> params;
 };
 // Relu, LeakyRelu(alpha), Elu(alpha), Sigmoid, Tanh, HardSigmoid(alpha, beta), HardSwish, Softplus,
-// Clip(min, max), Gelu (dcw).
+// Clip(min, max), Gelu and Silu (dcw).
 const std::vector<Activation>& activations();
 const Activation* findActivation(std::string_view domain, std::string_view op);
 
@@ -77,8 +78,9 @@ Expected<Epilogue> epilogueOf(const ExpansionContext& ctx);
 // The same from the node alone (Z counted when its connector exists and `zConnected`).
 Expected<Epilogue> epilogueOf(const ir::LibraryNode& node, bool zConnected, const std::string& where);
 
-// Gelu's op type and connectors (X -> Y).
+// Gelu's and Silu's op types (connectors X -> Y).
 inline constexpr const char* kGelu = "Gelu";
+inline constexpr const char* kSilu = "Silu";
 
 // The attributes of the activation node that computes `a` with `params` (LeakyRelu's alpha, Clip-6's
 // min and max, ...), and the input and output connector names of the version activations() names

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Small ONNX models for the controlflow_graph transformation tests (InlineNestedSDFG, StateFusion,
-ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, AddFusion, ActivationFusion). Run with /usr/bin/python3; writes into
-tests/data/transforms/controlflow_graph/. Deterministic (fixed seeds)."""
+ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, AddFusion, ActivationFusion). Run with
+/usr/bin/python3; writes into tests/data/transforms/controlflow_graph/. Deterministic (fixed seeds);
+new models go at the end, so the earlier files stay byte for byte the same."""
 import os
 import numpy as np
 import onnx
@@ -205,3 +206,18 @@ save(helper.make_graph(
                              helper.make_tensor_value_info("R", TensorProto.FLOAT, [2, 3, 4])],
     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3, 4])],
     [numpy_helper.from_array(f32(5, 4), "W"), numpy_helper.from_array(f32(4), "bias")]), "matmul_bias_residual.onnx")
+
+# EfficientNet's Conv -> SiLU as exported: Sigmoid(T), Mul(T, S) (SiluFusion, then ActivationFusion).
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", "cb", kernel_shape=[3, 3], pads=[1, 1, 1, 1]), helper.make_node("Sigmoid", ["T"], ["S"], name="Sigmoid"),
+     helper.make_node("Mul", ["T", "S"], ["Y"], name="mul")],
+    "conv_silu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 6, 5])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 6, 5])],
+    [numpy_helper.from_array(f32(4, 3, 3, 3), "W"), numpy_helper.from_array(f32(4), "cb")]), "conv_silu.onnx")
+
+# A squeeze-and-excitation gate, X * Sigmoid(G): no SiLU.
+save(helper.make_graph(
+    [helper.make_node("Sigmoid", ["G"], ["S"], name="sigmoid"), helper.make_node("Mul", ["X", "S"], ["Y"], name="mul")],
+    "sigmoid_gate", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 3, 3]),
+                     helper.make_tensor_value_info("G", TensorProto.FLOAT, [1, 4, 3, 3])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 3])]), "sigmoid_gate.onnx")

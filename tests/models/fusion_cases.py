@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes ONNX models (opset 17) whose ops `dcw optimize` fuses into dcw's fused ops (GeluFusion,
 AddFusion, ActivationFusion: core/expansions/FusedOp.h) and runs with oneDNN post-ops: every fused
-activation, Z summed (same shape: the sum post-op) or broadcast (a bias: the matmul's bias or a binary
+activation (SiLU and GELU recognised first), Z summed (same shape: the sum post-op) or broadcast (a bias: the matmul's bias or a binary
 post-op), on convolutions, depthwise and transposed convolutions, batched and vector matmuls and Gemm.
 The ctest compare_fused_with_onnxruntime runs them through `dcw optimize` + `dcw run` against ONNX
 Runtime and against dcw's pure path. Each model's name says what it holds.
@@ -57,6 +57,12 @@ def cases():
         out.append(model(f"fused_conv_depthwise_{op.lower()}",
                          [helper.make_node("Conv", ["X", "W", "B"], ["T"], group=6, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
                           act(op, "T", "Y", **attrs)], [("X", [1, 6, 11, 10])], ["Y"], inits))
+    # EfficientNet's Conv -> SiLU (Sigmoid, Mul), then a residual Add.
+    out.append(model("fused_conv_silu_residual",
+                     [helper.make_node("Conv", ["X", "W", "B"], ["T"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                      helper.make_node("Sigmoid", ["T"], ["S"]), helper.make_node("Mul", ["T", "S"], ["U"]),
+                      helper.make_node("Conv", ["U", "W2"], ["V"], kernel_shape=[1, 1]), helper.make_node("Add", ["V", "X"], ["Y"])],
+                     [("X", [1, 6, 7, 7])], ["Y"], {"W": w(10, 6, 3, 3), "B": w(10), "W2": w(6, 10, 1, 1)}))
     # ResNet's bottleneck end: two convs added (one of them fused with the sum), then Relu.
     out.append(model("fused_conv_add_conv_relu",
                      [helper.make_node("Conv", ["X", "W1", "B1"], ["T1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),

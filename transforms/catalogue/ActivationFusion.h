@@ -11,7 +11,7 @@
 //
 // Activations: Relu, LeakyRelu(alpha), Elu(alpha), Sigmoid, Tanh, HardSigmoid(alpha, beta), HardSwish,
 // Softplus, Clip (min/max: attributes before opset 11, constant scalar inputs from 11), dcw::Gelu
-// (GeluFusion); their parameters go to `activation_params`.
+// (GeluFusion), dcw::Silu (SiluFusion); their parameters go to `activation_params`.
 // Preconditions: the producer is an unexpanded ai.onnx Conv/ConvTranspose/MatMul/Gemm or a dcw fused
 // op without an activation, with no chosen implementation or one its fused op has (pure, onednn);
 // its only output T is a float32 transient with one access node in the whole SDFG, written by the

@@ -25,6 +25,7 @@ std::vector<Eltwise> eltwiseOf(const fused::Activation& a, const std::vector<dou
   if (op == "Clip") return {{"eltwise_clip_v2", p[0], p[1]}};
   if (op == "HardSigmoid") return {{"eltwise_linear", p[0], p[1]}, {"eltwise_clip_v2", 0, 1}};
   if (op == fused::kGelu) return {{"eltwise_gelu_erf"}};
+  if (op == fused::kSilu) return {{"eltwise_swish", 1.0}};
   return {};
 }
 

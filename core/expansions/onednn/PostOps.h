@@ -7,7 +7,8 @@
 //   Z broadcast to Y       -> binary_add post-op with Z's (broadcast) description
 //   activation             -> eltwise post-op(s): Relu and LeakyRelu eltwise_relu, Elu, Sigmoid
 //                             (logistic), Tanh, HardSwish, Softplus (soft_relu), Clip (clip_v2),
-//                             HardSigmoid (linear then clip_v2 to [0, 1]), Gelu (gelu_erf)
+//                             HardSigmoid (linear then clip_v2 to [0, 1]), Gelu (gelu_erf), Silu
+//                             (swish with alpha 1)
 // in that order (sum, then eltwise). A caller that gives Z to the primitive itself (a matmul bias)
 // says so and gets only the activation.
 #pragma once

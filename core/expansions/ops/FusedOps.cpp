@@ -6,12 +6,14 @@
 //     so the fused model computes exactly what the unfused one did and stays analysable and
 //     differentiable. The base node gets the fused node's attributes less activation/activation_params.
 //   Gelu: one map, Y[i] = 0.5 * X[i] * (1 + erf(X[i] / sqrt(2)))   (float32 or float64).
+//   Silu: one map, Y[i] = X[i] * (1 / (1 + exp(-X[i])))            (Sigmoid's expression, times X).
 #include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/Ops.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
 #include <cmath>
+#include <functional>
 
 namespace dcw::expansions {
 
@@ -85,20 +87,25 @@ Expected<std::unique_ptr<Sdfg>> expandFused(const ExpansionContext& ctx, const f
   return b.finish();
 }
 
-Expected<std::unique_ptr<Sdfg>> expandGelu(const ExpansionContext& ctx) {
+// One map Y[i] = f(X[i]) for DCW's unary activations; `code(t)` is f's tasklet expression of x.
+Expected<std::unique_ptr<Sdfg>> expandUnary(const ExpansionContext& ctx, const std::string& label,
+                                            const std::function<std::string(DType)>& code) {
   DCW_TRY(auto X, th::needIn(ctx, "X"));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
   if (X->dtype != Y->dtype || (X->dtype != DType::Float32 && X->dtype != DType::Float64))
-    return ctx.error("Gelu computes float32 or float64 (X and Y of one type); X is " + X->typeString());
+    return ctx.error(ctx.node().opType + " computes float32 or float64 (X and Y of one type); X is " + X->typeString());
   if (!(X->shape == Y->shape)) return ctx.error("X " + X->typeString() + " and Y " + Y->typeString() + " differ in shape");
-  const DType t = X->dtype;
   SdfgBuilder b(ctx);
   const std::string idx = indexList(Y->shape.size());
-  b.mappedTasklet("gelu", fullRangeParams(Y->shape), {{"x", "X", idx}},
-                  "y = " + th::literal(0.5, t) + " * x * (" + th::literal(1, t) + " + erf(x / " + th::literal(std::sqrt(2.0), t) + "))",
-                  {{"y", "Y", idx, ""}});
+  b.mappedTasklet(label, fullRangeParams(Y->shape), {{"x", "X", idx}}, "y = " + code(X->dtype), {{"y", "Y", idx, ""}});
   return b.finish();
 }
+
+std::string gelu(DType t) {
+  return th::literal(0.5, t) + " * x * (" + th::literal(1, t) + " + erf(x / " + th::literal(std::sqrt(2.0), t) + "))";
+}
+
+std::string silu(DType t) { return "x * (" + th::literal(1, t) + " / (" + th::literal(1, t) + " + exp(-x)))"; }
 
 } // namespace
 
@@ -106,7 +113,10 @@ void registerFused(ExpansionRegistry& r) {
   for (const fused::Base& base : fused::bases())
     r.add(fused::kDomain, base.fused, "pure", [&base](const ExpansionContext& c) { return expandFused(c, base); },
           "the unfused subgraph as library nodes: " + base.op + ", then Add(Z) and the activation when declared");
-  r.add(fused::kDomain, fused::kGelu, "pure", expandGelu, "Y[i] = 0.5 X[i] (1 + erf(X[i] / sqrt(2)))");
+  r.add(fused::kDomain, fused::kGelu, "pure", [](const ExpansionContext& c) { return expandUnary(c, "gelu", gelu); },
+        "Y[i] = 0.5 X[i] (1 + erf(X[i] / sqrt(2)))");
+  r.add(fused::kDomain, fused::kSilu, "pure", [](const ExpansionContext& c) { return expandUnary(c, "silu", silu); },
+        "Y[i] = X[i] * (1 / (1 + exp(-X[i])))");
 }
 
 } // namespace dcw::expansions
