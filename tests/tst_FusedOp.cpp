@@ -2,7 +2,7 @@
 // pure expansion is the unfused subgraph as library nodes (base op, Add, activation, with their
 // attributes) that expands on to maps and tasklets; both implementations are listed for every fused
 // op; a fused node whose epilogue is malformed is refused by every implementation with a message that
-// names the node.
+// names the node; autodiff goes through a fused op as through the ops it replaced.
 #include "support/SdfgFixtures.h"
 #include "transforms/catalogue/ActivationFusion.h"
 #include "transforms/catalogue/AddFusion.h"
@@ -10,6 +10,7 @@
 #include "core/expansions/FusedOp.h"
 #include "core/expansions/Implementations.h"
 #include "core/ir/AccessNode.h"
+#include "transforms/autodiff/Autodiff.h"
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -101,6 +102,28 @@ private slots:
     QCOMPARE(attrs["HardSigmoid"], (std::vector<Attribute>{{"alpha", double(0.3f)}, {"beta", double(0.4f)}}));
     QCOMPARE(attrs["LeakyRelu"], (std::vector<Attribute>{{"alpha", double(0.2f)}}));
     QVERIFY(attrs["Relu"].empty());
+  }
+
+  // The gradients of the fused model (through the pure expansion) equal the unfused model's.
+  void differentiatesLikeTheUnfusedModel() {
+    auto fused = fusedConvModel();
+    auto plain = loadModel(controlflowDataFile("conv_add_relu.onnx"), false);
+    QVERIFY(fused && plain);
+    autodiff::Request req;
+    req.of = {"Y"};
+    req.wrt = {"X", "S", "W"};
+    for (Sdfg* m : {fused.get(), plain.get()}) {
+      edit::Editor ed(*m);
+      auto r = autodiff::differentiate(ed, req);
+      QVERIFY2(r, r ? "" : r.error().str().c_str());
+      QCOMPARE(r->gradients, (std::vector<std::string>{"X_grad", "S_grad", "W_grad"}));
+    }
+    auto inputs = randomInputsFor(*plain, 3);
+    auto a = runModel(*plain, inputs);
+    auto b = runModel(*fused, inputs);
+    QVERIFY(!a.empty() && a.size() == b.size());
+    auto d = codegen::compareOutputs(a, b);
+    QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-5, qPrintable(QString("%1 max abs diff %2").arg(d.mismatch.c_str()).arg(d.maxAbs)));
   }
 
   void malformedEpilogueIsRefusedNamingTheNode_data() {
