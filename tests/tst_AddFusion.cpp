@@ -1,13 +1,15 @@
 // AddFusion: structure (the Add and the producer's intermediate are gone; the producer is the dcw fused
 // op reading the Add's other operand as Z), numbers (the same values as the unfused model, through the
 // pure expansion and through oneDNN: the sum post-op for a Z of the result's shape, the matmul's bias
-// for a broadcast bias), exact undo/redo, and the reason of each refusal.
+// for a broadcast bias), exact undo/redo, the reason of each refusal, and auto-optimize's use of it
+// (only where oneDNN runs the fused node).
 #include "support/SdfgFixtures.h"
 #include "transforms/catalogue/ActivationFusion.h"
 #include "transforms/catalogue/AddFusion.h"
 #include "transforms/catalogue/GeluFusion.h"
 
 #include "core/ir/AccessNode.h"
+#include "transforms/AutoOptimize.h"
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -103,6 +105,39 @@ private slots:
     code.clear();
     QVERIFY(close(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn, with Gelu"));
     QVERIFY2(code.find("eltwise_gelu_erf") != std::string::npos, code.c_str());
+  }
+
+  // Auto-optimize fuses where oneDNN takes the fused node, and only then: not under --prefer pure, and
+  // not for a Z oneDNN's post-ops cannot broadcast (the step is rolled back and the Add stays).
+  void autoOptimizeFusesWhereOnednnRunsIt_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("prefer");
+    QTest::addColumn<QString>("fused");
+    QTest::newRow("skip connection, onednn") << "conv_add_relu.onnx" << "onednn" << "dcw::FusedConv Z Relu onednn";
+    QTest::newRow("skip connection, pure") << "conv_add_relu.onnx" << "pure" << "";
+    QTest::newRow("spatial broadcast, onednn") << "conv_add_spatial.onnx" << "onednn" << "";
+    QTest::newRow("bias and GELU, onednn") << "matmul_bias_gelu.onnx" << "onednn" << "dcw::FusedMatMul Z Gelu onednn";
+  }
+  void autoOptimizeFusesWhereOnednnRunsIt() {
+    QFETCH(QString, file);
+    QFETCH(QString, prefer);
+    QFETCH(QString, fused);
+    auto m = loadModel(controlflowDataFile(file.toStdString()), false);
+    QVERIFY(m);
+    edit::History h(*m);
+    transforms::AutoOptimizeOptions o;
+    o.expand = false;
+    o.prefer = {prefer.toStdString()};
+    QVERIFY(transforms::autoOptimize(h, o));
+    QString found;
+    for (auto* n : allNodes<LibraryNode>(*m))
+      if (n->domain == "dcw" && n->opType != "Gelu") {
+        auto* act = n->attribute("activation");
+        found = QString::fromStdString(n->className() + (inputAt(*n, "Z").empty() ? "" : " Z") +
+                                       (act ? " " + std::get<std::string>(act->value) : "") + " " + n->implementation);
+      }
+    QCOMPARE(found, fused);
+    QVERIFY(validate(*m).firstError() == nullptr);
   }
 
   void refusesAnAddThatBroadcastsTheResult() {

@@ -126,6 +126,25 @@ private slots:
     QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-5, qPrintable(QString("%1 max abs diff %2").arg(d.mismatch.c_str()).arg(d.maxAbs)));
   }
 
+  // oneDNN's post-ops add a broadcast Z only as a scalar or per channel; another broadcast is refused
+  // naming the node and pointing to pure, which computes it.
+  void onednnRefusesAZItCannotBroadcast() {
+    auto m = loadModel(controlflowDataFile("conv_add_spatial.onnx"), false);
+    QVERIFY(m);
+    QVERIFY(applyNow(*m, transforms::AddFusion(), labelledMatch(*m, "AddFusion", "conv", "producer", "output", "add", "add")));
+    LibraryNode* fused = nullptr;
+    for (auto* n : allNodes<LibraryNode>(*m))
+      if (n->opType == "FusedConv") fused = n;
+    QVERIFY(fused);
+    auto r = expansions::canExpand(*fused, "onednn");
+    QVERIFY(!r);
+    QVERIFY2(QString::fromStdString(r.error().str()).contains("main/state0/conv (dcw::FusedConv): onednn FusedConv adds a Z broadcast to Y only as "
+                                                              "one value or one value per channel; Z is 1x1x4x5 for Y 1x2x4x5"),
+             r.error().str().c_str());
+    QVERIFY(QString::fromStdString(r.error().hint).contains("implementation=pure"));
+    QVERIFY(expansions::canExpand(*fused, "pure"));
+  }
+
   void malformedEpilogueIsRefusedNamingTheNode_data() {
     QTest::addColumn<QString>("activation");
     QTest::addColumn<QString>("params");

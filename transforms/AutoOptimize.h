@@ -5,8 +5,9 @@
 //      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, AddFusion, ActivationFusion,
 //      ElementwiseChainFusion). The epilogue fusions (AddFusion, ActivationFusion: Conv/MatMul/Gemm +
 //      Add + activation -> one dcw fused op) apply only where the first preferred implementation other
-//      than pure takes the producer (so `--prefer pure` keeps them out: their pure expansion would be
-//      the unfused ops again, without ElementwiseChainFusion's single map);
+//      than pure takes the producer, and are rolled back when it does not take the fused node (so
+//      `--prefer pure` keeps them out: their pure expansion would be the unfused ops again, without
+//      ElementwiseChainFusion's single map);
 //   2. `set PATH implementation=onednn` (the first of `prefer`) on every library node without a choice
 //      whose op has that implementation for the CPU and whose expansion takes the node (float32,
 //      known shapes, supported attributes; expansions::canExpand), then ExpandLibraryNode with each

@@ -221,3 +221,12 @@ save(helper.make_graph(
     "sigmoid_gate", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 3, 3]),
                      helper.make_tensor_value_info("G", TensorProto.FLOAT, [1, 4, 3, 3])],
     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 3])]), "sigmoid_gate.onnx")
+
+# Conv -> Add(T, S[1, 1, H, W]) -> Relu: a spatial broadcast oneDNN's post-ops do not take.
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", kernel_shape=[1, 1]), helper.make_node("Add", ["T", "S"], ["U"], name="add"),
+     helper.make_node("Relu", ["U"], ["Y"], name="relu")],
+    "conv_add_spatial", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 4, 5]),
+                         helper.make_tensor_value_info("S", TensorProto.FLOAT, [1, 1, 4, 5])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 2, 4, 5])], [numpy_helper.from_array(f32(2, 3, 1, 1), "W")]),
+    "conv_add_spatial.onnx")

@@ -101,7 +101,7 @@ Expected<Geometry> geometry(const ExpansionContext& ctx, const std::string& op, 
 Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool transposed) {
   const std::string op = ctx.node().opType;
   DCW_TRY(auto g, geometry(ctx, op, transposed));
-  DCW_TRY(auto post, postOps(ctx, op, g.y));
+  DCW_TRY(auto post, postOps(ctx, op, g.y, 1));
   const bool bias = !g.b.empty();
   // oneDNN's weights: convolution [g][O][I][K..], deconvolution [g][O][I][K..] described over ONNX's
   // [g][I][O][K..] buffer (strides swap I and O).

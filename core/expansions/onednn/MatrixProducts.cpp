@@ -65,7 +65,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
     z.insert(z.begin(), rank - std::min(rank, z.size()), 1);
     if (z.size() == rank && z.back() == N && product(z) == N) bias = z;
   }
-  DCW_TRY(auto post, postOps(ctx, ctx.node().opType, y, !bias.empty(), z));
+  DCW_TRY(auto post, postOps(ctx, ctx.node().opType, y, rank - 1, !bias.empty(), z));
   const bool packB = ctx.constantIn("B") != nullptr;
   std::string make;
   make += "const auto a = plain(" + dimsText(a) + ");\n";
@@ -129,7 +129,7 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
     return transposed ? "strided(dims{" + std::to_string(rows) + ", " + std::to_string(cols) + "}, dims{1, " + std::to_string(rows) + "})"
                       : "plain(dims{" + std::to_string(rows) + ", " + std::to_string(cols) + "})";
   };
-  DCW_TRY(auto post, postOps(ctx, ctx.node().opType, {M, N}));
+  DCW_TRY(auto post, postOps(ctx, ctx.node().opType, {M, N}, 1));
   const bool packB = ctx.constantIn("B") != nullptr;
   std::string make;
   make += "const auto a = " + operand(tA, M, K) + ";\n";

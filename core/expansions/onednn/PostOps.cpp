@@ -31,7 +31,7 @@ std::vector<Eltwise> eltwiseOf(const fused::Activation& a, const std::vector<dou
 
 } // namespace
 
-Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, const std::vector<int64_t>& y,
+Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, const std::vector<int64_t>& y, size_t channel,
                           bool zGivenToPrimitive, std::vector<int64_t> zDims) {
   PostOps p;
   p.fused = ctx.node().domain == fused::kDomain;
@@ -54,6 +54,15 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
       p.operands = "dcw_k.addSum(plain(" + dimsText(z) + "));\n";
       p.text = " + Z (sum post-op)";
     } else {
+      bool perChannel = true, scalar = true;
+      for (size_t k = 0; k < z.size(); ++k) {
+        if (z[k] != 1) scalar = false;
+        if (k != channel && z[k] != 1) perChannel = false;
+      }
+      if (!scalar && !perChannel)
+        return ctx.error("onednn " + op + " adds a Z broadcast to Y only as one value or one value per channel; Z is " + shapeText(z) +
+                             " for Y " + shapeText(y),
+                         pureHint(ctx));
       make += "po.append_binary(dnnl::algorithm::binary_add, plain(" + dimsText(z) + "));\n";
       p.operands = "dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, plain(" + dimsText(z) + "), plain(" +
                    dimsText(z) + "), false, " + constantFlag(ctx, "Z") + ");\n";

@@ -4,7 +4,9 @@
 //   Z of Y's shape         -> sum post-op: Z is put into the primitive's dst before it runs (Call::addSum
 //                             in OneDnnRuntime.cpp: a reorder into the blocked dst, a copy into the plain
 //                             output buffer, nothing when Z is that buffer)
-//   Z broadcast to Y       -> binary_add post-op with Z's (broadcast) description
+//   Z broadcast to Y       -> binary_add post-op with Z's (broadcast) description: a scalar, or one value
+//                             per output channel (convolutions: dim 1; matmuls: the last dim) — the
+//                             broadcasts oneDNN's kernels take; any other is refused (pure has it)
 //   activation             -> eltwise post-op(s): Relu and LeakyRelu eltwise_relu, Elu, Sigmoid
 //                             (logistic), Tanh, HardSwish, Softplus (soft_relu), Clip (clip_v2),
 //                             HardSigmoid (linear then clip_v2 to [0, 1]), Gelu (gelu_erf), Silu
@@ -33,10 +35,10 @@ struct PostOps {
 };
 
 // The post-ops of the node in `ctx` (none for a node that is not a fused op); `y` is the primitive's
-// dst dims. `zGivenToPrimitive`: the caller computes Z itself (e.g. as the matmul's bias). `zDims`: Z as
-// the primitive sees it when that is not Z's own dims left-padded with 1s (a matmul with a 1-D
-// operand). Refuses, naming the node, what oneDNN cannot take.
-Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, const std::vector<int64_t>& y,
+// dst dims and `channel` the index of its channel dim. `zGivenToPrimitive`: the caller computes Z
+// itself (e.g. as the matmul's bias). `zDims`: Z as the primitive sees it when that is not Z's own dims
+// left-padded with 1s (a matmul with a 1-D operand). Refuses, naming the node, what oneDNN cannot take.
+Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, const std::vector<int64_t>& y, size_t channel,
                           bool zGivenToPrimitive = false, std::vector<int64_t> zDims = {});
 
 } // namespace dcw::expansions::onednn
