@@ -1,5 +1,5 @@
 // tst_CostAnalysis: analysis::analyzeCost on hand-built SDFGs — Conv, Gemm and MatMul formulas
-// (2 FLOPs per multiply-add, bias adds), symbolic costs in a `batch` symbol and their evaluation,
+// (2 FLOPs per multiply-add, bias adds; a dcw fused conv's sum and activation), symbolic costs in a `batch` symbol and their evaluation,
 // bytes moved from memlet volumes, parameters from constant inputs, a map scope with a tasklet
 // (iterations × operations), ops without a formula marked as estimates; and on tiny_resnet, that the
 // model's parameters agree with the summary and every library node has a cost.
@@ -119,6 +119,25 @@ private slots:
     QCOMPARE(report.total.parameters, int64_t(112));
     QCOMPARE(at(report.total.flops, 3), at(c->flops, 3));
     QVERIFY(QString::fromStdString(c->flops.str()).contains(QStringLiteral("batch")));
+  }
+
+  // A dcw::FusedConv (core/expansions/FusedOp.h) with Z and an activation: the Conv's formula plus one
+  // FLOP per output element for each.
+  void fusedConvFormula() {
+    ConvModel m;
+    Expr batch = Expr::symbol("batch");
+    m.sdfg->addArray("Z", DType::Float32, {batch, 4, 6, 6});
+    State* st = m.sdfg->allStates()[0];
+    m.conv->domain = "dcw";
+    m.conv->opType = "FusedConv";
+    m.conv->addIn({"Z", DType::Float32, true});
+    m.conv->attributes.push_back(Attribute{"activation", std::string("Relu")});
+    st->addEdge(*st->add<AccessNode>("Z"), "", *m.conv, "Z", Memlet::full("Z", m.sdfg->findData("Z")->shape));
+    auto report = analysis::analyzeCost(*m.sdfg);
+    const analysis::NodeCost* c = report.find(m.conv->id());
+    QVERIFY(c);
+    QVERIFY(!c->estimated);
+    QCOMPARE(at(c->flops, 1), 2.0 * 144 * 27 + 144 + 2 * 144);
   }
 
   void gemmMatMulAndUnknown() {

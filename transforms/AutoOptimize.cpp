@@ -24,6 +24,10 @@ const std::vector<std::string>& defaultPipeline() {
       "ConstantFolding",
       "ConvBatchNormFolding",
       "MatMulAddToGemm",
+      "GeluFusion",
+      "SiluFusion",
+      "AddFusion",
+      "ActivationFusion",
       "ElementwiseChainFusion",
       // after expansion, in this order
       "InlineNestedSDFG",
@@ -46,6 +50,9 @@ namespace {
 
 // Rewrites of library nodes that are not of category "Graph" but must run before expansion.
 constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChainFusion"};
+// Fusions into a producer's epilogue (dcw fused ops): they pay only where an implementation other
+// than pure runs the fused node as one kernel (its pure expansion is the unfused subgraph again).
+constexpr const char* kEpilogueFusions[] = {"AddFusion", "ActivationFusion"};
 constexpr size_t kMaxPassesPerTransformation = 200;
 
 // Whether a node lies inside some map: in its own state, or through the nodes (nested SDFGs,
@@ -71,6 +78,26 @@ bool endsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// A command that keeps what its inner command did only when `keep` accepts the model afterwards;
+// otherwise it fails, and the History (or AutoOptimizeCommand) rolls the whole step back. Its script
+// line is the inner command's, so the exported script replays the step as it is.
+class KeptIf : public edit::Command {
+public:
+  using Keep = std::function<Expected<void>(const Sdfg&)>;
+  KeptIf(std::unique_ptr<edit::Command> inner, Keep keep) : inner_(std::move(inner)), keep_(std::move(keep)) {}
+  std::string scriptLine() const override { return inner_->scriptLine(); }
+  std::string title() const override { return inner_->title(); }
+  bool keepsDifferentiable() const override { return inner_->keepsDifferentiable(); }
+  Expected<void> execute(edit::Editor& editor) const override {
+    DCW_CHECK(inner_->execute(editor));
+    return keep_(editor.root());
+  }
+
+private:
+  std::unique_ptr<edit::Command> inner_;
+  Keep keep_;
+};
+
 // Runs the pipeline; `exec` executes one command (through a History, or an Editor with the same
 // validation and rollback), failing when the command failed and was rolled back.
 class Pipeline {
@@ -92,7 +119,14 @@ public:
       for (auto* b : kBeforeExpansion) early = early || name == b;
       (early ? before : after).push_back(t);
     }
-    for (auto* t : before) saturate(*t, {});
+    for (auto* t : before) {
+      bool epilogue = false;
+      for (auto* e : kEpilogueFusions) epilogue = epilogue || t->name() == e;
+      if (epilogue)
+        saturate(*t, {}, [this](Match& m) { return fusedRunsFaster(m); },
+                 [this](const Match& m, const Sdfg& root) { return fusedNodeTaken(m, root); });
+      else saturate(*t, {});
+    }
     chooseImplementations();
     if (o_.expand)
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
@@ -128,9 +162,11 @@ private:
     return true;
   }
 
-  // Applies `t` at every applicable match, again and again, until a pass applies nothing.
+  // Applies `t` at every applicable match, again and again, until a pass applies nothing. A step
+  // whose result `keep` refuses is rolled back (and not tried again).
+  using Keep = std::function<Expected<void>(const Match&, const Sdfg&)>;
   void saturate(const Transformation& t, const std::map<std::string, std::string>& options,
-                const std::function<bool(Match&)>& filter = {}) {
+                const std::function<bool(Match&)>& filter = {}, const Keep& keep = {}) {
     MatchQuery q;
     q.limitPerTransformation = o_.limitPerTransformation;
     q.includeInapplicable = false;
@@ -143,7 +179,9 @@ private:
         if (filter && !filter(m)) continue;
         if (failed_.count("apply " + m.str())) continue;
         if (!t.canApply(m, root_, nullptr)) continue; // also drops matches an earlier step consumed
-        if (execute(std::make_unique<ApplyTransformation>(std::move(m)))) ++applied;
+        std::unique_ptr<edit::Command> cmd = std::make_unique<ApplyTransformation>(m);
+        if (keep) cmd = std::make_unique<KeptIf>(std::move(cmd), [keep, m](const Sdfg& root) { return keep(m, root); });
+        if (execute(std::move(cmd))) ++applied;
       }
       total += applied;
       if (applied == 0) break;
@@ -171,6 +209,39 @@ private:
       if (execute(std::make_unique<SetProperty>(path, "implementation", impl))) ++n;
     }
     if (n) log("implementations: " + std::to_string(n) + " library nodes set to " + (o_.prefer.empty() ? "" : o_.prefer.front()));
+  }
+
+  // An epilogue fusion at `m` only when the first preferred implementation other than pure takes the
+  // producer as it is (a base op: its fused op then takes it too, every fused activation and Z being
+  // one it runs; a fused op: exactly that). With only pure preferred, no epilogue fusion.
+  bool fusedRunsFaster(const Match& m) const {
+    auto it = m.elements.find("producer");
+    if (it == m.elements.end()) return false;
+    auto e = resolvePath(root_, it->second);
+    auto* lib = e ? dynamic_cast<const LibraryNode*>(*e) : nullptr;
+    if (!lib || !lib->parent()) return false;
+    for (auto& impl : o_.prefer) {
+      if (impl == "pure") return false;
+      if (!lib->implementation.empty() && lib->implementation != impl) continue;
+      return bool(expansions::canExpand(*lib, impl, "cpu"));
+    }
+    return false;
+  }
+
+  // After an epilogue fusion: the fused node (the producer, same path) must still be taken by the
+  // implementation that took the producer (a Z it cannot add, for one, is not), else the step goes.
+  Expected<void> fusedNodeTaken(const Match& m, const Sdfg& root) const {
+    auto it = m.elements.find("producer");
+    if (it == m.elements.end()) return fail("auto-optimize", "the match has no producer");
+    auto e = resolvePath(root, it->second);
+    auto* lib = e ? dynamic_cast<const LibraryNode*>(*e) : nullptr;
+    if (!lib) return fail(it->second, "the fused node is gone");
+    for (auto& impl : o_.prefer) {
+      if (impl == "pure") break;
+      if (!lib->implementation.empty() && lib->implementation != impl) continue;
+      return expansions::canExpand(*lib, impl, "cpu");
+    }
+    return fail(pathOf(*lib), "no implementation other than pure is preferred");
   }
 
   // ExpandLibraryNode with the node's own implementation (pure where it has none).

@@ -2,7 +2,12 @@
 // reasonably fast one, one recorded step at a time (so every step is undoable and the result
 // exports as a plain script that replays step by step):
 //   1. before expansion, rewrites of ONNX ops: ConstantFolding and every pipeline name of category
-//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, ElementwiseChainFusion);
+//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, AddFusion, ActivationFusion,
+//      ElementwiseChainFusion). The epilogue fusions (AddFusion, ActivationFusion: Conv/MatMul/Gemm +
+//      Add + activation -> one dcw fused op) apply only where the first preferred implementation other
+//      than pure takes the producer, and are rolled back when it does not take the fused node (so
+//      `--prefer pure` keeps them out: their pure expansion would be the unfused ops again, without
+//      ElementwiseChainFusion's single map);
 //   2. `set PATH implementation=onednn` (the first of `prefer`) on every library node without a choice
 //      whose op has that implementation for the CPU and whose expansion takes the node (float32,
 //      known shapes, supported attributes; expansions::canExpand), then ExpandLibraryNode with each

@@ -4,6 +4,8 @@
 #include "transforms/TransformationRegistry.h"
 
 #include "transforms/catalogue/AccumulateTransient.h"
+#include "transforms/catalogue/ActivationFusion.h"
+#include "transforms/catalogue/AddFusion.h"
 #include "transforms/catalogue/BufferTiling.h"
 #include "transforms/catalogue/ConstantFolding.h"
 #include "transforms/catalogue/ConvBatchNormFolding.h"
@@ -16,9 +18,11 @@
 #include "transforms/catalogue/OutLocalStorage.h"
 #include "transforms/catalogue/RedundantArray.h"
 #include "transforms/catalogue/RedundantSecondArray.h"
+#include "transforms/catalogue/SiluFusion.h"
 #include "transforms/catalogue/StateFusion.h"
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
+#include "transforms/catalogue/GeluFusion.h"
 #include "transforms/catalogue/MapCollapse.h"
 #include "transforms/catalogue/MapExpansion.h"
 #include "transforms/catalogue/MapFusion.h"
@@ -73,6 +77,10 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<ElementwiseChainFusion>());
     r.add(std::make_unique<MatMulAddToGemm>());
     r.add(std::make_unique<ConvBatchNormFolding>());
+    r.add(std::make_unique<GeluFusion>());
+    r.add(std::make_unique<SiluFusion>());
+    r.add(std::make_unique<AddFusion>());
+    r.add(std::make_unique<ActivationFusion>());
     return r;
   }();
   return r;

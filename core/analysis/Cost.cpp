@@ -223,11 +223,25 @@ private:
 
   NodeCost libraryCost(const Sdfg& sdfg, const State& st, const LibraryNode& l, const Expr& mult) {
     NodeCost c = ioCost(sdfg, st, l, mult);
-    const std::string& op = l.opType;
+    std::string op = l.opType;
     Port y = l.outConnectors().empty() ? Port{} : port(sdfg, st, l, l.outConnectors()[0].name, false);
     auto in = [&](const char* name) { return port(sdfg, st, l, name, true); };
     std::optional<Expr> flops;
-    if (!l.domain.empty() && l.domain != "ai.onnx") {
+    // DCW's fused ops (core/expansions/FusedOp.h): FusedX costs X's formula plus one FLOP per output
+    // element for the sum with Z and one for the activation; Gelu and Silu are elementwise.
+    int64_t epilogue = 0;
+    const bool dcwOp = l.domain == "dcw";
+    if (dcwOp && op.rfind("Fused", 0) == 0) {
+      op = op.substr(5);
+      const Attribute* act = l.attribute("activation");
+      auto* actName = act ? std::get_if<std::string>(&act->value) : nullptr;
+      epilogue = (in("Z").known ? 1 : 0) + (actName && !actName->empty() ? 1 : 0);
+    } else if (dcwOp && (op == "Gelu" || op == "Silu")) {
+      if (y.known) flops = y.elements();
+    }
+    if (flops) {
+      // set above
+    } else if (!l.domain.empty() && l.domain != "ai.onnx" && !dcwOp) {
       // no formula for other domains
     } else if (kNoArithmetic.count(op)) {
       flops = Expr(0);
@@ -280,6 +294,7 @@ private:
       flops = y.known ? y.elements() : Expr(0);
       c.estimated = true;
     }
+    if (epilogue && y.known) flops = *flops + Expr(epilogue) * y.elements();
     c.flops = mult * *flops;
     return c;
   }

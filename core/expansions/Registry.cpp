@@ -21,6 +21,7 @@ const ExpansionRegistry& registry() {
     registerMisc(reg);
     registerRecurrent(reg);
     registerControlFlow(reg);
+    registerFused(reg);
     registerOneDnn(reg);
     return reg;
   }();

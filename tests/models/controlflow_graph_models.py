@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Small ONNX models for the controlflow_graph transformation tests (InlineNestedSDFG, StateFusion,
-ConvBatchNormFolding, MatMulAddToGemm). Run with /usr/bin/python3; writes into
-tests/data/transforms/controlflow_graph/. Deterministic (fixed seeds)."""
+ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, AddFusion, ActivationFusion). Run with
+/usr/bin/python3; writes into tests/data/transforms/controlflow_graph/. Deterministic (fixed seeds);
+new models go at the end, so the earlier files stay byte for byte the same."""
 import os
 import numpy as np
 import onnx
@@ -105,3 +106,127 @@ save(helper.make_graph(
      numpy_helper.from_array(f32(2), "beta"), numpy_helper.from_array(f32(2), "mean"),
      numpy_helper.from_array((np.abs(f32(2)) + 0.5).astype(np.float32), "var")]),
     "conv_bn_training.onnx", opset=15)
+
+
+# ---- Epilogue fusions (GeluFusion, AddFusion, ActivationFusion) ----
+
+def conv_node(name, x, w, out, bias=None, **attrs):
+    return helper.make_node("Conv", [x, w] + ([bias] if bias else []), [out], name=name, **attrs)
+
+
+# Conv -> Relu.
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", "cb", kernel_shape=[3, 3], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["T"], ["Y"], name="relu")],
+    "conv_relu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 6, 7])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 6, 7])],
+    [numpy_helper.from_array(f32(4, 3, 3, 3), "W"), numpy_helper.from_array(f32(4), "cb")]), "conv_relu.onnx")
+
+# ResNet's block end: Conv -> Add(T, skip) -> Relu, the skip a model input.
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", "cb", kernel_shape=[1, 1]), helper.make_node("Add", ["T", "S"], ["U"], name="add"),
+     helper.make_node("Relu", ["U"], ["Y"], name="relu")],
+    "conv_add_relu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 5, 5]),
+                      helper.make_tensor_value_info("S", TensorProto.FLOAT, [1, 4, 5, 5])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 5, 5])],
+    [numpy_helper.from_array(f32(4, 3, 1, 1), "W"), numpy_helper.from_array(f32(4), "cb")]), "conv_add_relu.onnx")
+
+# One Conv per activation, each with its own output (ReLU6 as Clip with constant bounds, opset 17).
+acts = [("Relu", {}, []), ("LeakyRelu", {"alpha": 0.2}, []), ("Elu", {"alpha": 0.7}, []), ("Sigmoid", {}, []), ("Tanh", {}, []),
+        ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}, []), ("HardSwish", {}, []), ("Softplus", {}, []), ("Clip", {}, ["lo", "hi"])]
+nodes, outs, inits = [], [], [numpy_helper.from_array(np.array(0.0, np.float32), "lo"), numpy_helper.from_array(np.array(6.0, np.float32), "hi")]
+for k, (op, attrs, extra) in enumerate(acts):
+    inits.append(numpy_helper.from_array((f32(3, 1, 3, 3) * 2).astype(np.float32), f"W{k}"))
+    nodes.append(conv_node(f"conv{k}", "X", f"W{k}", f"T{k}", group=3, kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+    nodes.append(helper.make_node(op, [f"T{k}"] + extra, [f"Y{k}"], name=op.lower(), **attrs))
+    outs.append(helper.make_tensor_value_info(f"Y{k}", TensorProto.FLOAT, [2, 3, 4, 4]))
+save(helper.make_graph(nodes, "conv_activations", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3, 8, 7])], outs, inits),
+     "conv_activations.onnx")
+
+# A transformer's feed-forward input: MatMul -> Add(bias, T) -> GELU as PyTorch exports it (Div, Erf, Add, Mul, Mul).
+save(helper.make_graph(
+    [helper.make_node("MatMul", ["X", "W"], ["T"], name="mm"), helper.make_node("Add", ["bias", "T"], ["H"], name="add"),
+     helper.make_node("Div", ["H", "sqrt2"], ["D"], name="div"), helper.make_node("Erf", ["D"], ["E"], name="Erf"),
+     helper.make_node("Add", ["E", "one"], ["A"], name="add1"), helper.make_node("Mul", ["H", "A"], ["M"], name="mul"),
+     helper.make_node("Mul", ["M", "half"], ["Y"], name="mul1")],
+    "matmul_bias_gelu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3, 5])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3, 6])],
+    [numpy_helper.from_array(f32(5, 6), "W"), numpy_helper.from_array(f32(6), "bias"),
+     numpy_helper.from_array(np.array(1.4142135, np.float32), "sqrt2"), numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+     numpy_helper.from_array(np.array(0.5, np.float32), "half")]), "matmul_bias_gelu.onnx")
+
+# GELU written the other ways round: x * (1/sqrt(2)); halving as Mul(x, 0.5) then Mul(., 1 + erf).
+save(helper.make_graph(
+    [helper.make_node("Mul", ["rsqrt2", "X"], ["D"], name="scale"), helper.make_node("Erf", ["D"], ["E"], name="erf"),
+     helper.make_node("Add", ["one", "E"], ["A"], name="add1"), helper.make_node("Mul", ["X", "half"], ["H"], name="halve"),
+     helper.make_node("Mul", ["A", "H"], ["Y"], name="mul")],
+    "gelu_variant", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [4, 9])], [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [4, 9])],
+    [numpy_helper.from_array(np.array(0.70710678, np.float32), "rsqrt2"), numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+     numpy_helper.from_array(np.array(0.5, np.float32), "half")]), "gelu_variant.onnx")
+
+# Not GELU: the Div is by 2.
+save(helper.make_graph(
+    [helper.make_node("Div", ["X", "two"], ["D"], name="div"), helper.make_node("Erf", ["D"], ["E"], name="erf"),
+     helper.make_node("Add", ["E", "one"], ["A"], name="add1"), helper.make_node("Mul", ["X", "A"], ["M"], name="mul"),
+     helper.make_node("Mul", ["M", "half"], ["Y"], name="mul1")],
+    "not_gelu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [4, 9])], [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [4, 9])],
+    [numpy_helper.from_array(np.array(2.0, np.float32), "two"), numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+     numpy_helper.from_array(np.array(0.5, np.float32), "half")]), "not_gelu.onnx")
+
+# Gemm (transB) -> HardSwish, as MobileNetV3's classifier.
+save(helper.make_graph(
+    [helper.make_node("Gemm", ["X", "W", "b"], ["T"], name="gemm", transB=1), helper.make_node("HardSwish", ["T"], ["Y"], name="hardswish")],
+    "gemm_hardswish", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3, 8])], [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [3, 5])],
+    [numpy_helper.from_array((f32(5, 8) * 2).astype(np.float32), "W"), numpy_helper.from_array(f32(5), "b")]), "gemm_hardswish.onnx")
+
+# Refusals: Conv -> Relu -> Add (the activation comes before the sum); the conv's result also a model
+# output; an Add that broadcasts the conv's result.
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", kernel_shape=[1, 1]), helper.make_node("Relu", ["T"], ["R"], name="relu"),
+     helper.make_node("Add", ["R", "S"], ["Y"], name="add")],
+    "conv_relu_add", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 3, 3]),
+                      helper.make_tensor_value_info("S", TensorProto.FLOAT, [1, 2, 3, 3])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 2, 3, 3])], [numpy_helper.from_array(f32(2, 2, 1, 1), "W")]), "conv_relu_add.onnx")
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", kernel_shape=[1, 1]), helper.make_node("Relu", ["T"], ["Y"], name="relu")],
+    "conv_relu_shared", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 3, 3])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 2, 3, 3]), helper.make_tensor_value_info("T", TensorProto.FLOAT, [1, 2, 3, 3])],
+    [numpy_helper.from_array(f32(2, 2, 1, 1), "W")]), "conv_relu_shared.onnx")
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", kernel_shape=[3, 3]), helper.make_node("Add", ["T", "S"], ["Y"], name="add")],
+    "conv_add_broadcasts_result", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 3, 3]),
+                                   helper.make_tensor_value_info("S", TensorProto.FLOAT, [1, 2, 4, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 2, 4, 4])], [numpy_helper.from_array(f32(2, 2, 3, 3), "W")]),
+    "conv_add_broadcasts_result.onnx")
+
+# MatMul -> Add(bias) -> Add(residual): one Z per fused op, so the second Add stays.
+save(helper.make_graph(
+    [helper.make_node("MatMul", ["X", "W"], ["T"], name="mm"), helper.make_node("Add", ["T", "bias"], ["H"], name="add"),
+     helper.make_node("Add", ["H", "R"], ["Y"], name="residual")],
+    "matmul_bias_residual", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3, 5]),
+                             helper.make_tensor_value_info("R", TensorProto.FLOAT, [2, 3, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3, 4])],
+    [numpy_helper.from_array(f32(5, 4), "W"), numpy_helper.from_array(f32(4), "bias")]), "matmul_bias_residual.onnx")
+
+# EfficientNet's Conv -> SiLU as exported: Sigmoid(T), Mul(T, S) (SiluFusion, then ActivationFusion).
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", "cb", kernel_shape=[3, 3], pads=[1, 1, 1, 1]), helper.make_node("Sigmoid", ["T"], ["S"], name="Sigmoid"),
+     helper.make_node("Mul", ["T", "S"], ["Y"], name="mul")],
+    "conv_silu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 6, 5])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 6, 5])],
+    [numpy_helper.from_array(f32(4, 3, 3, 3), "W"), numpy_helper.from_array(f32(4), "cb")]), "conv_silu.onnx")
+
+# A squeeze-and-excitation gate, X * Sigmoid(G): no SiLU.
+save(helper.make_graph(
+    [helper.make_node("Sigmoid", ["G"], ["S"], name="sigmoid"), helper.make_node("Mul", ["X", "S"], ["Y"], name="mul")],
+    "sigmoid_gate", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 3, 3]),
+                     helper.make_tensor_value_info("G", TensorProto.FLOAT, [1, 4, 3, 3])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 3])]), "sigmoid_gate.onnx")
+
+# Conv -> Add(T, S[1, 1, H, W]) -> Relu: a spatial broadcast oneDNN's post-ops do not take.
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", kernel_shape=[1, 1]), helper.make_node("Add", ["T", "S"], ["U"], name="add"),
+     helper.make_node("Relu", ["U"], ["Y"], name="relu")],
+    "conv_add_spatial", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 4, 5]),
+                         helper.make_tensor_value_info("S", TensorProto.FLOAT, [1, 1, 4, 5])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 2, 4, 5])], [numpy_helper.from_array(f32(2, 3, 1, 1), "W")]),
+    "conv_add_spatial.onnx")

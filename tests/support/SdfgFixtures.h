@@ -166,4 +166,22 @@ inline std::vector<ir::Tensor> runExpanded(const ir::Sdfg& s, uint64_t seed) {
   return runModel(*e, randomInputsFor(*e, seed));
 }
 
+// The same with the nodes that have no implementation of their own expanded with the first of
+// `prefer` that takes them (e.g. {"onednn"}); `code`, when given, receives the C++ tasklets' code.
+inline std::vector<ir::Tensor> runExpandedPreferring(const ir::Sdfg& s, uint64_t seed, std::vector<std::string> prefer,
+                                                     std::string* code = nullptr) {
+  auto c = serialize::fromJson(serialize::toJson(s));
+  if (!c) return {};
+  expansions::ExpandOptions o;
+  o.prefer = std::move(prefer);
+  if (auto r = expansions::expandAll(**c, o); !r) {
+    qWarning("%s", r.error().str().c_str());
+    return {};
+  }
+  if (code)
+    for (auto* t : allNodes<ir::Tasklet>(**c))
+      if (t->language == ir::TaskletLanguage::Cpp) *code += t->code + "\n";
+  return runModel(**c, randomInputsFor(**c, seed));
+}
+
 } // namespace dcw::testsupport

@@ -9,8 +9,12 @@
 // (format_tag::any): constant weights are reordered once. Activations come in two variants, timed on
 // the first run: the primitive's preferred (blocked) layout with a reorder in and out on every run, or
 // the plain layout as it is (oneDNN's GEMM-based convolution, often faster for 1x1 kernels).
+// FusedConv and FusedConvTranspose (FusedOp.h) are the same primitive with their epilogue as
+// post-ops (PostOps.h): Z summed into dst or added broadcast, then the activation.
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
+#include "core/expansions/onednn/PostOps.h"
+#include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
@@ -95,8 +99,9 @@ Expected<Geometry> geometry(const ExpansionContext& ctx, const std::string& op, 
 }
 
 Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool transposed) {
-  const std::string op = transposed ? "ConvTranspose" : "Conv";
+  const std::string op = ctx.node().opType;
   DCW_TRY(auto g, geometry(ctx, op, transposed));
+  DCW_TRY(auto post, postOps(ctx, op, g.y, 1));
   const bool bias = !g.b.empty();
   // oneDNN's weights: convolution [g][O][I][K..], deconvolution [g][O][I][K..] described over ONNX's
   // [g][I][O][K..] buffer (strides swap I and O).
@@ -122,22 +127,27 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   make += "    dcw_variant == 0 ? any(" + dimsText(g.x) + ") : x, any(" + dimsText(wPrim) + "), " + (bias ? "b, " : "") + "dcw_variant == 0 ? any(" +
           dimsText(g.y) + ") : y,\n";
   make += "    " + dimsText(g.strides) + ", " + dimsText(g.dilations) + ", " + dimsText(g.padL) + ", " + dimsText(g.padR) + ");\n";
-  make += "const " + ns + "::primitive_desc pd(d, engine);\n";
+  make += post.attr;
+  make += "const " + ns + "::primitive_desc pd(d, " + post.attrArg() + "engine);\n";
   make += "dcw_k.prim = " + ns + "(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
   make += "dcw_k.add(DNNL_ARG_WEIGHTS, w, pd.weights_desc(), false, " + constantFlag(ctx, "W") + ");\n";
   if (bias) make += "dcw_k.add(DNNL_ARG_BIAS, b, pd.bias_desc(), false, " + constantFlag(ctx, "B") + ");\n";
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  make += post.operands;
 
   std::vector<std::string> ins{"X", "W"}, buffers{"X", "W"};
   if (bias) ins.push_back("B"), buffers.push_back("B");
   buffers.push_back("Y");
+  ins.insert(ins.end(), post.inputs.begin(), post.inputs.end());
+  buffers.insert(buffers.end(), post.buffers.begin(), post.buffers.end());
   const std::string comment = "oneDNN " + std::string(transposed ? "deconvolution" : "convolution") + ": Y[" + shapeText(g.y) +
                               "] from X[" + shapeText(g.x) + "], W[" + shapeText(g.w) + "]" + (bias ? " + B" : "") +
-                              ", group " + std::to_string(g.group);
+                              ", group " + std::to_string(g.group) + post.text;
   // FLOPs: each output (Conv) or input (ConvTranspose) position takes a K.. x C/g (M/g) dot product.
   const int64_t taps = product(g.w, 2);
-  const int64_t flops = transposed ? 2 * product(g.x) * (g.y[1] / g.group) * taps : 2 * product(g.y) * (g.x[1] / g.group) * taps;
+  const int64_t flops = (transposed ? 2 * product(g.x) * (g.y[1] / g.group) * taps : 2 * product(g.y) * (g.x[1] / g.group) * taps) +
+                        post.flops * product(g.y);
   SdfgBuilder bld(ctx);
   bld.cppTasklet(transposed ? "onednn_deconvolution" : "onednn_convolution", ins, callCode(comment, make, buffers, 2), {"Y"},
                  {"onednn"}, sym::Expr(flops));
@@ -151,6 +161,10 @@ void registerConvolutions(ExpansionRegistry& r) {
         "one oneDNN convolution (float32; groups, strides, dilations, pads; weights reordered once); a C++ tasklet, not differentiable");
   r.add("", "ConvTranspose", decl(), [](const ExpansionContext& c) { return expandConv(c, true); },
         "one oneDNN deconvolution (float32; groups, strides, dilations, pads); a C++ tasklet, not differentiable");
+  r.add(fused::kDomain, "FusedConv", decl(), [](const ExpansionContext& c) { return expandConv(c, false); },
+        "one oneDNN convolution with Z and the activation as post-ops (sum or binary_add, eltwise); a C++ tasklet, not differentiable");
+  r.add(fused::kDomain, "FusedConvTranspose", decl(), [](const ExpansionContext& c) { return expandConv(c, true); },
+        "one oneDNN deconvolution with Z and the activation as post-ops (sum or binary_add, eltwise); a C++ tasklet, not differentiable");
 }
 
 } // namespace dcw::expansions::onednn

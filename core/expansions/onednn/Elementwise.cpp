@@ -1,7 +1,8 @@
 // `onednn` elementwise ops: one oneDNN eltwise_forward, binary or sum primitive per node (float32).
 //
 //   unary   Relu, LeakyRelu, Elu, Sigmoid, Tanh, HardSwish, Clip (constant min/max), Exp, Sqrt, Abs,
-//           Softplus, Neg, Reciprocal: the tensor as one flat run of values. (Log is left to `pure`:
+//           Softplus, Neg, Reciprocal, and DCW's Gelu (FusedOp.h; eltwise_gelu_erf) and Silu
+//           (eltwise_swish): the tensor as one flat run of values. (Log is left to `pure`:
 //           oneDNN's log is off by about 1e-6 near 1, beyond ONNX's tolerance; HardSigmoid too.)
 //   binary  Add, Sub, Mul, Div and Sum of two inputs: numpy broadcasting where the first operand has
 //           the output's shape (commutative ops swap their operands to get there); Sum of more inputs
@@ -9,6 +10,7 @@
 //           tasklet connector cannot be.)
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
+#include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
@@ -169,6 +171,9 @@ void registerElementwise(ExpansionRegistry& r) {
   };
   for (const Unary& u : unary)
     r.add("", u.op, decl(), [u](const ExpansionContext& c) { return expandUnary(c, u); },
+          std::string("one oneDNN ") + u.algorithm + " (float32); a C++ tasklet, not differentiable");
+  for (const Unary& u : {Unary{fused::kGelu, "eltwise_gelu_erf", fixed(0, 0)}, Unary{fused::kSilu, "eltwise_swish", fixed(1, 0)}})
+    r.add(fused::kDomain, u.op, decl(), [u](const ExpansionContext& c) { return expandUnary(c, u); },
           std::string("one oneDNN ") + u.algorithm + " (float32); a C++ tasklet, not differentiable");
   const struct {
     const char* op;

@@ -7,8 +7,13 @@
 //           is the primitive's broadcast bias. alpha and beta other than 1 are refused (pure has them).
 // A constant B (weights) is described with format_tag::any and reordered once into the layout the
 // primitive prefers; activations stay in their plain layout.
+// FusedMatMul and FusedGemm (FusedOp.h) are the same primitive with their epilogue: FusedMatMul's Z of
+// shape [.., 1, N] (a linear layer's bias) as the matmul's bias, any other Z and the activation as
+// post-ops (PostOps.h).
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
+#include "core/expansions/onednn/PostOps.h"
+#include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
@@ -48,21 +53,45 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   y[rank - 1] = N;
   if (product(y) != product(ys)) return ctx.error("the output " + shapeText(ys) + " does not fit A " + shapeText(as) + " x B " + shapeText(bs));
 
+  // FusedMatMul: Z broadcasts to the ONNX output (Y without the dims a 1-D operand drops); in the
+  // primitive's dims a Z of shape [.., 1, N] is the matmul's bias, any other Z a post-op.
+  std::vector<int64_t> z, bias;
+  if (const DataDescriptor* Z = ctx.node().domain == fused::kDomain ? ctx.in("Z") : nullptr) {
+    DCW_TRY(z, floatDims(ctx, "FusedMatMul", "Z", *Z));
+    if (z.size() > ys.size()) return ctx.error("Z " + shapeText(z) + " has a higher rank than Y " + shapeText(ys));
+    z.insert(z.begin(), ys.size() - z.size(), 1);
+    if (as.size() == 1) z.insert(z.end() - (z.empty() ? 0 : 1), 1); // M, dropped from Y
+    if (bs.size() == 1) z.push_back(1);                                // N, dropped from Y
+    z.insert(z.begin(), rank - std::min(rank, z.size()), 1);
+    if (z.size() == rank && z.back() == N && product(z) == N) bias = z;
+  }
+  DCW_TRY(auto post, postOps(ctx, ctx.node().opType, y, rank - 1, !bias.empty(), z));
   const bool packB = ctx.constantIn("B") != nullptr;
   std::string make;
   make += "const auto a = plain(" + dimsText(a) + ");\n";
   make += "const auto b = plain(" + dimsText(b) + ");\n";
   make += "const auto y = plain(" + dimsText(y) + ");\n";
+  if (!bias.empty()) make += "const auto c = plain(" + dimsText(bias) + ");\n";
+  make += post.attr;
   make += "const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, " + std::string(packB ? "any(" + dimsText(b) + ")" : "b") +
-          ", y), engine);\n";
+          (bias.empty() ? "" : ", c") + ", y), " + post.attrArg() + "engine);\n";
   make += "dcw_k.prim = dnnl::matmul(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, a, pd.src_desc(), false);\n";
   make += "dcw_k.add(DNNL_ARG_WEIGHTS, b, pd.weights_desc(), false, " + constantFlag(ctx, "B") + ");\n";
+  if (!bias.empty()) make += "dcw_k.add(DNNL_ARG_BIAS, c, pd.bias_desc(), false, " + constantFlag(ctx, "Z") + ");\n";
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  make += post.operands;
+  std::vector<std::string> ins{"A", "B"}, buffers{"A", "B"};
+  if (!bias.empty()) ins.push_back("Z"), buffers.push_back("Z");
+  buffers.push_back("Y");
+  ins.insert(ins.end(), post.inputs.begin(), post.inputs.end());
+  buffers.insert(buffers.end(), post.buffers.begin(), post.buffers.end());
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_matmul", {"A", "B"},
-                 callCode("oneDNN matmul: Y[" + shapeText(y) + "] = A[" + shapeText(a) + "] x B[" + shapeText(b) + "]", make, {"A", "B", "Y"}),
-                 {"Y"}, {"onednn"}, sym::Expr(2 * batch * M * N * K));
+  bld.cppTasklet("onednn_matmul", ins,
+                 callCode("oneDNN matmul: Y[" + shapeText(y) + "] = A[" + shapeText(a) + "] x B[" + shapeText(b) + "]" +
+                              (bias.empty() ? "" : " + Z[" + shapeText(bias) + "] (bias)") + post.text,
+                          make, buffers),
+                 {"Y"}, {"onednn"}, sym::Expr(2 * batch * M * N * K + (post.flops + (bias.empty() ? 0 : 1)) * product(y)));
   return bld.finish();
 }
 
@@ -100,27 +129,32 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
     return transposed ? "strided(dims{" + std::to_string(rows) + ", " + std::to_string(cols) + "}, dims{1, " + std::to_string(rows) + "})"
                       : "plain(dims{" + std::to_string(rows) + ", " + std::to_string(cols) + "})";
   };
+  DCW_TRY(auto post, postOps(ctx, ctx.node().opType, {M, N}, 1));
   const bool packB = ctx.constantIn("B") != nullptr;
   std::string make;
   make += "const auto a = " + operand(tA, M, K) + ";\n";
   make += "const auto b = " + operand(tB, K, N) + ";\n";
   make += "const auto y = plain(dims{" + std::to_string(M) + ", " + std::to_string(N) + "});\n";
   if (C) make += "const auto c = plain(" + dimsText(bias) + ");\n";
+  make += post.attr;
   make += "const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, " +
-          std::string(packB ? "any(dims{" + std::to_string(K) + ", " + std::to_string(N) + "})" : "b") + (C ? ", c" : "") + ", y), engine);\n";
+          std::string(packB ? "any(dims{" + std::to_string(K) + ", " + std::to_string(N) + "})" : "b") + (C ? ", c" : "") + ", y), " + post.attrArg() + "engine);\n";
   make += "dcw_k.prim = dnnl::matmul(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, a, pd.src_desc(), false);\n";
   make += "dcw_k.add(DNNL_ARG_WEIGHTS, b, pd.weights_desc(), false, " + constantFlag(ctx, "B") + ");\n";
   if (C) make += "dcw_k.add(DNNL_ARG_BIAS, c, pd.bias_desc(), false, " + constantFlag(ctx, "C") + ");\n";
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  make += post.operands;
   std::vector<std::string> ins{"A", "B"};
   if (C) ins.push_back("C");
   std::vector<std::string> buffers = ins;
   buffers.push_back("Y");
+  ins.insert(ins.end(), post.inputs.begin(), post.inputs.end());
+  buffers.insert(buffers.end(), post.buffers.begin(), post.buffers.end());
   std::string comment = "oneDNN matmul for Gemm: Y[" + std::to_string(M) + "x" + std::to_string(N) + "] = " + (tA ? "A^T" : "A") + " x " +
-                        (tB ? "B^T" : "B") + (C ? " + C" : "");
+                        (tB ? "B^T" : "B") + (C ? " + C" : "") + post.text;
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers), {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K));
+  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers), {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K + post.flops * M * N));
   return bld.finish();
 }
 
@@ -131,6 +165,10 @@ void registerMatrixProducts(ExpansionRegistry& r) {
         "one oneDNN matmul (float32, batch dims broadcast; constant weights packed once); a C++ tasklet, not differentiable");
   r.add("", "Gemm", decl(), expandGemm,
         "one oneDNN matmul with transposes as strides and C as bias (float32, alpha = beta = 1); a C++ tasklet, not differentiable");
+  r.add(fused::kDomain, "FusedMatMul", decl(), expandMatMul,
+        "one oneDNN matmul, Z [.., 1, N] as its bias, any other Z and the activation as post-ops; a C++ tasklet, not differentiable");
+  r.add(fused::kDomain, "FusedGemm", decl(), expandGemm,
+        "one oneDNN matmul for the Gemm with Z and the activation as post-ops; a C++ tasklet, not differentiable");
 }
 
 } // namespace dcw::expansions::onednn

@@ -69,6 +69,7 @@ inline const void* buffer(const float& v) { return &v; }
 struct Operand {
   int arg = 0;
   bool output = false, constant = false, reordered = false;
+  int sumInto = -1; // Z of a sum post-op: the index of the dst operand it is put into before the run
   dnnl::memory user, inner; // inner is user when the primitive takes the user's layout
   dnnl::reorder reorder;
   const void* cachedFrom = nullptr;
@@ -97,6 +98,20 @@ struct Call {
     args[arg] = o.inner;
     ops.push_back(std::move(o));
   }
+  // Z of a sum post-op (dst = primitive result + dst): before the primitive runs, Z (the user's plain
+  // buffer) is reordered into the memory the primitive writes — its own layout when dst is reordered,
+  // else the output buffer itself, a copy skipped when Z is that buffer (in place). Add it after DST.
+  void addSum(const dnnl::memory::desc& user) {
+    int dst = -1;
+    for (size_t k = 0; k < ops.size(); ++k)
+      if (ops[k].arg == DNNL_ARG_DST && ops[k].output) dst = int(k);
+    if (dst < 0) throw std::logic_error("a sum operand needs the DST operand added first");
+    Operand o;
+    o.sumInto = dst;
+    o.user = dnnl::memory(user, engine, DNNL_MEMORY_NONE);
+    o.reorder = dnnl::reorder(o.user, ops[size_t(dst)].inner);
+    ops.push_back(std::move(o));
+  }
   void run(std::initializer_list<const void*> buffers) {
     std::lock_guard<std::mutex> guard(runLock());
     useProgramThreads();
@@ -104,7 +119,7 @@ struct Call {
     for (const void* p : buffers) {
       Operand& o = ops.at(k++);
       o.user.set_data_handle(const_cast<void*>(p));
-      if (!o.reordered || o.output) continue;
+      if (!o.reordered || o.output || o.sumInto >= 0) continue;
       if (o.constant) {
         const uint64_t print = fingerprint(p, o.user.get_desc().get_size());
         if (o.cachedFrom == p && o.cachedPrint == print) continue;
@@ -112,6 +127,12 @@ struct Call {
         o.cachedPrint = print;
       }
       o.reorder.execute(stream, o.user, o.inner);
+    }
+    for (auto& o : ops) {
+      if (o.sumInto < 0) continue;
+      Operand& dst = ops[size_t(o.sumInto)];
+      if (!dst.reordered && dst.user.get_data_handle() == o.user.get_data_handle()) continue;
+      o.reorder.execute(stream, o.user, dst.inner);
     }
     prim.execute(stream, args);
     for (auto& o : ops)
@@ -154,9 +175,16 @@ template <class Make> Tuned& call(std::unique_ptr<Tuned>& slot, unsigned& made, 
     if (!slot) releases().push_back([&slot] { slot.reset(); });
     auto t = std::make_unique<Tuned>();
     t->threads = threads;
+    // A variant oneDNN cannot make (e.g. a post-op one of its kernels lacks) is left out; the call
+    // fails only when no variant can be made.
     for (int v = 0; v < count; ++v) {
       auto c = std::make_unique<Call>();
-      make(*c, v);
+      try {
+        make(*c, v);
+      } catch (const std::exception&) {
+        if (v + 1 == count && t->variants.empty()) throw;
+        continue;
+      }
       t->variants.push_back(std::move(c));
     }
     slot = std::move(t);

@@ -19,6 +19,7 @@ void registerQuantization(ExpansionRegistry& r);  // Quantize/DequantizeLinear, 
 void registerMisc(ExpansionRegistry& r);          // Hann/Hamming/BlackmanWindow, Det, MaxUnpool, RoiAlign, GridSample, DFT, STFT, MelWeightMatrix
 void registerRecurrent(ExpansionRegistry& r);     // RNN, GRU, LSTM
 void registerControlFlow(ExpansionRegistry& r);   // If, Loop, Scan
+void registerFused(ExpansionRegistry& r);         // DCW's own ops (domain dcw, FusedOp.h): FusedConv, FusedConvTranspose, FusedMatMul, FusedGemm, Gelu, Silu
 void registerOneDnn(ExpansionRegistry& r);        // onednn: the oneDNN implementations (onednn/OneDnnOps.h)
 
 } // namespace dcw::expansions

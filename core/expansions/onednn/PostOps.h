@@ -1,0 +1,44 @@
+// PostOps: the epilogue of a fused op (FusedOp.h: Y = act(base + Z)) as oneDNN post-ops of the base
+// op's primitive, so the sum and the activation happen while the primitive's output is still in
+// registers instead of in two more passes over Y:
+//   Z of Y's shape         -> sum post-op: Z is put into the primitive's dst before it runs (Call::addSum
+//                             in OneDnnRuntime.cpp: a reorder into the blocked dst, a copy into the plain
+//                             output buffer, nothing when Z is that buffer)
+//   Z broadcast to Y       -> binary_add post-op with Z's (broadcast) description: a scalar, or one value
+//                             per output channel (convolutions: dim 1; matmuls: the last dim) — the
+//                             broadcasts oneDNN's kernels take; any other is refused (pure has it)
+//   activation             -> eltwise post-op(s): Relu and LeakyRelu eltwise_relu, Elu, Sigmoid
+//                             (logistic), Tanh, HardSwish, Softplus (soft_relu), Clip (clip_v2),
+//                             HardSigmoid (linear then clip_v2 to [0, 1]), Gelu (gelu_erf), Silu
+//                             (swish with alpha 1)
+// in that order (sum, then eltwise). A caller that gives Z to the primitive itself (a matmul bias)
+// says so and gets only the activation.
+#pragma once
+
+#include "core/expansions/onednn/OneDnnCall.h"
+
+#include <string>
+#include <vector>
+
+namespace dcw::expansions::onednn {
+
+struct PostOps {
+  bool fused = false;                 // the node is a fused op (its epilogue may still be empty)
+  std::string attr;                   // statements declaring `dnnl::primitive_attr attr` (empty: no post-ops)
+  std::string operands;               // statements adding Z's operand, to follow the DST operand
+  std::vector<std::string> inputs;    // tasklet inputs the post-ops read (Z)
+  std::vector<std::string> buffers;   // their buffers, in operand order, after Y's
+  std::string text;                   // for the comment: " + Z, then relu"
+  int64_t flops = 0;                  // per output element
+  // "attr, " when there are post-ops: the primitive_desc argument before the engine.
+  std::string attrArg() const { return attr.empty() ? "" : "attr, "; }
+};
+
+// The post-ops of the node in `ctx` (none for a node that is not a fused op); `y` is the primitive's
+// dst dims and `channel` the index of its channel dim. `zGivenToPrimitive`: the caller computes Z
+// itself (e.g. as the matmul's bias). `zDims`: Z as the primitive sees it when that is not Z's own dims
+// left-padded with 1s (a matmul with a 1-D operand). Refuses, naming the node, what oneDNN cannot take.
+Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, const std::vector<int64_t>& y, size_t channel,
+                          bool zGivenToPrimitive = false, std::vector<int64_t> zDims = {});
+
+} // namespace dcw::expansions::onednn

@@ -1,0 +1,122 @@
+// Pure expansions of DCW's own ops (FusedOp.h):
+//
+//   FusedConv, FusedConvTranspose, FusedMatMul, FusedGemm: the subgraph the fusion replaced, as
+//     library nodes in one state that the expansion pass expands in turn (their own pure expansions):
+//       inputs -> Base -> T -> Add(T, Z) -> S -> Activation -> Y       (Add and activation when declared)
+//     so the fused model computes exactly what the unfused one did and stays analysable and
+//     differentiable. The base node gets the fused node's attributes less activation/activation_params.
+//   Gelu: one map, Y[i] = 0.5 * X[i] * (1 + erf(X[i] / sqrt(2)))   (float32 or float64).
+//   Silu: one map, Y[i] = X[i] * (1 / (1 + exp(-X[i])))            (Sigmoid's expression, times X).
+#include "core/expansions/FusedOp.h"
+#include "core/expansions/SdfgBuilder.h"
+#include "core/expansions/ops/Ops.h"
+#include "core/expansions/ops/TensorHelpers.h"
+
+#include <cmath>
+#include <functional>
+
+namespace dcw::expansions {
+
+using namespace dcw::ir;
+
+namespace {
+
+Expected<std::unique_ptr<Sdfg>> expandFused(const ExpansionContext& ctx, const fused::Base& base) {
+  DCW_TRY(auto ep, fused::epilogueOf(ctx));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  for (auto& c : ctx.inputs())
+    if (c != "Z" && std::find(base.inputs.begin(), base.inputs.end(), c) == base.inputs.end())
+      return ctx.error("input '" + c + "' is not an input of " + base.op + " nor Z");
+  SdfgBuilder b(ctx, base.fused);
+  Sdfg& s = b.sdfg();
+  State& st = b.state();
+  auto access = [&](const std::string& data) -> AccessNode& {
+    auto n = std::make_unique<AccessNode>(data);
+    n->setLabel(st.uniqueNodeLabel(data));
+    return *static_cast<AccessNode*>(st.addNode(std::move(n)));
+  };
+  auto full = [&](const std::string& data) { return Memlet::full(data, s.findData(data)->shape); };
+  auto libraryNode = [&](const std::string& label, const std::string& domain, const std::string& op, int64_t version) -> LibraryNode& {
+    auto n = std::make_unique<LibraryNode>(st.uniqueNodeLabel(label));
+    n->domain = domain;
+    n->opType = op;
+    n->opsetVersion = version;
+    return *static_cast<LibraryNode*>(st.addNode(std::move(n)));
+  };
+
+  // The base op, writing Y directly when there is no epilogue.
+  const bool epilogue = ep.hasZ || ep.activation;
+  std::string lower = base.op;
+  for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  std::string cur = epilogue ? b.transient(lower + "_out", Y->dtype, Y->shape) : "Y";
+  LibraryNode& op = libraryNode(base.op, "", base.op, base.opset);
+  for (auto& a : ctx.node().attributes)
+    if (a.name != "activation" && a.name != "activation_params") op.attributes.push_back(a);
+  for (auto& c : base.inputs) {
+    if (!ctx.hasIn(c)) continue;
+    bool optional = std::find(base.optionalInputs.begin(), base.optionalInputs.end(), c) != base.optionalInputs.end();
+    op.addIn(Connector{c, ctx.in(c)->dtype, optional});
+    st.addEdge(access(c), "", op, c, full(c));
+  }
+  op.addOut(Connector{"Y", Y->dtype, false});
+  AccessNode* last = &access(cur);
+  st.addEdge(op, "Y", *last, "", full(cur));
+
+  if (ep.hasZ) {
+    const std::string next = ep.activation ? b.transient("sum", Y->dtype, Y->shape) : "Y";
+    LibraryNode& add = libraryNode("Add", "", "Add", 14);
+    add.addIn(Connector{"A", Y->dtype, false});
+    add.addIn(Connector{"B", ctx.in("Z")->dtype, false});
+    add.addOut(Connector{"C", Y->dtype, false});
+    st.addEdge(*last, "", add, "A", full(cur));
+    st.addEdge(access("Z"), "", add, "B", full("Z"));
+    last = &access(next);
+    st.addEdge(add, "C", *last, "", full(next));
+    cur = next;
+  }
+  if (ep.activation) {
+    const fused::Activation& a = *ep.activation;
+    auto [in, out] = fused::activationConnectors(a);
+    LibraryNode& act = libraryNode(a.op, a.domain, a.op, a.opset);
+    act.attributes = fused::activationAttributes(a, ep.params);
+    act.addIn(Connector{in, Y->dtype, false});
+    act.addOut(Connector{out, Y->dtype, false});
+    st.addEdge(*last, "", act, in, full(cur));
+    st.addEdge(act, out, access("Y"), "", full("Y"));
+  }
+  return b.finish();
+}
+
+// One map Y[i] = f(X[i]) for DCW's unary activations; `code(t)` is f's tasklet expression of x.
+Expected<std::unique_ptr<Sdfg>> expandUnary(const ExpansionContext& ctx, const std::string& label,
+                                            const std::function<std::string(DType)>& code) {
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  if (X->dtype != Y->dtype || (X->dtype != DType::Float32 && X->dtype != DType::Float64))
+    return ctx.error(ctx.node().opType + " computes float32 or float64 (X and Y of one type); X is " + X->typeString());
+  if (!(X->shape == Y->shape)) return ctx.error("X " + X->typeString() + " and Y " + Y->typeString() + " differ in shape");
+  SdfgBuilder b(ctx);
+  const std::string idx = indexList(Y->shape.size());
+  b.mappedTasklet(label, fullRangeParams(Y->shape), {{"x", "X", idx}}, "y = " + code(X->dtype), {{"y", "Y", idx, ""}});
+  return b.finish();
+}
+
+std::string gelu(DType t) {
+  return th::literal(0.5, t) + " * x * (" + th::literal(1, t) + " + erf(x / " + th::literal(std::sqrt(2.0), t) + "))";
+}
+
+std::string silu(DType t) { return "x * (" + th::literal(1, t) + " / (" + th::literal(1, t) + " + exp(-x)))"; }
+
+} // namespace
+
+void registerFused(ExpansionRegistry& r) {
+  for (const fused::Base& base : fused::bases())
+    r.add(fused::kDomain, base.fused, "pure", [&base](const ExpansionContext& c) { return expandFused(c, base); },
+          "the unfused subgraph as library nodes: " + base.op + ", then Add(Z) and the activation when declared");
+  r.add(fused::kDomain, fused::kGelu, "pure", [](const ExpansionContext& c) { return expandUnary(c, "gelu", gelu); },
+        "Y[i] = 0.5 X[i] (1 + erf(X[i] / sqrt(2)))");
+  r.add(fused::kDomain, fused::kSilu, "pure", [](const ExpansionContext& c) { return expandUnary(c, "silu", silu); },
+        "Y[i] = X[i] * (1 / (1 + exp(-X[i])))");
+}
+
+} // namespace dcw::expansions
