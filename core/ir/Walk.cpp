@@ -40,29 +40,47 @@ void run(Element& start, const ElementVisitor& fn) {
       todo.push_back({Work::Kind::RegionEdges, &r});
       for (auto it = r.blocks().rbegin(); it != r.blocks().rend(); ++it) todo.push_back({Work::Kind::Element, it->get()});
     };
-    if (auto* s = dynamic_cast<Sdfg*>(&el)) {
-      fn(*s);
-      for (auto& d : s->data()) fn(*d);
-      regionBody(*s);
-    } else if (auto* b = dynamic_cast<ControlFlowBlock*>(&el)) {
-      fn(*b);
-      if (auto* st = dynamic_cast<State*>(b)) {
-        todo.push_back({Work::Kind::StateEdges, st});
-        const size_t first = todo.size();
-        for (auto& n : st->nodes()) todo.push_back({Work::Kind::Element, n.get()});
-        std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(first), todo.end());
-      } else if (auto* reg = dynamic_cast<ControlFlowRegion*>(b)) {
-        regionBody(*reg);
-      } else if (auto* cond = dynamic_cast<ConditionalRegion*>(b)) {
-        for (auto it = cond->branches().rbegin(); it != cond->branches().rend(); ++it)
-          todo.push_back({Work::Kind::Element, it->get()});
-      }
-    } else if (auto* n = dynamic_cast<Node*>(&el)) {
-      fn(*n);
-      if (auto* ns = dynamic_cast<NestedSdfgNode*>(n)) todo.push_back({Work::Kind::Element, &ns->sdfg()});
-      if (auto* l = dynamic_cast<LibraryNode*>(n))
-        for (auto it = l->subgraphs().rbegin(); it != l->subgraphs().rend(); ++it)
-          todo.push_back({Work::Kind::Element, it->sdfg.get()});
+    switch (el.kind()) { // each kind is one class (Element.h), so no cast needs to be tried
+    case ElementKind::Sdfg: {
+      auto& s = static_cast<Sdfg&>(el);
+      fn(s);
+      for (auto& d : s.data()) fn(*d);
+      regionBody(s);
+      break;
+    }
+    case ElementKind::State: {
+      auto& st = static_cast<State&>(el);
+      fn(st);
+      todo.push_back({Work::Kind::StateEdges, &st});
+      const size_t first = todo.size();
+      for (auto& n : st.nodes()) todo.push_back({Work::Kind::Element, n.get()});
+      std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(first), todo.end());
+      break;
+    }
+    case ElementKind::LoopRegion:
+    case ElementKind::BranchRegion: {
+      auto& r = static_cast<ControlFlowRegion&>(el);
+      fn(r);
+      regionBody(r);
+      break;
+    }
+    case ElementKind::ConditionalRegion: {
+      auto& c = static_cast<ConditionalRegion&>(el);
+      fn(c);
+      for (auto it = c.branches().rbegin(); it != c.branches().rend(); ++it) todo.push_back({Work::Kind::Element, it->get()});
+      break;
+    }
+    case ElementKind::NestedSdfg:
+      fn(el);
+      todo.push_back({Work::Kind::Element, &static_cast<NestedSdfgNode&>(el).sdfg()});
+      break;
+    case ElementKind::LibraryNode: {
+      auto& l = static_cast<LibraryNode&>(el);
+      fn(l);
+      for (auto it = l.subgraphs().rbegin(); it != l.subgraphs().rend(); ++it) todo.push_back({Work::Kind::Element, it->sdfg.get()});
+      break;
+    }
+    default: fn(el); // the other nodes, data, edges: nothing inside
     }
   }
 }
