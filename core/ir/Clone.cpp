@@ -117,8 +117,12 @@ std::unique_ptr<ControlFlowBlock> copyBlock(const ControlFlowBlock& b, ElementId
 template <class Tree>
 void restore(const Tree& src, Tree& copy) {
   std::vector<Element*> from, to;
+  std::vector<State*> states;
   walk(const_cast<Tree&>(src), [&](Element& e) { from.push_back(&e); });
-  walk(copy, [&](Element& e) { to.push_back(&e); });
+  walk(copy, [&](Element& e) {
+    to.push_back(&e);
+    if (e.kind() == ElementKind::State) states.push_back(static_cast<State*>(&e));
+  });
   assert(from.size() == to.size());
   for (size_t i = 0; i < from.size(); ++i) {
     Element& f = *from[i];
@@ -141,9 +145,7 @@ void restore(const Tree& src, Tree& copy) {
     default: break;
     }
   }
-  walk(copy, [](Element& e) {
-    if (auto* st = dynamic_cast<State*>(&e)) st->reindex();
-  });
+  for (State* st : states) st->reindex(); // after every id and label is back
 }
 
 } // namespace

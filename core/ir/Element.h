@@ -32,6 +32,9 @@ enum class ElementKind {
 
 std::string_view elementKindName(ElementKind k);
 
+template <class T>
+class OwnedList;
+
 // An id for an element built outside any SDFG tree; replaced when the element is adopted into one.
 ElementId provisionalId();
 // Counts renames of data descriptors anywhere in the process (their label is their name). An SDFG's
@@ -56,9 +59,12 @@ public:
   }
 
 private:
+  template <class>
+  friend class OwnedList;
   ElementKind kind_;
   ElementId id_ = kNoId;
   std::string label_;
+  void* ownedLink_ = nullptr; // the element's link in the OwnedList that owns it (OwnedList.h), if any
 };
 
 } // namespace dcw::ir

@@ -10,101 +10,155 @@ namespace dcw::ir {
 
 namespace {
 
-using Visit = std::function<void(Element&, const std::string&)>;
-
-void visitSdfgBody(Sdfg& s, const std::string& prefix, const Visit& fn);
-
-void visitBlock(ControlFlowBlock& b, const std::string& prefix, const Visit& fn);
-
-void visitNode(Node& n, const std::string& statePath, const Visit& fn) {
-  std::string p = statePath + "/" + n.label();
-  fn(n, p);
-  if (auto* ns = dynamic_cast<NestedSdfgNode*>(&n)) {
-    fn(ns->sdfg(), p + "/" + ns->sdfg().name());
-    visitSdfgBody(ns->sdfg(), p, fn);
-  }
-  if (auto* l = dynamic_cast<LibraryNode*>(&n))
-    for (auto& g : l->subgraphs()) {
-      fn(*g.sdfg, p + "/" + g.name);
-      visitSdfgBody(*g.sdfg, p + "/" + g.name, fn);
-    }
+// FNV-1a, continued from the hash of a prefix: the hash of a path is its parent's, continued over
+// the segment.
+uint64_t continueHash(uint64_t h, std::string_view s) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
 }
-
-void visitRegionBody(ControlFlowRegion& r, const std::string& prefix, const Visit& fn) {
-  for (auto& b : r.blocks()) visitBlock(*b, prefix, fn);
-  for (auto& e : r.edges()) {
-    auto* s = r.block(e->src);
-    auto* d = r.block(e->dst);
-    fn(*e, prefix + "/" + (s ? s->label() : "?") + "=>" + (d ? d->label() : "?"));
-  }
-}
-
-void visitBlock(ControlFlowBlock& b, const std::string& prefix, const Visit& fn) {
-  std::string p = prefix + "/" + b.label();
-  fn(b, p);
-  if (auto* st = dynamic_cast<State*>(&b)) {
-    for (auto& n : st->nodes()) visitNode(*n, p, fn);
-    std::map<std::string, int> seen;
-    for (auto& e : st->edges()) {
-      auto* s = st->node(e->src);
-      auto* d = st->node(e->dst);
-      std::string ep = (s ? s->label() : "?") + (e->srcConnector.empty() ? "" : ":" + e->srcConnector) + "->" +
-                       (d ? d->label() : "?") + (e->dstConnector.empty() ? "" : ":" + e->dstConnector);
-      int k = seen[ep]++;
-      fn(*e, p + "/" + ep + (k ? "#" + std::to_string(k) : ""));
-    }
-  } else if (auto* r = dynamic_cast<ControlFlowRegion*>(&b)) {
-    visitRegionBody(*r, p, fn);
-  } else if (auto* c = dynamic_cast<ConditionalRegion*>(&b)) {
-    for (auto& br : c->branches()) visitBlock(*br, p, fn);
-  }
-}
-
-void visitSdfgBody(Sdfg& s, const std::string& prefix, const Visit& fn) {
-  for (auto& d : s.data()) fn(*d, prefix + "/@" + d->name());
-  visitRegionBody(s, prefix, fn);
-}
-
-void visitAll(const Sdfg& root, const Visit& fn) {
-  Sdfg& r = const_cast<Sdfg&>(root);
-  fn(r, r.name());
-  visitSdfgBody(r, r.name(), fn);
-}
+constexpr uint64_t kHashStart = 14695981039346656037ull;
 
 } // namespace
 
-PathIndex::PathIndex(const Sdfg& root) {
-  visitAll(root, [this](Element& e, const std::string& p) {
-    // A NestedSdfgNode's SDFG is reached as "<node>/<name>"; the node's own path stays primary.
-    byId_.emplace(e.id(), p);
-    byPath_.emplace(p, e.id());
-    elements_.emplace(e.id(), &e);
-  });
+uint32_t PathIndex::add(Element& e, uint32_t parent, std::string segment) {
+  const uint32_t k = static_cast<uint32_t>(entries_.size());
+  const uint64_t h = continueHash(parent == kNone ? kHashStart : entries_[parent].hash, segment);
+  entries_.push_back({&e, parent, std::move(segment), h});
+  // A NestedSdfgNode's SDFG is reached as "<node>/<name>"; the node's own path stays primary.
+  byId_.emplace(e.id(), k);
+  byHash_.emplace(h, k);
+  return k;
 }
 
-const std::string& PathIndex::pathOf(ElementId id) const {
-  static const std::string empty;
+// The walk of Walk.h (SDFG, data, blocks; a state's nodes, each followed by the SDFGs nested in it,
+// then its edges; a region's blocks, then its interstate edges), with a work list instead of
+// recursion (nesting is as deep as the model's subgraphs).
+PathIndex::PathIndex(const Sdfg& rootSdfg) {
+  Sdfg& root = const_cast<Sdfg&>(rootSdfg);
+  // A unit of work: a region's or SDFG's body, a block, a node, a subgraph, or a state's or region's
+  // edges; `at` is the entry whose path the work's paths extend.
+  enum class Kind { SdfgBody, RegionBody, RegionEdges, Block, Node, Subgraph, StateEdges };
+  struct Work {
+    Kind kind;
+    Element* element;
+    uint32_t at;
+    std::string subgraph = {}; // Subgraph: its name in the library node
+  };
+  std::vector<Work> todo;
+  auto regionBody = [&](ControlFlowRegion& r, uint32_t at) {
+    todo.push_back({Kind::RegionEdges, &r, at});
+    for (auto it = r.blocks().rbegin(); it != r.blocks().rend(); ++it) todo.push_back({Kind::Block, it->get(), at});
+  };
+  auto sdfgBody = [&](Sdfg& s, uint32_t at) {
+    for (auto& d : s.data()) add(*d, at, "/@" + d->name());
+    regionBody(s, at);
+  };
+  sdfgBody(root, add(root, kNone, root.name()));
+  while (!todo.empty()) {
+    Work w = std::move(todo.back());
+    todo.pop_back();
+    switch (w.kind) {
+    case Kind::SdfgBody: sdfgBody(static_cast<Sdfg&>(*w.element), w.at); break;
+    case Kind::RegionBody: regionBody(static_cast<ControlFlowRegion&>(*w.element), w.at); break;
+    case Kind::RegionEdges: {
+      auto& r = static_cast<ControlFlowRegion&>(*w.element);
+      for (auto& e : r.edges()) {
+        auto* s = r.block(e->src);
+        auto* d = r.block(e->dst);
+        add(*e, w.at, "/" + (s ? s->label() : "?") + "=>" + (d ? d->label() : "?"));
+      }
+      break;
+    }
+    case Kind::Block: {
+      auto& b = static_cast<ControlFlowBlock&>(*w.element);
+      const uint32_t p = add(b, w.at, "/" + b.label());
+      if (auto* st = dynamic_cast<State*>(&b)) {
+        todo.push_back({Kind::StateEdges, st, p});
+        std::vector<Node*> nodes;
+        for (auto& n : st->nodes()) nodes.push_back(n.get());
+        for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) todo.push_back({Kind::Node, *it, p});
+      } else if (auto* r = dynamic_cast<ControlFlowRegion*>(&b)) {
+        regionBody(*r, p);
+      } else if (auto* c = dynamic_cast<ConditionalRegion*>(&b)) {
+        for (auto it = c->branches().rbegin(); it != c->branches().rend(); ++it) todo.push_back({Kind::Block, it->get(), p});
+      }
+      break;
+    }
+    case Kind::Node: {
+      auto& n = static_cast<Node&>(*w.element);
+      const uint32_t p = add(n, w.at, "/" + n.label());
+      if (auto* ns = dynamic_cast<NestedSdfgNode*>(&n)) {
+        add(ns->sdfg(), p, "/" + ns->sdfg().name());
+        todo.push_back({Kind::SdfgBody, &ns->sdfg(), p});
+      }
+      if (auto* l = dynamic_cast<LibraryNode*>(&n))
+        for (auto it = l->subgraphs().rbegin(); it != l->subgraphs().rend(); ++it)
+          todo.push_back({Kind::Subgraph, it->sdfg.get(), p, it->name});
+      break;
+    }
+    case Kind::Subgraph: {
+      auto& g = static_cast<Sdfg&>(*w.element);
+      todo.push_back({Kind::SdfgBody, &g, add(g, w.at, "/" + w.subgraph)});
+      break;
+    }
+    case Kind::StateEdges: {
+      auto& st = static_cast<State&>(*w.element);
+      std::map<std::string, int> seen;
+      for (auto& e : st.edges()) {
+        auto* s = st.node(e->src);
+        auto* d = st.node(e->dst);
+        std::string ep = (s ? s->label() : "?") + (e->srcConnector.empty() ? "" : ":" + e->srcConnector) + "->" +
+                         (d ? d->label() : "?") + (e->dstConnector.empty() ? "" : ":" + e->dstConnector);
+        int k = seen[ep]++;
+        add(*e, w.at, "/" + ep + (k ? "#" + std::to_string(k) : ""));
+      }
+      break;
+    }
+    }
+  }
+}
+
+std::string PathIndex::spell(uint32_t k) const {
+  std::vector<uint32_t> chain;
+  size_t length = 0;
+  for (uint32_t e = k; e != kNone; e = entries_[e].parent) {
+    chain.push_back(e);
+    length += entries_[e].segment.size();
+  }
+  std::string out;
+  out.reserve(length);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) out += entries_[*it].segment;
+  return out;
+}
+
+bool PathIndex::spells(uint32_t k, std::string_view path) const {
+  for (uint32_t e = k; e != kNone; e = entries_[e].parent) {
+    const std::string& seg = entries_[e].segment;
+    if (path.size() < seg.size() || path.substr(path.size() - seg.size()) != seg) return false;
+    path.remove_suffix(seg.size());
+  }
+  return path.empty();
+}
+
+std::string PathIndex::pathOf(ElementId id) const {
   auto it = byId_.find(id);
-  return it == byId_.end() ? empty : it->second;
+  return it == byId_.end() ? std::string() : spell(it->second);
 }
 
 ElementId PathIndex::idOf(std::string_view path) const {
-  auto it = byPath_.find(std::string(path));
-  return it == byPath_.end() ? kNoId : it->second;
+  uint32_t best = kNone;
+  auto [from, to] = byHash_.equal_range(continueHash(kHashStart, path));
+  for (auto it = from; it != to; ++it)
+    if (it->second < best && spells(it->second, path)) best = it->second;
+  return best == kNone ? kNoId : entries_[best].element->id();
 }
 
 Element* PathIndex::element(ElementId id) const {
-  auto it = elements_.find(id);
-  return it == elements_.end() ? nullptr : it->second;
+  auto it = byId_.find(id);
+  return it == byId_.end() ? nullptr : entries_[it->second].element;
 }
 
-std::string pathOf(const Sdfg& root, ElementId id) {
-  std::string out;
-  visitAll(root, [&](Element& e, const std::string& p) {
-    if (out.empty() && e.id() == id) out = p;
-  });
-  return out;
-}
+std::string pathOf(const Sdfg& root, ElementId id) { return PathIndex(root).pathOf(id); }
 
 namespace {
 

@@ -13,27 +13,43 @@
 #include "core/ir/Element.h"
 #include "core/support/Expected.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace dcw::ir {
 
 class Sdfg;
 
-// A snapshot of id <-> path for a whole tree; rebuild after edits.
+// A snapshot of id <-> path for a whole tree; rebuild after edits. Built in one pass without
+// recursion, it keeps per element only the segment its path adds to another element's path (and a
+// hash of the whole path), and spells a path out when asked. Paths grow with the nesting (a body
+// 1,000 levels down has a path of some 60,000 characters), so keeping every path whole, as the index
+// did, cost memory and time quadratic in the depth of a deeply nested model.
 class PathIndex {
 public:
   explicit PathIndex(const Sdfg& root);
-  const std::string& pathOf(ElementId id) const; // "" when unknown
-  ElementId idOf(std::string_view path) const;   // kNoId when unknown
+  std::string pathOf(ElementId id) const;      // "" when unknown; the first path of the walk for an id
+  ElementId idOf(std::string_view path) const; // kNoId when unknown; the first element of the walk at it
   Element* element(ElementId id) const;
   size_t size() const { return byId_.size(); }
 
 private:
-  std::unordered_map<ElementId, std::string> byId_;
-  std::unordered_map<std::string, ElementId> byPath_;
-  std::unordered_map<ElementId, Element*> elements_;
+  static constexpr uint32_t kNone = ~uint32_t(0);
+  struct Entry {
+    Element* element = nullptr;
+    uint32_t parent = kNone; // the entry whose path this one's extends (kNone: the root)
+    std::string segment;     // what it adds ("/label", "/@data", "/a->b#1"; the root's name)
+    uint64_t hash = 0;       // of the whole path
+  };
+  std::vector<Entry> entries_; // in walk order
+  std::unordered_map<ElementId, uint32_t> byId_;
+  std::unordered_multimap<uint64_t, uint32_t> byHash_;
+  uint32_t add(Element& e, uint32_t parent, std::string segment);
+  std::string spell(uint32_t entry) const;
+  bool spells(uint32_t entry, std::string_view path) const;
 };
 
 std::string pathOf(const Sdfg& root, ElementId id);

@@ -132,8 +132,16 @@ void adoptInto(Sdfg& owner, Subtree& subtree) {
     Element* target;
   };
   std::vector<Fix> fixes;
+  // One walk: every element, the references to fix, the start blocks and the states to reindex
+  // (four walks of the subtree before; each level of an If nest adopts the rest of the nest).
+  std::vector<Element*> elements;
+  std::vector<State*> states;
+  std::vector<std::pair<ControlFlowRegion*, ControlFlowBlock*>> starts;
   walk(subtree, [&](Element& e) {
+    elements.push_back(&e);
+    if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) starts.emplace_back(r, r->block(r->startBlock()));
     if (auto* st = dynamic_cast<State*>(&e)) {
+      states.push_back(st);
       std::unordered_map<ElementId, Node*> local;
       for (auto& n : st->nodes()) local.emplace(n->id(), n.get());
       auto at = [&](ElementId id) -> Element* {
@@ -155,21 +163,15 @@ void adoptInto(Sdfg& owner, Subtree& subtree) {
       }
     }
   });
-  std::vector<std::pair<ControlFlowRegion*, ControlFlowBlock*>> starts;
-  walk(subtree, [&](Element& e) {
-    if (auto* r = dynamic_cast<ControlFlowRegion*>(&e)) starts.emplace_back(r, r->block(r->startBlock()));
-  });
   // Ids come from the tree's root, found once: asking the owner per element walked up the whole
   // nesting for each, cubic in the depth of a deeply nested model.
   Sdfg* root = owner.root();
-  walk(subtree, [&](Element& e) { e.setId(root->allocateId()); });
+  for (Element* e : elements) e->setId(root->allocateId());
   for (auto& f : fixes)
     if (f.target) *f.slot = f.target->id();
   for (auto& [r, b] : starts)
     if (b) r->setStartBlock(b->id());
-  walk(subtree, [&](Element& e) {
-    if (auto* st = dynamic_cast<State*>(&e)) st->reindex();
-  });
+  for (State* st : states) st->reindex();
 }
 
 } // namespace

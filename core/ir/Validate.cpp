@@ -37,7 +37,7 @@ private:
   std::optional<PathIndex> paths_;
   Diagnostics diags_;
 
-  const std::string& pathOf(const Element& e) {
+  std::string pathOf(const Element& e) {
     if (!paths_) paths_.emplace(root_);
     return paths_->pathOf(e.id());
   }

@@ -262,8 +262,17 @@ json writeConnectors(const std::vector<Connector>& v) {
 
 json writeSdfg(const Sdfg& s);
 
-json writeNode(const Node& n) {
+// An object with room for `fields` keys. An ordered_json object is a vector of (const key, value)
+// pairs, which it copies, not moves, when it grows: a key added after a nested SDFG copied the whole
+// SDFG, at every level of a deep nest (quadratic in the depth).
+json objectFor(size_t fields) {
   json o = json::object();
+  o.get_ref<json::object_t&>().reserve(fields);
+  return o;
+}
+
+json writeNode(const Node& n) {
+  json o = objectFor(20);
   o["kind"] = elementKindName(n.kind());
   o["id"] = n.id();
   o["label"] = n.label();
@@ -301,7 +310,7 @@ json writeNode(const Node& n) {
     o["attributes"] = std::move(attrs);
     json subs = json::array();
     for (const auto& g : l->subgraphs()) {
-      json go = json::object();
+      json go = objectFor(2);
       go["name"] = g.name;
       go["sdfg"] = writeSdfg(*g.sdfg);
       subs.push_back(std::move(go));
@@ -372,7 +381,7 @@ void writeRegionBody(json& o, const ControlFlowRegion& r) {
 }
 
 json writeBranch(const BranchRegion& br) {
-  json o = json::object();
+  json o = objectFor(8);
   o["id"] = br.id();
   o["label"] = br.label();
   if (br.condition) o["condition"] = br.condition->str();
@@ -381,7 +390,7 @@ json writeBranch(const BranchRegion& br) {
 }
 
 json writeBlock(const ControlFlowBlock& b) {
-  json o = json::object();
+  json o = objectFor(12);
   o["kind"] = elementKindName(b.kind());
   o["id"] = b.id();
   o["label"] = b.label();
@@ -432,7 +441,7 @@ json writeData(const DataDescriptor& d) {
 }
 
 json writeSdfg(const Sdfg& s) {
-  json o = json::object();
+  json o = objectFor(12);
   o["id"] = s.id();
   o["label"] = s.name();
   json symbols = json::object();
@@ -1163,12 +1172,18 @@ std::pair<size_t, size_t> lineColumn(std::string_view text, size_t offset) {
 namespace {
 
 constexpr size_t kLineWidth = 100;
+// Indentation stops growing past this depth: a model nested 1,000 deep is some 6,000 JSON levels,
+// and indenting each line by its depth made its file 1.3 GB of spaces (quadratic in the depth);
+// capped, it is 30 MB. Models nested less than about ten SDFGs deep never reach it.
+constexpr size_t kMaxIndent = 64;
 
 std::string scalarText(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// Pretty-prints with 1-space indentation, keeping a container of scalars on one line when it fits in
-// kLineWidth columns (shapes, dims, connectors, memlets), so files stay compact but diff line by line.
-void render(const json& j, size_t indent, std::string& out) {
+// Pretty-prints with 1-space indentation (up to kMaxIndent), keeping a container of scalars on one
+// line when it fits in kLineWidth columns (shapes, dims, connectors, memlets), so files stay compact
+// but diff line by line.
+void render(const json& j, size_t depth, std::string& out) {
+  const size_t indent = std::min(depth, kMaxIndent);
   if (!j.is_structured()) {
     out += scalarText(j);
     return;
@@ -1201,9 +1216,9 @@ void render(const json& j, size_t indent, std::string& out) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (!first) out += ",\n";
     first = false;
-    out.append(indent + 1, ' ');
+    out.append(std::min(depth + 1, kMaxIndent), ' ');
     if (isObject) out += scalarText(it.key()) + ": ";
-    render(it.value(), indent + 1, out);
+    render(it.value(), depth + 1, out);
   }
   out += '\n';
   out.append(indent, ' ');
