@@ -10,7 +10,8 @@
 // the first run: the primitive's preferred (blocked) layout with a reorder in and out on every run, or
 // the plain layout as it is (oneDNN's GEMM-based convolution, often faster for 1x1 kernels).
 // FusedConv and FusedConvTranspose (FusedOp.h) are the same primitive with their epilogue as
-// post-ops (PostOps.h): Z summed into dst or added broadcast, then the activation.
+// post-ops (PostOps.h): Z summed into dst or added broadcast, then the activation; a Z of Y's shape
+// doubles the variants (sum post-op or binary_add), the fastest again kept.
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
 #include "core/expansions/onednn/PostOps.h"
@@ -117,14 +118,18 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
     wUser = "strided(" + dimsText(wPrim) + ", " + dimsText(primStrides) + ")";
   }
   const std::string ns = transposed ? "dnnl::deconvolution_forward" : "dnnl::convolution_forward";
-  std::string make;
+  // Variants: activations in the primitive's blocked layout or plain (and, for a Z of Y's shape, the
+  // sum post-op or a binary_add one): the first run keeps the fastest.
+  const int variants = post.zTwoWays ? 4 : 2;
+  std::string make = "const bool dcw_blocked = dcw_variant % 2 == 0;\n";
+  if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant < 2;\n";
   make += "const auto x = plain(" + dimsText(g.x) + ");\n";
   make += "const auto w = " + wUser + ";\n";
   make += "const auto y = plain(" + dimsText(g.y) + ");\n";
   if (bias) make += "const auto b = plain(" + dimsText(g.b) + ");\n";
   make += "const " + ns + "::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::" +
           (transposed ? "deconvolution_direct" : "convolution_direct") + ",\n";
-  make += "    dcw_variant == 0 ? any(" + dimsText(g.x) + ") : x, any(" + dimsText(wPrim) + "), " + (bias ? "b, " : "") + "dcw_variant == 0 ? any(" +
+  make += "    dcw_blocked ? any(" + dimsText(g.x) + ") : x, any(" + dimsText(wPrim) + "), " + (bias ? "b, " : "") + "dcw_blocked ? any(" +
           dimsText(g.y) + ") : y,\n";
   make += "    " + dimsText(g.strides) + ", " + dimsText(g.dilations) + ", " + dimsText(g.padL) + ", " + dimsText(g.padR) + ");\n";
   make += post.attr;
@@ -149,7 +154,7 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   const int64_t flops = (transposed ? 2 * product(g.x) * (g.y[1] / g.group) * taps : 2 * product(g.y) * (g.x[1] / g.group) * taps) +
                         post.flops * product(g.y);
   SdfgBuilder bld(ctx);
-  bld.cppTasklet(transposed ? "onednn_deconvolution" : "onednn_convolution", ins, callCode(comment, make, buffers, 2), {"Y"},
+  bld.cppTasklet(transposed ? "onednn_deconvolution" : "onednn_convolution", ins, callCode(comment, make, buffers, variants), {"Y"},
                  {"onednn"}, sym::Expr(flops));
   return bld.finish();
 }

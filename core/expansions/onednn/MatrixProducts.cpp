@@ -68,6 +68,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   DCW_TRY(auto post, postOps(ctx, ctx.node().opType, y, rank - 1, !bias.empty(), z));
   const bool packB = ctx.constantIn("B") != nullptr;
   std::string make;
+  if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant == 0;\n";
   make += "const auto a = plain(" + dimsText(a) + ");\n";
   make += "const auto b = plain(" + dimsText(b) + ");\n";
   make += "const auto y = plain(" + dimsText(y) + ");\n";
@@ -90,7 +91,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   bld.cppTasklet("onednn_matmul", ins,
                  callCode("oneDNN matmul: Y[" + shapeText(y) + "] = A[" + shapeText(a) + "] x B[" + shapeText(b) + "]" +
                               (bias.empty() ? "" : " + Z[" + shapeText(bias) + "] (bias)") + post.text,
-                          make, buffers),
+                          make, buffers, post.zTwoWays ? 2 : 1),
                  {"Y"}, {"onednn"}, sym::Expr(2 * batch * M * N * K + (post.flops + (bias.empty() ? 0 : 1)) * product(y)));
   return bld.finish();
 }
@@ -132,6 +133,7 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
   DCW_TRY(auto post, postOps(ctx, ctx.node().opType, {M, N}, 1));
   const bool packB = ctx.constantIn("B") != nullptr;
   std::string make;
+  if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant == 0;\n";
   make += "const auto a = " + operand(tA, M, K) + ";\n";
   make += "const auto b = " + operand(tB, K, N) + ";\n";
   make += "const auto y = plain(dims{" + std::to_string(M) + ", " + std::to_string(N) + "});\n";
@@ -154,7 +156,7 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
   std::string comment = "oneDNN matmul for Gemm: Y[" + std::to_string(M) + "x" + std::to_string(N) + "] = " + (tA ? "A^T" : "A") + " x " +
                         (tB ? "B^T" : "B") + (C ? " + C" : "") + post.text;
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers), {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K + post.flops * M * N));
+  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers, post.zTwoWays ? 2 : 1), {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K + post.flops * M * N));
   return bld.finish();
 }
 

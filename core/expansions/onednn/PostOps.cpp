@@ -50,9 +50,14 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
     p.inputs.push_back("Z");
     p.buffers.push_back("Z");
     if (z == y) {
-      make += "po.append_sum(1.0f);\n";
-      p.operands = "dcw_k.addSum(plain(" + dimsText(z) + "));\n";
-      p.text = " + Z (sum post-op)";
+      // Two ways, chosen by the caller's `dcw_sum` (its variants): the sum post-op, or a binary_add
+      // reading Z where it is (no copy into the output first).
+      const std::string zd = "plain(" + dimsText(z) + ")";
+      make += "if (dcw_sum) po.append_sum(1.0f);\nelse po.append_binary(dnnl::algorithm::binary_add, " + zd + ");\n";
+      p.operands = "if (dcw_sum) dcw_k.addSum(" + zd + ");\nelse dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, " + zd + ", " +
+                   zd + ", false);\n";
+      p.text = " + Z (sum or binary_add post-op)";
+      p.zTwoWays = true;
     } else {
       bool perChannel = true, scalar = true;
       for (size_t k = 0; k < z.size(); ++k) {

@@ -3,7 +3,9 @@
 // registers instead of in two more passes over Y:
 //   Z of Y's shape         -> sum post-op: Z is put into the primitive's dst before it runs (Call::addSum
 //                             in OneDnnRuntime.cpp: a reorder into the blocked dst, a copy into the plain
-//                             output buffer, nothing when Z is that buffer)
+//                             output buffer, nothing when Z is that buffer); or a binary_add post-op
+//                             that reads Z where it is (no copy). Both are made as variants of the call
+//                             and the first run keeps the faster (OneDnnRuntime.cpp's Tuned)
 //   Z broadcast to Y       -> binary_add post-op with Z's (broadcast) description: a scalar, or one value
 //                             per output channel (convolutions: dim 1; matmuls: the last dim) — the
 //                             broadcasts oneDNN's kernels take; any other is refused (pure has it)
@@ -29,6 +31,9 @@ struct PostOps {
   std::vector<std::string> inputs;    // tasklet inputs the post-ops read (Z)
   std::vector<std::string> buffers;   // their buffers, in operand order, after Y's
   std::string text;                   // for the comment: " + Z, then relu"
+  // Z of Y's shape: the statements use a bool `dcw_sum` the caller declares before them (sum post-op,
+  // else binary_add), and the caller makes a variant for each.
+  bool zTwoWays = false;
   int64_t flops = 0;                  // per output element
   // "attr, " when there are post-ops: the primitive_desc argument before the engine.
   std::string attrArg() const { return attr.empty() ? "" : "attr, "; }
