@@ -8,6 +8,9 @@ inputs and compares the outputs (default rtol 1e-3, atol 1e-4). Prints one line 
 comparison of the oneDNN path cannot pass by falling back to pure everywhere); --also-pure compares
 with dcw's default path on the same inputs too; --optimize replays the steps of `dcw optimize` (every
 dynamic dim 1, as `dcw run --random` specializes them) before running.
+A model ONNX Runtime cannot run (an LSTM of layout 1: its CPU kernels take layout 0 only) may have
+MODEL.onnx.for-ort beside it, the same function in ops ONNX Runtime runs, with the same inputs and
+outputs: ONNX Runtime runs that one instead.
 
 Without the peer it exits 77 (ctest's SKIP_RETURN_CODE) with the reason, except in CI (the CI
 variable set, as CI systems do: CI=true), where the peer is part of the checkout's shared/ folder and
@@ -132,7 +135,8 @@ def main():
                 print(f"FAILED   {name}: dcw run: {r.stderr.strip()}")
                 bad += 1
                 continue
-            r = subprocess.run([ns.ort, model, "--inputs", mine, "--outputs", theirs], capture_output=True, text=True)
+            for_ort = model + ".for-ort" if os.path.exists(model + ".for-ort") else model
+            r = subprocess.run([ns.ort, for_ort, "--inputs", mine, "--outputs", theirs], capture_output=True, text=True)
             if r.returncode != 0:
                 print(f"FAILED   {name}: onnxruntime: {r.stderr.strip()[-400:]}")
                 bad += 1

@@ -2,7 +2,10 @@
 """Writes single-op ONNX models (opset 17) that exercise the `onednn` implementations on awkward
 shapes: odd extents, groups and depthwise, strides, dilations, asymmetric pads, auto_pad, ceil_mode,
 transposed and broadcast operands, weights as initializers and as inputs. Each model's name says
-what it holds. compare_implementations.py runs them through every path and compares.
+what it holds. compare_with_ort.py runs them through every path and compares.
+A model ONNX Runtime cannot run (its CPU LSTM, GRU and RNN take layout 0 only) is written with
+NAME.onnx.for-ort beside it: the same function in ops it runs (layout 0 between transposes), which
+compare_with_ort.py gives ONNX Runtime instead.
 
 usage: implementation_cases.py OUTDIR
 """
@@ -19,7 +22,7 @@ rng = np.random.default_rng(7)
 def model(name, nodes, inputs, output_shapes, initializers=None, opset=17):
     ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs]
     outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in output_shapes]
-    inits = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in (initializers or {}).items()]
+    inits = [numpy_helper.from_array(v if v.dtype.kind == "i" else v.astype(np.float32), n) for n, v in (initializers or {}).items()]
     g = helper.make_graph(nodes, name, ins, outs, initializer=inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m = onnx.shape_inference.infer_shapes(m)
@@ -42,6 +45,60 @@ def conv(name, x, w, b=True, const=True, op="Conv", **attrs):
         names.append("B")
     node = helper.make_node(op, names, ["Y"], **attrs)
     return model(name, [node], inputs, [("Y", None)], inits)
+
+
+def recurrent(name, op, T, B, I, H, direction="forward", layout=0, bias=True, h0=False, c0=False, peepholes=False, const=True,
+              outputs=("Y", "Y_h"), lens=False, **attrs):
+    """One LSTM, GRU or RNN node: X of layout 0 [T, B, I] or 1 [B, T, I]; W, R (and B, P) initializers
+    unless const=False (then graph inputs); initial states as graph inputs; `outputs` a subset of
+    Y, Y_h, Y_c (absent ones left out of the node, trailing ones dropped); lens: sequence_lens a
+    constant T for every batch entry."""
+    G = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
+    D = 2 if direction == "bidirectional" else 1
+    state = [D, B, H] if layout == 0 else [B, D, H]
+    inputs = [("X", [T, B, I] if layout == 0 else [B, T, I])]
+    inits = {}
+    params = {"W": rng.standard_normal((D, G * H, I)) * 0.3, "R": rng.standard_normal((D, G * H, H)) * 0.3}
+    if bias:
+        params["B"] = rng.standard_normal((D, 2 * G * H)) * 0.3
+    if peepholes:
+        params["P"] = rng.standard_normal((D, 3 * H)) * 0.3
+    for n, v in params.items():
+        if const:
+            inits[n] = v
+        else:
+            inputs.append((n, list(v.shape)))
+    if lens:
+        inits["sequence_lens"] = np.full(B, T, dtype=np.int32)
+    if h0:
+        inputs.append(("initial_h", state))
+    if c0:
+        inputs.append(("initial_c", state))
+    names = ["X", "W", "R", "B" if bias else "", "sequence_lens" if lens else "", "initial_h" if h0 else "", "initial_c" if c0 else "",
+             "P" if peepholes else ""]
+    while names[-1] == "":
+        names.pop()
+    outs = [o if o in outputs else "" for o in (["Y", "Y_h", "Y_c"] if op == "LSTM" else ["Y", "Y_h"])]
+    while outs[-1] == "":
+        outs.pop()
+    node = helper.make_node(op, names, outs, direction=direction, hidden_size=H, **attrs, **({"layout": 1} if layout else {}))
+    m = model(name, [node], inputs, [(o, None) for o in outs if o], inits)
+    if layout:
+        # For ONNX Runtime: layout 0 between transposes ([B, T, I] -> [T, B, I]; Y [T, D, B, H] -> [B, T, D, H];
+        # states [B, D, H] <-> [D, B, H]).
+        swap = {"X": [1, 0, 2], "initial_h": [1, 0, 2], "initial_c": [1, 0, 2]}
+        nodes = [helper.make_node("Transpose", [n], [n + "_0"], perm=swap[n]) for n in names if n in swap]
+        ins0 = [n + "_0" if n in swap else n for n in names]
+        outs0 = [o + "_0" if o else "" for o in outs]
+        nodes.append(helper.make_node(op, ins0, outs0, direction=direction, hidden_size=H, **attrs))
+        nodes += [helper.make_node("Transpose", [o + "_0"], [o], perm=[2, 0, 1, 3] if o == "Y" else [1, 0, 2]) for o in outs if o]
+        _, ref = model(name + "_for_ort", nodes, inputs, [(o, None) for o in outs if o], inits)
+        REFERENCES[name] = ref
+    return m
+
+
+# Models ONNX Runtime runs in place of the case of the same name (NAME.onnx.for-ort).
+REFERENCES = {}
 
 
 def cases():
@@ -112,6 +169,31 @@ def cases():
                      [("X", [4, 9])], [("Y", None)]))
     out.append(model("clip_constant_bounds", [helper.make_node("Clip", ["X", "lo", "hi"], ["Y"])], [("X", [3, 8])], [("Y", None)],
                      {"lo": np.array(-0.3), "hi": np.array(0.4)}))
+    # Recurrent ops (LSTM gates reordered, biases summed, directions apart in Y, layout 1 as strides)
+    out.append(recurrent("lstm_forward_all_outputs", "LSTM", 5, 3, 7, 6, outputs=("Y", "Y_h", "Y_c")))
+    out.append(recurrent("lstm_reverse_initial_states", "LSTM", 4, 2, 5, 9, direction="reverse", h0=True, c0=True, outputs=("Y",)))
+    out.append(recurrent("lstm_bidirectional_states", "LSTM", 6, 3, 4, 5, direction="bidirectional", h0=True, c0=True,
+                         outputs=("Y", "Y_h", "Y_c")))
+    out.append(recurrent("lstm_bidirectional_batch1_no_bias", "LSTM", 5, 1, 3, 4, direction="bidirectional", bias=False, outputs=("Y",)))
+    out.append(recurrent("lstm_layout1_bidirectional_states", "LSTM", 5, 3, 4, 7, direction="bidirectional", layout=1, h0=True, c0=True,
+                         outputs=("Y", "Y_h", "Y_c")))
+    out.append(recurrent("lstm_layout1_batch1", "LSTM", 6, 1, 5, 3, layout=1, h0=True, outputs=("Y", "Y_h")))
+    out.append(recurrent("lstm_peepholes_states_only", "LSTM", 5, 2, 4, 6, peepholes=True, h0=True, c0=True, outputs=("Y_h", "Y_c")))
+    out.append(recurrent("lstm_weights_as_inputs", "LSTM", 4, 3, 5, 5, const=False, h0=True, outputs=("Y", "Y_c")))
+    out.append(recurrent("lstm_only_y_c_sequence_lens_full", "LSTM", 3, 2, 3, 11, lens=True, outputs=("Y_c",)))
+    out.append(recurrent("gru_forward_initial_h", "GRU", 5, 3, 6, 7, h0=True))
+    out.append(recurrent("gru_linear_before_reset_bidirectional", "GRU", 4, 3, 5, 6, direction="bidirectional", linear_before_reset=1))
+    out.append(recurrent("gru_linear_before_reset_reverse_layout1_no_bias", "GRU", 5, 2, 3, 5, direction="reverse", layout=1, bias=False,
+                         h0=True, linear_before_reset=1))
+    out.append(recurrent("gru_bidirectional_layout1_states", "GRU", 3, 4, 5, 3, direction="bidirectional", layout=1, h0=True,
+                         outputs=("Y_h",)))
+    out.append(recurrent("gru_weights_as_inputs_lbr", "GRU", 4, 2, 3, 4, const=False, linear_before_reset=1))
+    out.append(recurrent("rnn_forward_initial_h", "RNN", 6, 3, 5, 7, h0=True))
+    out.append(recurrent("rnn_bidirectional_relu_layout1", "RNN", 4, 2, 3, 5, direction="bidirectional", layout=1,
+                         activations=["Relu", "Relu"]))
+    out.append(recurrent("rnn_reverse_sigmoid_no_bias", "RNN", 5, 1, 4, 3, direction="reverse", bias=False, activations=["Sigmoid"],
+                         outputs=("Y_h",)))
+    out.append(recurrent("rnn_bidirectional_batch4", "RNN", 3, 4, 2, 9, direction="bidirectional", h0=True, outputs=("Y", "Y_h")))
     return out
 
 
@@ -121,6 +203,8 @@ def main():
     written = cases()
     for name, m in written:
         onnx.save(m, os.path.join(outdir, name + ".onnx"))
+        if name in REFERENCES:
+            onnx.save(REFERENCES[name], os.path.join(outdir, name + ".onnx.for-ort"))
     print(f"wrote {len(written)} models to {outdir}")
 
 

@@ -9,6 +9,7 @@ void registerOneDnn(ExpansionRegistry& r) {
   onednn::registerPooling(r);
   onednn::registerElementwise(r);
   onednn::registerNormalization(r);
+  onednn::registerRecurrent(r);
 }
 
 } // namespace dcw::expansions

@@ -13,5 +13,6 @@ void registerMatrixProducts(ExpansionRegistry& r); // MatMul, Gemm
 void registerPooling(ExpansionRegistry& r);        // MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool
 void registerElementwise(ExpansionRegistry& r);    // unary activations and math, binary ops, Sum
 void registerNormalization(ExpansionRegistry& r);  // BatchNormalization, LayerNormalization, Softmax, LogSoftmax, Concat
+void registerRecurrent(ExpansionRegistry& r);      // LSTM, GRU, RNN
 
 } // namespace dcw::expansions::onednn

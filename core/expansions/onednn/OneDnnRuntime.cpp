@@ -9,6 +9,9 @@
 // another layout, a reorder into (inputs) or out of (outputs) a scratch buffer in that layout.
 // Constant inputs (the model's initializers: DCW passes the same immutable buffer on every run) are
 // reordered once; a fingerprint of the buffer guards against another constant at the same address.
+// An operand whose layout differs by more than strides (an ONNX LSTM's gates in another order, a bias
+// that is the sum of two, an output whose halves lie apart) is moved in pieces (Call::addPieces): one
+// reorder per block into or out of a plain staged memory, constant ones again once.
 // `generation` changes at every init, so calls made under an earlier engine are rebuilt; teardown
 // releases every call before the engine goes.
 // Threads: oneDNN's OpenMP runtime reads the caller's omp_get_max_threads() when a primitive is made
@@ -61,6 +64,21 @@ inline dnnl::memory::desc plain(const dims& d) {
 }
 inline dnnl::memory::desc strided(const dims& d, const dims& s) { return dnnl::memory::desc(d, dt::f32, s); }
 inline dnnl::memory::desc any(const dims& d) { return dnnl::memory::desc(d, dt::f32, tag::any); }
+// A view into a buffer: dims and strides (in elements) from `offset` elements in (a gate's rows of a
+// weight matrix, one direction's half of an output).
+inline dnnl::memory::desc view(const dims& d, const dims& s, dnnl::memory::dim offset) {
+  dnnl::memory::desc m(d, dt::f32, s);
+  m.data.offset0 = offset;
+  return m;
+}
+
+// One block of an operand moved in pieces (Call::addPieces): `user` and `staged` view the same
+// elements in the user's buffer and in the staged memory; `add` sums the block into what earlier
+// pieces put there (a reorder with a sum post-op) instead of overwriting it.
+struct Piece {
+  dnnl::memory::desc user, staged;
+  bool add = false;
+};
 
 // A tasklet's connector as a buffer: arrays bind as pointers, scalars as values (DCW's C++ tasklet ABI).
 inline const void* buffer(const float* p) { return p; }
@@ -71,7 +89,14 @@ struct Operand {
   bool output = false, constant = false, reordered = false;
   int sumInto = -1; // Z of a sum post-op: the index of the dst operand it is put into before the run
   dnnl::memory user, inner; // inner is user when the primitive takes the user's layout
-  dnnl::reorder reorder;
+  dnnl::reorder reorder;    // user <-> inner; staged <-> inner when moved in pieces
+  // Moved in pieces (addPieces): each block between the user's buffer and `staged`.
+  struct Moved {
+    dnnl::memory user, staged;
+    dnnl::reorder reorder;
+  };
+  std::vector<Moved> pieces;
+  dnnl::memory staged;
   const void* cachedFrom = nullptr;
   uint64_t cachedPrint = 0;
 };
@@ -98,6 +123,51 @@ struct Call {
     args[arg] = o.inner;
     ops.push_back(std::move(o));
   }
+  // An operand whose layout differs from the primitive's by more than strides (gates in another
+  // order, a bias that is the sum of two, an output whose halves are apart): `user` describes the
+  // whole buffer, `staged` a plain memory of the primitive's dims that the pieces fill (an input:
+  // each piece in order, then staged into `want` when that differs) or are read from (an output: the
+  // primitive writes `want`, which is reordered into staged when it differs, then each piece out).
+  // A constant input is moved once, as in add.
+  void addPieces(int arg, const dnnl::memory::desc& user, const dnnl::memory::desc& staged, const dnnl::memory::desc& want,
+                 const std::vector<Piece>& pieces, bool output, bool constant = false) {
+    Operand o;
+    o.arg = arg;
+    o.output = output;
+    o.constant = constant;
+    o.user = dnnl::memory(user, engine, DNNL_MEMORY_NONE);
+    o.staged = dnnl::memory(staged, engine);
+    if (want != staged) {
+      o.inner = dnnl::memory(want, engine);
+      o.reorder = output ? dnnl::reorder(o.inner, o.staged) : dnnl::reorder(o.staged, o.inner);
+      o.reordered = true;
+    } else {
+      o.inner = o.staged;
+    }
+    for (const Piece& p : pieces) {
+      Operand::Moved m;
+      m.user = dnnl::memory(p.user, engine, DNNL_MEMORY_NONE);
+      m.staged = dnnl::memory(p.staged, engine, o.staged.get_data_handle());
+      dnnl::primitive_attr attr;
+      if (p.add) {
+        dnnl::post_ops sum;
+        sum.append_sum(1.0f);
+        attr.set_post_ops(sum);
+      }
+      m.reorder = output ? dnnl::reorder(m.staged, m.user, attr) : dnnl::reorder(m.user, m.staged, attr);
+      o.pieces.push_back(std::move(m));
+    }
+    args[arg] = o.inner;
+    ops.push_back(std::move(o));
+  }
+  // Memory the primitive needs but the program does not pass (an output the node does not have, such
+  // as an RNN's Y when only Y_h is used; with `zero`, an input the node leaves out that the kernel
+  // still reads, such as a zero bias): allocated here, in the primitive's layout.
+  void scratch(int arg, const dnnl::memory::desc& want, bool zero = false) {
+    dnnl::memory m(want, engine);
+    if (zero) std::memset(m.get_data_handle(), 0, want.get_size());
+    args[arg] = m;
+  }
   // Z of a sum post-op (dst = primitive result + dst): before the primitive runs, Z (the user's plain
   // buffer) is reordered into the memory the primitive writes — its own layout when dst is reordered,
   // else the output buffer itself, a copy skipped when Z is that buffer (in place). Add it after DST.
@@ -119,14 +189,16 @@ struct Call {
     for (const void* p : buffers) {
       Operand& o = ops.at(k++);
       o.user.set_data_handle(const_cast<void*>(p));
-      if (!o.reordered || o.output || o.sumInto >= 0) continue;
+      for (auto& m : o.pieces) m.user.set_data_handle(const_cast<void*>(p));
+      if ((!o.reordered && o.pieces.empty()) || o.output || o.sumInto >= 0) continue;
       if (o.constant) {
         const uint64_t print = fingerprint(p, o.user.get_desc().get_size());
         if (o.cachedFrom == p && o.cachedPrint == print) continue;
         o.cachedFrom = p;
         o.cachedPrint = print;
       }
-      o.reorder.execute(stream, o.user, o.inner);
+      for (auto& m : o.pieces) m.reorder.execute(stream, m.user, m.staged);
+      if (o.reordered) o.reorder.execute(stream, o.pieces.empty() ? o.user : o.staged, o.inner);
     }
     for (auto& o : ops) {
       if (o.sumInto < 0) continue;
@@ -135,8 +207,11 @@ struct Call {
       o.reorder.execute(stream, o.user, dst.inner);
     }
     prim.execute(stream, args);
-    for (auto& o : ops)
-      if (o.reordered && o.output) o.reorder.execute(stream, o.inner, o.user);
+    for (auto& o : ops) {
+      if (!o.output) continue;
+      if (o.reordered) o.reorder.execute(stream, o.inner, o.pieces.empty() ? o.user : o.staged);
+      for (auto& m : o.pieces) m.reorder.execute(stream, m.staged, m.user);
+    }
     stream.wait();
   }
 };
