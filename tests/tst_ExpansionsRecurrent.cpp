@@ -4,6 +4,9 @@
 // validates with no library node left, or it is a listed refusal with its exact message (sequences,
 // data-dependent shapes). The loops, conditionals, map ranges and WCR sums are checked in detail on
 // a few models, and the refusals of bad attributes by message.
+// The `onednn` implementations (core/expansions/onednn/Recurrent.cpp): one C++ tasklet calling the
+// primitive, its declared work, the ONNX gate order mapped by pieces; and what they refuse, naming the
+// node and pointing to pure. (Their numbers against ONNX Runtime and pure: implementation_cases.py.)
 #include "tests/support/ExpansionTestSupport.h"
 #include "core/expansions/ExpandPass.h"
 #include "core/io/ModelFile.h"
@@ -11,6 +14,7 @@
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Tasklet.h"
 #include "core/ir/Validate.h"
 
 #include <QtTest>
@@ -234,6 +238,80 @@ private slots:
     auto r = expansions::expandNode(*m.sdfg, m.node->id());
     QVERIFY(!r);
     QVERIFY2(r.error().str().find(message.toStdString()) != std::string::npos, r.error().str().c_str());
+  }
+
+  // onednn LSTM: the node becomes one C++ tasklet of the onednn environment calling lstm_forward, with
+  // the work of the gate products over all steps (D T B G H (2 (I + H) + 1)); W and R reach the
+  // primitive in three pieces each (ONNX i o f c -> oneDNN i f c o: gate i, then f c together, then
+  // o), B in six (Wb the same three, Rb summed in the same three), P in three (i o f -> i f o).
+  void onednnLstmIsOneTasklet() {
+    auto m = oneOp("LSTM", 14, {{"X", {5, 2, 3}}, {"W", {1, 16, 3}}, {"R", {1, 16, 4}}, {"B", {1, 32}}, {"P", {1, 12}}},
+                   {{"Y", {5, 1, 2, 4}}, {"Y_h", {1, 2, 4}}}, {{"hidden_size", int64_t(4)}});
+    // P is the eighth input: the connectors between B and P are absent (sequence_lens, initial_h/c).
+    std::string label = m.node->label();
+    QVERIFY(expansions::expandNode(*m.sdfg, m.node->id(), "onednn"));
+    QVERIFY(!validate(*m.sdfg).hasErrors());
+    const Sdfg* e = expansionOf(*m.sdfg, label);
+    QVERIFY(e);
+    std::vector<const Tasklet*> tasklets;
+    for (auto [st, t] : nodesOf<Tasklet>(*e)) tasklets.push_back(t);
+    QCOMPARE(tasklets.size(), size_t(1));
+    const Tasklet& t = *tasklets[0];
+    QVERIFY(t.language == TaskletLanguage::Cpp);
+    QCOMPARE(t.environments, std::vector<std::string>{"onednn"});
+    QVERIFY(t.flops);
+    QCOMPARE(t.flops->constantValue().value_or(-1), int64_t(5 * 2 * 4 * 4 * (2 * (3 + 4) + 1)));
+    QVERIFY2(t.code.find("dnnl::lstm_forward::desc(dnnl::prop_kind::forward_inference, dnnl::rnn_direction::unidirectional_left2right") !=
+                 std::string::npos,
+             t.code.c_str());
+    auto count = [&](const std::string& what) {
+      size_t n = 0;
+      for (size_t at = t.code.find(what); at != std::string::npos; at = t.code.find(what, at + 1)) ++n;
+      return n;
+    };
+    QCOMPARE(count("Piece{"), size_t(3 + 3 + 6 + 3));
+    QCOMPARE(count(", true}"), size_t(3)); // the Rb sums
+    // Gate f (oneDNN's second) comes from ONNX's third block of W (offset 2 H I = 24) with c after it.
+    QVERIFY2(t.code.find("Piece{view(dims{1, 1, 3, 2, 4}, dims{48, 48, 1, 12, 3}, 24), view(dims{1, 1, 3, 2, 4}, dims{48, 48, 16, 4, 1}, 4), "
+                         "false}") != std::string::npos,
+             t.code.c_str());
+  }
+
+  void onednnRefusals_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("clip") << "LSTM" << "onednn LSTM does not clip the gate pre-activations; this node has clip 2.5";
+    QTest::newRow("input_forget") << "LSTM" << "onednn LSTM has no coupled input and forget gates (input_forget = 1)";
+    QTest::newRow("GRU activations") << "GRU" << "onednn GRU computes the default activations (sigmoid, tanh); activations are relu, tanh";
+    QTest::newRow("RNN activation per direction") << "RNN" << "onednn RNN computes one of Tanh, Relu or Sigmoid for both directions; "
+                                                               "activations are tanh, relu";
+    QTest::newRow("sequence_lens an input") << "GRU_lens" << "onednn GRU runs all 2 steps for every batch entry; sequence_lens must be "
+                                                             "absent or a constant 2 for each";
+  }
+  void onednnRefusals() {
+    QFETCH(QString, op);
+    QFETCH(QString, message);
+    OneOp m;
+    if (op == "LSTM")
+      m = oneOp("LSTM", 14, {{"X", {2, 1, 3}}, {"W", {1, 16, 3}}, {"R", {1, 16, 4}}}, {{"Y_h", {1, 1, 4}}},
+                {{"hidden_size", int64_t(4)},
+                 QTest::currentDataTag() == QString("clip") ? Attribute{"clip", 2.5} : Attribute{"input_forget", int64_t(1)}});
+    else if (op == "GRU")
+      m = oneOp("GRU", 14, {{"X", {2, 1, 3}}, {"W", {1, 12, 3}}, {"R", {1, 12, 4}}}, {{"Y_h", {1, 1, 4}}},
+                {{"hidden_size", int64_t(4)}, {"activations", std::vector<std::string>{"Relu", "Tanh"}}});
+    else if (op == "GRU_lens")
+      m = oneOp("GRU", 14, {{"X", {2, 1, 3}}, {"W", {1, 12, 3}}, {"R", {1, 12, 4}}, {"B", {1, 24}}, {"sequence_lens", {1}}},
+                {{"Y_h", {1, 1, 4}}}, {{"hidden_size", int64_t(4)}});
+    else
+      m = oneOp("RNN", 14, {{"X", {2, 1, 3}}, {"W", {2, 4, 3}}, {"R", {2, 4, 4}}}, {{"Y_h", {2, 1, 4}}},
+                {{"hidden_size", int64_t(4)}, {"direction", std::string("bidirectional")},
+                 {"activations", std::vector<std::string>{"Tanh", "Relu"}}});
+    auto r = expansions::expandNode(*m.sdfg, m.node->id(), "onednn");
+    QVERIFY(!r);
+    const std::string type = op.startsWith("GRU") ? "GRU" : op.toStdString();
+    QCOMPARE(QString::fromStdString(r.error().location), QString::fromStdString("main/state0/" + type + "_0 (" + type + ")"));
+    QCOMPARE(QString::fromStdString(r.error().message), message);
+    QVERIFY2(r.error().hint.find("implementation=pure") != std::string::npos, r.error().str().c_str());
   }
 
   // If: a conditional region reading the bool input; each branch inlines a copy of its body.

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <sstream>
 
 namespace dcw::expansions::onednn {
 
@@ -56,6 +57,12 @@ std::string lower(std::string s) {
 }
 
 std::string num(int64_t v) { return std::to_string(v); }
+std::string num(double v) {
+  std::ostringstream s;
+  s.precision(9);
+  s << v;
+  return s.str();
+}
 
 // "view(dims{..}, dims{..}, offset)": a block of a buffer (OneDnnRuntime's view()).
 std::string viewText(const std::vector<int64_t>& d, const std::vector<int64_t>& strides, int64_t offset) {
@@ -168,7 +175,7 @@ Expected<std::unique_ptr<Sdfg>> expandRecurrent(const ExpansionContext& ctx, Cel
 
   // What the primitive cannot compute.
   if (ctx.hasAttr("clip"))
-    return ctx.error("onednn " + op + " does not clip the gate pre-activations; this node has clip " + std::to_string(ctx.attrFloat("clip", 0)),
+    return ctx.error("onednn " + op + " does not clip the gate pre-activations; this node has clip " + num(ctx.attrFloat("clip", 0)),
                      pureHint(ctx));
   if (cell == Cell::Lstm && ctx.attrInt("input_forget", 0) != 0)
     return ctx.error("onednn LSTM has no coupled input and forget gates (input_forget = 1)", pureHint(ctx));
