@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds DCW and runs every test: a short libFuzzer run of every parser of user files, then ctest (QtTest
 # suites, the ONNX conformance suites compiled and run through the pure path, the real architectures
-# against ONNX Runtime, the command line). Installs whatever is missing first, so it works on a fresh
-# Debian 12 machine and in CI. Ends with the conformance figures, every skip and the summary line.
-# In CI (CI=true) nothing may be skipped: the fuzz run always happens, and any skipped test or QtTest
-# function fails the run, except one whose reason says "(CI never has this)" (a GPU, say). Outside CI,
-# DCW_SKIP_FUZZ=1 leaves the fuzz run out. The sanitizer run (scripts/sanitize.sh) is separate for now.
+# against ONNX Runtime, the command line), then the sanitizer subset (scripts/sanitize.sh: ASan+UBSan
+# build, generated programs included). Installs whatever is missing first, so it works on a fresh
+# Debian 12 machine and in CI. Ends with the conformance figures, every skip and the summary lines.
+# In CI (CI=true) nothing may be skipped: the fuzz and sanitizer runs always happen, and any skipped
+# test or QtTest function fails the run, except one whose reason says "(CI never has this)" (a GPU, say).
+# Outside CI, DCW_SKIP_FUZZ=1 and DCW_SKIP_SANITIZE=1 leave those runs out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-deps.sh
@@ -13,7 +14,7 @@ scripts/build.sh
 status=0
 ci=0
 case "${CI:-}" in ""|0|false|FALSE|False) ;; *) ci=1 ;; esac
-for skip in DCW_SKIP_FUZZ; do
+for skip in DCW_SKIP_FUZZ DCW_SKIP_SANITIZE; do
   if [ "$ci" = 1 ] && [ "${!skip:-0}" = "1" ]; then
     echo "note: $skip is ignored in CI: that run is part of CI"
     declare "$skip=0"
@@ -47,5 +48,9 @@ if [ -f "$log" ]; then
   fi
 fi
 summary=$(grep -E "tests passed, [0-9]+ tests failed out of" build/ctest.out | tail -1 || true)
+if [ "${DCW_SKIP_SANITIZE:-0}" != "1" ]; then
+  echo
+  scripts/sanitize.sh || status=$?
+fi
 [ -n "$summary" ] && echo "main suite: $summary"
 exit $status
