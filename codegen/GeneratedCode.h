@@ -102,7 +102,8 @@ struct GeneratedCode {
 
 // What an instrumented program times. Kind selections apply outside map scopes only (states of the
 // root and of nested SDFGs, the top-level maps of a state — timed around the whole parallel loop —
-// and nested SDFG nodes, which is what each expanded ONNX op becomes); explicit paths may name any
+// and the library nodes: a nested SDFG node, which is what a `pure` expansion becomes, or a tasklet
+// outside any map, which is what a library call such as a `onednn` implementation becomes); explicit paths may name any
 // state, map, nested SDFG node, tasklet or copy edge, also inside parallel loops (then only the
 // thread that runs OpenMP thread 0 records). Whenever anything is selected the whole model is timed too.
 struct Instrumentation {
@@ -110,8 +111,9 @@ struct Instrumentation {
   bool states = false;
   bool maps = false;
   bool nestedSdfgs = false;
+  bool tasklets = false; // tasklets outside maps (library calls)
   std::vector<std::string> paths;
-  bool any() const { return model || states || maps || nestedSdfgs || !paths.empty(); }
+  bool any() const { return model || states || maps || nestedSdfgs || tasklets || !paths.empty(); }
 };
 
 } // namespace dcw::codegen

@@ -29,6 +29,7 @@ bool Instrumenter::wants(ProfiledElement::Kind k, ir::ElementId id, bool insideM
   case ProfiledElement::Kind::State: return what_.states;
   case ProfiledElement::Kind::Map: return what_.maps;
   case ProfiledElement::Kind::NestedSdfg: return what_.nestedSdfgs;
+  case ProfiledElement::Kind::Tasklet: return what_.tasklets;
   default: return false;
   }
 }

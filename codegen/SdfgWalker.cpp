@@ -817,7 +817,7 @@ Expected<void> SdfgWalker::emitTasklet(const StateInfo& si, const Tasklet& t) {
   line("{ // tasklet " + commentText(where));
   ++indent_;
   markProgress(t.id());
-  const bool timed = wantProfile(ProfiledElement::Kind::Tasklet, t.id());
+  const bool timed = wantProfileNamed(t.id());
   if (timed) beginProfile(ProfiledElement::Kind::Tasklet, t.id());
   std::set<std::string> declared;
   for (auto* e : si.state->inEdges(t.id())) {

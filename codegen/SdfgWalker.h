@@ -167,6 +167,9 @@ protected:
   bool wantProfile(ProfiledElement::Kind k, ir::ElementId id) const {
     return instrumenter_.wants(k, id, insideParallelLoop() || mapDepth_ > 0);
   }
+  // Only when a path names it: a tasklet of DCW's own code (a library call's C++ tasklet is timed
+  // with the library nodes; one of a few operations, too short for a timer of its own, is not).
+  bool wantProfileNamed(ir::ElementId id) const { return instrumenter_.named(id); }
   void beginProfile(ProfiledElement::Kind k, ir::ElementId id);
   void endProfile() { instrumenter_.end(); }
 

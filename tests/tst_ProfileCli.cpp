@@ -1,6 +1,6 @@
 // Tests of `dcw profile` as a user runs it: a report keyed by element path and a Chrome trace from the
-// tiny ResNet example, --instrument kinds and paths, --script, --compare of two reports (table and
-// totals), and the one-line errors for bad input (no report path, an unknown element path, a file
+// tiny ResNet example, --instrument kinds and paths, library calls (oneDNN) timed as library nodes,
+// --script, --compare of two reports (table and totals), and the one-line errors for bad input (no report path, an unknown element path, a file
 // that is not a report).
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -82,6 +82,30 @@ private slots:
     QVERIFY(r.out.contains(op));
     QVERIFY(r.out.contains("total (wall, median)"));
     QVERIFY(r.out.contains("2 elements in both"));
+  }
+
+  // Library calls are timed as library nodes: with oneDNN, each call's C++ tasklet has its own row
+  // (inside its op's nested SDFG here; at the top level once InlineNestedSDFG has run), with the FLOPs
+  // its expansion declares.
+  void libraryCallsAreTimed() {
+    QTemporaryDir dir;
+    QString a = dir.filePath("a.json");
+    auto r = dcw({"profile", kExample, "--prefer", "onednn", "--repeat", "3", "--instrument", "nodes", "--no-peaks",
+                  "--report", a});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QJsonObject els = readJson(a)["elements"].toObject();
+    int calls = 0;
+    for (auto it = els.begin(); it != els.end(); ++it) {
+      QJsonObject e = it.value().toObject();
+      if (e["kind"].toString() != "tasklet") continue;
+      ++calls;
+      QVERIFY2(it.key().section('/', -1).startsWith("onednn_"), qPrintable(it.key()));
+      QVERIFY2(els.contains(it.key().section('/', 0, -3)), qPrintable(it.key())); // its op, timed too
+      QVERIFY2(e["flops"].toDouble() > 0, qPrintable(it.key()));
+      QVERIFY2(e["time_ms"].toObject()["median"].toDouble() > 0, qPrintable(it.key()));
+    }
+    QVERIFY2(calls >= 15, qPrintable(QString::number(calls)));
+    QVERIFY(els.contains("main/state0/stem.stem.0.Conv/compute/onednn_convolution"));
   }
 
   // Profiles of the same model under two histories (as imported, and after `dcw optimize`'s script)

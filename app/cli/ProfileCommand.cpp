@@ -4,7 +4,8 @@
 //               --report OUT.json [--trace OUT.trace.json]`
 // `dcw profile --compare A.json B.json [--top N]`
 // Profiles the compiled model on random inputs with timers around the chosen elements (default: all —
-// states, top-level maps and nested SDFG nodes, i.e. the expanded ONNX ops) and hardware counters
+// states, top-level maps and the library nodes: nested SDFG nodes of `pure` expansions, tasklets
+// outside maps of library calls such as oneDNN — i.e. the ONNX ops) and hardware counters
 // where the kernel allows, and writes the report keyed by element path (codegen/run/ProfileReport.h)
 // and a Chrome trace that Perfetto opens. The program runs in a worker process (a crash or hang in it
 // is reported, naming the element) unless --in-process, which also reads hardware counters. --compare prints the elements two reports share, sorted by
@@ -43,7 +44,8 @@ std::function<int()> setupProfile(CLI::App& sub) {
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension, NAME=VALUE (default 1)");
   sub.add_option("--instrument", o->instrument,
-                 "What to time: all (default), states, maps (top-level maps), nodes (nested SDFGs = expanded ops), model, "
+                 "What to time: all (default), states, maps (top-level maps), nodes (library nodes: nested SDFGs of pure "
+                 "expansions and library calls such as oneDNN), model, "
                  "or element paths");
   sub.add_flag("--no-counters", o->noCounters, "Do not open perf_event counters");
   sub.add_flag("--software-counters", o->softwareCounters,

@@ -94,10 +94,10 @@ Instrumentation parseInstrumentation(const std::vector<std::string>& values) {
   Instrumentation in;
   in.model = true;
   for (auto& v : values) {
-    if (v == "all") in.states = in.maps = in.nestedSdfgs = true;
+    if (v == "all") in.states = in.maps = in.nestedSdfgs = in.tasklets = true;
     else if (v == "states") in.states = true;
     else if (v == "maps") in.maps = true;
-    else if (v == "nodes") in.nestedSdfgs = true;
+    else if (v == "nodes") in.nestedSdfgs = in.tasklets = true; // pure expansions and library calls alike
     else if (v == "model") in.model = true;
     else in.paths.push_back(v);
   }
