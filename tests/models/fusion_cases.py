@@ -88,6 +88,10 @@ def cases():
                      [helper.make_node("MatMul", ["G", "W2"], ["T2"]), helper.make_node("Add", ["T2", "b2"], ["U"]),
                       helper.make_node("Add", ["U", "X"], ["Y"])],
                      [("X", [1, 7, 16])], ["Y"], {"W1": w(16, 32), "b1": w(32), "W2": w(32, 16), "b2": w(16), **GELU_CONSTANTS}))
+    # Sequence-first linear layer ([seq, batch 1, features] x W + bias, Relu): one 2-D product with bias.
+    out.append(model("fused_matmul_sequence_first_bias_relu",
+                     [helper.make_node("MatMul", ["X", "W"], ["T"]), helper.make_node("Add", ["T", "b"], ["S"]),
+                      helper.make_node("Relu", ["S"], ["Y"])], [("X", [6, 1, 16])], ["Y"], {"W": w(16, 24), "b": w(24)}))
     # MatMul + residual of the output's shape (sum post-op), then Tanh.
     out.append(model("fused_matmul_residual_tanh",
                      [helper.make_node("MatMul", ["X", "W"], ["T"]), helper.make_node("Add", ["T", "R"], ["S"]),

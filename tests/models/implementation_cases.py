@@ -138,6 +138,9 @@ def cases():
                      {"B": rng.standard_normal((2, 7, 3))}))
     out.append(model("matmul_constant_weights", [helper.make_node("MatMul", ["A", "B"], ["Y"])], [("A", [3, 5, 16])], [("Y", None)],
                      {"B": rng.standard_normal((16, 12))}))
+    # Sequence-first rows of one ([seq, batch 1, features]): the batch dims fold into M, one product.
+    out.append(model("matmul_rows_of_one", [helper.make_node("MatMul", ["A", "B"], ["Y"])], [("A", [6, 1, 16])], [("Y", None)],
+                     {"B": rng.standard_normal((1, 16, 12))}))
     # Normalizations and softmax
     out.append(model("batchnorm", [helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"], ["Y"], epsilon=1e-3)],
                      [("X", [2, 3, 5, 4])], [("Y", None)],

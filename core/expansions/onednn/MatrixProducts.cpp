@@ -6,7 +6,8 @@
 //           strides of the operand's description, not copies; C (scalar, [N], [1, N], [M, 1], [M, N])
 //           is the primitive's broadcast bias. alpha and beta other than 1 are refused (pure has them).
 // A constant B (weights) is described with format_tag::any and reordered once into the layout the
-// primitive prefers; activations stay in their plain layout.
+// primitive prefers; activations stay in their plain layout. A B shared by every batch (batch dims 1)
+// makes one 2-D product: A's batch dims fold into M.
 // FusedMatMul and FusedGemm (FusedOp.h) are the same primitive with their epilogue: FusedMatMul's Z of
 // shape [.., 1, N] (a linear layer's bias) as the matmul's bias, any other Z and the activation as
 // post-ops (PostOps.h).
@@ -65,7 +66,22 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
     z.insert(z.begin(), rank - std::min(rank, z.size()), 1);
     if (z.size() == rank && z.back() == N && product(z) == N) bias = z;
   }
-  DCW_TRY(auto post, postOps(ctx, ctx.node().opType, y, rank - 1, !bias.empty(), z));
+  // Weights shared by every batch (B's batch dims all 1, as in a linear layer applied to [seq, batch,
+  // features]) make one matrix product: A's and Y's batch dims fold into M (they are contiguous rows).
+  // Batched, each product had M rows only (M = 1 for a sequence-first transformer: 128 products of one
+  // row each, 10x slower), and oneDNN 2.6 keeps 3-D weights in the plain layout even when asked for any.
+  bool sharedB = rank > 2 && batch > 0;
+  for (size_t k = 0; k + 2 < rank; ++k) sharedB = sharedB && b[k] == 1;
+  const bool zFolds = z.empty() || !bias.empty() || z == y;
+  if (sharedB && zFolds) {
+    const int64_t rows = batch * M;
+    a = {rows, K};
+    b = {K, N};
+    y = {rows, N};
+    if (!bias.empty()) bias = {1, N};
+    if (!z.empty()) z = bias.empty() ? y : bias;
+  }
+  DCW_TRY(auto post, postOps(ctx, ctx.node().opType, y, y.size() - 1, !bias.empty(), z));
   const bool packB = ctx.constantIn("B") != nullptr;
   std::string make;
   if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant == 0;\n";
