@@ -53,6 +53,7 @@ private:
 
   static bool conflictFree(const Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
   int chooseCollapse(const StateInfo& si, const MapEntry& me, int independent);
+  static int enoughCollapse(const MapEntry& me, int collapse);
 
   CpuOptions opt_;
   Parallel par_;
@@ -133,6 +134,23 @@ int CpuGenerator::chooseCollapse(const StateInfo& si, const MapEntry& me, int in
   return best == 0 ? independent : best;
 }
 
+// Collapsing a map's inner loops into the parallel loop makes every iteration recompute all its
+// indices from the collapsed counter, and the innermost loop no longer vectorizes: a copy map over
+// [2, 58, 28, 28] collapsed 4 deep ran at a third of the speed of one collapsed 1 deep. So only as many
+// outer loops are collapsed as give the threads enough iterations (when the trip counts are constants).
+constexpr int64_t kParallelIterations = 128;
+
+int CpuGenerator::enoughCollapse(const MapEntry& me, int collapse) {
+  int64_t trips = 1;
+  for (int k = 0; k < collapse; ++k) {
+    auto n = me.range[size_t(k)].size().evaluate({});
+    if (!n) return collapse;
+    trips *= *n;
+    if (trips >= kParallelIterations) return k + 1;
+  }
+  return collapse;
+}
+
 Expected<void> CpuGenerator::emitMap(const StateInfo& si, const MapEntry& me) {
   std::string where = path(me.id());
   if (me.params.size() != me.range.rank())
@@ -163,7 +181,7 @@ Expected<void> CpuGenerator::emitMap(const StateInfo& si, const MapEntry& me) {
   std::map<std::string, std::optional<std::string>> savedSymbols;
   int collapse = 0;
   if (parallel) {
-    collapse = chooseCollapse(si, me, independent);
+    collapse = enoughCollapse(me, chooseCollapse(si, me, independent));
     par_.active = true;
     par_.ctx = ctx_;
     par_.params = std::set<std::string>(me.params.begin(), me.params.begin() + collapse);

@@ -6,7 +6,8 @@
 // connector over the whole container, indexed linearly in the tasklet (negative indices wrapped,
 // indices clamped into range so that no read leaves the container).
 //
-//   Reshape/Flatten/Squeeze/Unsqueeze  y[i..] = x[unflatten(flatten(i..))]  (direct when only 1-dims move)
+//   Reshape/Flatten/Squeeze/Unsqueeze  y[i..] = x[unflatten(flatten(i..))]  (direct when only 1-dims move;
+//                                      per group of dims that map onto each other when dims are constant)
 //   Transpose     y[i..] = x[i permuted back]               Concat/Split  offsets along the axis
 //   Slice         y[i..] = x[start + i*step]                  (negative steps; constant or run-time params)
 //   Gather        y[a.., j.., b..] = x[a.., wrap(ind[j..]), b..]   GatherElements, GatherND likewise
@@ -29,6 +30,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 namespace dcw::expansions {
 
@@ -101,6 +103,55 @@ std::optional<Shape> reshapeTarget(const ExpansionContext& ctx, const Shape& xs)
   return out;
 }
 
+// A reshape of row-major data maps groups of consecutive dims onto each other: [1,116,28,28] ->
+// [1,2,58,28,28] is 116 <-> 2x58 and 28 <-> 28 twice. Index arithmetic then stays inside a group and the
+// innermost dims usually map one to one (a contiguous, vectorizable copy) instead of every index being
+// divided out of the whole linear offset. Dims of 1 are left out of the groups. Needs constant dims.
+struct ReshapeGroup {
+  size_t x0, x1, y0, y1; // [x0, x1) of X's dims, [y0, y1) of Y's
+};
+
+std::optional<std::vector<ReshapeGroup>> reshapeGroups(const Shape& xs, const Shape& ys) {
+  auto values = [](const Shape& s) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> v;
+    for (const Expr& e : s) {
+      auto c = e.constantValue();
+      if (!c || *c <= 0) return std::nullopt;
+      v.push_back(*c);
+    }
+    return v;
+  };
+  auto xo = values(xs), yo = values(ys);
+  if (!xo || !yo) return std::nullopt;
+  const std::vector<int64_t> &xv = *xo, &yv = *yo;
+  std::vector<ReshapeGroup> out;
+  size_t i = 0, j = 0;
+  auto skipOnes = [](const std::vector<int64_t>& v, size_t& k) { while (k < v.size() && v[k] == 1) ++k; };
+  while (true) {
+    skipOnes(xv, i);
+    skipOnes(yv, j);
+    if (i == xv.size() || j == yv.size()) break;
+    ReshapeGroup g{i, i + 1, j, j + 1};
+    int64_t px = xv[i], py = yv[j];
+    while (px != py) {
+      if (px < py) {
+        if (g.x1 == xv.size()) return std::nullopt;
+        px *= xv[g.x1++];
+      } else {
+        if (g.y1 == yv.size()) return std::nullopt;
+        py *= yv[g.y1++];
+      }
+    }
+    out.push_back(g);
+    i = g.x1;
+    j = g.y1;
+  }
+  skipOnes(xv, i);
+  skipOnes(yv, j);
+  if (i != xv.size() || j != yv.size()) return std::nullopt;
+  return out;
+}
+
 Result reshapeCopy(const ExpansionContext& ctx, const std::string& in, const std::string& out) {
   DCW_TRY(auto X, needIn(ctx, in));
   SdfgBuilder b(ctx);
@@ -123,9 +174,24 @@ Result reshapeCopy(const ExpansionContext& ctx, const std::string& in, const std
   for (size_t k = 0; k < ys.size(); ++k) if (ys[k] != Expr(1)) yn.push_back(k);
   bool direct = xn.size() == yn.size();
   for (size_t j = 0; direct && j < xn.size(); ++j) direct = xs[xn[j]] == ys[yn[j]];
+  auto groups = direct ? std::nullopt : reshapeGroups(xs, ys);
   if (direct) {
     r.idx.assign(xs.size(), "0");
     for (size_t j = 0; j < xn.size(); ++j) r.idx[xn[j]] = I(yn[j]);
+  } else if (groups) {
+    // Per group: the group's y indices linearized, spread over its x dims (no arithmetic when the
+    // group has one x dim; a split or merge of a few dims otherwise). Dims outside every group are 1.
+    r.idx.assign(xs.size(), "0");
+    for (const ReshapeGroup& g : *groups) {
+      Expr lin(0);
+      for (size_t k = g.y0; k < g.y1; ++k) lin = lin * ys[k] + P(I(k));
+      Expr stride(1);
+      for (size_t k = g.x1; k-- > g.x0;) {
+        Expr q = stride == Expr(1) ? lin : sym::floorDiv(lin, stride);
+        r.idx[k] = (k == g.x0 ? q : sym::mod(q, xs[k])).str();
+        stride = stride * xs[k];
+      }
+    }
   } else {
     Expr lin(0);
     for (size_t k = 0; k < ys.size(); ++k) lin = lin * ys[k] + P(I(k));
