@@ -79,12 +79,13 @@ template <class T> T* decode(const char* raw, size_t bytes) {
 // Transients of 64 KiB and more come from a pool the program keeps while it is loaded: a block freed
 // at the end of one run serves the same size in the next, so repeated runs neither allocate nor take
 // page faults on fresh memory (glibc maps and unmaps large blocks on every malloc/free). Blocks are
-// zeroed when handed out, as alloc() does; smaller transients use malloc directly.
+// zeroed when handed out, as alloc() does, unless the generator knows a library call writes the whole
+// block before anything reads it (Buffer's `zero`); smaller transients use malloc directly.
 class Pool {
 public:
   static constexpr size_t kMinBytes = size_t(64) << 10;
   static Pool& instance() { static Pool p; return p; }
-  void* take(size_t bytes) {
+  void* take(size_t bytes, bool zero) {
     {
       std::lock_guard<std::mutex> g(m_);
       for (size_t k = 0; k < free_.size(); ++k)
@@ -92,7 +93,7 @@ public:
           void* p = free_[k].p;
           free_[k] = free_.back();
           free_.pop_back();
-          std::memset(p, 0, bytes);
+          if (zero) std::memset(p, 0, bytes);
           return p;
         }
     }
@@ -119,11 +120,11 @@ private:
 template <class T> struct Buffer {
   T* p;
   size_t bytes = 0; // pooled size; 0: from alloc()
-  explicit Buffer(int64_t n) {
+  explicit Buffer(int64_t n, bool zero = true) {
     if (n >= 0 && static_cast<uint64_t>(n) <= (static_cast<uint64_t>(1) << 58) / sizeof(T) &&
         static_cast<size_t>(n) * sizeof(T) >= Pool::kMinBytes) {
       bytes = (static_cast<size_t>(n) * sizeof(T) + 63) / 64 * 64;
-      p = static_cast<T*>(Pool::instance().take(bytes));
+      p = static_cast<T*>(Pool::instance().take(bytes, zero));
       if (!p) bytes = 0;
     } else {
       p = alloc<T>(n);
