@@ -27,6 +27,10 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# ONNX Runtime, the peer the comparison tests and benchmarks run (../shared/peers), comes from the npm
+# registry: Node.js and npm from Debian when no npm is on the PATH (a Node.js installed otherwise,
+# e.g. NodeSource's, which bundles npm, is kept).
+command -v npm >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
