@@ -19,27 +19,8 @@
 # `time`; the script installs it with apt-get when it is missing, as bench/inspect_resnet50.sh does.
 set -euo pipefail
 
-die() { echo "scale_chain: $*" >&2; exit 2; }
-
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-dcw=${1:-$root/build/app/dcw}
-case $dcw in /*) ;; */*) dcw=$PWD/$dcw ;; esac
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh" scale_chain scale "$@"
 sizes=${DCW_SCALE_SIZES:-10000 50000 100000}
-limit=${DCW_BENCH_TIMEOUT:-900}
-bench_dir=${DCW_BENCH_DIR:-$root/build/bench/scale}
-case $bench_dir in /*) ;; *) bench_dir=$PWD/$bench_dir ;; esac
-python=/usr/bin/python3
-
-[[ -x $python ]] || die "$python not found; it generates the models (Debian python3-onnx)"
-"$python" -c 'import onnx' 2>/dev/null || die "python3-onnx is missing (apt-get install python3-onnx)"
-if [[ ! -x /usr/bin/time ]]; then
-    echo "/usr/bin/time is missing; installing Debian package 'time' ..."
-    sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
-    $sudo apt-get install -y time >/dev/null || die "could not install package 'time' (apt-get install time)"
-fi
-[[ -e $dcw ]] || die "dcw binary not found at '$dcw'. Build it first (scripts/build.sh) or pass its path"
-[[ -x $dcw ]] || die "'$dcw' is not executable"
-mkdir -p "$bench_dir"
 
 # --- the models ------------------------------------------------------------------------------------
 for n in $sizes; do
