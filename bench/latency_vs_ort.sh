@@ -64,7 +64,7 @@ PY
     "$dcw" optimize "$m" "${dims[@]}" --prefer pure --script-out "$work/$name.pure.dcws" >/dev/null
     before=$("$dcw" bench "$m" "${dims[@]}" --threads "$threads" --warmup 1 --repeat 3 --json)
     after=$("$dcw" bench "$m" "${dims[@]}" --script "$work/$name.pure.dcws" --threads "$threads" --warmup 1 --repeat 3 --json)
-    /usr/bin/python3 -c 'import json,sys; b,a=json.loads(sys.argv[1]),json.loads(sys.argv[2]); print(f"  pure path: {b[\"median_ms\"]:.1f} ms -> {a[\"median_ms\"]:.1f} ms after dcw optimize --prefer pure ({b[\"median_ms\"]/a[\"median_ms\"]:.2f}x)")' "$before" "$after"
+    /usr/bin/python3 -c 'import json,sys; b,a=(json.loads(x)["median_ms"] for x in sys.argv[1:3]); print("  pure path: %.1f ms -> %.1f ms after dcw optimize --prefer pure (%.2fx)" % (b, a, b / a))' "$before" "$after"
   fi
 done
 /usr/bin/python3 -c 'import math,sys; r=[float(x) for x in sys.argv[1:]]; print(f"geometric mean of dcw/ort over {len(r)} models: {math.exp(sum(map(math.log,r))/len(r)):.2f} (worst {max(r):.2f})")' "${ratios[@]}"
