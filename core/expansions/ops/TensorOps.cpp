@@ -174,15 +174,15 @@ Result reshapeCopy(const ExpansionContext& ctx, const std::string& in, const std
   for (size_t k = 0; k < ys.size(); ++k) if (ys[k] != Expr(1)) yn.push_back(k);
   bool direct = xn.size() == yn.size();
   for (size_t j = 0; direct && j < xn.size(); ++j) direct = xs[xn[j]] == ys[yn[j]];
-  auto groups = direct ? std::nullopt : reshapeGroups(xs, ys);
   if (direct) {
     r.idx.assign(xs.size(), "0");
     for (size_t j = 0; j < xn.size(); ++j) r.idx[xn[j]] = I(yn[j]);
-  } else if (groups) {
+  } else {
     // Per group: the group's y indices linearized, spread over its x dims (no arithmetic when the
-    // group has one x dim; a split or merge of a few dims otherwise). Dims outside every group are 1.
+    // group has one x dim). Without constant dims, one group of all dims. Dims outside every group are 1.
+    auto groups = reshapeGroups(xs, ys).value_or(std::vector<ReshapeGroup>{{0, xs.size(), 0, ys.size()}});
     r.idx.assign(xs.size(), "0");
-    for (const ReshapeGroup& g : *groups) {
+    for (const ReshapeGroup& g : groups) {
       Expr lin(0);
       for (size_t k = g.y0; k < g.y1; ++k) lin = lin * ys[k] + P(I(k));
       Expr stride(1);
@@ -191,16 +191,6 @@ Result reshapeCopy(const ExpansionContext& ctx, const std::string& in, const std
         r.idx[k] = (k == g.x0 ? q : sym::mod(q, xs[k])).str();
         stride = stride * xs[k];
       }
-    }
-  } else {
-    Expr lin(0);
-    for (size_t k = 0; k < ys.size(); ++k) lin = lin * ys[k] + P(I(k));
-    Expr stride(1);
-    r.idx.assign(xs.size(), "");
-    for (size_t k = xs.size(); k-- > 0;) {
-      Expr q = stride == Expr(1) ? lin : sym::floorDiv(lin, stride);
-      r.idx[k] = (k == 0 ? q : sym::mod(q, xs[k])).str();
-      stride = stride * xs[k];
     }
   }
   emitRead(b, "reshape", in, out, r);
