@@ -6,7 +6,7 @@
 # limit (DCW_BENCH_TIMEOUT, default 900 s per command), bench_dir (DCW_BENCH_DIR, default
 # build/bench/FOLDER, created) and python (Debian's /usr/bin/python3, with python3-onnx checked).
 # GNU time ('%e %M': wall seconds, peak RSS in KiB) comes from the Debian package `time`, installed
-# with apt-get when missing.
+# with apt-get when missing. Also timed_dcw (below).
 bench_name=$1
 die() { echo "$bench_name: $*" >&2; exit 2; }
 
@@ -28,3 +28,21 @@ fi
 [[ -e $dcw ]] || die "dcw binary not found at '$dcw'. Build it first (scripts/build.sh) or pass its path"
 [[ -x $dcw ]] || die "'$dcw' is not executable"
 mkdir -p "$bench_dir"
+
+# timed_dcw WHAT ARGS...: runs `dcw ARGS` under GNU time and the limit, setting `wall` (seconds) and
+# `rss_kib` (peak). Returns 1 when it ran out of time (the caller prints "timeout"); when dcw fails,
+# prints the end of its output naming WHAT and ends the script.
+bench_tmp=$(mktemp -d)
+trap 'rm -rf "$bench_tmp"' EXIT
+timed_dcw() {
+    local what=$1 rc=0
+    shift
+    /usr/bin/time -o "$bench_tmp/time" -f '%e %M' timeout "$limit" "$dcw" "$@" >"$bench_tmp/out" 2>&1 || rc=$?
+    [[ $rc -eq 124 ]] && return 1
+    if [[ $rc -ne 0 ]]; then
+        echo "dcw $1 on $what failed (exit $rc); its output ends with:" >&2
+        tail -n 5 "$bench_tmp/out" >&2
+        exit 1
+    fi
+    read -r wall rss_kib < <(tail -n 1 "$bench_tmp/time")
+}

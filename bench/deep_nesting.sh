@@ -54,8 +54,6 @@ EOF
 done
 
 # --- the runs --------------------------------------------------------------------------------------
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 printf 'binary    %s\nmodels    %s\n\n' "$dcw" "$bench_dir"
 printf '%-7s %-8s %10s %12s %12s\n' depth command wall_s peak_rss_MB output_MB
 for d in $depths; do
@@ -66,17 +64,10 @@ for d in $depths; do
             inspect) args=(inspect "$model") ;;
             codegen) rm -rf "$out"; args=(codegen "$model" -o "$out") ;;
         esac
-        rc=0
-        /usr/bin/time -o "$tmp/time" -f '%e %M' timeout "$limit" "$dcw" "${args[@]}" >"$tmp/out" 2>&1 || rc=$?
-        if [[ $rc -eq 124 ]]; then
+        if ! timed_dcw "nest$d.onnx" "${args[@]}"; then
             printf '%-7s %-8s %10s %12s %12s\n' "$d" "$cmd" "timeout" "-" "-"
             continue
-        elif [[ $rc -ne 0 ]]; then
-            echo "dcw $cmd on nest$d.onnx failed (exit $rc); its output ends with:" >&2
-            tail -n 5 "$tmp/out" >&2
-            exit 1
         fi
-        read -r wall rss_kib < <(tail -n 1 "$tmp/time")
         bytes=0
         [[ $cmd == codegen ]] && bytes=$(du -sb "$out" | cut -f1)
         awk -v d="$d" -v c="$cmd" -v w="$wall" -v k="$rss_kib" -v b="$bytes" \

@@ -41,8 +41,6 @@ EOF
 done
 
 # --- the runs --------------------------------------------------------------------------------------
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 printf 'binary    %s\nmodels    %s\n\n' "$dcw" "$bench_dir"
 printf '%-8s %-8s %10s %12s %10s\n' nodes command wall_s peak_rss_MB us/node
 for n in $sizes; do
@@ -53,17 +51,10 @@ for n in $sizes; do
             convert) args=(convert "$model" -o "$bench_dir/chain$n.dcw.json") ;;
             codegen) rm -rf "$bench_dir/chain$n.code"; args=(codegen "$model" -o "$bench_dir/chain$n.code") ;;
         esac
-        rc=0
-        /usr/bin/time -o "$tmp/time" -f '%e %M' timeout "$limit" "$dcw" "${args[@]}" >"$tmp/out" 2>&1 || rc=$?
-        if [[ $rc -eq 124 ]]; then
+        if ! timed_dcw "chain$n.onnx" "${args[@]}"; then
             printf '%-8s %-8s %10s %12s %10s\n' "$n" "$cmd" "timeout" "-" "-"
             continue
-        elif [[ $rc -ne 0 ]]; then
-            echo "dcw $cmd on chain$n.onnx failed (exit $rc); its output ends with:" >&2
-            tail -n 5 "$tmp/out" >&2
-            exit 1
         fi
-        read -r wall rss_kib < <(tail -n 1 "$tmp/time")
         awk -v n="$n" -v c="$cmd" -v w="$wall" -v k="$rss_kib" \
             'BEGIN{printf "%-8s %-8s %10.2f %12.1f %10.1f\n", n, c, w, k*1024/1e6, w*1e6/n}'
     done
