@@ -103,9 +103,10 @@ struct GeneratedCode {
 // What an instrumented program times. Kind selections apply outside map scopes only (states of the
 // root and of nested SDFGs, the top-level maps of a state — timed around the whole parallel loop —
 // and the library nodes: a nested SDFG node, which is what a `pure` expansion becomes, or a tasklet
-// outside any map, which is what a library call such as a `onednn` implementation becomes); explicit paths may name any
-// state, map, nested SDFG node, tasklet or copy edge, also inside parallel loops (then only the
-// thread that runs OpenMP thread 0 records). Whenever anything is selected the whole model is timed too.
+// outside any map, which is what a library call such as a `onednn` implementation becomes);
+// explicit paths may name any state, map, nested SDFG node, tasklet or copy edge, also inside
+// parallel loops (then only the thread that runs OpenMP thread 0 records). Whenever anything is
+// selected the whole model is timed too.
 struct Instrumentation {
   bool model = false;
   bool states = false;

@@ -1,7 +1,7 @@
 // Instrumenter: which elements an instrumented program times, and the table of timed elements that
 // the program's events index (GeneratedCode::profiled). Kind selections (states, maps, library nodes:
-// nested SDFG nodes and C++ tasklets) apply outside map scopes only — inside, an element runs once per iteration: too much
-// overhead and, in parallel loops, one timer per thread — while explicit paths may name any state,
+// nested SDFG nodes and C++ tasklets) apply outside map scopes only — inside, an element runs once
+// per iteration: too much overhead and, in parallel loops, one timer per thread — while explicit paths may name any state,
 // map, nested SDFG node, tasklet or copy edge. Target-neutral: a target only says what a timer looks
 // like in its code (SdfgWalker::timerStatement).
 #pragma once
@@ -29,7 +29,7 @@ public:
   // Whether to time this element; `insideMap`: emitted inside a map scope (or a parallel loop).
   bool wants(ProfiledElement::Kind kind, ir::ElementId id, bool insideMap) const;
   // Whether an explicit path names this element.
-  bool named(ir::ElementId id) const { return what_.any() && explicit_.count(id) > 0; }
+  bool named(ir::ElementId id) const { return explicit_.count(id) > 0; }
   // Registers a timed element nested in the current one; returns its index (the event's element id).
   int begin(ProfiledElement::Kind kind, ir::ElementId id, const std::string& path, bool masterOnly);
   void end() { stack_.pop_back(); }
