@@ -235,6 +235,11 @@ private slots:
     QCOMPARE(u.code, 2);
     QVERIFY2(u.err.contains("com.example.custom::MyOp") && u.err.contains("main/state0/"), qPrintable(u.err));
     QCOMPARE(u.err.count('\n'), 1);
+    // ONNX's shape inference crashes on this one (in a child); the node's own check then names it.
+    auto g = dcw({"run", bad("gemm_rank0_b.onnx"), "--random", "1"});
+    QCOMPARE(g.code, 2);
+    QVERIFY2(g.err.contains("error: " + bad("gemm_rank0_b.onnx") + ": main/state0/gemm (Gemm): Gemm needs 2-D A, B and Y"),
+             qPrintable(g.err));
     // Inputs of the wrong dtype or shape: the error names the input.
     QTemporaryDir dir;
     QVERIFY(QFile::copy("/usr/share/libonnx-testdata/data/node/test_argmax_default_axis_example/test_data_set_0/input_0.pb",

@@ -7,6 +7,7 @@
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
+#include "core/onnx/IsolatedInference.h"
 #include "core/onnx/OnnxTypes.h"
 #include "core/onnx/OpCatalog.h"
 #include "core/onnx/ShapeArithmetic.h"
@@ -22,6 +23,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -938,6 +940,10 @@ bool foldShapeArithmetic(GraphProto& g, int64_t opset) {
 // but not from Constant nodes, which older exporters use. Inference therefore runs on a light copy in
 // which main-graph Constant nodes are initializers and large weights carry dims but no data; the
 // inferred types are then copied back. The model itself keeps its Constant nodes and its weights.
+// Inference runs in a child process (IsolatedInference.h): ONNX's inference functions can crash on a
+// malformed model. The limit is far above what inference takes on the largest models we import.
+constexpr std::chrono::seconds kShapeInferenceLimit{300};
+
 void inferShapes(ModelProto& m, Ctx& c) {
   constexpr int64_t kSmall = 4096;
   ModelProto light;
@@ -976,24 +982,34 @@ void inferShapes(ModelProto& m, Ctx& c) {
   }
   // Inference, then folding of the shape arithmetic it made constant, until nothing more folds.
   for (int round = 0; round < 16; ++round) {
-    try {
-      ::onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true);
-      ::onnx::shape_inference::InferShapes(light, ::onnx::OpSchemaRegistry::Instance(), opts);
-    } catch (const std::exception& e) {
-      std::string msg = e.what();
+    auto outcome = runIsolated(
+        light,
+        [](ModelProto& model) -> std::optional<std::string> {
+          ::onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/true);
+          ::onnx::shape_inference::InferShapes(model, ::onnx::OpSchemaRegistry::Instance(), opts);
+          return std::nullopt;
+        },
+        kShapeInferenceLimit);
+    if (outcome.kind == IsolatedOutcome::Kind::Stopped) {
+      std::string msg = outcome.message;
       if (auto p = msg.find("\n"); p != std::string::npos) msg = msg.substr(0, p);
       c.warnings.warning(c.source, "ONNX shape inference stopped early: " + msg,
                          "shapes it could not infer are symbolic; the model may be inconsistent");
       break;
     }
-    if (!foldShapeArithmetic(lg, c.opsets.count("") ? c.opsets.at("") : 0)) break;
+    if (outcome.kind != IsolatedOutcome::Kind::Finished) {
+      c.warnings.warning(c.source, "ONNX's own shape inference failed on this model: " + outcome.message,
+                         "a declared shape probably does not fit an operator; shapes are taken as the model declares them");
+      break;
+    }
+    if (!foldShapeArithmetic(*light.mutable_graph(), c.opsets.count("") ? c.opsets.at("") : 0)) break;
   }
   // Copy back: inferred value_info, refined outputs, and the subgraphs' inferred types.
-  *m.mutable_graph()->mutable_value_info() = lg.value_info();
-  for (int i = 0; i < lg.output_size() && i < m.graph().output_size(); ++i)
-    *m.mutable_graph()->mutable_output(i)->mutable_type() = lg.output(i).type();
+  *m.mutable_graph()->mutable_value_info() = light.graph().value_info();
+  for (int i = 0; i < light.graph().output_size() && i < m.graph().output_size(); ++i)
+    *m.mutable_graph()->mutable_output(i)->mutable_type() = light.graph().output(i).type();
   std::map<std::string, const NodeProto*> lightByOutput; // folded and Constant nodes are not there
-  for (auto& ln : lg.node())
+  for (auto& ln : light.graph().node())
     if (ln.output_size() > 0) lightByOutput[ln.output(0)] = &ln;
   for (auto& n : *m.mutable_graph()->mutable_node()) {
     if (n.output_size() == 0 || !lightByOutput.count(n.output(0))) continue;
@@ -1011,7 +1027,7 @@ void inferShapes(ModelProto& m, Ctx& c) {
   for (auto& t : m.graph().initializer()) typed.insert(t.name());
   for (auto& v : m.graph().input()) typed.insert(v.name());
   for (auto& v : m.graph().output()) typed.insert(v.name());
-  for (auto& t : lg.initializer()) {
+  for (auto& t : light.graph().initializer()) {
     if (typed.count(t.name())) continue;
     auto* v = m.mutable_graph()->add_value_info();
     v->set_name(t.name());

@@ -169,6 +169,13 @@ def generate(outdir):
                            [_f("X", [2, 3])], [_f("Y", [2, 3])],
                            opsets=[helper.make_opsetid("", 99)])))
 
+    # Gemm of opset 6 whose B is declared with rank 0 (found by the fuzzer): ONNX 1.12's Gemm-6 shape
+    # inference reads dimension 1 of B without checking its rank and ends the process with SIGSEGV.
+    w.append(_write(outdir, "gemm_rank0_b.onnx",
+                    _model([helper.make_node("Gemm", ["A", "B", "C"], ["Y"], name="gemm")],
+                           [_f("A", [2, 3]), _f("B", []), _f("C", [])], [_f("Y", [2, 4])],
+                           opsets=[helper.make_opsetid("", 6)])))
+
     # A DCW project file cut off in the middle (no trailing newline).
     w.append(_write(outdir, "corrupted.dcw.json",
                     '{"format": "dcw", "version": 1, "sdfg": {"name": "main", "states": [\n'
@@ -300,6 +307,13 @@ def verify(d):
     assert m.opset_import[0].version > onnx.defs.onnx_opset_version()
     r["opset_too_new.onnx"] = (f"ops {_ops(m)}, ai.onnx opset {m.opset_import[0].version} > newest known "
                                f"{onnx.defs.onnx_opset_version()}; onnx 1.12 check_model accepts it")
+
+    # gemm_rank0_b: onnx 1.12's own shape inference dies of SIGSEGV on it (in a child process here).
+    import subprocess
+    probe = subprocess.run([sys.executable, "-c", "import onnx, sys; onnx.shape_inference.infer_shapes("
+                            "onnx.load(sys.argv[1]))", p("gemm_rank0_b.onnx")], capture_output=True)
+    assert probe.returncode < 0, probe
+    r["gemm_rank0_b.onnx"] = f"onnx.shape_inference.infer_shapes ends with signal {-probe.returncode}"
 
     import json
     text = open(p("corrupted.dcw.json"), encoding="utf-8").read()
