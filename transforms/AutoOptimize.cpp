@@ -29,6 +29,8 @@ const std::vector<std::string>& defaultPipeline() {
       "AddFusion",
       "ActivationFusion",
       "ElementwiseChainFusion",
+      // after the implementations are chosen, before expansion
+      "ChannelsLast",
       // after expansion, in this order
       "InlineNestedSDFG",
       "StateFusion",
@@ -53,6 +55,8 @@ constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChain
 // Fusions into a producer's epilogue (dcw fused ops): they pay only where an implementation other
 // than pure runs the fused node as one kernel (its pure expansion is the unfused subgraph again).
 constexpr const char* kEpilogueFusions[] = {"AddFusion", "ActivationFusion"};
+// Layout choices that depend on the implementations chosen (ChannelsLast: where oneDNN runs).
+constexpr const char* kAfterImplementations[] = {"ChannelsLast"};
 constexpr size_t kMaxPassesPerTransformation = 200;
 
 // Whether a node lies inside some map: in its own state, or through the nodes (nested SDFGs,
@@ -108,16 +112,17 @@ public:
   size_t run() {
     const auto& reg = TransformationRegistry::instance();
     const auto& names = o_.pipeline.empty() ? defaultPipeline() : o_.pipeline;
-    std::vector<const Transformation*> before, after;
+    std::vector<const Transformation*> before, layouts, after;
     for (auto& name : names) {
       const Transformation* t = reg.find(name);
       if (!t) {
         log("skipped " + name + ": not registered");
         continue;
       }
-      bool early = t->category() == "Graph";
+      bool early = t->category() == "Graph", layout = false;
       for (auto* b : kBeforeExpansion) early = early || name == b;
-      (early ? before : after).push_back(t);
+      for (auto* l : kAfterImplementations) layout = layout || name == l;
+      (layout ? layouts : early ? before : after).push_back(t);
     }
     for (auto* t : before) {
       bool epilogue = false;
@@ -128,6 +133,7 @@ public:
       else saturate(*t, {});
     }
     chooseImplementations();
+    for (auto* t : layouts) saturate(*t, {});
     if (o_.expand)
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
         saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });

@@ -7,6 +7,7 @@
 #include "transforms/catalogue/ActivationFusion.h"
 #include "transforms/catalogue/AddFusion.h"
 #include "transforms/catalogue/BufferTiling.h"
+#include "transforms/catalogue/ChannelsLast.h"
 #include "transforms/catalogue/ConstantFolding.h"
 #include "transforms/catalogue/ConvBatchNormFolding.h"
 #include "transforms/catalogue/DeadDataflowElimination.h"
@@ -68,6 +69,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<OutLocalStorage>());
     r.add(std::make_unique<AccumulateTransient>());
     r.add(std::make_unique<BufferTiling>());
+    r.add(std::make_unique<ChannelsLast>());
     // Control flow
     r.add(std::make_unique<InlineNestedSDFG>());
     r.add(std::make_unique<StateFusion>());

@@ -8,7 +8,8 @@
 // Weights are described plainly (the buffers DCW passes) and the primitive chooses their layout
 // (format_tag::any): constant weights are reordered once. Activations come in two variants, timed on
 // the first run: the primitive's preferred (blocked) layout with a reorder in and out on every run, or
-// the plain layout as it is (oneDNN's GEMM-based convolution, often faster for 1x1 kernels).
+// the layout of the arrays as they are (row-major: oneDNN's GEMM-based convolution, often faster for 1x1
+// kernels; channels-last after ChannelsLast: the direct kernels, with no reorder).
 // FusedConv and FusedConvTranspose (FusedOp.h) are the same primitive with their epilogue as
 // post-ops (PostOps.h): Z summed into dst or added broadcast, then the activation; a Z of Y's shape
 // doubles the variants (sum post-op or binary_add), the fastest again kept.
@@ -27,6 +28,7 @@ namespace {
 
 struct Geometry {
   std::vector<int64_t> x, w, y, b;      // dims
+  std::string xDesc, yDesc;             // X's and Y's memory descriptors (any strides: channels-last too)
   std::vector<int64_t> wGrouped;        // W as oneDNN sees it (a leading group dim when group > 1)
   std::vector<int64_t> strides, dilations, padL, padR;
   int64_t group = 1;
@@ -37,9 +39,13 @@ Expected<Geometry> geometry(const ExpansionContext& ctx, const std::string& op, 
   DCW_TRY(auto W, th::needIn(ctx, "W"));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
   Geometry g;
-  DCW_TRY(g.x, floatDims(ctx, op, "X", *X));
+  DCW_TRY(auto xd, describedOperand(ctx, op, "X", *X));
+  g.x = xd.dims;
+  g.xDesc = xd.desc;
   DCW_TRY(g.w, floatDims(ctx, op, "W", *W));
-  DCW_TRY(g.y, floatDims(ctx, op, "Y", *Y));
+  DCW_TRY(auto yd, describedOperand(ctx, op, "Y", *Y));
+  g.y = yd.dims;
+  g.yDesc = yd.desc;
   if (auto* B = ctx.in("B")) {
     DCW_TRY(g.b, floatDims(ctx, op, "B", *B));
   }
@@ -123,9 +129,9 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   const int variants = post.zTwoWays ? 4 : 2;
   std::string make = "const bool dcw_blocked = dcw_variant % 2 == 0;\n";
   if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant < 2;\n";
-  make += "const auto x = plain(" + dimsText(g.x) + ");\n";
+  make += "const auto x = " + g.xDesc + ";\n";
   make += "const auto w = " + wUser + ";\n";
-  make += "const auto y = plain(" + dimsText(g.y) + ");\n";
+  make += "const auto y = " + g.yDesc + ";\n";
   if (bias) make += "const auto b = plain(" + dimsText(g.b) + ");\n";
   make += "const " + ns + "::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::" +
           (transposed ? "deconvolution_direct" : "convolution_direct") + ",\n";

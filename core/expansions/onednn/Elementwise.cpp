@@ -57,17 +57,24 @@ Expected<std::unique_ptr<Sdfg>> expandUnary(const ExpansionContext& ctx, const U
   const std::string in = ins[0], out = outs[0];
   DCW_TRY(auto X, th::needIn(ctx, in));
   DCW_TRY(auto Y, th::needOut(ctx, out));
-  DCW_TRY(auto x, floatDims(ctx, u.op, in, *X));
-  DCW_TRY(auto y, floatDims(ctx, u.op, out, *Y));
-  if (product(x) != product(y)) return ctx.error(in + " and " + out + " differ in size");
+  DCW_TRY(auto xd, describedOperand(ctx, u.op, in, *X));
+  DCW_TRY(auto yd, describedOperand(ctx, u.op, out, *Y));
+  const std::vector<int64_t>& x = xd.dims;
+  if (product(x) != product(yd.dims)) return ctx.error(in + " and " + out + " differ in size");
   DCW_TRY(auto ab, u.params(ctx));
   const int64_t n = std::max<int64_t>(product(x), 1);
-  std::string make = "const auto x = plain(dims{" + std::to_string(n) + "});\n";
+  // X and Y in one dense layout (row-major both, or channels-last both): one flat run over the
+  // values. Otherwise (of one shape, in two layouts) the primitive works in X's layout and its result
+  // is reordered into Y's.
+  const bool flat = (xd.rowMajor && yd.rowMajor) || (xd.dense && yd.dense && x == yd.dims && xd.strides == yd.strides);
+  if (!flat && x != yd.dims) return ctx.error(in + " and " + out + " have other shapes and layouts", pureHint(ctx));
+  std::string make = flat ? "const auto x = plain(dims{" + std::to_string(n) + "});\nconst auto y = x;\n"
+                          : "const auto x = " + xd.desc + ";\nconst auto y = " + yd.desc + ";\n";
   make += "const dnnl::eltwise_forward::primitive_desc pd(dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,\n";
   make += "    dnnl::algorithm::" + std::string(u.algorithm) + ", x, " + floatLiteral(ab.first) + ", " + floatLiteral(ab.second) + "), engine);\n";
   make += "dcw_k.prim = dnnl::eltwise_forward(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
-  make += "dcw_k.add(DNNL_ARG_DST, x, pd.dst_desc(), true);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   SdfgBuilder bld(ctx); // Clip's min and max are read here, at expansion, and are no operands
   bld.cppTasklet("onednn_eltwise", {in},
                  callCode("oneDNN " + std::string(u.algorithm) + " for " + u.op + " over " + std::to_string(n) + " values", make, {in, out}),
@@ -88,28 +95,41 @@ Expected<std::unique_ptr<Sdfg>> expandBinary(const ExpansionContext& ctx, const 
   DCW_TRY(auto A, th::needIn(ctx, ins[0]));
   DCW_TRY(auto B, th::needIn(ctx, ins[1]));
   DCW_TRY(auto Y, th::needOut(ctx, outs[0]));
-  DCW_TRY(auto a, floatDims(ctx, op, ins[0], *A));
-  DCW_TRY(auto b, floatDims(ctx, op, ins[1], *B));
-  DCW_TRY(auto y, floatDims(ctx, op, outs[0], *Y));
-  if (y.empty()) y = {1};
-  a = padded(a, y.size());
-  b = padded(b, y.size());
+  DCW_TRY(auto ad, describedOperand(ctx, op, ins[0], *A));
+  DCW_TRY(auto bd, describedOperand(ctx, op, ins[1], *B));
+  DCW_TRY(auto yd, describedOperand(ctx, op, outs[0], *Y));
+  std::vector<int64_t> y = yd.dims.empty() ? std::vector<int64_t>{1} : yd.dims;
+  const std::string yDesc = yd.dims.empty() ? "plain(dims{1})" : yd.desc;
+  // Each operand's descriptor: as it is (any strides) at the output's rank, else row-major padded
+  // with leading 1s (numpy broadcasting).
+  auto descOf = [&](const Described& d, const std::string& name) -> Expected<std::pair<std::vector<int64_t>, std::string>> {
+    if (d.dims.size() == y.size()) return std::pair{d.dims, d.desc};
+    if (!d.rowMajor) return ctx.error("onednn " + op + " broadcasts " + name + " of another rank only when it is row-major", pureHint(ctx));
+    auto p = padded(d.dims, y.size());
+    return std::pair{p, "plain(" + dimsText(p) + ")"};
+  };
+  DCW_TRY(auto ap, descOf(ad, ins[0]));
+  DCW_TRY(auto bp, descOf(bd, ins[1]));
+  auto [a, aDesc] = ap;
+  auto [b, bDesc] = bp;
   std::string first = ins[0], second = ins[1];
   if (a != y && b == y && commutative) {
     std::swap(a, b);
+    std::swap(aDesc, bDesc);
     std::swap(first, second);
   }
   if (a != y) return ctx.error("onednn " + op + " needs one operand of the output's shape " + shapeText(y), pureHint(ctx));
   for (size_t k = 0; k < y.size(); ++k)
     if (b[k] != y[k] && b[k] != 1) return ctx.error(second + " " + shapeText(b) + " does not broadcast to " + shapeText(y));
   std::string make;
-  make += "const auto a = plain(" + dimsText(a) + ");\n";
-  make += "const auto b = plain(" + dimsText(b) + ");\n";
-  make += "const dnnl::binary::primitive_desc pd(dnnl::binary::desc(dnnl::algorithm::" + alg + ", a, b, a), engine);\n";
+  make += "const auto a = " + aDesc + ";\n";
+  make += "const auto b = " + bDesc + ";\n";
+  make += "const auto y = " + yDesc + ";\n";
+  make += "const dnnl::binary::primitive_desc pd(dnnl::binary::desc(dnnl::algorithm::" + alg + ", a, b, y), engine);\n";
   make += "dcw_k.prim = dnnl::binary(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC_0, a, pd.src0_desc(), false);\n";
   make += "dcw_k.add(DNNL_ARG_SRC_1, b, pd.src1_desc(), false);\n";
-  make += "dcw_k.add(DNNL_ARG_DST, a, pd.dst_desc(), true);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   SdfgBuilder bld(ctx);
   bld.cppTasklet("onednn_binary", {ins[0], ins[1]},
                  callCode("oneDNN " + alg + " for " + op + ": " + shapeText(y) + " from " + shapeText(a) + " and " + shapeText(b), make,
@@ -124,19 +144,32 @@ Expected<std::unique_ptr<Sdfg>> expandSum(const ExpansionContext& ctx) {
   auto outs = ctx.outputs();
   if (ins.size() < 2 || outs.size() != 1) return ctx.error("onednn Sum takes two or more inputs", pureHint(ctx));
   DCW_TRY(auto Y, th::needOut(ctx, outs[0]));
-  DCW_TRY(auto y, floatDims(ctx, "Sum", outs[0], *Y));
+  DCW_TRY(auto yd, describedOperand(ctx, "Sum", outs[0], *Y));
+  const std::vector<int64_t>& y = yd.dims;
+  // All in one dense layout: one flat sum over the values; otherwise each operand as it is.
+  bool flat = yd.dense;
+  std::string srcs;
   for (auto& i : ins) {
     DCW_TRY(auto X, th::needIn(ctx, i));
-    DCW_TRY(auto x, floatDims(ctx, "Sum", i, *X));
-    if (x != y) return ctx.error("onednn Sum of more than two inputs needs them all of the output's shape; " + i + " is " + shapeText(x), pureHint(ctx));
+    DCW_TRY(auto xd, describedOperand(ctx, "Sum", i, *X));
+    if (xd.dims != y)
+      return ctx.error("onednn Sum of more than two inputs needs them all of the output's shape; " + i + " is " + shapeText(xd.dims), pureHint(ctx));
+    flat = flat && xd.strides == yd.strides;
+    srcs += (srcs.empty() ? "" : ", ") + xd.desc;
   }
   const int64_t n = std::max<int64_t>(product(y), 1);
-  std::string make = "const auto x = plain(dims{" + std::to_string(n) + "});\n";
-  make += "const std::vector<dnnl::memory::desc> srcs(" + std::to_string(ins.size()) + ", x);\n";
-  make += "const dnnl::sum::primitive_desc pd(x, std::vector<float>(" + std::to_string(ins.size()) + ", 1.0f), srcs, engine);\n";
+  std::string make;
+  if (flat) {
+    make += "const auto y = plain(dims{" + std::to_string(n) + "});\n";
+    make += "const std::vector<dnnl::memory::desc> srcs(" + std::to_string(ins.size()) + ", y);\n";
+  } else {
+    make += "const auto y = " + yd.desc + ";\n";
+    make += "const std::vector<dnnl::memory::desc> srcs{" + srcs + "};\n";
+  }
+  make += "const dnnl::sum::primitive_desc pd(y, std::vector<float>(" + std::to_string(ins.size()) + ", 1.0f), srcs, engine);\n";
   make += "dcw_k.prim = dnnl::sum(pd);\n";
-  make += "for (int k = 0; k < " + std::to_string(ins.size()) + "; ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + k, x, x, false);\n";
-  make += "dcw_k.add(DNNL_ARG_DST, x, pd.dst_desc(), true);\n";
+  make += "for (int k = 0; k < " + std::to_string(ins.size()) + "; ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + k, srcs[size_t(k)], srcs[size_t(k)], false);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   std::vector<std::string> buffers = ins;
   buffers.push_back(outs[0]);
   SdfgBuilder bld(ctx);

@@ -24,16 +24,18 @@ Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
     return ctx.error("onednn BatchNormalization computes inference only (no training_mode, one output)", pureHint(ctx));
   DCW_TRY(auto X, th::needIn(ctx, "X"));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
-  DCW_TRY(auto x, floatDims(ctx, "BatchNormalization", "X", *X));
-  DCW_TRY(auto y, floatDims(ctx, "BatchNormalization", "Y", *Y));
-  if (x.size() < 2 || x != y) return ctx.error("X must have rank >= 2 and Y its shape");
+  DCW_TRY(auto xd, describedOperand(ctx, "BatchNormalization", "X", *X));
+  DCW_TRY(auto yd, describedOperand(ctx, "BatchNormalization", "Y", *Y));
+  const std::vector<int64_t>& x = xd.dims;
+  if (x.size() < 2 || x != yd.dims) return ctx.error("X must have rank >= 2 and Y its shape");
   for (const char* c : {"scale", "B", "input_mean", "input_var"}) {
     DCW_TRY(auto d, th::needIn(ctx, c));
     DCW_TRY(auto v, floatDims(ctx, "BatchNormalization", c, *d));
     if (v.size() != 1 || v[0] != x[1]) return ctx.error(std::string(c) + " must hold " + std::to_string(x[1]) + " values");
   }
   const std::string c = "plain(dims{" + std::to_string(x[1]) + "})";
-  std::string make = "const auto x = plain(" + dimsText(x) + ");\n";
+  std::string make = "const auto x = " + xd.desc + ";\n";
+  make += "const auto y = " + yd.desc + ";\n";
   make += "const auto c = " + c + ";\n";
   make += "const dnnl::batch_normalization_forward::primitive_desc pd(dnnl::batch_normalization_forward::desc(\n";
   make += "    dnnl::prop_kind::forward_inference, x, " + floatLiteral(ctx.attrFloat("epsilon", 1e-5)) + ",\n";
@@ -44,7 +46,7 @@ Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
   make += "dcw_k.add(DNNL_ARG_SHIFT, c, c, false);\n";
   make += "dcw_k.add(DNNL_ARG_MEAN, c, c, false);\n";
   make += "dcw_k.add(DNNL_ARG_VARIANCE, c, c, false);\n";
-  make += "dcw_k.add(DNNL_ARG_DST, x, pd.dst_desc(), true);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   SdfgBuilder bld(ctx);
   bld.cppTasklet("onednn_batchnorm", {"X", "scale", "B", "input_mean", "input_var"},
                  callCode("oneDNN batch normalization (inference) of X[" + shapeText(x) + "]", make,
@@ -125,20 +127,21 @@ Expected<std::unique_ptr<Sdfg>> expandSoftmax(const ExpansionContext& ctx, bool 
 Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   auto ins = ctx.inputs();
   DCW_TRY(auto Y, th::needOut(ctx, "concat_result"));
-  DCW_TRY(auto y, floatDims(ctx, "Concat", "concat_result", *Y));
+  DCW_TRY(auto yd, describedOperand(ctx, "Concat", "concat_result", *Y));
+  const std::vector<int64_t>& y = yd.dims;
   auto axis = th::normAxis(ctx.attrInt("axis", 0), int64_t(y.size()));
   if (!axis || ins.empty()) return ctx.error("axis out of range, or no inputs");
   std::string make = "std::vector<dnnl::memory::desc> srcs;\n";
   int64_t along = 0;
   for (auto& i : ins) {
     DCW_TRY(auto X, th::needIn(ctx, i));
-    DCW_TRY(auto x, floatDims(ctx, "Concat", i, *X));
-    if (x.size() != y.size()) return ctx.error(i + " has another rank than the result");
-    along += x[size_t(*axis)];
-    make += "srcs.push_back(plain(" + dimsText(x) + "));\n";
+    DCW_TRY(auto xd, describedOperand(ctx, "Concat", i, *X));
+    if (xd.dims.size() != y.size()) return ctx.error(i + " has another rank than the result");
+    along += xd.dims[size_t(*axis)];
+    make += "srcs.push_back(" + xd.desc + ");\n";
   }
   if (along != y[size_t(*axis)]) return ctx.error("the inputs do not add up to the result along the axis");
-  make += "const auto y = plain(" + dimsText(y) + ");\n";
+  make += "const auto y = " + yd.desc + ";\n";
   make += "const dnnl::concat::primitive_desc pd(y, " + std::to_string(*axis) + ", srcs, engine);\n";
   make += "dcw_k.prim = dnnl::concat(pd);\n";
   make += "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";

@@ -1,5 +1,6 @@
 #include "core/expansions/onednn/OneDnnCall.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace dcw::expansions::onednn {
@@ -10,7 +11,9 @@ std::string pureHint(const ExpansionContext& ctx) {
   return "choose the `pure` implementation for this node (set " + ctx.path() + " implementation=pure)";
 }
 
-Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std::string& op, const std::string& name,
+namespace {
+
+Expected<std::vector<int64_t>> knownDims(const ExpansionContext& ctx, const std::string& op, const std::string& name,
                                          const ir::DataDescriptor& d) {
   if (d.dtype != ir::DType::Float32)
     return ctx.error("onednn " + op + " supports float32 only; " + name + " is " + std::string(ir::dtypeName(d.dtype)), pureHint(ctx));
@@ -27,6 +30,63 @@ Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std:
   }
   if (v.size() > 12) return ctx.error("onednn " + op + " supports at most 12 dims; " + name + " has " + std::to_string(v.size()), pureHint(ctx));
   return v;
+}
+
+// Row-major, ignoring the strides of dims of extent 1 (no element steps along them).
+bool isRowMajor(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  int64_t expect = 1;
+  for (size_t k = dims.size(); k-- > 0;) {
+    if (dims[k] == 1) continue;
+    if (strides[k] != expect) return false;
+    expect *= dims[k];
+  }
+  return true;
+}
+
+// The dims, ordered by stride, tile product(dims) slots with no gap and no overlap.
+bool isDense(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  std::vector<size_t> order;
+  for (size_t k = 0; k < dims.size(); ++k)
+    if (dims[k] != 1) order.push_back(k);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t expect = 1;
+  for (size_t k : order) {
+    if (strides[k] != expect) return false;
+    expect *= dims[k];
+  }
+  return true;
+}
+
+} // namespace
+
+Expected<Described> describedOperand(const ExpansionContext& ctx, const std::string& op, const std::string& name,
+                                     const ir::DataDescriptor& d) {
+  Described out;
+  DCW_TRY(out.dims, knownDims(ctx, op, name, d));
+  if (d.strides.empty() || d.strides.size() != out.dims.size()) {
+    out.strides.assign(out.dims.size(), 1);
+    for (size_t k = out.dims.size(); k-- > 1;) out.strides[k - 1] = out.strides[k] * out.dims[k];
+  } else {
+    for (auto& e : d.strides) {
+      auto c = e.constantValue();
+      if (!c || *c < 0) return ctx.error("onednn " + op + " needs known non-negative strides; " + name + " has stride " + e.str(), pureHint(ctx));
+      out.strides.push_back(*c);
+    }
+  }
+  out.rowMajor = isRowMajor(out.dims, out.strides);
+  out.dense = isDense(out.dims, out.strides);
+  out.desc = out.rowMajor ? "plain(" + dimsText(out.dims) + ")" : "strided(" + dimsText(out.dims) + ", " + dimsText(out.strides) + ")";
+  return out;
+}
+
+Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std::string& op, const std::string& name,
+                                         const ir::DataDescriptor& d) {
+  DCW_TRY(auto described, describedOperand(ctx, op, name, d));
+  if (!described.rowMajor)
+    return ctx.error("onednn " + op + " reads " + name + " as a row-major array, and " + name + " has strides " +
+                         dimsText(described.strides).substr(4) + " (another layout)",
+                     "copy it into a row-major array first, or " + pureHint(ctx));
+  return described.dims;
 }
 
 std::string dimsText(const std::vector<int64_t>& d) {

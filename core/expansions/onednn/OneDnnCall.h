@@ -17,9 +17,22 @@ ImplementationDecl decl();
 // "choose the `pure` implementation for this node (set PATH implementation=pure)".
 std::string pureHint(const ExpansionContext& ctx);
 
-// The dims of a float32 operand, known and positive; otherwise a refusal naming the operand.
+// The dims of a float32 row-major operand, known and positive; otherwise a refusal naming the operand.
 Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std::string& op, const std::string& name,
                                          const ir::DataDescriptor& d);
+
+// The dims of a float32 operand as floatDims gives them, for the operands of an implementation that
+// takes any constant strides (the channels-last arrays ChannelsLast makes): `strides` in elements and
+// `desc`, the C++ text of its oneDNN memory descriptor ("plain(dims{..})" for a row-major array,
+// "strided(dims{..}, dims{..})" otherwise). floatDims itself refuses an array that is not row-major.
+struct Described {
+  std::vector<int64_t> dims, strides;
+  std::string desc;
+  bool rowMajor = true; // row-major up to the strides of dims of extent 1
+  bool dense = true;    // its elements fill product(dims) consecutive slots (row-major or permuted)
+};
+Expected<Described> describedOperand(const ExpansionContext& ctx, const std::string& op, const std::string& name,
+                                     const ir::DataDescriptor& d);
 
 // "dims{1, 64, 56, 56}" and "1x64x56x56".
 std::string dimsText(const std::vector<int64_t>& d);

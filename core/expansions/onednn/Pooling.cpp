@@ -25,8 +25,10 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, Kind kin
   DCW_TRY(auto X, th::needIn(ctx, "X"));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
   if (ctx.hasOut("Indices")) return ctx.error("onednn MaxPool does not compute Indices", pureHint(ctx));
-  DCW_TRY(auto x, floatDims(ctx, op, "X", *X));
-  DCW_TRY(auto y, floatDims(ctx, op, "Y", *Y));
+  DCW_TRY(auto xd, describedOperand(ctx, op, "X", *X));
+  DCW_TRY(auto yd, describedOperand(ctx, op, "Y", *Y));
+  const std::vector<int64_t>& x = xd.dims;
+  const std::vector<int64_t>& y = yd.dims;
   if (x.size() < 3 || x.size() > 5 || y.size() != x.size() || x[0] != y[0] || x[1] != y[1])
     return ctx.error("onednn " + op + " takes X and Y of one rank from 3 to 5 with the same N and C; X is " + shapeText(x) + ", Y " +
                          shapeText(y),
@@ -75,10 +77,12 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, Kind kin
                           : (!global && ctx.attrInt("count_include_pad", 0) != 0) ? "pooling_avg_include_padding"
                                                                                    : "pooling_avg_exclude_padding";
   std::string make;
-  make += "const auto x = plain(" + dimsText(x) + ");\n";
-  make += "const auto y = plain(" + dimsText(y) + ");\n";
+  // X and Y as they are (row-major or channels-last); the primitive's Y takes X's layout (any), and
+  // is reordered into Y's when they differ.
+  make += "const auto x = " + xd.desc + ";\n";
+  make += "const auto y = " + yd.desc + ";\n";
   make += "const dnnl::pooling_v2_forward::primitive_desc pd(dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference,\n";
-  make += "    dnnl::algorithm::" + alg + ", x, y, " + dimsText(strides) + ", " + dimsText(kernel) + ", " + dimsText(dilations) + ", " +
+  make += "    dnnl::algorithm::" + alg + ", x, any(" + dimsText(y) + "), " + dimsText(strides) + ", " + dimsText(kernel) + ", " + dimsText(dilations) + ", " +
           dimsText(padL) + ", " + dimsText(padR) + "), engine);\n";
   make += "dcw_k.prim = dnnl::pooling_v2_forward(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";

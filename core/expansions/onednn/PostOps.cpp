@@ -40,8 +40,9 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
   std::string make;
   if (ep.hasZ && !zGivenToPrimitive) {
     DCW_TRY(auto Z, th::needIn(ctx, "Z"));
-    DCW_TRY(auto z, floatDims(ctx, op, "Z", *Z));
-    if (!zDims.empty()) z = zDims;
+    // Z may have any strides when it has Y's dims (a channels-last residual); broadcast, it is row-major.
+    DCW_TRY(auto zd, describedOperand(ctx, op, "Z", *Z));
+    std::vector<int64_t> z = zDims.empty() ? zd.dims : zDims;
     if (z.size() > y.size()) return ctx.error("Z " + shapeText(z) + " has a higher rank than Y " + shapeText(y));
     z.insert(z.begin(), y.size() - z.size(), 1);
     for (size_t k = 0; k < y.size(); ++k)
@@ -49,13 +50,16 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
         return ctx.error("Z " + shapeText(z) + " does not broadcast to Y " + shapeText(y), pureHint(ctx));
     p.inputs.push_back("Z");
     p.buffers.push_back("Z");
+    if (!zd.rowMajor && (!zDims.empty() || z != y))
+      return ctx.error("onednn " + op + " reads a broadcast Z as a row-major array; Z has strides " + dimsText(zd.strides).substr(4),
+                       "copy it into a row-major array first, or " + pureHint(ctx));
     if (z == y) {
       // Two ways, chosen by the caller's `dcw_sum` (its variants): the sum post-op, or a binary_add
       // reading Z where it is (no copy into the output first).
-      const std::string zd = "plain(" + dimsText(z) + ")";
-      make += "if (dcw_sum) po.append_sum(1.0f);\nelse po.append_binary(dnnl::algorithm::binary_add, " + zd + ");\n";
-      p.operands = "if (dcw_sum) dcw_k.addSum(" + zd + ");\nelse dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, " + zd + ", " +
-                   zd + ", false);\n";
+      const std::string desc = zDims.empty() ? zd.desc : "plain(" + dimsText(z) + ")";
+      make += "if (dcw_sum) po.append_sum(1.0f);\nelse po.append_binary(dnnl::algorithm::binary_add, " + desc + ");\n";
+      p.operands = "if (dcw_sum) dcw_k.addSum(" + desc + ");\nelse dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, " + desc +
+                   ", " + desc + ", false);\n";
       p.text = " + Z (sum or binary_add post-op)";
       p.zTwoWays = true;
     } else {

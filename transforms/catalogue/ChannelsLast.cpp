@@ -1,0 +1,143 @@
+#include "transforms/catalogue/ChannelsLast.h"
+
+#include "core/expansions/FusedOp.h"
+#include "core/ir/LibraryNode.h"
+#include "transforms/Binding.h"
+#include "transforms/catalogue/GraphTools.h"
+#include "transforms/catalogue/ScopeTools.h"
+
+#include <set>
+
+namespace dcw::transforms {
+
+using namespace dcw::ir;
+
+namespace {
+
+// Whether the oneDNN implementation of `lib` takes an operand of any strides at `connector` (the
+// expansions in core/expansions/onednn that describe that operand with describedOperand).
+bool takesAnyStrides(const LibraryNode& lib, const std::string& connector) {
+  if (lib.implementation != "onednn") return false;
+  static const std::set<std::string> convs = {"Conv", "ConvTranspose"};
+  static const std::set<std::string> pools = {"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"};
+  static const std::set<std::string> everyOperand = {"Concat", "Sum", "Add", "Sub", "Mul", "Div", "Relu", "LeakyRelu", "Elu",
+                                                     "Sigmoid", "Tanh", "HardSwish", "Exp", "Sqrt", "Abs", "Softplus", "Neg",
+                                                     "Reciprocal"};
+  const std::string& op = lib.opType;
+  if (lib.domain.empty()) {
+    if (convs.count(op)) return connector == "X" || connector == "Y";
+    if (pools.count(op)) return connector == "X" || connector == "Y";
+    if (op == "BatchNormalization") return connector == "X" || connector == "Y";
+    if (op == "Clip") return connector == "input" || connector == "output";
+    return everyOperand.count(op) > 0;
+  }
+  if (lib.domain == expansions::fused::kDomain) {
+    if (op == "FusedConv" || op == "FusedConvTranspose") return connector == "X" || connector == "Y" || connector == "Z";
+    if (op == expansions::fused::kGelu || op == expansions::fused::kSilu) return true;
+  }
+  return false;
+}
+
+bool wholeArray(const Memlet& m, const DataDescriptor& d) {
+  return m.subset.empty() || m.subset == Subset::fullOf(d.shape);
+}
+
+std::vector<sym::Expr> channelsLastStrides(const std::vector<int64_t>& dims) {
+  // N, C, S1..Sk -> strides: C = 1, Sk = C, S(k-1) = C*Sk, ..., N = C*S1*...*Sk.
+  std::vector<int64_t> s(dims.size());
+  s[1] = 1;
+  int64_t step = dims[1];
+  for (size_t k = dims.size(); k-- > 2;) {
+    s[k] = step;
+    step *= dims[k];
+  }
+  s[0] = step;
+  std::vector<sym::Expr> out;
+  for (auto v : s) out.emplace_back(v);
+  return out;
+}
+
+struct Plan {
+  AccessNode* array = nullptr;
+  DataDescriptor* desc = nullptr;
+  std::vector<int64_t> dims;
+};
+
+bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+  auto bind = Binding::resolve(match, root);
+  if (!holds(bind, whyNot)) return false;
+  const std::string& path = match.elements.at("array");
+  auto fail = [&](const std::string& msg, const std::string& hint = {}) {
+    if (whyNot) whyNot->error(path, msg, hint);
+    return false;
+  };
+  auto* producer = bind->get<LibraryNode>("producer");
+  p.array = bind->get<AccessNode>("array");
+  if (!producer || !p.array) return fail("not a library node writing an access node");
+  const State& st = *p.array->parent();
+  const Sdfg* sdfg = owningSdfg(p.array);
+  p.desc = sdfg ? const_cast<Sdfg*>(sdfg)->findData(p.array->data()) : nullptr;
+  const DataDescriptor* d = p.desc;
+  if (!d) return fail("the array has no data descriptor");
+  if (!d->transient) return fail("'" + d->name() + "' is an input or output of the model", "its layout is the caller's");
+  if (d->dataKind != DataKind::Array || d->dtype != DType::Float32) return fail("'" + d->name() + "' is not a float32 array");
+  if (d->shape.size() < 3 || d->shape.size() > 5) return fail("'" + d->name() + "' has rank " + std::to_string(d->shape.size()) + "; channels-last is for ranks 3 to 5");
+  p.dims.clear();
+  for (auto& e : d->shape) {
+    auto c = e.constantValue();
+    if (!c || *c <= 0) return fail("'" + d->name() + "' has a dim that is not a known positive number: " + e.str());
+    p.dims.push_back(*c);
+  }
+  int64_t spatial = 1;
+  for (size_t k = 2; k < p.dims.size(); ++k) spatial *= p.dims[k];
+  if (p.dims[1] == 1 || spatial == 1) return fail("'" + d->name() + "' has one channel or one position: both layouts are the same");
+  if (!d->strides.empty() && d->strides != DataDescriptor::contiguousStrides(d->shape))
+    return fail("'" + d->name() + "' is not row-major (it is channels-last already, or a view)");
+  if (scope::enclosing(st, *p.array)) return fail("the access node is inside a map");
+  // Every access node of the array: in this state, outside maps, between oneDNN nodes that take it.
+  size_t here = 0;
+  for (const auto& n : st.nodes()) {
+    auto* an = dynamic_cast<const AccessNode*>(n.get());
+    if (!an || an->data() != d->name()) continue;
+    ++here;
+    if (scope::enclosing(st, *an)) return fail("an access node of '" + d->name() + "' is inside a map");
+    auto check = [&](const DataflowEdge* e, ElementId other, const std::string& conn) {
+      auto* lib = dynamic_cast<const LibraryNode*>(st.node(other));
+      if (!lib) return fail("'" + d->name() + "' is read or written by a node that is not a library node");
+      if (!takesAnyStrides(*lib, conn))
+        return fail("'" + d->name() + "' is read or written by " + lib->className() + " '" + lib->label() + "' at " + conn +
+                        (lib->implementation == "onednn" ? ", which takes row-major operands only" : ", which does not run on oneDNN"),
+                    "channels-last pays where oneDNN nodes surround the array (set implementation=onednn)");
+      if (!wholeArray(e->memlet, *d)) return fail("'" + d->name() + "' is accessed in part");
+      return true;
+    };
+    for (auto* e : st.inEdges(an->id()))
+      if (!check(e, e->src, e->srcConnector)) return false;
+    for (auto* e : st.outEdges(an->id()))
+      if (!check(e, e->dst, e->dstConnector)) return false;
+  }
+  if (here != graph::accessCount(*sdfg, d->name())) return fail("'" + d->name() + "' is used in other states too");
+  if (graph::namedInControlFlow(*sdfg, d->name())) return fail("control flow names '" + d->name() + "'");
+  return true;
+}
+
+} // namespace
+
+const Pattern& ChannelsLast::pattern() const {
+  static const Pattern p = Pattern::dataflow({{"producer", {ElementKind::LibraryNode}}, {"array", {ElementKind::AccessNode}}}, {{0, 1}});
+  return p;
+}
+
+bool ChannelsLast::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
+  Plan p;
+  return analyse(match, root, p, whyNot);
+}
+
+Expected<void> ChannelsLast::apply(const Match& match, edit::Editor& ed) const {
+  Plan p;
+  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "array"); !ok) return ok;
+  ed.set(*p.desc, &DataDescriptor::strides, channelsLastStrides(p.dims));
+  return {};
+}
+
+} // namespace dcw::transforms
