@@ -230,3 +230,24 @@ save(helper.make_graph(
                          helper.make_tensor_value_info("S", TensorProto.FLOAT, [1, 1, 4, 5])],
     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 2, 4, 5])], [numpy_helper.from_array(f32(2, 3, 1, 1), "W")]),
     "conv_add_spatial.onnx")
+
+# A small CNN block for ChannelsLast: Conv -> Relu -> B; B -> MaxPool -> C and B -> Reshape (a reader
+# that takes row-major arrays only); C -> depthwise Conv -> D; Add(D, C) -> E; Concat(E, C) -> F;
+# BatchNormalization -> G; GlobalAveragePool -> H[1, 16, 1, 1]; Flatten -> Y.
+save(helper.make_graph(
+    [conv_node("conv", "X", "W1", "A", "b1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+     helper.make_node("Relu", ["A"], ["B"], name="relu"),
+     helper.make_node("MaxPool", ["B"], ["C"], name="pool", kernel_shape=[2, 2]),
+     helper.make_node("Reshape", ["B", "flat"], ["Y2"], name="reshape"),
+     conv_node("dwconv", "C", "W2", "D", group=8, kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+     helper.make_node("Add", ["D", "C"], ["E"], name="add"),
+     helper.make_node("Concat", ["E", "C"], ["F"], name="concat", axis=1),
+     helper.make_node("BatchNormalization", ["F", "s", "o", "mu", "var"], ["G"], name="bn"),
+     helper.make_node("GlobalAveragePool", ["G"], ["H"], name="gap"),
+     helper.make_node("Flatten", ["H"], ["Y"], name="flatten")],
+    "channels_last_block", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 9, 7])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 16]), helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [1, 504])],
+    [numpy_helper.from_array(f32(8, 3, 3, 3), "W1"), numpy_helper.from_array(f32(8), "b1"),
+     numpy_helper.from_array(f32(8, 1, 3, 3), "W2"), numpy_helper.from_array(np.array([1, 504], np.int64), "flat"),
+     numpy_helper.from_array(f32(16), "s"), numpy_helper.from_array(f32(16), "o"), numpy_helper.from_array(f32(16), "mu"),
+     numpy_helper.from_array((np.abs(f32(16)) + 0.5).astype(np.float32), "var")]), "channels_last_block.onnx")

@@ -1,0 +1,152 @@
+// ChannelsLast: which arrays of a small CNN block it takes (those between oneDNN nodes that take any
+// strides) and why it refuses the others; structure (only the strides change; exact undo/redo); numbers
+// (the oneDNN path on channels-last arrays, and the pure path on the same strides, give the values of
+// the row-major model); and auto-optimize's use of it (only where oneDNN runs).
+#include "support/SdfgFixtures.h"
+#include "transforms/catalogue/ChannelsLast.h"
+
+#include "core/ir/AccessNode.h"
+#include "transforms/AutoOptimize.h"
+
+using namespace dcw;
+using namespace dcw::ir;
+using namespace dcw::testsupport;
+
+namespace {
+
+bool close(const std::vector<Tensor>& ref, const std::vector<Tensor>& out, double tolerance, const char* what) {
+  if (out.empty()) return false;
+  auto d = codegen::compareOutputs(ref, out);
+  if (!d.mismatch.empty() || d.maxAbs > tolerance) {
+    qWarning("%s: %s max abs diff %g", what, d.mismatch.c_str(), d.maxAbs);
+    return false;
+  }
+  return true;
+}
+
+void setImplementations(Sdfg& m, const std::string& impl) {
+  for (auto* n : allNodes<LibraryNode>(m)) n->implementation = impl;
+}
+
+// The name of the array each match would change, sorted.
+QStringList arraysOf(const Sdfg& m, const std::vector<transforms::Match>& matches) {
+  QStringList out;
+  for (auto& match : matches) {
+    auto e = resolvePath(m, match.elements.at("array"));
+    out << QString::fromStdString(static_cast<const AccessNode*>(*e)->data());
+  }
+  out.sort();
+  return out;
+}
+
+transforms::Match matchFor(const Sdfg& m, const std::string& array) {
+  transforms::ChannelsLast t;
+  for (auto& match : transforms::enumerateMatches(t, m)) {
+    auto e = resolvePath(m, match.elements.at("array"));
+    if (e && static_cast<const AccessNode*>(*e)->data() == array) return match;
+  }
+  return {};
+}
+
+} // namespace
+
+class TestChannelsLast : public QObject {
+  Q_OBJECT
+  transforms::ChannelsLast t;
+
+private slots:
+  void takesTheArraysBetweenOnednnNodes() {
+    auto m = loadModel(controlflowDataFile("channels_last_block.onnx"), /*expand=*/false);
+    QVERIFY(m);
+    auto ref = runExpanded(*m, 7);
+    QVERIFY(!ref.empty());
+    // Without oneDNN nothing applies: the pure path gains nothing from the layout by itself.
+    QVERIFY(applicableMatches(*m, t).empty());
+    QVERIFY(whyNot(t, matchFor(*m, "A"), *m).contains("which does not run on oneDNN"));
+    setImplementations(*m, "onednn");
+    for (auto* n : allNodes<LibraryNode>(*m))
+      if (n->opType == "Reshape" || n->opType == "Flatten") n->implementation = "";
+    auto matches = applicableMatches(*m, t);
+    // A (Conv -> Relu), C (MaxPool -> depthwise Conv, Add, Concat), D, E, F (Concat -> BatchNorm), G.
+    QCOMPARE(arraysOf(*m, matches), QStringList({"A", "C", "D", "E", "F", "G"}));
+    // B is also read by a Reshape (row-major only); H has one position; X and Y are the caller's.
+    QVERIFY2(whyNot(t, matchFor(*m, "B"), *m).contains("Reshape 'reshape' at data"), qPrintable(whyNot(t, matchFor(*m, "B"), *m)));
+    QVERIFY(whyNot(t, matchFor(*m, "H"), *m).contains("one channel or one position"));
+    // Each step: only strides change; undo and redo restore the model exactly (checkTransformation).
+    for (auto& match : matches) QVERIFY(checkTransformation(*m, t, match, 0, /*numeric=*/false));
+    const DataDescriptor* c = dataIn(*m, "C");
+    QVERIFY(c);
+    // C: [1, 8, 8, 6] channels-last: N 384, C 1, H 48, W 8.
+    QCOMPARE(c->strides, (std::vector<sym::Expr>{sym::Expr(384), sym::Expr(1), sym::Expr(48), sym::Expr(8)}));
+    QVERIFY(validate(*m).firstError() == nullptr);
+    // oneDNN on the channels-last arrays: the calls describe them by their strides.
+    std::string code;
+    QVERIFY(close(ref, runExpandedPreferring(*m, 7, {"onednn"}, &code), 1e-4, "onednn, channels-last"));
+    QVERIFY2(code.find("strided(dims{1, 8, 8, 6}, dims{384, 1, 48, 8})") != std::string::npos, code.c_str());
+    // The pure expansions index the same arrays through their strides.
+    setImplementations(*m, "pure");
+    QVERIFY(close(ref, runExpanded(*m, 7), 1e-4, "pure, channels-last"));
+  }
+
+  // An implementation that reads row-major operands only refuses a channels-last array by name
+  // instead of reading it wrongly.
+  void rowMajorImplementationsRefuseOtherLayouts() {
+    auto m = loadModel(controlflowDataFile("channels_last_block.onnx"), false);
+    QVERIFY(m);
+    setImplementations(*m, "onednn");
+    for (auto* n : allNodes<LibraryNode>(*m))
+      if (n->opType == "Reshape" || n->opType == "Flatten") n->implementation = "";
+    QVERIFY(applyNow(*m, t, matchFor(*m, "G")));
+    auto* gap = static_cast<LibraryNode*>(m->allStates()[0]->nodeByLabel("gap"));
+    QVERIFY(gap);
+    QVERIFY(expansions::canExpand(*gap, "onednn", "cpu"));
+    // Softmax's oneDNN call is row-major only: made to read G, it says so.
+    auto* bn = static_cast<LibraryNode*>(m->allStates()[0]->nodeByLabel("bn"));
+    QVERIFY(bn);
+    State* st = bn->parent();
+    edit::Editor ed(*m);
+    for (auto* e : st->inEdges(bn->id()))
+      if (e->dstConnector != "X") ed.removeEdge(*st, e->id());
+    for (const char* c : {"X", "scale", "B", "input_mean", "input_var"}) ed.removeInConnector(*bn, c);
+    ed.addInConnector(*bn, Connector{"input", DType::Float32, false});
+    ed.removeOutConnector(*bn, "Y");
+    ed.addOutConnector(*bn, Connector{"output", DType::Float32, false});
+    for (auto* e : st->inEdges(bn->id())) e->dstConnector = "input";
+    for (auto* e : st->outEdges(bn->id())) e->srcConnector = "output";
+    ed.setAccessData(*static_cast<AccessNode*>(st->node(st->inEdges(bn->id())[0]->src)), "G");
+    bn->opType = "Softmax";
+    bn->attributes.clear();
+    auto r = expansions::canExpand(*bn, "onednn", "cpu");
+    QVERIFY(!r);
+    QVERIFY2(QString::fromStdString(r.error().str()).contains("reads input as a row-major array, and input has strides"),
+             r.error().str().c_str());
+  }
+
+  // Auto-optimize stores activations channels-last only where it chose oneDNN.
+  void autoOptimizeUsesItWithOnednn_data() {
+    QTest::addColumn<QString>("prefer");
+    QTest::addColumn<int>("channelsLast");
+    // C, E, F, G: A and D are gone (Relu and Add fused into the convolutions), B feeds the Reshape.
+    QTest::newRow("onednn") << "onednn" << 4;
+    QTest::newRow("pure") << "pure" << 0;
+  }
+  void autoOptimizeUsesItWithOnednn() {
+    QFETCH(QString, prefer);
+    QFETCH(int, channelsLast);
+    auto m = loadModel(controlflowDataFile("channels_last_block.onnx"), false);
+    QVERIFY(m);
+    auto ref = runExpanded(*m, 3);
+    edit::History h(*m);
+    transforms::AutoOptimizeOptions o;
+    o.prefer = {prefer.toStdString()};
+    QVERIFY(transforms::autoOptimize(h, o));
+    int n = 0;
+    for (size_t k = 0; k < h.size(); ++k) n += QString::fromStdString(h.command(k).scriptLine()).startsWith("apply ChannelsLast") ? 1 : 0;
+    QCOMPARE(n, channelsLast);
+    QVERIFY(validate(*m).firstError() == nullptr);
+    QVERIFY(close(ref, runModel(*m, randomInputsFor(*m, 3)), 1e-4, "optimized"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestChannelsLast)
+#include "tst_ChannelsLast.moc"
