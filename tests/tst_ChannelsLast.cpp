@@ -78,6 +78,8 @@ private slots:
     QVERIFY(c);
     // C: [1, 8, 8, 6] channels-last: N 384, C 1, H 48, W 8.
     QCOMPARE(c->strides, (std::vector<sym::Expr>{sym::Expr(384), sym::Expr(1), sym::Expr(48), sym::Expr(8)}));
+    QCOMPARE(c->typeString(), std::string("float32[1, 8, 8, 6] channels-last")); // what the canvas and inspector show
+    QCOMPARE(dataIn(*m, "B")->typeString(), std::string("float32[1, 8, 9, 7]"));
     QVERIFY(validate(*m).firstError() == nullptr);
     // oneDNN on the channels-last arrays: the calls describe them by their strides.
     std::string code;

@@ -72,9 +72,22 @@ std::string DataDescriptor::typeString() const {
     for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + shape[i].str();
     s += "]";
   }
+  if (isChannelsLast()) s += " channels-last";
   for (auto it = wrappers.rbegin(); it != wrappers.rend(); ++it)
     s = (*it == Wrapper::Sequence ? "seq(" : "optional(") + s + ")";
   return s;
+}
+
+bool DataDescriptor::isChannelsLast() const {
+  if (dataKind != DataKind::Array || shape.size() < 3 || strides.size() != shape.size()) return false;
+  // N, C, S1..Sk with C innermost: C 1, Sk C, S(k-1) C*Sk, ..., N C*S1*...*Sk.
+  sym::Expr step = shape[1];
+  if (!(strides[1] == sym::Expr(1))) return false;
+  for (size_t k = shape.size(); k-- > 2;) {
+    if (!(strides[k] == step)) return false;
+    step = step * shape[k];
+  }
+  return strides[0] == step && strides != contiguousStrides(shape);
 }
 
 } // namespace dcw::ir

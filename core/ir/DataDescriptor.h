@@ -74,7 +74,10 @@ public:
   static std::vector<sym::Expr> contiguousStrides(const std::vector<sym::Expr>& shape);
   sym::Expr totalSize() const;    // product of shape (1 for Scalar)
   std::set<std::string> freeSymbols() const;
-  std::string typeString() const; // "float32[N, 3, 224, 224]", "seq(float32[?])", ...
+  std::string typeString() const; // "float32[N, 3, 224, 224]", "seq(float32[?])", "float32[1, 8, 4, 4] channels-last", ...
+  // Strides that put dim 1 (channels) innermost and the others row-major (NHWC for a 4-D array), as
+  // transforms/catalogue/ChannelsLast stores activations between oneDNN nodes.
+  bool isChannelsLast() const;
 };
 
 } // namespace dcw::ir
