@@ -57,10 +57,16 @@ std::vector<sym::Expr> channelsLastStrides(const std::vector<int64_t>& dims) {
   return out;
 }
 
+// Nodes whose operands of the output's shape must share one layout: oneDNN's binary, sum and concat
+// kernels run on operands of one layout; given two (channels-last and row-major), they fall back to
+// a reference kernel many times slower (ConvNeXt's residual Add after its row-major MLP: 3x).
+bool sharesLayout(const LibraryNode& lib) {
+  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Sum", "Concat"};
+  return lib.domain.empty() && ops.count(lib.opType) > 0;
+}
+
 struct Plan {
-  AccessNode* array = nullptr;
-  DataDescriptor* desc = nullptr;
-  std::vector<int64_t> dims;
+  std::vector<DataDescriptor*> group; // the arrays to store channels-last, the matched one first
 };
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
@@ -72,52 +78,75 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     return false;
   };
   auto* producer = bind->get<LibraryNode>("producer");
-  p.array = bind->get<AccessNode>("array");
-  if (!producer || !p.array) return fail("not a library node writing an access node");
-  const State& st = *p.array->parent();
-  const Sdfg* sdfg = owningSdfg(p.array);
-  p.desc = sdfg ? const_cast<Sdfg*>(sdfg)->findData(p.array->data()) : nullptr;
-  const DataDescriptor* d = p.desc;
-  if (!d) return fail("the array has no data descriptor");
-  if (!d->transient) return fail("'" + d->name() + "' is an input or output of the model", "its layout is the caller's");
-  if (d->dataKind != DataKind::Array || d->dtype != DType::Float32) return fail("'" + d->name() + "' is not a float32 array");
-  if (d->shape.size() < 3 || d->shape.size() > 5) return fail("'" + d->name() + "' has rank " + std::to_string(d->shape.size()) + "; channels-last is for ranks 3 to 5");
-  p.dims.clear();
-  for (auto& e : d->shape) {
-    auto c = e.constantValue();
-    if (!c || *c <= 0) return fail("'" + d->name() + "' has a dim that is not a known positive number: " + e.str());
-    p.dims.push_back(*c);
+  auto* array = bind->get<AccessNode>("array");
+  if (!producer || !array) return fail("not a library node writing an access node");
+  const State& st = *array->parent();
+  Sdfg* sdfg = const_cast<Sdfg*>(owningSdfg(array));
+  if (!sdfg) return fail("the access node is in no SDFG");
+  // The group: the matched array and, through the nodes that need one layout for all their operands
+  // of the output's shape, every array that must change with it. Each must qualify.
+  p.group.clear();
+  std::set<std::string> seen;
+  std::vector<std::string> todo{array->data()};
+  while (!todo.empty()) {
+    const std::string name = todo.back();
+    todo.pop_back();
+    if (!seen.insert(name).second) continue;
+    DataDescriptor* d = sdfg->findData(name);
+    if (!d) return fail("'" + name + "' has no data descriptor");
+    const std::string with = name == array->data() ? "" : " (it must change with '" + array->data() + "': a node reads both)";
+    if (!d->transient) return fail("'" + name + "' is an input or output of the model" + with, "its layout is the caller's");
+    if (d->dataKind != DataKind::Array || d->dtype != DType::Float32) return fail("'" + name + "' is not a float32 array" + with);
+    if (d->shape.size() < 3 || d->shape.size() > 5)
+      return fail("'" + name + "' has rank " + std::to_string(d->shape.size()) + "; channels-last is for ranks 3 to 5" + with);
+    std::vector<int64_t> dims;
+    for (auto& e : d->shape) {
+      auto c = e.constantValue();
+      if (!c || *c <= 0) return fail("'" + name + "' has a dim that is not a known positive number: " + e.str() + with);
+      dims.push_back(*c);
+    }
+    int64_t spatial = 1;
+    for (size_t k = 2; k < dims.size(); ++k) spatial *= dims[k];
+    if (dims[1] == 1 || spatial == 1) return fail("'" + name + "' has one channel or one position: both layouts are the same" + with);
+    if (!d->strides.empty() && d->strides != DataDescriptor::contiguousStrides(d->shape))
+      return fail("'" + name + "' is not row-major (it is channels-last already, or a view)" + with);
+    // Every access node of the array: in this state, outside maps, between oneDNN nodes that take it.
+    size_t here = 0;
+    for (const auto& n : st.nodes()) {
+      auto* an = dynamic_cast<const AccessNode*>(n.get());
+      if (!an || an->data() != name) continue;
+      ++here;
+      if (scope::enclosing(st, *an)) return fail("an access node of '" + name + "' is inside a map" + with);
+      auto check = [&](const DataflowEdge* e, ElementId other, const std::string& conn) {
+        auto* lib = dynamic_cast<const LibraryNode*>(st.node(other));
+        if (!lib) return fail("'" + name + "' is read or written by a node that is not a library node" + with);
+        if (!takesAnyStrides(*lib, conn))
+          return fail("'" + name + "' is read or written by " + lib->className() + " '" + lib->label() + "' at " + conn +
+                          (lib->implementation == "onednn" ? ", which takes row-major operands only" : ", which does not run on oneDNN") + with,
+                      "channels-last pays where oneDNN nodes surround the array (set implementation=onednn)");
+        if (!wholeArray(e->memlet, *d)) return fail("'" + name + "' is accessed in part" + with);
+        if (sharesLayout(*lib)) {
+          // Its other operands of this array's dims (not a broadcast one) join the group.
+          auto join = [&](const DataflowEdge* o, ElementId end) {
+            auto* other = dynamic_cast<const AccessNode*>(st.node(end));
+            const DataDescriptor* od = other ? sdfg->findData(other->data()) : nullptr;
+            if (od && od->shape == d->shape) todo.push_back(od->name());
+            (void)o;
+          };
+          for (auto* o : st.inEdges(lib->id())) join(o, o->src);
+          for (auto* o : st.outEdges(lib->id())) join(o, o->dst);
+        }
+        return true;
+      };
+      for (auto* e : st.inEdges(an->id()))
+        if (!check(e, e->src, e->srcConnector)) return false;
+      for (auto* e : st.outEdges(an->id()))
+        if (!check(e, e->dst, e->dstConnector)) return false;
+    }
+    if (here == 0 || here != graph::accessCount(*sdfg, name)) return fail("'" + name + "' is used in other states too" + with);
+    if (graph::namedInControlFlow(*sdfg, name)) return fail("control flow names '" + name + "'" + with);
+    p.group.push_back(d);
   }
-  int64_t spatial = 1;
-  for (size_t k = 2; k < p.dims.size(); ++k) spatial *= p.dims[k];
-  if (p.dims[1] == 1 || spatial == 1) return fail("'" + d->name() + "' has one channel or one position: both layouts are the same");
-  if (!d->strides.empty() && d->strides != DataDescriptor::contiguousStrides(d->shape))
-    return fail("'" + d->name() + "' is not row-major (it is channels-last already, or a view)");
-  if (scope::enclosing(st, *p.array)) return fail("the access node is inside a map");
-  // Every access node of the array: in this state, outside maps, between oneDNN nodes that take it.
-  size_t here = 0;
-  for (const auto& n : st.nodes()) {
-    auto* an = dynamic_cast<const AccessNode*>(n.get());
-    if (!an || an->data() != d->name()) continue;
-    ++here;
-    if (scope::enclosing(st, *an)) return fail("an access node of '" + d->name() + "' is inside a map");
-    auto check = [&](const DataflowEdge* e, ElementId other, const std::string& conn) {
-      auto* lib = dynamic_cast<const LibraryNode*>(st.node(other));
-      if (!lib) return fail("'" + d->name() + "' is read or written by a node that is not a library node");
-      if (!takesAnyStrides(*lib, conn))
-        return fail("'" + d->name() + "' is read or written by " + lib->className() + " '" + lib->label() + "' at " + conn +
-                        (lib->implementation == "onednn" ? ", which takes row-major operands only" : ", which does not run on oneDNN"),
-                    "channels-last pays where oneDNN nodes surround the array (set implementation=onednn)");
-      if (!wholeArray(e->memlet, *d)) return fail("'" + d->name() + "' is accessed in part");
-      return true;
-    };
-    for (auto* e : st.inEdges(an->id()))
-      if (!check(e, e->src, e->srcConnector)) return false;
-    for (auto* e : st.outEdges(an->id()))
-      if (!check(e, e->dst, e->dstConnector)) return false;
-  }
-  if (here != graph::accessCount(*sdfg, d->name())) return fail("'" + d->name() + "' is used in other states too");
-  if (graph::namedInControlFlow(*sdfg, d->name())) return fail("control flow names '" + d->name() + "'");
   return true;
 }
 
@@ -136,7 +165,11 @@ bool ChannelsLast::canApply(const Match& match, const Sdfg& root, Diagnostics* w
 Expected<void> ChannelsLast::apply(const Match& match, edit::Editor& ed) const {
   Plan p;
   if (auto ok = analyseForApply(analyse, match, ed.root(), p, "array"); !ok) return ok;
-  ed.set(*p.desc, &DataDescriptor::strides, channelsLastStrides(p.dims));
+  for (DataDescriptor* d : p.group) {
+    std::vector<int64_t> dims;
+    for (auto& e : d->shape) dims.push_back(*e.constantValue());
+    ed.set(*d, &DataDescriptor::strides, channelsLastStrides(dims));
+  }
   return {};
 }
 
