@@ -72,7 +72,7 @@ private slots:
     // B is also read by a Reshape (row-major only); H has one position; X and Y are the caller's.
     QVERIFY2(whyNot(t, matchFor(*m, "B"), *m).contains("Reshape 'reshape' at data"), qPrintable(whyNot(t, matchFor(*m, "B"), *m)));
     QVERIFY(whyNot(t, matchFor(*m, "H"), *m).contains("one channel or one position"));
-    // One step changes a group: C, D and E together (Add and Concat read them side by side).
+    // One step changes a group: C, D and E together (the Add reads C and D and writes E).
     QVERIFY(checkTransformation(*m, t, matchFor(*m, "C"), 0, /*numeric=*/false)); // exact undo/redo too
     QStringList last;
     for (const char* name : {"A", "B", "C", "D", "E", "F", "G", "H"})
@@ -139,8 +139,7 @@ private slots:
   void autoOptimizeUsesItWithOnednn_data() {
     QTest::addColumn<QString>("prefer");
     QTest::addColumn<QStringList>("channelsLast");
-    // A and D are gone (Relu and Add fused into the convolutions), B feeds the Reshape; C and E are one
-    // step (the Concat reads both).
+    // A and D are gone (Relu and Add fused into the convolutions), B feeds the Reshape.
     QTest::newRow("onednn") << "onednn" << QStringList({"C", "E", "F", "G"});
     QTest::newRow("pure") << "pure" << QStringList();
   }

@@ -57,11 +57,12 @@ std::vector<sym::Expr> channelsLastStrides(const std::vector<int64_t>& dims) {
   return out;
 }
 
-// Nodes whose operands of the output's shape must share one layout: oneDNN's binary, sum and concat
-// kernels run on operands of one layout; given two (channels-last and row-major), they fall back to
-// a reference kernel many times slower (ConvNeXt's residual Add after its row-major MLP: 3x).
+// Nodes whose operands of the output's shape must share one layout: oneDNN's binary and sum kernels
+// run on operands of one layout; given two (channels-last and row-major), they fall back to a
+// reference kernel many times slower (ConvNeXt's residual Add after its row-major MLP: 3x). Concat
+// is not one: it copies each input into place, whatever its layout, at the speed of a reorder.
 bool sharesLayout(const LibraryNode& lib) {
-  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Sum", "Concat"};
+  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Sum"};
   return lib.domain.empty() && ops.count(lib.opType) > 0;
 }
 

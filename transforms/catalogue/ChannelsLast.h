@@ -14,7 +14,7 @@
 // is `onednn` and whose oneDNN call takes any strides at that connector: Conv, ConvTranspose and their
 // fused forms (X, Y, Z), the poolings (X, Y), BatchNormalization (X, Y), Concat, Sum, Add, Sub, Mul,
 // Div and the oneDNN eltwise ops (every operand), each reading or writing the whole array.
-// Add, Sub, Mul, Div, Sum and Concat need their operands of the output's shape in one layout (oneDNN's
+// Add, Sub, Mul, Div and Sum need their operands of the output's shape in one layout (oneDNN's
 // kernels for mixed layouts are reference code, several times slower), so the step changes the array
 // together with every array such a node ties it to (its group), and only when each of them qualifies.
 // Edges of the channels-last region keep their row-major arrays: the oneDNN call there reorders.
