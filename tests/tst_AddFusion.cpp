@@ -29,16 +29,6 @@ std::string inputAt(const LibraryNode& n, const std::string& conn) {
   return {};
 }
 
-bool close(const std::vector<Tensor>& ref, const std::vector<Tensor>& out, double tolerance, const char* what) {
-  if (out.empty()) return false;
-  auto d = codegen::compareOutputs(ref, out);
-  if (!d.mismatch.empty() || d.maxAbs > tolerance) {
-    qWarning("%s: %s max abs diff %g", what, d.mismatch.c_str(), d.maxAbs);
-    return false;
-  }
-  return true;
-}
-
 } // namespace
 
 class TestAddFusion : public QObject {
@@ -68,9 +58,9 @@ private slots:
     // The fused conv writes what the Add wrote, which the Relu still reads.
     State* st = conv->parent();
     QCOMPARE(static_cast<AccessNode*>(st->node(st->outEdges(conv->id())[0]->dst))->data(), std::string("U"));
-    QVERIFY(close(ref, runExpanded(*m, 5), 1e-5, "pure"));
+    QVERIFY(outputsClose(ref, runExpanded(*m, 5), 1e-5, "pure"));
     std::string code;
-    QVERIFY(close(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
+    QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
     QVERIFY2(code.find("po.append_sum(1.0f)") != std::string::npos && code.find("dcw_k.addSum(") != std::string::npos, code.c_str());
   }
 
@@ -89,9 +79,9 @@ private slots:
     QVERIFY(mm);
     QCOMPARE(mm->className(), std::string("dcw::FusedMatMul"));
     QCOMPARE(inputAt(*mm, "Z"), std::string("bias"));
-    QVERIFY(close(ref, runExpanded(*m, 5), 1e-5, "pure"));
+    QVERIFY(outputsClose(ref, runExpanded(*m, 5), 1e-5, "pure"));
     std::string code;
-    QVERIFY(close(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
+    QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
     QVERIFY2(code.find("DNNL_ARG_BIAS") != std::string::npos, code.c_str());
     // GELU, then into the matmul: one node left.
     auto gelu = applicableMatches(*m, transforms::GeluFusion());
@@ -101,9 +91,9 @@ private slots:
     QCOMPARE(act.size(), size_t(1));
     QVERIFY(applyNow(*m, transforms::ActivationFusion(), act[0]));
     QCOMPARE(allNodes<LibraryNode>(*m).size(), size_t(1));
-    QVERIFY(close(ref, runExpanded(*m, 5), 1e-5, "pure, with Gelu"));
+    QVERIFY(outputsClose(ref, runExpanded(*m, 5), 1e-5, "pure, with Gelu"));
     code.clear();
-    QVERIFY(close(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn, with Gelu"));
+    QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn, with Gelu"));
     QVERIFY2(code.find("eltwise_gelu_erf") != std::string::npos, code.c_str());
   }
 
@@ -160,8 +150,8 @@ private slots:
     QVERIFY(applicableMatches(*m, t).empty());
     const QString why = whyNot(t, matchAt(*m, "mm", "residual"), *m);
     QVERIFY2(why.contains("the FusedMatMul already adds a Z"), qPrintable(why));
-    QVERIFY(close(ref, runExpanded(*m, 5), 1e-5, "pure"));
-    QVERIFY(close(ref, runExpandedPreferring(*m, 5, {"onednn"}), 1e-4, "onednn"));
+    QVERIFY(outputsClose(ref, runExpanded(*m, 5), 1e-5, "pure"));
+    QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 5, {"onednn"}), 1e-4, "onednn"));
   }
 
   void refusesAResultTheModelReturns() {

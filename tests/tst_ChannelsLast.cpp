@@ -14,16 +14,6 @@ using namespace dcw::testsupport;
 
 namespace {
 
-bool close(const std::vector<Tensor>& ref, const std::vector<Tensor>& out, double tolerance, const char* what) {
-  if (out.empty()) return false;
-  auto d = codegen::compareOutputs(ref, out);
-  if (!d.mismatch.empty() || d.maxAbs > tolerance) {
-    qWarning("%s: %s max abs diff %g", what, d.mismatch.c_str(), d.maxAbs);
-    return false;
-  }
-  return true;
-}
-
 void setImplementations(Sdfg& m, const std::string& impl) {
   for (auto* n : allNodes<LibraryNode>(m)) n->implementation = impl;
 }
@@ -94,11 +84,11 @@ private slots:
     QVERIFY(validate(*m).firstError() == nullptr);
     // oneDNN on the channels-last arrays: the calls describe them by their strides.
     std::string code;
-    QVERIFY(close(ref, runExpandedPreferring(*m, 7, {"onednn"}, &code), 1e-4, "onednn, channels-last"));
+    QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 7, {"onednn"}, &code), 1e-4, "onednn, channels-last"));
     QVERIFY2(code.find("strided(dims{1, 8, 8, 6}, dims{384, 1, 48, 8})") != std::string::npos, code.c_str());
     // The pure expansions index the same arrays through their strides.
     setImplementations(*m, "pure");
-    QVERIFY(close(ref, runExpanded(*m, 7), 1e-4, "pure, channels-last"));
+    QVERIFY(outputsClose(ref, runExpanded(*m, 7), 1e-4, "pure, channels-last"));
   }
 
   // An implementation that reads row-major operands only refuses a channels-last array by name
@@ -159,7 +149,7 @@ private slots:
     last.sort();
     QCOMPARE(last, channelsLast);
     QVERIFY(validate(*m).firstError() == nullptr);
-    QVERIFY(close(ref, runModel(*m, randomInputsFor(*m, 3)), 1e-4, "optimized"));
+    QVERIFY(outputsClose(ref, runModel(*m, randomInputsFor(*m, 3)), 1e-4, "optimized"));
   }
 };
 

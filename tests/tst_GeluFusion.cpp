@@ -10,20 +10,6 @@ using namespace dcw;
 using namespace dcw::ir;
 using namespace dcw::testsupport;
 
-namespace {
-
-bool close(const std::vector<Tensor>& ref, const std::vector<Tensor>& out, double tolerance, const char* what) {
-  if (out.empty()) return false;
-  auto d = codegen::compareOutputs(ref, out);
-  if (!d.mismatch.empty() || d.maxAbs > tolerance) {
-    qWarning("%s: %s max abs diff %g", what, d.mismatch.c_str(), d.maxAbs);
-    return false;
-  }
-  return true;
-}
-
-} // namespace
-
 class TestGeluFusion : public QObject {
   Q_OBJECT
   transforms::GeluFusion t;
@@ -64,9 +50,9 @@ private slots:
     QCOMPARE(static_cast<AccessNode*>(st.node(st.inEdges(gelu->id())[0]->src))->data(), x.toStdString());
     QCOMPARE(static_cast<AccessNode*>(st.node(st.outEdges(gelu->id())[0]->dst))->data(), std::string("Y"));
     for (const char* gone : {"one", "half", "sqrt2", "rsqrt2", "D", "E", "A", "M"}) QVERIFY2(!m->findData(gone), gone);
-    QVERIFY(close(ref, runExpanded(*m, 5), 1e-5, "pure"));
+    QVERIFY(outputsClose(ref, runExpanded(*m, 5), 1e-5, "pure"));
     std::string code;
-    QVERIFY(close(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
+    QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
     QVERIFY2(code.find("eltwise_gelu_erf") != std::string::npos, code.c_str());
   }
 

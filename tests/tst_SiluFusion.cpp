@@ -11,20 +11,6 @@ using namespace dcw;
 using namespace dcw::ir;
 using namespace dcw::testsupport;
 
-namespace {
-
-bool close(const std::vector<Tensor>& ref, const std::vector<Tensor>& out, double tolerance, const char* what) {
-  if (out.empty()) return false;
-  auto d = codegen::compareOutputs(ref, out);
-  if (!d.mismatch.empty() || d.maxAbs > tolerance) {
-    qWarning("%s: %s max abs diff %g", what, d.mismatch.c_str(), d.maxAbs);
-    return false;
-  }
-  return true;
-}
-
-} // namespace
-
 class TestSiluFusion : public QObject {
   Q_OBJECT
   transforms::SiluFusion t;
@@ -49,18 +35,18 @@ private slots:
     QCOMPARE(static_cast<AccessNode*>(st.node(st.inEdges(silu->id())[0]->src))->data(), std::string("T"));
     QCOMPARE(static_cast<AccessNode*>(st.node(st.outEdges(silu->id())[0]->dst))->data(), std::string("Y"));
     QVERIFY(!m->findData("S"));
-    QVERIFY(close(ref, runExpanded(*m, 5), 1e-5, "pure"));
+    QVERIFY(outputsClose(ref, runExpanded(*m, 5), 1e-5, "pure"));
     std::string code;
-    QVERIFY(close(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
+    QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
     QVERIFY2(code.find("eltwise_swish") != std::string::npos, code.c_str());
     // The Conv's only reader is now the Silu: ActivationFusion makes it one node with a swish post-op.
     auto act = applicableMatches(*m, transforms::ActivationFusion());
     QCOMPARE(act.size(), size_t(1));
     QVERIFY(applyNow(*m, transforms::ActivationFusion(), act[0]));
     QCOMPARE(allNodes<LibraryNode>(*m).size(), size_t(1));
-    QVERIFY(close(ref, runExpanded(*m, 5), 1e-5, "pure, fused into the conv"));
+    QVERIFY(outputsClose(ref, runExpanded(*m, 5), 1e-5, "pure, fused into the conv"));
     code.clear();
-    QVERIFY(close(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn, fused into the conv"));
+    QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn, fused into the conv"));
     QVERIFY2(code.find("po.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f") != std::string::npos, code.c_str());
   }
 

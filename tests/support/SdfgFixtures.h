@@ -151,6 +151,17 @@ inline transforms::Match labelledMatch(const ir::Sdfg& m, const std::string& tra
   return {transformation, {{firstKey, ir::pathOf(*a)}, {outputKey, ir::pathOf(*out)}, {secondKey, ir::pathOf(*b)}}, {}};
 }
 
+// Whether `out` (non-empty) matches `ref` within `tolerance` (max abs difference); says why not, under `what`.
+inline bool outputsClose(const std::vector<ir::Tensor>& ref, const std::vector<ir::Tensor>& out, double tolerance, const char* what) {
+  if (out.empty()) return false;
+  auto d = codegen::compareOutputs(ref, out);
+  if (!d.mismatch.empty() || d.maxAbs > tolerance) {
+    qWarning("%s: %s max abs diff %g", what, d.mismatch.c_str(), d.maxAbs);
+    return false;
+  }
+  return true;
+}
+
 // A copy of `s` (through JSON) with every library node expanded, or null.
 inline std::unique_ptr<ir::Sdfg> expandedCopy(const ir::Sdfg& s) {
   auto c = serialize::fromJson(serialize::toJson(s));
