@@ -6,6 +6,7 @@
 #include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
+#include <map>
 #include <set>
 
 namespace dcw::transforms {
@@ -68,6 +69,11 @@ bool sharesLayout(const LibraryNode& lib) {
 
 struct Plan {
   std::vector<DataDescriptor*> group; // the arrays to store channels-last, the matched one first
+  // Readers that take row-major operands only, by the access node they read: they read a row-major
+  // copy instead (the reorder at the region's edge, explicit on the canvas).
+  std::map<ElementId, std::vector<ElementId>> rowMajorReaders; // access node -> its out edges to them
+  State* state = nullptr;
+  Sdfg* sdfg = nullptr;
 };
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
@@ -84,6 +90,9 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   const State& st = *array->parent();
   Sdfg* sdfg = const_cast<Sdfg*>(owningSdfg(array));
   if (!sdfg) return fail("the access node is in no SDFG");
+  p.state = const_cast<State*>(&st);
+  p.sdfg = sdfg;
+  p.rowMajorReaders.clear();
   // The group: the matched array and, through the nodes that need one layout for all their operands
   // of the output's shape, every array that must change with it. Each must qualify.
   p.group.clear();
@@ -118,9 +127,15 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
       if (!an || an->data() != name) continue;
       ++here;
       if (scope::enclosing(st, *an)) return fail("an access node of '" + name + "' is inside a map" + with);
-      auto check = [&](const DataflowEdge* e, ElementId other, const std::string& conn) {
+      auto check = [&](const DataflowEdge* e, ElementId other, const std::string& conn, bool reads) {
         auto* lib = dynamic_cast<const LibraryNode*>(st.node(other));
-        if (!lib) return fail("'" + name + "' is read or written by a node that is not a library node" + with);
+        if (reads && (!lib || !takesAnyStrides(*lib, conn))) {
+          // A reader that takes row-major operands only reads a row-major copy.
+          if (e->memlet.data != name || !wholeArray(e->memlet, *d)) return fail("'" + name + "' is read in part" + with);
+          p.rowMajorReaders[an->id()].push_back(e->id());
+          return true;
+        }
+        if (!lib) return fail("'" + name + "' is written by a node that is not a library node" + with);
         if (!takesAnyStrides(*lib, conn))
           return fail("'" + name + "' is read or written by " + lib->className() + " '" + lib->label() + "' at " + conn +
                           (lib->implementation == "onednn" ? ", which takes row-major operands only" : ", which does not run on oneDNN") + with,
@@ -140,14 +155,22 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
         return true;
       };
       for (auto* e : st.inEdges(an->id()))
-        if (!check(e, e->src, e->srcConnector)) return false;
+        if (!check(e, e->src, e->srcConnector, false)) return false;
       for (auto* e : st.outEdges(an->id()))
-        if (!check(e, e->dst, e->dstConnector)) return false;
+        if (!check(e, e->dst, e->dstConnector, true)) return false;
     }
     if (here == 0 || here != graph::accessCount(*sdfg, name)) return fail("'" + name + "' is used in other states too" + with);
     if (graph::namedInControlFlow(*sdfg, name)) return fail("control flow names '" + name + "'" + with);
     p.group.push_back(d);
   }
+  // Worth it only when some oneDNN node reads the group as it is (else each reader reads a copy).
+  size_t reads = 0, copied = 0;
+  for (DataDescriptor* d : p.group)
+    for (const auto& n : st.nodes())
+      if (auto* an = dynamic_cast<const AccessNode*>(n.get()); an && an->data() == d->name()) reads += st.outEdges(an->id()).size();
+  for (auto& [node, edges] : p.rowMajorReaders) copied += edges.size();
+  if (reads == copied)
+    return fail("no oneDNN node reads '" + array->data() + "' as it is: every reader would read a row-major copy");
   return true;
 }
 
@@ -166,6 +189,39 @@ bool ChannelsLast::canApply(const Match& match, const Sdfg& root, Diagnostics* w
 Expected<void> ChannelsLast::apply(const Match& match, edit::Editor& ed) const {
   Plan p;
   if (auto ok = analyseForApply(analyse, match, ed.root(), p, "array"); !ok) return ok;
+  State& st = *p.state;
+  Sdfg& sdfg = *p.sdfg;
+  // Row-major copies for the readers that need one: one copy array per array, one access node per
+  // access node read, and those readers moved onto it.
+  std::map<std::string, std::string> copyOf;
+  for (auto& [nodeId, edges] : p.rowMajorReaders) {
+    auto* an = static_cast<AccessNode*>(st.node(nodeId));
+    const std::string name = an->data();
+    const DataDescriptor* d = sdfg.findData(name);
+    if (!copyOf.count(name)) {
+      auto c = std::make_unique<DataDescriptor>(graph::freshDataName(sdfg, name + "_rowmajor"));
+      c->dtype = d->dtype;
+      c->dataKind = DataKind::Array;
+      c->shape = d->shape;
+      c->strides = DataDescriptor::contiguousStrides(d->shape);
+      c->transient = true;
+      copyOf[name] = ed.addData(sdfg, std::move(c))->name();
+    }
+    const std::string& copyName = copyOf[name];
+    const DataDescriptor* cd = sdfg.findData(copyName);
+    Node* copyNode = ed.add<AccessNode>(st, copyName);
+    ed.addEdge(st, *an, "", *copyNode, "", Memlet::full(name, d->shape));
+    for (ElementId id : edges) {
+      const DataflowEdge* e = nullptr;
+      for (auto* o : st.outEdges(nodeId))
+        if (o->id() == id) e = o;
+      if (!e) continue;
+      const ElementId dst = e->dst;
+      const std::string conn = e->dstConnector;
+      ed.removeEdge(st, id);
+      ed.addEdge(st, *copyNode, "", *st.node(dst), conn, Memlet::full(copyName, cd->shape));
+    }
+  }
   for (DataDescriptor* d : p.group) {
     std::vector<int64_t> dims;
     for (auto& e : d->shape) dims.push_back(*e.constantValue());
