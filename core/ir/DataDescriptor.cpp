@@ -78,16 +78,22 @@ std::string DataDescriptor::typeString() const {
   return s;
 }
 
-bool DataDescriptor::isChannelsLast() const {
-  if (dataKind != DataKind::Array || shape.size() < 3 || strides.size() != shape.size()) return false;
+std::vector<sym::Expr> DataDescriptor::channelsLastStrides(const std::vector<sym::Expr>& shape) {
+  if (shape.size() < 3) return contiguousStrides(shape);
   // N, C, S1..Sk with C innermost: C 1, Sk C, S(k-1) C*Sk, ..., N C*S1*...*Sk.
+  std::vector<sym::Expr> s(shape.size(), sym::Expr(1));
   sym::Expr step = shape[1];
-  if (!(strides[1] == sym::Expr(1))) return false;
   for (size_t k = shape.size(); k-- > 2;) {
-    if (!(strides[k] == step)) return false;
+    s[k] = step;
     step = step * shape[k];
   }
-  return strides[0] == step && strides != contiguousStrides(shape);
+  s[0] = step;
+  return s;
+}
+
+bool DataDescriptor::isChannelsLast() const {
+  if (dataKind != DataKind::Array || shape.size() < 3 || strides.size() != shape.size()) return false;
+  return strides == channelsLastStrides(shape) && strides != contiguousStrides(shape);
 }
 
 } // namespace dcw::ir

@@ -78,6 +78,8 @@ public:
   // Strides that put dim 1 (channels) innermost and the others row-major (NHWC for a 4-D array), as
   // transforms/catalogue/ChannelsLast stores activations between oneDNN nodes.
   bool isChannelsLast() const;
+  // Those strides for `shape` (rank 3 or more; row-major below that).
+  static std::vector<sym::Expr> channelsLastStrides(const std::vector<sym::Expr>& shape);
 };
 
 } // namespace dcw::ir

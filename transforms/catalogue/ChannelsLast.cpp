@@ -43,21 +43,6 @@ bool wholeArray(const Memlet& m, const DataDescriptor& d) {
   return m.subset.empty() || m.subset == Subset::fullOf(d.shape);
 }
 
-std::vector<sym::Expr> channelsLastStrides(const std::vector<int64_t>& dims) {
-  // N, C, S1..Sk -> strides: C = 1, Sk = C, S(k-1) = C*Sk, ..., N = C*S1*...*Sk.
-  std::vector<int64_t> s(dims.size());
-  s[1] = 1;
-  int64_t step = dims[1];
-  for (size_t k = dims.size(); k-- > 2;) {
-    s[k] = step;
-    step *= dims[k];
-  }
-  s[0] = step;
-  std::vector<sym::Expr> out;
-  for (auto v : s) out.emplace_back(v);
-  return out;
-}
-
 // Nodes whose operands of the output's shape must share one layout: oneDNN's binary and sum kernels
 // run on operands of one layout; given two (channels-last and row-major), they fall back to a
 // reference kernel many times slower (ConvNeXt's residual Add after its row-major MLP: 3x). Concat
@@ -222,11 +207,7 @@ Expected<void> ChannelsLast::apply(const Match& match, edit::Editor& ed) const {
       ed.addEdge(st, *copyNode, "", *st.node(dst), conn, Memlet::full(copyName, cd->shape));
     }
   }
-  for (DataDescriptor* d : p.group) {
-    std::vector<int64_t> dims;
-    for (auto& e : d->shape) dims.push_back(*e.constantValue());
-    ed.set(*d, &DataDescriptor::strides, channelsLastStrides(dims));
-  }
+  for (DataDescriptor* d : p.group) ed.set(*d, &DataDescriptor::strides, DataDescriptor::channelsLastStrides(d->shape));
   return {};
 }
 

@@ -63,15 +63,11 @@ Expected<Described> describedOperand(const ExpansionContext& ctx, const std::str
                                      const ir::DataDescriptor& d) {
   Described out;
   DCW_TRY(out.dims, knownDims(ctx, op, name, d));
-  if (d.strides.empty() || d.strides.size() != out.dims.size()) {
-    out.strides.assign(out.dims.size(), 1);
-    for (size_t k = out.dims.size(); k-- > 1;) out.strides[k - 1] = out.strides[k] * out.dims[k];
-  } else {
-    for (auto& e : d.strides) {
-      auto c = e.constantValue();
-      if (!c || *c < 0) return ctx.error("onednn " + op + " needs known non-negative strides; " + name + " has stride " + e.str(), pureHint(ctx));
-      out.strides.push_back(*c);
-    }
+  const auto strides = d.strides.size() == d.shape.size() ? d.strides : ir::DataDescriptor::contiguousStrides(d.shape);
+  for (auto& e : strides) {
+    auto c = e.constantValue();
+    if (!c || *c < 0) return ctx.error("onednn " + op + " needs known non-negative strides; " + name + " has stride " + e.str(), pureHint(ctx));
+    out.strides.push_back(*c);
   }
   out.rowMajor = isRowMajor(out.dims, out.strides);
   out.dense = isDense(out.dims, out.strides);
