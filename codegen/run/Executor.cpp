@@ -3,6 +3,7 @@
 #include "codegen/run/MemoryBudget.h"
 
 #include "core/ir/Sdfg.h"
+#include "core/ir/Specialize.h"
 
 namespace dcw::codegen {
 
@@ -140,6 +141,8 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
   std::vector<int64_t> symbolValues;
   for (auto& s : code_.signature.symbols) {
     auto it = syms.find(s);
+    if (it == syms.end())
+      if (auto v = ir::specializedValue(*sdfg_->root(), s)) it = syms.emplace(s, *v).first;
     if (it == syms.end())
       return fail(sdfg_->name(), "symbol '" + s + "' cannot be determined from the input shapes (a data-dependent shape)",
                   "export the model with static shapes for this part");

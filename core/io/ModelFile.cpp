@@ -1,5 +1,6 @@
 #include "core/io/ModelFile.h"
 
+#include "core/ir/Specialize.h"
 #include "core/ir/Validate.h"
 #include "core/onnx/OnnxImporter.h"
 #include "core/serialize/JsonFormat.h"
@@ -36,6 +37,16 @@ Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& opti
     out.format = ModelFormat::DcwJson;
     DCW_TRY(auto s, serialize::loadFile(path));
     out.sdfg = std::move(s);
+    if (!options.fixedDims.empty()) {
+      // The model's dim names are the symbols' (or, where import renamed one, metadata "symbol:S").
+      std::map<std::string, int64_t> bySymbol;
+      for (auto& [symbol, type] : out.sdfg->symbols()) {
+        auto m = out.sdfg->metadata.find("symbol:" + symbol);
+        auto v = options.fixedDims.find(m == out.sdfg->metadata.end() ? symbol : m->second);
+        if (v != options.fixedDims.end()) bySymbol[symbol] = v->second;
+      }
+      ir::specializeSymbols(*out.sdfg, bySymbol);
+    }
   } else {
     out.format = ModelFormat::Onnx;
     onnx::ImportOptions io;

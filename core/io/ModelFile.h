@@ -27,7 +27,8 @@ struct LoadedModel {
 // Chooses the format by extension (.onnx / .dcw.json / .json) and, failing that, by content.
 // Fails when the file cannot be loaded or does not validate (the first validation error is reported).
 struct LoadOptions {
-  // Values for dynamic dims by the model's own dim names (ONNX dim_param): the model is specialized.
+  // Values for dynamic dims by the model's own dim names (ONNX dim_param): the model is specialized
+  // (an ONNX file on import; a .dcw.json by ir::specializeSymbols).
   std::map<std::string, int64_t> fixedDims;
 };
 

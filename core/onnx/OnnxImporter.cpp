@@ -11,6 +11,7 @@
 #include "core/onnx/OnnxTypes.h"
 #include "core/onnx/OpCatalog.h"
 #include "core/onnx/ShapeArithmetic.h"
+#include "core/onnx/SymbolicShapes.h"
 #include "core/onnx/SubgraphNesting.h"
 
 #include <onnx/checker.h>
@@ -68,6 +69,7 @@ struct Ctx {
   // Free names of each (sub)graph, computed once: asking at every level of a deep nest would be
   // quadratic. Cleared whenever graphs are rebuilt (sorting copies the nodes).
   std::unordered_map<const GraphProto*, std::vector<std::string>> freeNamesOf;
+  SymbolicShapes symbolic; // the main graph's dims that ONNX's inference left incomplete
 };
 
 // The first of base, base_1, base_2, ... that `taken` does not hold, remembering per base where the
@@ -561,6 +563,8 @@ private:
         int32_t elem = sparse ? t->sparse_tensor_type().elem_type() : t->tensor_type().elem_type();
         bool hasShape = sparse ? t->sparse_tensor_type().has_shape() : t->tensor_type().has_shape();
         d.dtype = dtypeFromOnnx(elem);
+        if (depth_ == 0 && !sparse && d.wrappers.empty())
+          if (auto it = c_.symbolic.shapes.find(onnxName); it != c_.symbolic.shapes.end()) return describeSymbolic(d, it->second);
         if (!hasShape) {
           d.rankKnown = false;
           return {};
@@ -606,6 +610,25 @@ private:
     d.rankKnown = false;
     d.dtype = DType::Undefined;
     if (untyped_++ == 0) firstUntyped_ = onnxName;
+    return {};
+  }
+
+  // Dims from DCW's symbolic inference (SymbolicShapes.h), its placeholders replaced by the symbols of
+  // the inputs' dim_params.
+  Expected<void> describeSymbolic(DataDescriptor& d, const std::vector<sym::Expr>& dims) {
+    std::map<std::string, sym::Expr> symbols;
+    for (size_t i = 0; i < c_.symbolic.params.size(); ++i) {
+      std::string s = symbolFor(c_.symbolic.params[i]);
+      symbols.emplace(SymbolicShapes::placeholder(i), sym::Expr::symbol(s));
+    }
+    std::vector<sym::Expr> shape;
+    for (auto& e : dims) {
+      shape.push_back(e.substitute(symbols));
+      for (auto& s : shape.back().freeSymbols()) sdfg_->addSymbol(s);
+    }
+    d.dataKind = shape.empty() && d.wrappers.empty() ? DataKind::Scalar : DataKind::Array;
+    d.strides = DataDescriptor::contiguousStrides(shape);
+    d.shape = std::move(shape);
     return {};
   }
 
@@ -1004,6 +1027,7 @@ void inferShapes(ModelProto& m, Ctx& c) {
     }
     if (!foldShapeArithmetic(*light.mutable_graph(), c.opsets.count("") ? c.opsets.at("") : 0)) break;
   }
+  c.symbolic = inferSymbolicShapes(light.graph(), c.opsets.count("") ? c.opsets.at("") : 0);
   // Copy back: inferred value_info, refined outputs, and the subgraphs' inferred types.
   *m.mutable_graph()->mutable_value_info() = light.graph().value_info();
   for (int i = 0; i < light.graph().output_size() && i < m.graph().output_size(); ++i)
@@ -1059,6 +1083,19 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   for (auto& f : m.functions()) c.functions[(f.domain() == "ai.onnx" ? "" : f.domain()) + "::" + f.name()] = &f;
 
   DCW_CHECK(loadExternalInGraph(*m.mutable_graph(), c, 0));
+  // An input dim with neither a number nor a name gets a name, so that the dims computed from it
+  // (SymbolicShapes) and specialization (fixedDims) can refer to it.
+  {
+    std::set<std::string> inits;
+    for (auto& t : m.graph().initializer()) inits.insert(t.name());
+    for (auto& v : *m.mutable_graph()->mutable_input()) {
+      if (inits.count(v.name()) || !v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+      auto& dims = *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim();
+      for (int k = 0; k < dims.size(); ++k)
+        if (!dims[k].has_dim_value() && (!dims[k].has_dim_param() || dims[k].dim_param().empty()))
+          dims[k].set_dim_param(v.name() + "_dim" + std::to_string(k));
+    }
+  }
   if (!c.options.fixedDims.empty()) {
     auto fix = [&](google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto>& values) {
       for (auto& v : values) {

@@ -7,7 +7,8 @@ inputs and compares the outputs (default rtol 1e-3, atol 1e-4). Prints one line 
 --expect-in-code TEXT, `dcw codegen` with the same arguments must produce code containing TEXT (so a
 comparison of the oneDNN path cannot pass by falling back to pure everywhere); --also-pure compares
 with dcw's default path on the same inputs too; --optimize replays the steps of `dcw optimize` (every
-dynamic dim 1, as `dcw run --random` specializes them) before running.
+dynamic dim 1, as `dcw run --random` specializes them) before running; --via-json runs the model as
+`dcw convert` saves it (a .dcw.json, which keeps its dims symbolic) instead of the .onnx.
 A model ONNX Runtime cannot run (an LSTM of layout 1: its CPU kernels take layout 0 only) may have
 MODEL.onnx.for-ort beside it, the same function in ops ONNX Runtime runs, with the same inputs and
 outputs: ONNX Runtime runs that one instead.
@@ -17,7 +18,7 @@ variable set, as CI systems do: CI=true), where the peer is part of the checkout
 its absence is a failure (exit 1): a comparison that CI is supposed to run may not turn into a skip.
 
 usage: compare_with_ort.py DCW_BINARY MODEL.onnx... [--rtol R] [--atol A] [--ort PATH] [--dcw-arg ARG]...
-                           [--expect-in-code TEXT] [--also-pure] [--optimize]
+                           [--expect-in-code TEXT] [--also-pure] [--optimize] [--via-json]
 """
 import argparse
 import os
@@ -84,6 +85,7 @@ def main():
     ap.add_argument("--expect-in-code")
     ap.add_argument("--also-pure", action="store_true")
     ap.add_argument("--optimize", action="store_true")
+    ap.add_argument("--via-json", action="store_true")
     ns = ap.parse_args()
     global NS
     NS = ns
@@ -130,7 +132,15 @@ def main():
                           (f" (dcw codegen: {r.stderr.strip()})" if r.returncode else ""))
                     bad += 1
                     continue
-            r = subprocess.run([ns.dcw, "run", model, "--random", "1", "--outputs", mine] + extra, capture_output=True, text=True)
+            runs = model
+            if ns.via_json:
+                runs = os.path.join(tmp, "model.dcw.json")
+                r = subprocess.run([ns.dcw, "convert", model, "-o", runs], capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"FAILED   {name}: dcw convert: {r.stderr.strip()}")
+                    bad += 1
+                    continue
+            r = subprocess.run([ns.dcw, "run", runs, "--random", "1", "--outputs", mine] + extra, capture_output=True, text=True)
             if r.returncode != 0:
                 print(f"FAILED   {name}: dcw run: {r.stderr.strip()}")
                 bad += 1

@@ -1,0 +1,42 @@
+// SymbolicShapes: DCW's own shape inference over symbolic dims, for the main graph of an imported
+// model. ONNX's inference loses a dim as soon as arithmetic touches it: a Conv over a dynamic width, a
+// Reshape whose target comes from Shape -> Gather -> Concat, a Slice up to a computed end all give
+// fresh "unk__N" dims or an unknown rank, and such a model cannot be compiled. This pass walks the
+// graph in order with every dim an expression of the inputs' dims and evaluates the shape arithmetic
+// exporters emit on symbolic values, so that, e.g.,
+//
+//   x: float[batch, 3, H, W] -> Conv(k=3, s=2, p=1) -> [batch, 16, (H - 1)//2 + 1, (W - 1)//2 + 1]
+//   Reshape(t, Concat(Gather(Shape(t), 0), [-1, 64]))   -> [batch, 12*seq, 64]   (was: rank unknown)
+//
+// Where ONNX knows a shape fully (numbers and the inputs' own dims) its answer stands; this pass fills
+// the rest, op by op (elementwise and broadcasting ops, MatMul/Gemm, convolutions and pools, Reshape,
+// Flatten, Transpose, (Un)Squeeze, Concat, Split, Slice, Gather, Expand, Tile, Pad, Resize, reductions,
+// TopK, ConstantOfShape, Range, ...). What depends on tensor values (NonZero, a run-time k) stays
+// unknown and is refused later, naming the node.
+#pragma once
+
+#include "core/symbolic/Expr.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class GraphProto;
+}
+
+namespace dcw::onnx {
+
+struct SymbolicShapes {
+  // Value name -> dims. Symbols are placeholders `params[i]` stands for: the i-th dim_param of the
+  // graph inputs (the importer maps each to its IR symbol).
+  std::map<std::string, std::vector<sym::Expr>> shapes;
+  std::vector<std::string> params;
+  static std::string placeholder(size_t i) { return "dcw_dim_" + std::to_string(i); }
+};
+
+// `g`: the main graph after ONNX's inference and DCW's constant folding (Constant nodes and folded
+// values are initializers). Only values whose dims ONNX left incomplete are in the result.
+SymbolicShapes inferSymbolicShapes(const ::onnx::GraphProto& g, int64_t opset);
+
+} // namespace dcw::onnx

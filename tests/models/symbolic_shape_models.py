@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""Small ONNX models whose shapes are computed at run time from dynamic input dims, the way exporters
+write them (tests/tst_SymbolicShapes.cpp, and the `compare_symbolic_with_onnxruntime` test at two
+sizes). ONNX's own shape inference leaves their intermediate dims unknown ("unk__N" or no rank).
+Run with /usr/bin/python3 from the repository root; writes tests/data/symbolic/*.onnx (a few KB each)."""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "symbolic")
+rng = np.random.default_rng(7)
+
+
+def save(nodes, name, inputs, outputs, inits=(), opset=13):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="dcw-tests")
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    os.makedirs(OUT, exist_ok=True)
+    onnx.save(model, os.path.join(OUT, name + ".onnx"))
+
+
+def ints(name, values):
+    return helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+
+def weights(name, *shape):
+    return numpy_helper.from_array(rng.uniform(-0.5, 0.5, shape).astype(np.float32), name)
+
+
+def attention_heads():
+    # BERT-style: X[batch, seq, 32] -> MatMul -> Reshape to [batch, seq, 4, 8] with the target taken
+    # from Shape(X) -> Gather -> Unsqueeze -> Concat, Transpose, then back with a -1: [batch, seq, 32].
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["batch", "seq", 32])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["batch", "seq", 32])
+    nodes = [
+        helper.make_node("MatMul", ["X", "W"], ["q"]),
+        helper.make_node("Shape", ["X"], ["s"]),
+        helper.make_node("Gather", ["s", "i0"], ["b"], axis=0),
+        helper.make_node("Gather", ["s", "i1"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["b", "ax0"], ["b1"]),
+        helper.make_node("Unsqueeze", ["n", "ax0"], ["n1"]),
+        helper.make_node("Concat", ["b1", "n1", "heads"], ["target"], axis=0),
+        helper.make_node("Reshape", ["q", "target"], ["split"], name="split_heads"),
+        helper.make_node("Transpose", ["split"], ["t"], perm=[0, 2, 1, 3]),
+        helper.make_node("Softmax", ["t"], ["p"], axis=-1),
+        helper.make_node("Transpose", ["p"], ["back"], perm=[0, 2, 1, 3]),
+        helper.make_node("Concat", ["b1", "minus1", "width"], ["target2"], axis=0),
+        helper.make_node("Reshape", ["back", "target2"], ["Y"], name="merge_heads"),
+    ]
+    inits = [weights("W", 32, 32), helper.make_tensor("i0", TensorProto.INT64, [], [0]),
+             helper.make_tensor("i1", TensorProto.INT64, [], [1]), ints("ax0", [0]), ints("heads", [4, 8]),
+             ints("minus1", [-1]), ints("width", [32])]
+    save(nodes, "attention_heads", [x], [y], inits)
+
+
+def conv_dynamic():
+    # X[N, 3, H, W] -> Conv(3x3, stride 2, pad 1) -> MaxPool(2x2, stride 2) -> Resize x2 -> Add -> Slice
+    # to the input's width (Shape -> Slice -> Concat) -> GlobalAveragePool -> Flatten -> Gemm.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 3, "H", "W"])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", 5])
+    f = helper.make_tensor_value_info("F", TensorProto.FLOAT, ["N", 8, "h", "w"])
+    nodes = [
+        helper.make_node("Conv", ["X", "K", "B"], ["c"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Resize", ["p", "", "scales"], ["u"], mode="nearest"),
+        helper.make_node("Shape", ["r"], ["rs"]),
+        helper.make_node("Slice", ["rs", "two", "four"], ["hw"]),
+        helper.make_node("Slice", ["r", "zeros2", "hw", "axes23"], ["rcut"]),
+        helper.make_node("Slice", ["u", "zeros2", "hw", "axes23"], ["ucut"]),
+        helper.make_node("Add", ["rcut", "ucut"], ["F"]),
+        helper.make_node("GlobalAveragePool", ["F"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["fl"], axis=1),
+        helper.make_node("Gemm", ["fl", "G", "gb"], ["Y"], transB=1),
+    ]
+    inits = [weights("K", 8, 3, 3, 3), weights("B", 8), weights("G", 5, 8), weights("gb", 5),
+             numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"), ints("two", [2]), ints("four", [4]),
+             ints("zeros2", [0, 0]), ints("axes23", [2, 3])]
+    save(nodes, "conv_dynamic", [x], [y, f], inits)
+
+
+def paddle_slice_opset9():
+    # paddle2onnx at opset 9: Shape -> Cast(int32) -> Slice (attributes) -> Cast(int64) -> Concat with a
+    # constant -> Reshape; the batch is dynamic. ONNX's inference gives the Reshape no rank at all.
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["p2o.DynamicDimension.0", 6, 2, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["p2o.DynamicDimension.1", 4])
+    nodes = [
+        helper.make_node("GlobalAveragePool", ["x"], ["g"]),
+        helper.make_node("Shape", ["g"], ["s"]),
+        helper.make_node("Cast", ["s"], ["s32"], to=TensorProto.INT32),
+        helper.make_node("Slice", ["s32"], ["first"], starts=[0], ends=[1], axes=[0]),
+        helper.make_node("Cast", ["first"], ["first64"], to=TensorProto.INT64),
+        helper.make_node("Constant", [], ["width"], value=helper.make_tensor("w", TensorProto.INT64, [1], [6])),
+        helper.make_node("Concat", ["first64", "width"], ["target"], axis=0),
+        helper.make_node("Reshape", ["g", "target"], ["flat"]),
+        helper.make_node("MatMul", ["flat", "M"], ["y"]),
+    ]
+    save(nodes, "paddle_slice_opset9", [x], [y], [weights("M", 6, 4)], opset=9)
+
+
+def positions_range():
+    # Position ids as exporters write them: Range(0, Shape(ids)[1], 1) -> Unsqueeze -> Expand to the ids'
+    # shape -> Gather from an embedding table, added to the token embedding.
+    ids = helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "sequence"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "sequence", 8])
+    nodes = [
+        helper.make_node("Shape", ["ids"], ["s"]),
+        helper.make_node("Gather", ["s", "i1"], ["n"], axis=0),
+        helper.make_node("Range", ["zero", "n", "one"], ["pos"]),
+        helper.make_node("Unsqueeze", ["pos", "ax0"], ["pos2"]),
+        helper.make_node("Expand", ["pos2", "s"], ["posb"]),
+        helper.make_node("Gather", ["P", "posb"], ["pe"], axis=0),
+        helper.make_node("Gather", ["E", "ids"], ["te"], axis=0),
+        helper.make_node("Add", ["te", "pe"], ["y"]),
+    ]
+    inits = [helper.make_tensor("i1", TensorProto.INT64, [], [1]), helper.make_tensor("zero", TensorProto.INT64, [], [0]),
+             helper.make_tensor("one", TensorProto.INT64, [], [1]), ints("ax0", [0]), weights("P", 64, 8), weights("E", 64, 8)]
+    save(nodes, "positions_range", [ids], [y], inits)
+
+
+if __name__ == "__main__":
+    attention_heads()
+    conv_dynamic()
+    paddle_slice_opset9()
+    positions_range()
