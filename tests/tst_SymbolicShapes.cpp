@@ -1,0 +1,168 @@
+// SymbolicShapes: the dims DCW infers where ONNX's own inference gives up, on the models of
+// tests/data/symbolic (tests/models/symbolic_shape_models.py): every dim an exact expression of the
+// inputs' dims, no symbol other than the inputs'; a saved model (.dcw.json) keeps them and is
+// specialized to given dims (ir::specializeSymbols); the program compiled from the .onnx specialized
+// on import, from the .dcw.json specialized after loading and from the unspecialized .dcw.json give
+// the same outputs at two sizes (ONNX Runtime checks the numbers: compare_symbolic_with_onnxruntime).
+#include "codegen/run/RandomInputs.h"
+#include "core/io/ModelFile.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/Specialize.h"
+#include "core/serialize/JsonFormat.h"
+#include "pipeline/Pipeline.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace dcw;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/symbolic/" + name + ".onnx"; }
+
+std::string shapeOf(const ir::Sdfg& s, const std::string& data) {
+  const ir::DataDescriptor* d = s.findData(data);
+  if (!d) return "(no data '" + data + "')";
+  if (!d->rankKnown) return "(rank unknown)";
+  std::string out = "[";
+  for (size_t i = 0; i < d->shape.size(); ++i) out += (i ? ", " : "") + d->shape[i].str();
+  return out + "]";
+}
+
+std::vector<ir::Tensor> run(const std::string& path, const std::map<std::string, int64_t>& dims,
+                            const std::vector<ir::Tensor>& inputs) {
+  pipeline::Options o;
+  o.fixedDims = dims;
+  auto p = pipeline::build(path, {}, o);
+  if (!p) {
+    qWarning("%s: %s", path.c_str(), p.error().str().c_str());
+    return {};
+  }
+  auto out = p->executor->run(inputs);
+  if (!out) {
+    qWarning("%s: %s", path.c_str(), out.error().str().c_str());
+    return {};
+  }
+  return std::move(*out);
+}
+
+} // namespace
+
+class TestSymbolicShapes : public QObject {
+  Q_OBJECT
+
+private slots:
+  void dimsAreExpressionsOfTheInputs_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("shape");
+    // Reshape targets from Shape -> Gather -> Unsqueeze -> Concat; a -1 whose factors cancel.
+    QTest::newRow("split heads") << "attention_heads" << "split" << "[batch, seq, 4, 8]";
+    QTest::newRow("merge heads") << "attention_heads" << "Y" << "[batch, seq, 32]";
+    // Window arithmetic of Conv and MaxPool, Resize by 2, Slice to a computed extent, Add broadcasting.
+    QTest::newRow("conv") << "conv_dynamic" << "c" << "[N, 8, (H + 1) // 2, (W + 1) // 2]";
+    QTest::newRow("pool") << "conv_dynamic" << "p" << "[N, 8, (H + 1) // 4, (W + 1) // 4]";
+    QTest::newRow("resize") << "conv_dynamic" << "u" << "[N, 8, 2*((H + 1) // 4), 2*((W + 1) // 4)]";
+    QTest::newRow("slice to a computed end") << "conv_dynamic" << "rcut" << "[N, 8, (H + 1) // 2, (W + 1) // 2]";
+    QTest::newRow("flatten") << "conv_dynamic" << "fl" << "[N, 8]";
+    QTest::newRow("gemm") << "conv_dynamic" << "Y" << "[N, 5]";
+    // paddle2onnx at opset 9: Cast to int32, Slice with attributes, Cast back.
+    QTest::newRow("opset-9 slice") << "paddle_slice_opset9" << "flat" << "[p2o_DynamicDimension_0, 6]";
+    QTest::newRow("declared output") << "paddle_slice_opset9" << "y" << "[p2o_DynamicDimension_0, 4]";
+    // Range(0, Shape[1], 1) and Expand to the ids' shape.
+    QTest::newRow("range") << "positions_range" << "pos" << "[sequence]";
+    QTest::newRow("expand") << "positions_range" << "posb" << "[batch, sequence]";
+    QTest::newRow("gather") << "positions_range" << "y" << "[batch, sequence, 8]";
+  }
+  void dimsAreExpressionsOfTheInputs() {
+    QFETCH(QString, model);
+    QFETCH(QString, value);
+    QFETCH(QString, shape);
+    auto m = io::loadModel(fixture(model.toStdString()));
+    QVERIFY2(m, m ? "" : m.error().str().c_str());
+    QCOMPARE(QString::fromStdString(shapeOf(*m->sdfg, value.toStdString())), shape);
+  }
+
+  // No "unk__N" or per-value symbols: everything is bound by the inputs' dims.
+  void onlyTheInputsSymbols() {
+    for (const char* name : {"attention_heads", "conv_dynamic", "paddle_slice_opset9", "positions_range"}) {
+      auto m = io::loadModel(fixture(name));
+      QVERIFY(m);
+      std::set<std::string> fromInputs;
+      for (auto& in : m->sdfg->inputs)
+        for (auto& e : m->sdfg->findData(in)->shape)
+          for (auto& s : e.freeSymbols()) fromInputs.insert(s);
+      for (auto& [s, type] : m->sdfg->symbols()) QVERIFY2(fromInputs.count(s), (std::string(name) + ": " + s).c_str());
+    }
+  }
+
+  void savedModelIsSpecializedToGivenDims() {
+    QTemporaryDir dir;
+    const std::string json = dir.filePath("conv.dcw.json").toStdString();
+    auto m = io::loadModel(fixture("conv_dynamic"));
+    QVERIFY(m);
+    QVERIFY(serialize::saveFile(*m->sdfg, json));
+    io::LoadOptions o;
+    o.fixedDims = {{"N", 2}, {"H", 16}, {"W", 24}};
+    auto s = io::loadModel(json, o);
+    QVERIFY2(s, s ? "" : s.error().str().c_str());
+    QCOMPARE(QString::fromStdString(shapeOf(*s->sdfg, "X")), QString("[2, 3, 16, 24]"));
+    QCOMPARE(QString::fromStdString(shapeOf(*s->sdfg, "p")), QString("[2, 8, 4, 6]"));
+    QCOMPARE(QString::fromStdString(shapeOf(*s->sdfg, "u")), QString("[2, 8, 8, 12]"));
+    QCOMPARE(ir::specializedValue(*s->sdfg, "H"), std::optional<int64_t>(16));
+    QCOMPARE(ir::specializedValue(*s->sdfg, "batch"), std::optional<int64_t>());
+    // Unspecialized, the saved model keeps its expressions.
+    auto plain = io::loadModel(json);
+    QVERIFY(plain);
+    QCOMPARE(QString::fromStdString(shapeOf(*plain->sdfg, "c")), QString("[N, 8, (H + 1) // 2, (W + 1) // 2]"));
+  }
+
+  void sameOutputsFromOnnxAndSavedModelAtTwoSizes_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("dimsA");
+    QTest::addColumn<QString>("dimsB");
+    QTest::addColumn<bool>("symbolicProgram"); // the unspecialized .dcw.json compiles too
+    QTest::newRow("attention_heads") << "attention_heads" << "batch=2,seq=5" << "batch=1,seq=11" << true;
+    QTest::newRow("conv_dynamic") << "conv_dynamic" << "N=1,H=16,W=24" << "N=2,H=12,W=8" << false;
+    QTest::newRow("positions_range") << "positions_range" << "batch=2,sequence=7" << "batch=3,sequence=2" << true;
+  }
+  void sameOutputsFromOnnxAndSavedModelAtTwoSizes() {
+    QFETCH(QString, model);
+    QFETCH(QString, dimsA);
+    QFETCH(QString, dimsB);
+    QFETCH(bool, symbolicProgram);
+    QTemporaryDir dir;
+    const std::string onnx = fixture(model.toStdString());
+    const std::string json = dir.filePath("m.dcw.json").toStdString();
+    auto m = io::loadModel(onnx);
+    QVERIFY(m);
+    QVERIFY(serialize::saveFile(*m->sdfg, json));
+    pipeline::Options plainOptions;
+    auto symbolic = symbolicProgram ? pipeline::build(json, {}, plainOptions) : pipeline::Result<pipeline::Program>(pipeline::Failure{});
+    if (symbolicProgram) QVERIFY2(symbolic, symbolic ? "" : symbolic.error().str().c_str());
+    for (const QString& text : {dimsA, dimsB}) {
+      std::map<std::string, int64_t> dims;
+      for (const QString& kv : text.split(',')) dims[kv.section('=', 0, 0).toStdString()] = kv.section('=', 1).toLongLong();
+      pipeline::Options specialized;
+      specialized.fixedDims = dims;
+      auto program = pipeline::build(onnx, {}, specialized);
+      QVERIFY2(program, program ? "" : program.error().str().c_str());
+      auto inputs = codegen::randomInputs(program->executor->code().signature, 11);
+      QVERIFY(inputs);
+      auto fromOnnx = run(onnx, dims, *inputs);
+      auto fromJson = run(json, dims, *inputs);
+      QVERIFY(!fromOnnx.empty());
+      auto d = codegen::compareOutputs(fromOnnx, fromJson);
+      QVERIFY2(d.mismatch.empty() && d.maxAbs == 0, (text.toStdString() + ": " + d.mismatch).c_str());
+      if (symbolicProgram) {
+        auto out = symbolic->executor->run(*inputs);
+        QVERIFY2(out, out ? "" : out.error().str().c_str());
+        auto e = codegen::compareOutputs(fromOnnx, *out);
+        QVERIFY2(e.mismatch.empty() && e.maxAbs < 1e-5, (text.toStdString() + ": " + e.mismatch).c_str());
+      }
+    }
+  }
+};
+
+QTEST_MAIN(TestSymbolicShapes)
+#include "tst_SymbolicShapes.moc"
