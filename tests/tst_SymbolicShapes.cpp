@@ -117,6 +117,30 @@ private slots:
     QCOMPARE(QString::fromStdString(shapeOf(*plain->sdfg, "c")), QString("[N, 8, (H + 1) // 2, (W + 1) // 2]"));
   }
 
+  // conv_dynamic adds a slice of the Conv output to a slice of its pooled and upsampled copy: the two
+  // agree only where the Conv output's height is even. Other dims are refused, naming the node.
+  void refusesDimsThatBreakABroadcast() {
+    QTemporaryDir dir;
+    const std::string json = dir.filePath("conv.dcw.json").toStdString();
+    auto m = io::loadModel(fixture("conv_dynamic"));
+    QVERIFY(m);
+    QVERIFY(serialize::saveFile(*m->sdfg, json));
+    for (const std::string& path : {fixture("conv_dynamic"), json}) {
+      pipeline::Options o;
+      o.fixedDims = {{"N", 1}, {"H", 18}, {"W", 16}};
+      auto p = pipeline::build(path, {}, o);
+      QVERIFY2(p, p ? "" : p.error().str().c_str());
+      auto inputs = codegen::randomInputs(p->executor->code().signature, 3);
+      QVERIFY(inputs);
+      auto out = p->executor->run(*inputs);
+      QVERIFY(!out);
+      const std::string e = out.error().str();
+      QVERIFY2(e.find("node 'Add'") != std::string::npos && e.find("broadcasts dims 9") != std::string::npos &&
+                   e.find("must be equal or 1") != std::string::npos,
+               e.c_str());
+    }
+  }
+
   void sameOutputsFromOnnxAndSavedModelAtTwoSizes_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("dimsA");

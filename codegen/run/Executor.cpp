@@ -5,6 +5,8 @@
 #include "core/ir/Sdfg.h"
 #include "core/ir/Specialize.h"
 
+#include <sstream>
+
 namespace dcw::codegen {
 
 using namespace dcw::ir;
@@ -60,6 +62,32 @@ Expected<std::unique_ptr<Executor>> Executor::load(const Sdfg& sdfg, GeneratedCo
 std::string Executor::elementPath(int64_t id) const {
   for (auto& entry : code_.sourceMap)
     if (int64_t(entry.element) == id) return entry.path;
+  return {};
+}
+
+// The conditions import recorded on the inputs' dims (metadata "dims-check:N": node, condition; see
+// core/onnx/SymbolicShapes.h): a run whose dims break one is refused, naming the node, instead of
+// computing with dims that do not hold.
+Expected<void> Executor::checkDims(const std::map<std::string, int64_t>& syms) const {
+  const ir::Sdfg& root = *sdfg_->root();
+  std::map<std::string, int64_t> values = syms;
+  for (auto it = root.metadata.lower_bound("dims-check:"); it != root.metadata.end() && it->first.rfind("dims-check:", 0) == 0; ++it) {
+    std::vector<std::string> lines;
+    std::istringstream in(it->second);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    if (lines.size() != 3) continue;
+    auto a = sym::Expr::parse(lines[1]), b = sym::Expr::parse(lines[2]);
+    if (!a || !b) continue;
+    for (auto& s : sym::eq(*a, *b).freeSymbols())
+      if (!values.count(s))
+        if (auto v = ir::specializedValue(root, s)) values[s] = *v;
+    auto va = a->evaluate(values), vb = b->evaluate(values);
+    if (!va || !vb || *va == *vb || *va == 1 || *vb == 1) continue;
+    auto text = [](const sym::Expr& e, int64_t v) { return e.isConstant() ? std::to_string(v) : std::to_string(v) + " (" + e.str() + ")"; };
+    return fail("node '" + lines[0] + "'", "the input dims do not fit it: it broadcasts dims " + text(*a, *va) + " and " + text(*b, *vb) +
+                    " together, which must be equal or 1",
+                "give inputs whose dims the model accepts");
+  }
   return {};
 }
 
@@ -138,6 +166,7 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
     if (inputs[i].dtype != DType::String && (!inputs[i].bytes || inputs[i].bytes->size() < size_t(inputs[i].elementCount()) * dtypeSize(inputs[i].dtype)))
       return fail("input '" + a.name + "'", "holds fewer bytes than its dims need");
   }
+  DCW_CHECK(checkDims(syms));
   std::vector<int64_t> symbolValues;
   for (auto& s : code_.signature.symbols) {
     auto it = syms.find(s);

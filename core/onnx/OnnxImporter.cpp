@@ -1140,6 +1140,20 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   if (!m.doc_string().empty()) md["doc"] = m.doc_string();
   for (auto& [d, v] : c.opsets) md["opset:" + (d.empty() ? std::string("ai.onnx") : d)] = std::to_string(v);
   for (auto& p : m.metadata_props()) md["meta:" + p.key()] = p.value();
+  // Conditions on the inputs' dims under which the inferred dims hold (SymbolicShapes::checks).
+  {
+    std::map<std::string, sym::Expr> symbols;
+    for (size_t i = 0; i < c.symbolic.params.size(); ++i)
+      if (auto it = c.dimSymbols.find(c.symbolic.params[i]); it != c.dimSymbols.end())
+        symbols.emplace(SymbolicShapes::placeholder(i), sym::Expr::symbol(it->second));
+    size_t k = 0;
+    for (auto& check : c.symbolic.checks) {
+      sym::Expr a = check.a.substitute(symbols), b = check.b.substitute(symbols);
+      bool bound = true;
+      for (auto& s : sym::eq(a, b).freeSymbols()) bound = bound && r.sdfg->symbols().count(s);
+      if (bound) md["dims-check:" + std::to_string(k++)] = check.node + "\n" + a.str() + "\n" + b.str();
+    }
+  }
   for (auto& [param, s] : c.dimSymbols)
     if (param != s) md["symbol:" + s] = param;
   r.warnings = std::move(c.warnings);

@@ -94,12 +94,15 @@ Expr atMost(const Expr& e, const Expr& dim) {
 }
 
 // Two dims that broadcast: 1 gives way; a number wins over a symbol (which must then be 1 or equal);
-// of two expressions the larger (they are equal, or one is 1, in any valid run).
-Expr broadcastDim(const Expr& a, const Expr& b) {
+// of two expressions the larger (they are equal, or one is 1, in any valid run). What a run's dims
+// must satisfy for that is appended to `needs` (checked when the program runs).
+Expr broadcastDim(const Expr& a, const Expr& b, std::vector<std::pair<Expr, Expr>>& needs) {
   auto ca = constOf(a), cb = constOf(b);
   if (ca && *ca == 1) return b;
   if (cb && *cb == 1) return a;
   if (a == b) return a;
+  Expr fits = sym::logicalOr(sym::eq(a, b), sym::logicalOr(sym::eq(a, Expr(1)), sym::eq(b, Expr(1))));
+  if (fits != Expr(1)) needs.push_back({a, b});
   if (ca) return a;
   if (cb) return b;
   if (sym::proveLessEqual(a, b, dimsOf(a, b)) == true) return b;
@@ -107,14 +110,14 @@ Expr broadcastDim(const Expr& a, const Expr& b) {
   return sym::max(a, b);
 }
 
-Dims broadcastShapes(const Dims& a, const Dims& b) {
+Dims broadcastShapes(const Dims& a, const Dims& b, std::vector<std::pair<Expr, Expr>>& needs) {
   size_t r = std::max(a.size(), b.size());
   Dims out(r);
   for (size_t i = 0; i < r; ++i) {
     bool ha = i < a.size(), hb = i < b.size();
     const Expr* x = ha ? &a[a.size() - 1 - i] : nullptr;
     const Expr* y = hb ? &b[b.size() - 1 - i] : nullptr;
-    out[r - 1 - i] = x && y ? broadcastDim(*x, *y) : x ? *x : *y;
+    out[r - 1 - i] = x && y ? broadcastDim(*x, *y, needs) : x ? *x : *y;
   }
   return out;
 }
@@ -176,6 +179,7 @@ private:
   std::map<std::string, const TypeProto*> onnxTypes_;
   std::map<std::string, size_t> params_;
   SymbolicShapes out_;
+  std::vector<std::pair<Expr, Expr>> needs_; // of the node being visited
 
   Expr param(const std::string& p) {
     auto [it, added] = params_.emplace(p, out_.params.size());
@@ -200,7 +204,9 @@ private:
     std::vector<Info> outs(size_t(n.output_size()));
     if (n.domain().empty() || n.domain() == "ai.onnx") {
       cur_ = &n;
+      needs_.clear();
       rules(n, outs);
+      for (auto& [a, b] : needs_) out_.checks.push_back({n.name().empty() ? n.op_type() : n.name(), a, b});
     }
     for (int k = 0; k < n.output_size(); ++k) {
       const std::string& name = n.output(k);
@@ -356,7 +362,7 @@ private:
         r.push_back(b->back());
       } else if (b->size() == 1) r.assign(a->begin(), a->end() - 1);
       else {
-        r = broadcastShapes(Dims(a->begin(), a->end() - 2), Dims(b->begin(), b->end() - 2));
+        r = broadcastShapes(Dims(a->begin(), a->end() - 2), Dims(b->begin(), b->end() - 2), needs_);
         r.push_back((*a)[a->size() - 2]);
         r.push_back(b->back());
       }
@@ -494,7 +500,7 @@ private:
     if (op == "Expand") {
       auto target = values(1);
       if (!x || !target) return;
-      o[0].shape = broadcastShapes(*x, *target);
+      o[0].shape = broadcastShapes(*x, *target, needs_);
       return;
     }
     if (op == "Tile") {
@@ -603,7 +609,7 @@ private:
       if (!present(k)) continue;
       auto s = shape(k);
       if (!s) return;
-      r = r ? broadcastShapes(*r, *s) : *s;
+      r = r ? broadcastShapes(*r, *s, needs_) : *s;
     }
     if (!r || o.empty()) return;
     o[0].shape = r;

@@ -12,7 +12,10 @@
 // the rest, op by op (elementwise and broadcasting ops, MatMul/Gemm, convolutions and pools, Reshape,
 // Flatten, Transpose, (Un)Squeeze, Concat, Split, Slice, Gather, Expand, Tile, Pad, Resize, reductions,
 // TopK, ConstantOfShape, Range, ...). What depends on tensor values (NonZero, a run-time k) stays
-// unknown and is refused later, naming the node.
+// unknown and is refused later, naming the node. Where a dim holds only for some input dims (two
+// symbolic dims broadcast together must be equal or 1), the pair is kept: the importer records it in
+// the SDFG (metadata "dims-check:N" = node, dim, dim, one a line) and a run whose dims break it is
+// refused, naming the node and the dims.
 #pragma once
 
 #include "core/symbolic/Expr.h"
@@ -32,6 +35,13 @@ struct SymbolicShapes {
   // graph inputs (the importer maps each to its IR symbol).
   std::map<std::string, std::vector<sym::Expr>> shapes;
   std::vector<std::string> params;
+  // What the inputs' dims must satisfy for the inferred dims to hold: two dims a node broadcasts
+  // together, which must be equal or 1.
+  struct Check {
+    std::string node;
+    sym::Expr a, b;
+  };
+  std::vector<Check> checks;
   static std::string placeholder(size_t i) { return "dcw_dim_" + std::to_string(i); }
 };
 
