@@ -4,6 +4,7 @@
 // Loads LIBRARY (the host never loads it), answers "ready" (or why not), then serves run requests
 // until the request pipe closes. No core dumps; the memory limit is an address-space limit.
 #include "codegen/run/WorkerProtocol.h"
+#include "core/support/ProcessIo.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -17,39 +18,17 @@
 #include <vector>
 
 using namespace dcw::codegen::worker;
+using dcw::readFully;
+using dcw::writeFully;
 
 namespace {
-
-bool readAll(int fd, void* buf, size_t n) {
-  char* p = static_cast<char*>(buf);
-  while (n > 0) {
-    ssize_t r = ::read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= size_t(r);
-  }
-  return true;
-}
-
-bool writeAll(int fd, const void* buf, size_t n) {
-  const char* p = static_cast<const char*>(buf);
-  while (n > 0) {
-    ssize_t r = ::write(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= size_t(r);
-  }
-  return true;
-}
 
 bool reply(int fd, uint32_t status, const std::string& message, uint64_t elements = 0) {
   Reply r;
   r.status = status;
   r.messageBytes = message.size();
   r.elements = elements;
-  return writeAll(fd, &r, sizeof r) && writeAll(fd, message.data(), message.size());
+  return writeFully(fd, &r, sizeof r) && writeFully(fd, message.data(), message.size());
 }
 
 } // namespace
@@ -121,7 +100,7 @@ int main(int argc, char** argv) {
   std::vector<int64_t> symbols;
   for (;;) {
     RunRequest rq;
-    if (!readAll(in, &rq, sizeof rq)) { // the host closed the pipe: done
+    if (!readFully(in, &rq, sizeof rq)) { // the host closed the pipe: done
       if (teardown) teardown();
       return 0;
     }
@@ -131,8 +110,8 @@ int main(int argc, char** argv) {
     }
     offsets.resize(rq.args);
     symbols.resize(rq.symbols);
-    if (!readAll(in, offsets.data(), offsets.size() * sizeof(uint64_t)) ||
-        !readAll(in, symbols.data(), symbols.size() * sizeof(int64_t)))
+    if (!readFully(in, offsets.data(), offsets.size() * sizeof(uint64_t)) ||
+        !readFully(in, symbols.data(), symbols.size() * sizeof(int64_t)))
       return 0;
     if (rq.sharedBytes != mapped) {
       if (base) munmap(base, mapped);

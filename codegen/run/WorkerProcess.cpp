@@ -2,6 +2,7 @@
 
 #include "codegen/run/MemoryBudget.h"
 #include "codegen/run/WorkerProtocol.h"
+#include "core/support/ProcessIo.h"
 
 #include <cerrno>
 #include <chrono>
@@ -26,45 +27,6 @@ using namespace worker;
 namespace {
 
 constexpr uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
-
-bool sendAll(int fd, const void* buf, size_t n) {
-  const char* p = static_cast<const char*>(buf);
-  while (n > 0) {
-    ssize_t r = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= size_t(r);
-  }
-  return true;
-}
-
-bool recvAll(int fd, void* buf, size_t n) {
-  char* p = static_cast<char*>(buf);
-  while (n > 0) {
-    ssize_t r = ::recv(fd, p, n, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= size_t(r);
-  }
-  return true;
-}
-
-std::string signalText(int sig) {
-  switch (sig) {
-  case SIGSEGV: return "SIGSEGV (segmentation fault: an access outside the program's memory, e.g. an out-of-bounds index)";
-  case SIGBUS: return "SIGBUS (bus error: a misaligned or unmapped access)";
-  case SIGFPE: return "SIGFPE (arithmetic error, e.g. an integer division by zero)";
-  case SIGILL: return "SIGILL (illegal instruction: code built for another processor, or a corrupted program)";
-  case SIGABRT: return "SIGABRT (the program aborted, e.g. an unhandled exception or a failed allocation)";
-  case SIGKILL: return "SIGKILL (killed, e.g. by the kernel when the machine ran out of memory)";
-  default: {
-    const char* s = strsignal(sig);
-    return "signal " + std::to_string(sig) + (s ? " (" + std::string(s) + ")" : std::string());
-  }
-  }
-}
 
 // An fd at 64 or above, close-on-exec (so that dup2 onto 3..5 in the child always copies it).
 int high(int fd) {
@@ -157,7 +119,7 @@ Expected<void> WorkerProcess::start() {
   sock_ = mine;
   Reply r;
   std::string msg;
-  if (!recvAll(sock_, &r, sizeof r) || r.magic != kMagic) {
+  if (!readFully(sock_, &r, sizeof r) || r.magic != kMagic) {
     int status = 0;
     waitpid(pid_, &status, 0);
     pid_ = -1;
@@ -169,7 +131,7 @@ Expected<void> WorkerProcess::start() {
     return fail(library_, "the worker answered with a malformed reply");
   }
   msg.resize(r.messageBytes);
-  if (r.messageBytes && !recvAll(sock_, msg.data(), msg.size())) msg.clear();
+  if (r.messageBytes && !readFully(sock_, msg.data(), msg.size())) msg.clear();
   elements_ = r.elements;
   if (r.status != 0) {
     stop();
@@ -258,8 +220,8 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
     return fail(at.empty() ? library_ : at, what.empty() ? describeExit(status, "") : what,
                 "see the element's code (`dcw codegen`); the next run starts a new worker");
   };
-  if (!sendAll(sock_, &rq, sizeof rq) || !sendAll(sock_, offsets.data(), offsets.size() * sizeof(uint64_t)) ||
-      !sendAll(sock_, symbols.data(), symbols.size() * sizeof(int64_t)))
+  if (!writeFully(sock_, &rq, sizeof rq) || !writeFully(sock_, offsets.data(), offsets.size() * sizeof(uint64_t)) ||
+      !writeFully(sock_, symbols.data(), symbols.size() * sizeof(int64_t)))
     return died({});
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
@@ -285,11 +247,11 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
     }
   }
   Reply r;
-  if (!recvAll(sock_, &r, sizeof r) || r.magic != kMagic) return died({});
+  if (!readFully(sock_, &r, sizeof r) || r.magic != kMagic) return died({});
   const uint64_t maxMessage = sizeof(EventsHeader) + uint64_t(rq.profileCapacity) * sizeof(ProfileEvent) + (1u << 16);
   if (r.messageBytes > maxMessage) return died("the worker answered with a malformed reply");
   std::string msg(r.messageBytes, '\0');
-  if (r.messageBytes && !recvAll(sock_, msg.data(), msg.size())) return died({});
+  if (r.messageBytes && !readFully(sock_, msg.data(), msg.size())) return died({});
   if (r.status != 0) {
     std::string at = where();
     if (!at.empty() && msg.rfind(at + ": ", 0) == 0) msg = msg.substr(at.size() + 2); // already located there

@@ -3,6 +3,8 @@
 // serialized model. Anything short of a whole frame is a crash.
 #include "core/onnx/IsolatedInference.h"
 
+#include "core/support/ProcessIo.h"
+
 #include <onnx/defs/schema.h>
 
 #include <cerrno>
@@ -17,17 +19,6 @@
 
 namespace dcw::onnx {
 namespace {
-
-bool writeAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
 
 [[noreturn]] void childMain(int fd, ::onnx::ModelProto& model,
                             const std::function<std::optional<std::string>(::onnx::ModelProto&)>& work) {
@@ -47,15 +38,14 @@ bool writeAll(int fd, const char* p, size_t n) {
   const char status = stopped ? 1 : 0;
   const std::string message = stopped.value_or("");
   const uint64_t length = message.size();
-  bool ok = writeAll(fd, &status, 1) && writeAll(fd, reinterpret_cast<const char*>(&length), sizeof length) &&
-            writeAll(fd, message.data(), message.size()) && writeAll(fd, bytes.data(), bytes.size());
+  bool ok = writeFully(fd, &status, 1) && writeFully(fd, reinterpret_cast<const char*>(&length), sizeof length) &&
+            writeFully(fd, message.data(), message.size()) && writeFully(fd, bytes.data(), bytes.size());
   ::_exit(ok ? 0 : 4);
 }
 
 std::string describeEnd(int status) {
   if (WIFSIGNALED(status)) {
-    const char* name = sigdescr_np(WTERMSIG(status));
-    return std::string("it crashed (") + (name ? name : "signal " + std::to_string(WTERMSIG(status))) + ")";
+    return "it crashed: " + signalText(WTERMSIG(status));
   }
   if (WIFEXITED(status)) return "it ended with exit code " + std::to_string(WEXITSTATUS(status)) + " before answering";
   return "it ended before answering";
