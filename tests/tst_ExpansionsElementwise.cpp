@@ -95,7 +95,6 @@ const testsupport::ExpansionFamily& family() {
     f.check = checkTasklets;
     const std::string toString = "casts from or to string are not supported by the pure expansion (float32 -> string)";
     const std::string fromString = "casts from or to string are not supported by the pure expansion (string -> float32)";
-    const std::string training = "Dropout's training_mode input is not a constant (training mode would be random)";
     using testsupport::refusedOnExpansion;
     f.refusals = {
         // Strings are not lowered.
@@ -109,13 +108,6 @@ const testsupport::ExpansionFamily& family() {
         {"test_identity_sequence", refusedOnExpansion("operand 'input' is a seq(float32[?]); this expansion handles tensors only")},
         {"test_identity_opt",
          refusedOnExpansion("operand 'input' is a optional(seq(float32[5])); this expansion handles tensors only")},
-        // Dropout in training mode would be random.
-        {"test_training_dropout", refusedOnExpansion(training)},
-        {"test_training_dropout_default", refusedOnExpansion(training)},
-        {"test_training_dropout_default_mask", refusedOnExpansion(training)},
-        {"test_training_dropout_mask", refusedOnExpansion(training)},
-        {"test_training_dropout_zero_ratio", refusedOnExpansion(training)},
-        {"test_training_dropout_zero_ratio_mask", refusedOnExpansion(training)},
     };
     return f;
   }();

@@ -271,6 +271,18 @@ inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 inline float relu(float x) { return x < 0 ? 0.0f : x; }
 inline double relu(double x) { return x < 0 ? 0.0 : x; }
 inline int64_t relu(int64_t x) { return x < 0 ? 0 : x; }
+// A uniform double in [0, 1) from a seed and an element index: a counter-based generator (splitmix64's
+// finalizer over the two), so each element is drawn independently of the schedule that computes it.
+inline double random_uniform(double seed, double index) {
+  uint64_t z = uint64_t(int64_t(seed)) * 0x9E3779B97F4A7C15ull + uint64_t(int64_t(index)) * 0xD1B54A32D192ED03ull;
+  for (int round = 0; round < 2; ++round) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+  }
+  return double(z >> 11) * 0x1.0p-53;
+}
 
 // ---- write-conflict resolution ----
 template <class T> inline T wmin(T a, T b) { return b < a ? b : a; }

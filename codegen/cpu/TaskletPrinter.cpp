@@ -213,6 +213,8 @@ Expected<TaskletPrinter::K> TaskletPrinter::infer(const tasklet::Expr& e) {
       result = join(ks[0], ks[1]);
     } else if (f == "isnan" || f == "isinf") {
       result = K::Bool;
+    } else if (f == "random_uniform") {
+      result = K::Double;
     } else if (f == "select") {
       result = (ks[1] == K::Bool && ks[2] == K::Bool) ? K::Bool : join(ks[1], ks[2]);
     } else {

@@ -20,6 +20,7 @@ const ExpansionRegistry& registry() {
     registerQuantization(reg);
     registerMisc(reg);
     registerRecurrent(reg);
+    registerRandom(reg);
     registerControlFlow(reg);
     registerFused(reg);
     registerOneDnn(reg);

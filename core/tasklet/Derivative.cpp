@@ -158,6 +158,7 @@ struct Builder {
       const std::string& f = e->text;
       if (isCast(f)) return isFloatCast(f);
       if (f == "isnan" || f == "isinf") return false;
+      if (f == "random_uniform") return true;
       if (f == "select") return surelyFloat(e->args[1]) || surelyFloat(e->args[2]);
       static const std::set<std::string> passArgs{"abs", "relu", "sign", "floor", "ceil", "round", "trunc",
                                                   "min", "max", "pow"};
@@ -310,7 +311,8 @@ struct Differentiator {
       if (!isFloatCast(f)) return zero(); // integer and boolean casts are piecewise constant
       return d(e->args[0]);
     }
-    static const std::set<std::string> flat{"floor", "ceil", "round", "trunc", "sign", "isnan", "isinf"};
+    // Piecewise constant, or (random_uniform) a draw that does not depend on a differentiable value.
+    static const std::set<std::string> flat{"floor", "ceil", "round", "trunc", "sign", "isnan", "isinf", "random_uniform"};
     if (flat.count(f)) return zero();
     if (f == "select") {
       if (!arity(3)) return fail(where, "malformed call of 'select'");

@@ -26,12 +26,12 @@ struct FunctionInfo {
   int arity;
 };
 
-constexpr std::array<FunctionInfo, 32> kFunctions{{
+constexpr std::array<FunctionInfo, 33> kFunctions{{
     {"exp", 1},   {"log", 1},   {"sqrt", 1},  {"abs", 1},   {"sin", 1},    {"cos", 1},     {"tan", 1},
     {"asin", 1},  {"acos", 1},  {"atan", 1},  {"sinh", 1},  {"cosh", 1},   {"tanh", 1},    {"asinh", 1},
     {"acosh", 1}, {"atanh", 1}, {"erf", 1},   {"floor", 1}, {"ceil", 1},   {"round", 1},   {"trunc", 1},
     {"pow", 2},   {"atan2", 2}, {"fmod", 2},  {"min", 2},   {"max", 2},    {"sign", 1},    {"isnan", 1},
-    {"isinf", 1}, {"sigmoid", 1}, {"relu", 1}, {"select", 3},
+    {"isinf", 1}, {"sigmoid", 1}, {"relu", 1}, {"select", 3}, {"random_uniform", 2},
 }};
 
 // dtype casts: every element type the CPU target can compute with.

@@ -4,7 +4,7 @@
 //
 //   Unary   Y[i...] = f(X[i...])             Abs Neg Exp Log Sqrt Reciprocal Floor Ceil Round Sign, the
 //                                            trigonometric and hyperbolic functions, Erf Not IsNaN IsInf,
-//                                            the activations (Relu ... Shrink), Identity, Dropout
+//                                            the activations (Relu ... Shrink), Identity
 //                                            (inference: Y = X, mask all true), Cast, CastLike.
 //   N-ary   C[i...] = f(A[bcast], B[bcast])  Add Sub Mul Div Pow Mod Max Min Sum Mean And Or Xor Equal Less
 //                                            Greater LessOrEqual GreaterOrEqual BitShift PRelu Where Clip.
@@ -234,31 +234,6 @@ Result expandCast(const ExpansionContext& ctx) {
   return nary(ctx, "cast", spec, [](const std::vector<std::string>& xs) { return xs[0]; }, {ctx.inputs().front()});
 }
 
-// Dropout in inference: Y = X and the optional mask is all true. Training mode is random and refused.
-Result expandDropout(const ExpansionContext& ctx) {
-  DCW_CHECK(requireTensors(ctx));
-  if (!ctx.hasIn("data")) return ctx.error("input 'data' is not connected");
-  if (ctx.hasIn("training_mode")) {
-    const ir::Tensor* t = ctx.constantIn("training_mode");
-    bool training = true;
-    if (t && t->bytes && !t->bytes->empty()) training = (*t->bytes)[0] != 0;
-    if (training)
-      return ctx.error(t ? "Dropout in training mode is random and has no deterministic pure expansion"
-                         : "Dropout's training_mode input is not a constant (training mode would be random)",
-                       "make training_mode a constant false for inference");
-  }
-  SdfgBuilder b(ctx);
-  std::vector<Arg> outs{{"y", "output"}};
-  std::string code = "y = x";
-  if (ctx.hasOut("mask")) {
-    outs.push_back({"m", "mask"});
-    code += "\nm = " + literal(1, ctx.out("mask")->dtype);
-  }
-  if (!ctx.hasOut("output")) return ctx.error("output 'output' is not connected");
-  broadcastMap(b, "dropout", {{"x", "data"}}, code, outs);
-  return b.finish();
-}
-
 // ---------------------------------------------------------------------------------------------
 // Binary and variadic ops.
 
@@ -441,7 +416,6 @@ void registerElementwise(ExpansionRegistry& r) {
   registerUnary(r);
   r.add("", "Cast", "pure", expandCast, "output = to(input) (numeric types)");
   r.add("", "CastLike", "pure", expandCast, "output = input converted to target_type's type (numeric types)");
-  r.add("", "Dropout", "pure", expandDropout, "inference: output = data, mask = true");
   registerBinary(r);
 }
 
