@@ -2,6 +2,8 @@
 
 #include "core/io/ModelFile.h"
 
+#include <set>
+
 namespace dcw::pipeline {
 
 namespace {
@@ -28,17 +30,25 @@ Expected<std::map<std::string, int64_t>> dimsFromInputs(const std::string& path,
   return out;
 }
 
-Expected<std::map<std::string, int64_t>> dimsFromValues(const std::string& path, const std::map<std::string, int64_t>& values) {
+Expected<std::map<std::string, int64_t>> dimsFromValues(const std::string& path, const std::map<std::string, int64_t>& values,
+                                                        std::vector<std::string>* unmatched) {
   auto m = io::loadModel(path);
   if (!m) return m.takeError();
   std::map<std::string, int64_t> out;
+  std::set<std::string> used;
   for (auto& name : m->sdfg->inputs)
     if (const ir::DataDescriptor* d = m->sdfg->findData(name))
       for (auto& e : d->shape)
         if (e.isSymbol()) {
+          const std::string model = dimName(*m->sdfg, e.symbolName());
           auto v = values.find(e.symbolName());
-          out.emplace(dimName(*m->sdfg, e.symbolName()), v == values.end() ? 1 : v->second);
+          if (v == values.end()) v = values.find(model);
+          if (v != values.end()) used.insert(v->first);
+          out.emplace(model, v == values.end() ? 1 : v->second);
         }
+  if (unmatched)
+    for (auto& [name, value] : values)
+      if (!used.count(name)) unmatched->push_back(name);
   return out;
 }
 

@@ -14,8 +14,10 @@ namespace dcw::pipeline {
 
 // Model dim names of the inputs' symbolic dims with the values the given input tensors have.
 Expected<std::map<std::string, int64_t>> dimsFromInputs(const std::string& path, const std::vector<ir::Tensor>& inputs);
-// Model dim names of the inputs' symbolic dims, each with the value given by name in `values`
-// (default 1), for specialization before random inputs are made.
-Expected<std::map<std::string, int64_t>> dimsFromValues(const std::string& path, const std::map<std::string, int64_t>& values);
+// Model dim names of the inputs' symbolic dims, each with the value given in `values` by its symbol's
+// name or by the model's own dim name (default 1), for specialization before random inputs are made.
+// `unmatched`, when given, receives the names in `values` that name no dim of the inputs.
+Expected<std::map<std::string, int64_t>> dimsFromValues(const std::string& path, const std::map<std::string, int64_t>& values,
+                                                        std::vector<std::string>* unmatched = nullptr);
 
 } // namespace dcw::pipeline

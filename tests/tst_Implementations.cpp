@@ -9,6 +9,7 @@
 #include "codegen/cpu/CppGenerator.h"
 #include "core/expansions/Environment.h"
 #include "core/expansions/Implementations.h"
+#include "core/expansions/onednn/OneDnnCall.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/ModelCommands.h"
@@ -116,6 +117,17 @@ NestedSdfgNode* expansionAt(Sdfg& s, const std::string& path) {
 class TestImplementations : public QObject {
   Q_OBJECT
 private slots:
+  // Attribute values in oneDNN calls: finite ones as float literals; a Clip bound at infinity (or past
+  // float's range) as a value, since "inff" is no C++ (openWakeWord's melspectrogram after optimize).
+  void floatLiteralsOfEveryValue() {
+    using expansions::onednn::floatLiteral;
+    QCOMPARE(QString::fromStdString(floatLiteral(1e-10)), QString("1e-10f"));
+    QCOMPARE(QString::fromStdString(floatLiteral(2)), QString("2.0f"));
+    QCOMPARE(QString::fromStdString(floatLiteral(INFINITY)), QString("std::numeric_limits<float>::infinity()"));
+    QCOMPARE(QString::fromStdString(floatLiteral(-1e300)), QString("(-std::numeric_limits<float>::infinity())"));
+    QCOMPARE(QString::fromStdString(floatLiteral(NAN)), QString("std::numeric_limits<float>::quiet_NaN()"));
+  }
+
   void declarations() {
     int pure = 0, other = 0;
     for (auto& e : expansions::registry().all()) {

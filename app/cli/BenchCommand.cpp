@@ -44,7 +44,7 @@ std::function<int()> setupBench(CLI::App& sub) {
     auto parsed = parseDimOptions(o->dims);
     if (!parsed) return reportError(parsed.error());
     std::map<std::string, int64_t> dims = *parsed;
-    auto fixed = pipeline::dimsFromValues(o->model, dims); // specialize dynamic dims before compiling
+    auto fixed = fixedDimsFromOptions(o->model, o->dims); // specialize dynamic dims before compiling
     if (!fixed) return reportError(fixed.error());
     opts.fixedDims = *fixed;
     pipeline::Steps steps;

@@ -54,6 +54,10 @@ void reportScriptWarnings(const Diagnostics& d, const std::string& script);
 // `--dim NAME=VALUE` options (run, bench, profile, optimize, apply) as a map; an entry that is not
 // NAME=INTEGER is refused naming it.
 Expected<std::map<std::string, int64_t>> parseDimOptions(const std::vector<std::string>& dims);
+// The `--dim` options as values for the model's dynamic dims (pipeline::dimsFromValues: by symbol or by
+// the model's own dim name, 1 for the others); a name that matches no dim of the model's inputs is
+// warned about, naming the dims there are.
+Expected<std::map<std::string, int64_t>> fixedDimsFromOptions(const std::string& model, const std::vector<std::string>& dims);
 // Adds `--target NAME` (checked against the target registry, codegen/Target.h) to a subcommand.
 CLI::Option* addTargetOption(CLI::App& sub, std::string& target);
 

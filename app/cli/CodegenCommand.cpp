@@ -35,9 +35,7 @@ std::function<int()> setupCodegen(CLI::App& sub) {
     opts.target = o->target;
     opts.prefer = o->prefer;
     if (!o->dims.empty()) {
-      auto values = parseDimOptions(o->dims);
-      if (!values) return reportError(values.error());
-      auto fixed = pipeline::dimsFromValues(o->model, *values);
+      auto fixed = fixedDimsFromOptions(o->model, o->dims);
       if (!fixed) return reportError(fixed.error());
       opts.fixedDims = *fixed;
     }

@@ -3,6 +3,7 @@
 
 #include "codegen/Target.h"
 #include "core/expansions/Expansion.h"
+#include "pipeline/Specialize.h"
 
 #include <iostream>
 #include <set>
@@ -49,6 +50,22 @@ Expected<std::map<std::string, int64_t>> parseDimOptions(const std::vector<std::
     values[d.substr(0, eq)] = v;
   }
   return values;
+}
+
+Expected<std::map<std::string, int64_t>> fixedDimsFromOptions(const std::string& model, const std::vector<std::string>& dims) {
+  auto values = parseDimOptions(dims);
+  if (!values) return values.takeError();
+  std::vector<std::string> unmatched;
+  auto fixed = pipeline::dimsFromValues(model, *values, &unmatched);
+  if (!fixed) return fixed.takeError();
+  if (!unmatched.empty()) {
+    std::string known;
+    for (auto& [name, v] : *fixed) known += (known.empty() ? "" : ", ") + name;
+    for (auto& name : unmatched)
+      std::cerr << "warning: --dim " << name << ": the model's inputs have no dynamic dim of that name ("
+                << (known.empty() ? std::string("they have none") : "theirs: " + known) << ")\n";
+  }
+  return fixed;
 }
 
 CLI::Option* addTargetOption(CLI::App& sub, std::string& target) {

@@ -84,7 +84,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
     auto parsed = parseDimOptions(o->dims);
     if (!parsed) return reportError(parsed.error());
     std::map<std::string, int64_t> dims = *parsed;
-    auto fixed = pipeline::dimsFromValues(o->model, dims);
+    auto fixed = fixedDimsFromOptions(o->model, o->dims);
     if (!fixed) return reportError(fixed.error());
     opts.fixedDims = *fixed;
     pipeline::Steps steps;

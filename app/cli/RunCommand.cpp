@@ -59,7 +59,7 @@ std::function<int()> setupRun(CLI::App& sub) {
       auto parsed = parseDimOptions(o->dims);
       if (!parsed) return reportError(parsed.error());
       dims = *parsed;
-      auto fixed = pipeline::dimsFromValues(o->model, dims);
+      auto fixed = fixedDimsFromOptions(o->model, o->dims);
       if (!fixed) return reportError(fixed.error());
       opts.fixedDims = *fixed;
     } else {

@@ -170,9 +170,7 @@ std::function<int()> setupApply(CLI::App& sub) {
 Expected<io::LoadOptions> specialization(const std::string& model, const std::vector<std::string>& dims) {
   io::LoadOptions load;
   if (dims.empty()) return load;
-  auto values = parseDimOptions(dims);
-  if (!values) return values.takeError();
-  auto fixed = pipeline::dimsFromValues(model, *values);
+  auto fixed = fixedDimsFromOptions(model, dims);
   if (!fixed) return fixed.takeError();
   load.fixedDims = *fixed;
   return load;

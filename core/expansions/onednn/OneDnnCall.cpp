@@ -1,6 +1,8 @@
 #include "core/expansions/onednn/OneDnnCall.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace dcw::expansions::onednn {
@@ -98,6 +100,10 @@ std::string shapeText(const std::vector<int64_t>& d) {
 }
 
 std::string floatLiteral(double v) {
+  // Past float's range (a Clip without a bound is clipped at infinity): no literal, a value.
+  if (std::isnan(v)) return "std::numeric_limits<float>::quiet_NaN()";
+  if (std::abs(v) > double(std::numeric_limits<float>::max()))
+    return v > 0 ? "std::numeric_limits<float>::infinity()" : "(-std::numeric_limits<float>::infinity())";
   std::ostringstream s;
   s.precision(9);
   s << v;
