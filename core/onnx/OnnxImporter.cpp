@@ -461,7 +461,18 @@ public:
       sdfg_->inputs.push_back(d->name());
     }
     for (auto& name : captured) {
-      DCW_TRY(auto d, addValue(name, typeOf(name), false));
+      const TypeProto* type = typeOf(name);
+      DCW_TRY(auto d, addValue(name, type, false));
+      // An enclosing graph's initializer has no type to look up: the body sees it as the enclosing
+      // graph describes it (a weight an If branch reads, as PyTorch exports them).
+      if (const DataDescriptor* o = type ? nullptr : outerData(name)) {
+        d->dtype = o->dtype;
+        d->shape = o->shape;
+        d->strides = DataDescriptor::contiguousStrides(o->shape);
+        d->dataKind = o->dataKind;
+        d->rankKnown = o->rankKnown;
+        d->wrappers = o->wrappers;
+      }
       sdfg_->inputs.push_back(d->name());
       capturedData_.push_back(d->name());
     }
@@ -503,6 +514,13 @@ private:
   std::unordered_map<std::string, int> dataSuffix_, labelSuffix_; // see uniqueName
 
   std::string where() const { return place_.str(); }
+
+  // The descriptor an enclosing graph has for a value (nullptr: none).
+  const DataDescriptor* outerData(const std::string& onnxName) const {
+    for (const GraphBuilder* b = outer_; b; b = b->outer_)
+      if (auto it = b->dataName_.find(onnxName); it != b->dataName_.end()) return b->sdfg_->findData(it->second);
+    return nullptr;
+  }
 
   const TypeProto* typeOf(const std::string& onnxName) const {
     for (const GraphBuilder* b = this; b; b = b->outer_)
@@ -1038,10 +1056,16 @@ void inferShapes(ModelProto& m, Ctx& c) {
   for (auto& n : *m.mutable_graph()->mutable_node()) {
     if (n.output_size() == 0 || !lightByOutput.count(n.output(0))) continue;
     const NodeProto& ln = *lightByOutput[n.output(0)];
+    // A body's inferred value_info, and the types inferred for its outputs (a branch may leave them out).
+    auto copyBack = [](GraphProto& to, const GraphProto& from) {
+      *to.mutable_value_info() = from.value_info();
+      for (int i = 0; i < to.output_size() && i < from.output_size(); ++i)
+        if (from.output(i).has_type()) *to.mutable_output(i)->mutable_type() = from.output(i).type();
+    };
     for (int a = 0; a < n.attribute_size() && a < ln.attribute_size(); ++a) {
-      if (n.attribute(a).has_g()) *n.mutable_attribute(a)->mutable_g()->mutable_value_info() = ln.attribute(a).g().value_info();
+      if (n.attribute(a).has_g()) copyBack(*n.mutable_attribute(a)->mutable_g(), ln.attribute(a).g());
       for (int j = 0; j < n.attribute(a).graphs_size() && j < ln.attribute(a).graphs_size(); ++j)
-        *n.mutable_attribute(a)->mutable_graphs(j)->mutable_value_info() = ln.attribute(a).graphs(j).value_info();
+        copyBack(*n.mutable_attribute(a)->mutable_graphs(j), ln.attribute(a).graphs(j));
     }
   }
   // Outputs of Constant and folded nodes became initializers of the copy, so value_info lacks them:

@@ -121,8 +121,28 @@ def positions_range():
     save(nodes, "positions_range", [ids], [y], inits)
 
 
+def if_reads_outer_weight():
+    # PyTorch's export of a branch on a score: If(sum(X) >= 0) then Gemm(X, W) else Gemm(X, V) with the
+    # weights initializers of the main graph that the branches read (they carry no type of their own
+    # inside the branches); the batch is dynamic.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["batch", 4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["batch", 3])
+    then_out = helper.make_tensor_value_info("t", TensorProto.FLOAT, None)
+    else_out = helper.make_tensor_value_info("e", TensorProto.FLOAT, None)
+    then_g = helper.make_graph([helper.make_node("Gemm", ["X", "W"], ["t"], transB=1)], "then", [], [then_out])
+    else_g = helper.make_graph([helper.make_node("Gemm", ["X", "V"], ["e"], transB=1),], "else", [], [else_out])
+    nodes = [
+        helper.make_node("ReduceSum", ["X"], ["s"], keepdims=0),
+        helper.make_node("GreaterOrEqual", ["s", "zero"], ["c"]),
+        helper.make_node("If", ["c"], ["Y"], then_branch=then_g, else_branch=else_g),
+    ]
+    inits = [weights("W", 3, 4), weights("V", 3, 4), helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])]
+    save(nodes, "if_reads_outer_weight", [x], [y], inits)
+
+
 if __name__ == "__main__":
     attention_heads()
     conv_dynamic()
     paddle_slice_opset9()
     positions_range()
+    if_reads_outer_weight()
