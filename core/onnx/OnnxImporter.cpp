@@ -581,7 +581,7 @@ private:
         int32_t elem = sparse ? t->sparse_tensor_type().elem_type() : t->tensor_type().elem_type();
         bool hasShape = sparse ? t->sparse_tensor_type().has_shape() : t->tensor_type().has_shape();
         d.dtype = dtypeFromOnnx(elem);
-        if (depth_ == 0 && !sparse && d.wrappers.empty())
+        if (!sparse && d.wrappers.empty())
           if (auto it = c_.symbolic.shapes.find(onnxName); it != c_.symbolic.shapes.end()) return describeSymbolic(d, it->second);
         if (!hasShape) {
           d.rankKnown = false;
@@ -1086,6 +1086,47 @@ void inferShapes(ModelProto& m, Ctx& c) {
   }
 }
 
+// Puts the branch an If takes in place of the If, where the inputs' dims decide its condition
+// (SymbolicShapes::decidedIfs: a branch on a tensor's rank, as TorchScript exports write them): the
+// branch's nodes, initializers and value types join the enclosing graph, and an Identity per output
+// gives the If's output names their values. The branch not taken may not even be typable for these
+// inputs; it is gone.
+void spliceDecidedIfs(GraphProto& g, const std::map<std::string, bool>& decided, int depth) {
+  if (depth > kMaxGraphNesting) return;
+  google::protobuf::RepeatedPtrField<NodeProto> nodes;
+  for (auto& n : *g.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) spliceDecidedIfs(*a.mutable_g(), decided, depth + 1);
+      for (auto& sub : *a.mutable_graphs()) spliceDecidedIfs(sub, decided, depth + 1);
+    }
+    auto it = n.op_type() == "If" && n.domain().empty() && n.output_size() > 0 ? decided.find(n.output(0)) : decided.end();
+    GraphProto* branch = nullptr;
+    if (it != decided.end())
+      for (auto& a : *n.mutable_attribute())
+        if (a.name() == (it->second ? "then_branch" : "else_branch") && a.has_g()) branch = a.mutable_g();
+    if (!branch || branch->output_size() != n.output_size()) {
+      nodes.Add(std::move(n));
+      continue;
+    }
+    for (auto& t : branch->initializer()) *g.add_initializer() = t;
+    for (auto& v : branch->value_info()) *g.add_value_info() = v;
+    for (auto& bn : *branch->mutable_node()) nodes.Add(std::move(bn));
+    for (int k = 0; k < n.output_size(); ++k) {
+      if (n.output(k).empty()) continue;
+      NodeProto* id = nodes.Add();
+      id->set_op_type("Identity");
+      id->set_name((n.name().empty() ? n.output(0) : n.name()) + "/taken_output_" + std::to_string(k));
+      id->add_input(branch->output(k).name());
+      id->add_output(n.output(k));
+      if (branch->output(k).has_type()) {
+        auto* v = g.add_value_info();
+        *v = branch->output(k);
+      }
+    }
+  }
+  *g.mutable_node() = std::move(nodes);
+}
+
 Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   if (!m.has_graph() || m.ir_version() <= 0)
     return fail(c.source, std::string("not an ONNX model: ") + (m.has_graph() ? "it has no IR version" : "it contains no graph"),
@@ -1149,6 +1190,10 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
     for (int i = 0; i < f.node_size(); ++i)
       DCW_CHECK(checkShapeAttributes(f.node(i), i, c, Place{nullptr, "function " + f.name() + ": "}));
   if (c.options.runShapeInference) inferShapes(m, c);
+  if (!c.symbolic.decidedIfs.empty()) {
+    spliceDecidedIfs(*m.mutable_graph(), c.symbolic.decidedIfs, 0);
+    c.freeNamesOf.clear();
+  }
 
   GraphBuilder b(c, 0);
   auto sdfg = b.build(*m.mutable_graph(), "main", {}, Place{});

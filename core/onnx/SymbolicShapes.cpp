@@ -135,11 +135,46 @@ std::optional<std::vector<int64_t>> constInts(const std::optional<std::vector<Ex
   return out;
 }
 
+// The numbers of `shape`, when every dim is one.
+std::optional<std::vector<int64_t>> numbers(const Dims& shape) {
+  std::vector<int64_t> out;
+  for (auto& e : shape) {
+    auto c = constOf(e);
+    if (!c) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+// The elements of a row-major tensor of `dims` at the cartesian product of `keep` (indices per dim).
+std::vector<Expr> gatherValues(const std::vector<int64_t>& dims, const std::vector<Expr>& v,
+                               const std::vector<std::vector<int64_t>>& keep) {
+  std::vector<Expr> out;
+  std::vector<size_t> at(dims.size(), 0);
+  for (auto& k : keep)
+    if (k.empty()) return out;
+  for (;;) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < dims.size(); ++d) flat = flat * dims[d] + keep[d][at[d]];
+    out.push_back(v[size_t(flat)]);
+    size_t d = dims.size();
+    while (d > 0 && ++at[d - 1] == keep[d - 1].size()) at[--d] = 0;
+    if (d == 0) return out;
+  }
+}
+
 class Walker {
 public:
-  Walker(const GraphProto& g, int64_t opset) : g_(g), opset_(opset) {}
+  // `parent`: the walker of the graph whose If node holds this branch (its values are visible here).
+  Walker(const GraphProto& g, int64_t opset, Walker* parent = nullptr)
+      : g_(g), opset_(opset), parent_(parent), root_(parent ? parent->root_ : this) {}
 
   SymbolicShapes run() {
+    walk();
+    return std::move(out_);
+  }
+
+  void walk() {
     for (auto& t : g_.initializer()) {
       Info i;
       Dims d;
@@ -169,7 +204,13 @@ public:
     for (auto& v : g_.value_info()) onnxTypes_[v.name()] = &v.type();
     for (auto& v : g_.output()) onnxTypes_[v.name()] = &v.type();
     for (auto& n : g_.node()) visit(n);
-    return std::move(out_);
+  }
+
+  // What is known of a value of this graph or of an enclosing one.
+  const Info* lookup(const std::string& name) const {
+    for (const Walker* w = this; w; w = w->parent_)
+      if (auto it = w->info_.find(name); it != w->info_.end()) return &it->second;
+    return nullptr;
   }
 
 private:
@@ -177,13 +218,15 @@ private:
   int64_t opset_;
   std::map<std::string, Info> info_;
   std::map<std::string, const TypeProto*> onnxTypes_;
+  Walker* parent_;
+  Walker* root_;                        // holds the params and the result for every graph walked
   std::map<std::string, size_t> params_;
   SymbolicShapes out_;
   std::vector<std::pair<Expr, Expr>> needs_; // of the node being visited
 
   Expr param(const std::string& p) {
-    auto [it, added] = params_.emplace(p, out_.params.size());
-    if (added) out_.params.push_back(p);
+    auto [it, added] = root_->params_.emplace(p, root_->out_.params.size());
+    if (added) root_->out_.params.push_back(p);
     return Expr::symbol(SymbolicShapes::placeholder(it->second));
   }
 
@@ -194,7 +237,7 @@ private:
     Dims d;
     for (auto& dim : it->second->tensor_type().shape().dim()) {
       if (dim.has_dim_value() && dim.dim_value() >= 0) d.emplace_back(dim.dim_value());
-      else if (dim.has_dim_param() && params_.count(dim.dim_param())) d.push_back(param(dim.dim_param()));
+      else if (dim.has_dim_param() && root_->params_.count(dim.dim_param())) d.push_back(param(dim.dim_param()));
       else return std::nullopt;
     }
     return d;
@@ -206,7 +249,7 @@ private:
       cur_ = &n;
       needs_.clear();
       rules(n, outs);
-      for (auto& [a, b] : needs_) out_.checks.push_back({n.name().empty() ? n.op_type() : n.name(), a, b});
+      for (auto& [a, b] : needs_) root_->out_.checks.push_back({n.name().empty() ? n.op_type() : n.name(), a, b});
     }
     for (int k = 0; k < n.output_size(); ++k) {
       const std::string& name = n.output(k);
@@ -215,7 +258,7 @@ private:
       if (auto known = onnxDims(name)) {
         i.shape = known;
       } else if (i.shape) {
-        out_.shapes[name] = *i.shape;
+        root_->out_.shapes[name] = *i.shape;
       }
       if (i.values && i.shape) {
         auto count = constOf(product(*i.shape));
@@ -230,8 +273,7 @@ private:
 
   const Info* in(int k) const {
     if (k >= cur_->input_size() || cur_->input(k).empty()) return nullptr;
-    auto it = info_.find(cur_->input(k));
-    return it == info_.end() ? nullptr : &it->second;
+    return lookup(cur_->input(k));
   }
   bool present(int k) const { return k < cur_->input_size() && !cur_->input(k).empty(); }
   std::optional<Dims> shape(int k) const {
@@ -284,7 +326,7 @@ private:
         auto v = tensorFromOnnx(copy, t.name(), true);
         if (!v || !v->bytes || v->elementCount() > int64_t(kMaxValues)) return std::nullopt;
         std::vector<float> f(size_t(v->elementCount()));
-        std::memcpy(f.data(), v->bytes->data(), f.size() * sizeof(float));
+        if (!f.empty()) std::memcpy(f.data(), v->bytes->data(), f.size() * sizeof(float));
         return f;
       }
     return std::nullopt;
@@ -299,10 +341,11 @@ private:
         "BatchNormalization", "InstanceNormalization", "LRN", "CumSum", "Trilu", "IsNaN", "IsInf", "Sign", "Shrink",
         "ThresholdedRelu", "Celu", "Mish", "LpNormalization", "MeanVarianceNormalization", "QuantizeLinear",
         "DequantizeLinear", "ScatterElements", "ScatterND", "Scatter", "Gelu", "BitwiseNot", "Neg", "Abs", "Identity",
-        "Cast", "CastLike", "LayerNormalization", "Bernoulli", "RandomNormalLike", "RandomUniformLike"};
+        "Cast", "CastLike", "LayerNormalization", "Bernoulli", "RandomNormalLike", "RandomUniformLike",
+        "PRelu"}; // PRelu: the slope broadcasts to X (along the channels in old opsets)
     static const std::set<std::string> kBroadcast = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Equal", "Less", "Greater",
                                                      "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Where", "Max",
-                                                     "Min", "Sum", "Mean", "PRelu", "BitShift", "BitwiseAnd",
+                                                     "Min", "Sum", "Mean", "BitShift", "BitwiseAnd",
                                                      "BitwiseOr", "BitwiseXor"};
     const std::string& op = n.op_type();
     auto x = shape(0);
@@ -322,6 +365,14 @@ private:
         if (op == "Cast" || op == "CastLike") {
           int64_t to = attrI("to", 0);
           if (op == "CastLike" || to == TensorProto::INT64 || to == TensorProto::INT32) o[0].values = v;
+          if (to == TensorProto::BOOL && allConst(*v)) {
+            o[0].values = v;
+            for (auto& e : *o[0].values) e = Expr(int64_t(*e.constantValue() != 0));
+          }
+        }
+        if (op == "Not" && allConst(*v)) {
+          o[0].values = v;
+          for (auto& e : *o[0].values) e = Expr(int64_t(*e.constantValue() == 0));
         }
         if (op == "Neg") {
           o[0].values = v;
@@ -335,6 +386,7 @@ private:
       return;
     }
     if (kBroadcast.count(op)) return broadcasting(n, o);
+    if (op == "If") return branches(n, o);
     if (op == "Constant") return constant(o);
     if (op == "Shape" || op == "Size") {
       if (!x) return;
@@ -408,6 +460,27 @@ private:
         }
       }
       o[0].shape = r;
+      auto v = values(0);
+      auto dims = numbers(*x);
+      if (v && dims && int64_t(v->size()) == constOf(product(*x)).value_or(-1)) {
+        std::vector<int64_t> order;
+        for (size_t k = 0; k < x->size(); ++k) order.push_back(perm ? (*perm)[k] : int64_t(x->size() - 1 - k));
+        std::vector<int64_t> outDims, strides(dims->size(), 1);
+        for (size_t k = dims->size(); k-- > 1;) strides[k - 1] = strides[k] * (*dims)[k];
+        for (auto p : order) outDims.push_back((*dims)[size_t(p)]);
+        std::vector<Expr> t;
+        std::vector<int64_t> at(outDims.size(), 0);
+        for (size_t n = 0; n < v->size(); ++n) {
+          int64_t src = 0;
+          for (size_t k = 0; k < order.size(); ++k) src += at[k] * strides[size_t(order[k])];
+          t.push_back((*v)[size_t(src)]);
+          for (size_t k = outDims.size(); k-- > 0;) {
+            if (++at[k] < outDims[k]) break;
+            at[k] = 0;
+          }
+        }
+        o[0].values = t;
+      }
       return;
     }
     if (op == "Squeeze") {
@@ -550,6 +623,13 @@ private:
       auto v = values(0);
       if (!v) return;
       o[0].shape = *v;
+      // An integer fill (0 by default is float: only a `value` attribute of an integer type is followed).
+      auto count = constOf(product(*v));
+      if (const AttributeProto* a = attr("value"); a && a->type() == AttributeProto::TENSOR && count && *count <= int64_t(kMaxValues)) {
+        TensorProto copy = a->t();
+        if (auto t = tensorFromOnnx(copy, "value", true))
+          if (auto ints = intValues(*t); ints && ints->size() == 1) o[0].values = std::vector<Expr>(size_t(*count), Expr((*ints)[0]));
+      }
       return;
     }
     if (op == "Range") {
@@ -585,6 +665,34 @@ private:
     }
   }
 
+  // If: each branch walked with this graph's values in view; an output whose dims both branches agree
+  // on has them.
+  void branches(const NodeProto& n, std::vector<Info>& o) {
+    const GraphProto* then = nullptr;
+    const GraphProto* otherwise = nullptr;
+    for (auto& a : n.attribute())
+      if (a.type() == AttributeProto::GRAPH) (a.name() == "then_branch" ? then : otherwise) = &a.g();
+    if (!then || !otherwise) return;
+    Walker a(*then, opset_, this), b(*otherwise, opset_, this);
+    const NodeProto* self = cur_;
+    std::optional<bool> decided;
+    if (auto c = constInts(values(0)); c && c->size() == 1) decided = (*c)[0] != 0;
+    if (!decided || *decided) a.walk();
+    if (!decided || !*decided) b.walk();
+    cur_ = self;
+    if (decided && n.output_size() > 0) root_->out_.decidedIfs[n.output(0)] = *decided;
+    for (size_t k = 0; k < o.size(); ++k) {
+      if (int(k) >= then->output_size() || int(k) >= otherwise->output_size()) break;
+      const Info* x = a.lookup(then->output(int(k)).name());
+      const Info* y = b.lookup(otherwise->output(int(k)).name());
+      if (decided) {
+        if (const Info* taken = *decided ? x : y) o[k] = *taken;
+      } else if (x && y && x->shape && y->shape && *x->shape == *y->shape) {
+        o[k].shape = x->shape;
+      }
+    }
+  }
+
   void constant(std::vector<Info>& o) {
     if (const AttributeProto* a = attr("value"); a && a->type() == AttributeProto::TENSOR) {
       Dims d;
@@ -604,6 +712,11 @@ private:
 
   void broadcasting(const NodeProto& n, std::vector<Info>& o) {
     const std::string& op = n.op_type();
+    // Before opset 7, `broadcast` aligns B with A at `axis`: the output has A's shape.
+    if (opset_ < 7 && attr("broadcast")) {
+      if (auto a = shape(0); a && !o.empty()) o[0].shape = a;
+      return;
+    }
     std::optional<Dims> r;
     for (int k = 0; k < n.input_size(); ++k) {
       if (!present(k)) continue;
@@ -827,13 +940,30 @@ private:
     o[0].shape = d;
     auto v = values(0);
     auto s = constInts(starts), e = constInts(ends);
-    if (v && r == 1 && s && e && m == 1 && (*steps)[0] == 1) {
-      int64_t len = int64_t(v->size()), b = (*s)[0], end = (*e)[0];
-      if (b < 0) b += len;
-      if (end < 0) end += len;
-      b = std::clamp<int64_t>(b, 0, len);
-      end = std::clamp<int64_t>(end, b, len);
-      o[0].values = std::vector<Expr>(v->begin() + b, v->begin() + end);
+    auto dims = numbers(*x);
+    if (v && s && e && dims && int64_t(v->size()) == constOf(product(*x)).value_or(-1)) {
+      std::vector<std::vector<int64_t>> keep;
+      for (int64_t n : *dims) {
+        keep.emplace_back();
+        for (int64_t i = 0; i < n; ++i) keep.back().push_back(i);
+      }
+      for (size_t i = 0; i < m; ++i) {
+        int64_t a = (*ax)[i] < 0 ? (*ax)[i] + r : (*ax)[i], n = (*dims)[size_t(a)], b = (*s)[i], end = (*e)[i], step = (*steps)[i];
+        if (b < 0) b += n;
+        if (end < 0) end += n;
+        std::vector<int64_t> idx;
+        if (step > 0) {
+          b = std::clamp<int64_t>(b, 0, n);
+          end = std::clamp<int64_t>(end, 0, n);
+          for (int64_t j = b; j < end; j += step) idx.push_back(j);
+        } else {
+          b = std::clamp<int64_t>(b, 0, n - 1);
+          end = std::clamp<int64_t>(end, -1, n - 1);
+          for (int64_t j = b; j > end; j += step) idx.push_back(j);
+        }
+        keep[size_t(a)] = idx;
+      }
+      o[0].values = gatherValues(*dims, *v, keep);
     }
   }
 

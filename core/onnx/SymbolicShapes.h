@@ -42,6 +42,10 @@ struct SymbolicShapes {
     sym::Expr a, b;
   };
   std::vector<Check> checks;
+  // If nodes whose condition the inputs' dims decide (a branch on a tensor's rank, as TorchScript
+  // exports write them), by their first output: true = then_branch. The importer splices the branch
+  // taken in place of the If.
+  std::map<std::string, bool> decidedIfs;
   static std::string placeholder(size_t i) { return "dcw_dim_" + std::to_string(i); }
 };
 
