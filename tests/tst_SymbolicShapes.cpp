@@ -6,7 +6,9 @@
 // the same outputs at two sizes (ONNX Runtime checks the numbers: compare_symbolic_with_onnxruntime).
 #include "codegen/run/RandomInputs.h"
 #include "core/io/ModelFile.h"
+#include "core/ir/LibraryNode.h"
 #include "core/ir/Sdfg.h"
+#include "core/ir/State.h"
 #include "core/ir/Specialize.h"
 #include "core/serialize/JsonFormat.h"
 #include "pipeline/Pipeline.h"
@@ -73,6 +75,8 @@ private slots:
     QTest::newRow("range") << "positions_range" << "pos" << "[sequence]";
     QTest::newRow("expand") << "positions_range" << "posb" << "[batch, sequence]";
     QTest::newRow("gather") << "positions_range" << "y" << "[batch, sequence, 8]";
+    // An If on the input's rank: the branch taken (Relu) in its place.
+    QTest::newRow("decided if") << "rank_branch" << "b" << "[batch, 4]";
   }
   void dimsAreExpressionsOfTheInputs() {
     QFETCH(QString, model);
@@ -85,7 +89,8 @@ private slots:
 
   // No "unk__N" or per-value symbols: everything is bound by the inputs' dims.
   void onlyTheInputsSymbols() {
-    for (const char* name : {"attention_heads", "conv_dynamic", "paddle_slice_opset9", "positions_range"}) {
+    for (const char* name : {"attention_heads", "conv_dynamic", "paddle_slice_opset9", "positions_range", "rank_branch",
+                             "if_reads_outer_weight"}) {
       auto m = io::loadModel(fixture(name));
       QVERIFY(m);
       std::set<std::string> fromInputs;
@@ -94,6 +99,19 @@ private slots:
           for (auto& s : e.freeSymbols()) fromInputs.insert(s);
       for (auto& [s, type] : m->sdfg->symbols()) QVERIFY2(fromInputs.count(s), (std::string(name) + ": " + s).c_str());
     }
+  }
+
+  // The If of rank_branch is decided by the input's rank: its then_branch replaces it (the else_branch
+  // squeezes a dim that is not 1 and could not even be typed).
+  void anIfTheDimsDecideIsReplacedByItsBranch() {
+    auto m = io::loadModel(fixture("rank_branch"));
+    QVERIFY(m);
+    QStringList ops;
+    for (ir::State* st : m->sdfg->allStates())
+      for (auto& n : st->nodes())
+        if (auto* l = dynamic_cast<ir::LibraryNode*>(n.get())) ops << QString::fromStdString(l->opType);
+    ops.sort();
+    QCOMPARE(ops.join(","), QString("Equal,Identity,Mul,Relu,Shape,Size"));
   }
 
   void savedModelIsSpecializedToGivenDims() {

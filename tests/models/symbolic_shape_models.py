@@ -140,9 +140,30 @@ def if_reads_outer_weight():
     save(nodes, "if_reads_outer_weight", [x], [y], inits)
 
 
+def rank_branch():
+    # TorchScript's `if x.dim() == 2: y = relu(x) else: y = x.squeeze(0)`: an If on Size(Shape(X)) == 2.
+    # The inputs' rank decides it (then_branch); the other branch would give another rank.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["batch", 4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["batch", 4])
+    then_g = helper.make_graph([helper.make_node("Relu", ["X"], ["r"])], "then", [],
+                               [helper.make_tensor_value_info("r", TensorProto.FLOAT, None)])
+    else_g = helper.make_graph([helper.make_node("Squeeze", ["X", "ax0"], ["q"])], "else", [],
+                               [helper.make_tensor_value_info("q", TensorProto.FLOAT, None)])
+    nodes = [
+        helper.make_node("Shape", ["X"], ["s"]),
+        helper.make_node("Size", ["s"], ["rank"]),
+        helper.make_node("Equal", ["rank", "two"], ["is2"]),
+        helper.make_node("If", ["is2"], ["b"], name="rank_if", then_branch=then_g, else_branch=else_g),
+        helper.make_node("Mul", ["b", "W"], ["Y"]),
+    ]
+    inits = [helper.make_tensor("two", TensorProto.INT64, [], [2]), ints("ax0", [0]), weights("W", 4)]
+    save(nodes, "rank_branch", [x], [y], inits)
+
+
 if __name__ == "__main__":
     attention_heads()
     conv_dynamic()
     paddle_slice_opset9()
     positions_range()
     if_reads_outer_weight()
+    rank_branch()
