@@ -23,8 +23,9 @@ def const(name, arr):
     return numpy_helper.from_array(np.asarray(arr), name)
 
 
-def model(name, nodes, inputs, outputs, inits=(), opset=OPSET):
-    """inputs: [(name, shape)], outputs: [(name, shape)] of the op; each op output o is weighted into o + '_w'."""
+def model(name, nodes, inputs, outputs, inits=(), opset=OPSET, types=None):
+    """inputs: [(name, shape)], outputs: [(name, shape)] of the op; each op output o is weighted into o + '_w'.
+    types: element types of inputs that are not D, by name."""
     nodes = list(nodes)
     inits = list(inits)
     outs = []
@@ -33,7 +34,7 @@ def model(name, nodes, inputs, outputs, inits=(), opset=OPSET):
         inits.append(const(o + "_wt", w))
         nodes.append(helper.make_node("Mul", [o, o + "_wt"], [o + "_w"]))
         outs.append(vi(o + "_w", shape))
-    g = helper.make_graph(nodes, name, [vi(n, s) for n, s in inputs], outs, initializer=inits,
+    g = helper.make_graph(nodes, name, [vi(n, s, (types or {}).get(n, D)) for n, s in inputs], outs, initializer=inits,
                           value_info=[vi(o, shape) for o, shape in outputs])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="dcw-autodiff-tests")
     onnx.checker.check_model(m)
@@ -68,11 +69,12 @@ def loop_while():
 
 
 def if_branch():
-    """ONNX If on the differentiated path (refused: conditionals are not reversed)."""
+    """ONNX If on the differentiated path, its condition a run-time input (refused: conditionals are not
+    reversed; an If on a constant condition is imported as the branch it takes)."""
     then_g = helper.make_graph([N("Mul", ["x", "two"], ["t"])], "then", [], [vi("t", [2])], initializer=[const("two", np.array(2.0))])
     else_g = helper.make_graph([N("Add", ["x", "one"], ["e"])], "else", [], [vi("e", [2])], initializer=[const("one", np.array(1.0))])
-    return model("if_branch", [N("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], [("x", [2])], [("y", [2])],
-                 [const("c", np.array(True))])
+    return model("if_branch", [N("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], [("x", [2]), ("c", [])],
+                 [("y", [2])], types={"c": TensorProto.BOOL})
 
 
 def scan_model(name, op):
