@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 scripts/setup-deps.sh
 scripts/build.sh
 status=0
+failures=() # the stages that failed, repeated at the end (CI shows only the output's tail)
 ci=0
 case "${CI:-}" in ""|0|false|FALSE|False) ;; *) ci=1 ;; esac
 for skip in DCW_SKIP_FUZZ DCW_SKIP_SANITIZE; do
@@ -23,9 +24,10 @@ done
 # The fuzz targets need clang's libFuzzer; they are built separately and run briefly on their seed corpora
 # (the ONNX importer for DCW_FUZZ_SECONDS, every other parser for DCW_FUZZ_TEXT_SECONDS; see run_fuzz.sh).
 if [ "${DCW_SKIP_FUZZ:-0}" != "1" ]; then
-  tests/fuzz/run_fuzz.sh build-fuzz "${DCW_FUZZ_SECONDS:-60}" || status=$?
+  mkdir -p build-fuzz
+  tests/fuzz/run_fuzz.sh build-fuzz "${DCW_FUZZ_SECONDS:-60}" 2>&1 | tee build-fuzz/run.out || { status=1; failures+=("fuzz"); }
 fi
-ctest --test-dir build --output-on-failure -j 2 | tee build/ctest.out || status=$?
+ctest --test-dir build --output-on-failure -j 2 | tee build/ctest.out || { status=1; failures+=("ctest"); }
 log=build/Testing/Temporary/LastTest.log
 if [ -f "$log" ]; then
   echo
@@ -44,13 +46,21 @@ if [ -f "$log" ]; then
     if [ "$ci" = 1 ] && echo "$skips" | grep -qv '(CI never has this)'; then
       echo "error: tests were skipped in CI (CI=$CI); CI has everything they need, so a skip hides a failure"
       status=1
+      failures+=("skips in CI")
     fi
   fi
 fi
 summary=$(grep -E "tests passed, [0-9]+ tests failed out of" build/ctest.out | tail -1 || true)
 if [ "${DCW_SKIP_SANITIZE:-0}" != "1" ]; then
   echo
-  scripts/sanitize.sh || status=$?
+  scripts/sanitize.sh || { status=1; failures+=("sanitizers"); }
+fi
+if [ "${DCW_SKIP_FUZZ:-0}" != "1" ] && [ -f build-fuzz/run.out ]; then
+  echo
+  if [[ " ${failures[*]} " == *" fuzz "* ]]; then tail -60 build-fuzz/run.out; else sed -n '/^fuzz summary:/,$p' build-fuzz/run.out; fi
 fi
 [ -n "$summary" ] && echo "main suite: $summary"
+if [ ${#failures[@]} -gt 0 ]; then
+  echo "FAILED stages: ${failures[*]}"
+fi
 exit $status

@@ -14,6 +14,15 @@ Memlet Memlet::simple(const std::string& data, Subset subset) {
   return m;
 }
 
+Memlet Memlet::substituted(const std::map<std::string, sym::Expr>& values) const {
+  if (values.empty()) return *this;
+  Memlet out = *this;
+  out.subset = subset.substituted(values);
+  if (otherSubset) out.otherSubset = otherSubset->substituted(values);
+  out.volume = volume.substitute(values);
+  return out;
+}
+
 std::string Memlet::str() const {
   if (isEmpty()) return "(empty)";
   std::string s = data + "[" + subset.str() + "]";

@@ -22,6 +22,8 @@ struct Memlet {
   static Memlet full(const std::string& data, const std::vector<sym::Expr>& shape);
   static Memlet simple(const std::string& data, Subset subset); // volume = subset volume
   bool isEmpty() const { return data.empty(); }
+  // The memlet with symbols replaced in both subsets and the volume.
+  Memlet substituted(const std::map<std::string, sym::Expr>& values) const;
   std::string str() const;           // "A[i, 0:N]" (+ " (CR: sum)" / " (dyn)")
   bool operator==(const Memlet& o) const;
 };

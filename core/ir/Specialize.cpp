@@ -17,13 +17,6 @@ struct Substitution {
   std::map<std::string, sym::Expr> values;
 
   sym::Expr operator()(const sym::Expr& e) const { return e.substitute(values); }
-  void subset(Subset& s) const {
-    for (auto& r : s.ranges()) {
-      r.begin = (*this)(r.begin);
-      r.end = (*this)(r.end);
-      r.step = (*this)(r.step);
-    }
-  }
 
   void region(ControlFlowRegion& r0) const {
     for (auto& e : r0.edges()) {
@@ -47,16 +40,11 @@ struct Substitution {
 
   void state(State& st) const {
     for (auto& n : st.nodes()) {
-      if (auto* me = dynamic_cast<MapEntry*>(n.get())) subset(me->range);
+      if (auto* me = dynamic_cast<MapEntry*>(n.get())) me->range = me->range.substituted(values);
       if (auto* ns = dynamic_cast<NestedSdfgNode*>(n.get()))
         for (auto& [inner, outer] : ns->symbolMapping) outer = (*this)(outer);
     }
-    for (auto& e : st.edges()) {
-      Memlet& m = e->memlet;
-      subset(m.subset);
-      if (m.otherSubset) subset(*m.otherSubset);
-      m.volume = (*this)(m.volume);
-    }
+    for (auto& e : st.edges()) e->memlet = e->memlet.substituted(values);
   }
 };
 

@@ -18,6 +18,24 @@ std::string Range::str() const {
   return s;
 }
 
+Subset Subset::substituted(const std::map<std::string, Expr>& values) const {
+  if (values.empty()) return *this;
+  std::vector<Range> rs;
+  rs.reserve(ranges_.size());
+  for (auto& r : ranges_) rs.push_back(Range{r.begin.substitute(values), r.end.substitute(values), r.step.substitute(values)});
+  return Subset(std::move(rs));
+}
+
+Subset Subset::shifted(const std::vector<Expr>& offset) const {
+  std::vector<Range> rs = ranges_;
+  for (size_t d = 0; d < rs.size() && d < offset.size(); ++d)
+    if (offset[d] != Expr(0)) {
+      rs[d].begin = rs[d].begin + offset[d];
+      rs[d].end = rs[d].end + offset[d];
+    }
+  return Subset(std::move(rs));
+}
+
 Subset Subset::fullOf(const std::vector<Expr>& shape) {
   std::vector<Range> r;
   r.reserve(shape.size());

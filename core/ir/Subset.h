@@ -6,6 +6,7 @@
 #include "core/support/Expected.h"
 #include "core/symbolic/Expr.h"
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,10 @@ public:
   std::vector<sym::Expr> sizes() const;
   std::string str() const;             // "i, 0:N"
   std::set<std::string> freeSymbols() const;
+  // The subset with symbols replaced (a map parameter by its value, a nested SDFG's symbol by the outer one).
+  Subset substituted(const std::map<std::string, sym::Expr>& values) const;
+  // The subset moved by `offset` per dimension (missing trailing offsets are 0).
+  Subset shifted(const std::vector<sym::Expr>& offset) const;
 
   bool operator==(const Subset& o) const { return ranges_ == o.ranges_; }
   bool operator!=(const Subset& o) const { return !(*this == o); }

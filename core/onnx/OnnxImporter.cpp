@@ -70,6 +70,7 @@ struct Ctx {
   // quadratic. Cleared whenever graphs are rebuilt (sorting copies the nodes).
   std::unordered_map<const GraphProto*, std::vector<std::string>> freeNamesOf;
   SymbolicShapes symbolic; // the main graph's dims that ONNX's inference left incomplete
+  std::map<std::string, sym::Expr> placeholderSymbols; // symbolic's placeholders -> DCW symbols, made once
 };
 
 // The first of base, base_1, base_2, ... that `taken` does not hold, remembering per base where the
@@ -634,11 +635,10 @@ private:
   // Dims from DCW's symbolic inference (SymbolicShapes.h), its placeholders replaced by the symbols of
   // the inputs' dim_params.
   Expected<void> describeSymbolic(DataDescriptor& d, const std::vector<sym::Expr>& dims) {
-    std::map<std::string, sym::Expr> symbols;
-    for (size_t i = 0; i < c_.symbolic.params.size(); ++i) {
-      std::string s = symbolFor(c_.symbolic.params[i]);
-      symbols.emplace(SymbolicShapes::placeholder(i), sym::Expr::symbol(s));
-    }
+    auto& symbols = c_.placeholderSymbols;
+    if (symbols.size() != c_.symbolic.params.size())
+      for (size_t i = 0; i < c_.symbolic.params.size(); ++i)
+        symbols.emplace(SymbolicShapes::placeholder(i), sym::Expr::symbol(symbolFor(c_.symbolic.params[i])));
     std::vector<sym::Expr> shape;
     for (auto& e : dims) {
       shape.push_back(e.substitute(symbols));

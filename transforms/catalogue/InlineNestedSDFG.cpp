@@ -196,19 +196,6 @@ bool analyse(const Match& match, const Sdfg& root, Plan& plan, Diagnostics* whyN
 
 sym::Expr subst(const sym::Expr& e, const std::map<std::string, sym::Expr>& m) { return m.empty() ? e : e.substitute(m); }
 
-Subset substSubset(const Subset& s, const std::map<std::string, sym::Expr>& m, const std::vector<sym::Expr>* offset) {
-  std::vector<Range> rs;
-  for (size_t d = 0; d < s.rank(); ++d) {
-    Range r{subst(s[d].begin, m), subst(s[d].end, m), subst(s[d].step, m)};
-    if (offset && d < offset->size() && (*offset)[d] != sym::Expr(0)) {
-      r.begin = r.begin + (*offset)[d];
-      r.end = r.end + (*offset)[d];
-    }
-    rs.push_back(r);
-  }
-  return Subset(rs);
-}
-
 } // namespace
 
 const Pattern& InlineNestedSDFG::pattern() const {
@@ -294,7 +281,7 @@ Expected<void> InlineNestedSDFG::apply(const Match& match, edit::Editor& ed) con
       continue;
     }
     auto c = n->clone();
-    if (auto* me = dynamic_cast<MapEntry*>(c.get())) me->range = substSubset(me->range, plan.symbols, nullptr);
+    if (auto* me = dynamic_cast<MapEntry*>(c.get())) me->range = me->range.substituted(plan.symbols);
     Node* nn = ed.addNode(st, std::move(c));
     map[n->id()] = {nn, nn};
     copies[n->id()] = nn;
@@ -323,14 +310,16 @@ Expected<void> InlineNestedSDFG::apply(const Match& match, edit::Editor& ed) con
       std::vector<sym::Expr>* off = nullptr;
       const std::string innerData = m.data;
       m.data = dataOf(innerData, &off);
-      m.subset = substSubset(m.subset, plan.symbols, off);
+      m.subset = m.subset.substituted(plan.symbols);
+      if (off) m.subset = m.subset.shifted(*off);
       m.volume = subst(m.volume, plan.symbols);
       if (m.otherSubset) {
         // A copy between access nodes: the other subset belongs to the end not named by the memlet.
         const AccessNode* other = srcAn && srcAn->data() == innerData ? dstAn : srcAn;
         std::vector<sym::Expr>* off2 = nullptr;
         if (other) dataOf(other->data(), &off2);
-        m.otherSubset = substSubset(*m.otherSubset, plan.symbols, off2);
+        m.otherSubset = m.otherSubset->substituted(plan.symbols);
+        if (off2) m.otherSubset = m.otherSubset->shifted(*off2);
       }
     }
     ed.addEdge(st, *src, e->srcConnector, *dst, e->dstConnector, m);

@@ -42,20 +42,6 @@ std::string renameSymbolsInCode(const Tasklet& t, const std::map<std::string, st
   return prog->str();
 }
 
-Subset substituted(const Subset& s, const SymMap& m) {
-  std::vector<Range> rs;
-  for (auto& r : s.ranges()) rs.push_back(Range{r.begin.substitute(m), r.end.substitute(m), r.step.substitute(m)});
-  return Subset(rs);
-}
-
-Memlet substituted(const Memlet& mm, const SymMap& m) {
-  Memlet out = mm;
-  out.subset = substituted(mm.subset, m);
-  if (mm.otherSubset) out.otherSubset = substituted(*mm.otherSubset, m);
-  out.volume = mm.volume.substitute(m);
-  return out;
-}
-
 std::string uniqueConnector(const Node& n, const std::string& base, const std::set<std::string>& taken) {
   auto free = [&](const std::string& b) {
     return !n.findIn("IN_" + b) && !n.findOut("OUT_" + b) && !taken.count(b);
@@ -164,7 +150,7 @@ std::optional<MapFusion::Refusal> MapFusion::checkProducerConsumer(const State& 
       if (ie->srcConnector != oc) continue;
       if (!dynamic_cast<const Tasklet*>(st.node(ie->dst)))
         return Refusal{"the second map reads '" + a.data() + "' in a node that is not a tasklet", "fuse maps whose bodies are tasklets"};
-      Memlet m = substituted(ie->memlet, rename);
+      Memlet m = ie->memlet.substituted(rename);
       bool same = m.subset.rank() == pm.subset.rank();
       for (size_t k = 0; same && k < m.subset.rank(); ++k)
         same = m.subset[k] == pm.subset[k] || (sym::proveEqual(m.subset[k].begin, pm.subset[k].begin) == true &&
@@ -231,7 +217,7 @@ void MapFusion::fuseInto(edit::Editor& ed, State& st, MapEntry& e1, MapEntry& e2
           if (code != t->code) ed.set(*t, &Tasklet::code, code);
         }
       } else if (auto* me = dynamic_cast<MapEntry*>(n)) {
-        ed.set(*me, &MapEntry::range, substituted(me->range, rename));
+        ed.set(*me, &MapEntry::range, me->range.substituted(rename));
       } else if (auto* ns = dynamic_cast<NestedSdfgNode*>(n)) {
         auto sm = ns->symbolMapping;
         for (auto& [k, v] : sm) v = v.substitute(rename);
@@ -245,7 +231,7 @@ void MapFusion::fuseInto(edit::Editor& ed, State& st, MapEntry& e1, MapEntry& e2
       if (srcIn && dstIn && !e->memlet.isEmpty()) inner.push_back(e.get());
     }
     for (auto* e : inner) {
-      Memlet m = substituted(e->memlet, rename);
+      Memlet m = e->memlet.substituted(rename);
       if (!(m == e->memlet)) ed.set(*e, &DataflowEdge::memlet, m);
     }
   }

@@ -34,9 +34,7 @@ std::string stripPrefix(const std::string& conn, const std::string& prefix) {
 Subset renamed(const Subset& s, const std::map<std::string, std::string>& ren) {
   std::map<std::string, sym::Expr> m;
   for (auto& [a, b] : ren) m[a] = sym::Expr::symbol(b);
-  std::vector<Range> rs;
-  for (auto& r : s.ranges()) rs.push_back(Range{r.begin.substitute(m), r.end.substitute(m), r.step.substitute(m)});
-  return Subset(rs);
+  return s.substituted(m);
 }
 
 bool sameSubset(const Subset& a, const Subset& b) {

@@ -148,19 +148,6 @@ Expected<void> TrivialMapElimination::apply(const Match& match, edit::Editor& ed
     values[me->params[d]] = me->range[d].begin;
     names.insert(me->params[d]);
   }
-  auto subst = [&](const Subset& s) {
-    std::vector<Range> rs;
-    for (auto& r : s.ranges()) rs.push_back(Range{r.begin.substitute(values), r.end.substitute(values), r.step.substitute(values)});
-    return Subset(rs);
-  };
-  auto substMemlet = [&](const Memlet& m) {
-    Memlet c = m;
-    c.subset = subst(m.subset);
-    if (m.otherSubset) c.otherSubset = subst(*m.otherSubset);
-    c.volume = m.volume.substitute(values);
-    return c;
-  };
-
   // The body: nodes, then the edges among them and to the map's ends.
   std::set<ElementId> inside;
   for (Node* n : scope::nodesInside(st, *me)) {
@@ -174,7 +161,7 @@ Expected<void> TrivialMapElimination::apply(const Match& match, edit::Editor& ed
       for (auto& s : prog.statements) s.value = replaceName(s.value, taskletValues);
       ed.set(*t, &Tasklet::code, prog.str());
     } else if (auto* m = dynamic_cast<MapEntry*>(n)) {
-      Subset r = subst(m->range);
+      Subset r = m->range.substituted(values);
       if (r != m->range) ed.set(*m, &MapEntry::range, r);
     } else if (auto* ns = dynamic_cast<NestedSdfgNode*>(n)) {
       auto mapping = ns->symbolMapping;
@@ -193,7 +180,7 @@ Expected<void> TrivialMapElimination::apply(const Match& match, edit::Editor& ed
     bool from = e->src == me->id() || inside.count(e->src);
     bool to = e->dst == mx->id() || inside.count(e->dst);
     if (!from || !to) continue;
-    Memlet m = substMemlet(e->memlet);
+    Memlet m = e->memlet.substituted(values);
     if (!(m == e->memlet)) ed.set(*e, &DataflowEdge::memlet, m);
   }
 

@@ -26,18 +26,11 @@ namespace dcw::expansions {
 
 using namespace dcw::ir;
 using sym::Expr;
+using ew::number;
 
 namespace {
 
 using Result = Expected<std::unique_ptr<Sdfg>>;
-
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string s = buf;
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
 
 // The node's seed: its attribute, else one derived from its name (stable across runs).
 std::string seedOf(const ExpansionContext& ctx) {
