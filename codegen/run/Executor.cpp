@@ -2,8 +2,11 @@
 
 #include "codegen/run/MemoryBudget.h"
 
+#include "core/ir/AccessNode.h"
+#include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Specialize.h"
+#include "core/ir/State.h"
 
 #include <sstream>
 
@@ -23,6 +26,28 @@ std::string shapeText(const std::vector<sym::Expr>& d) {
   std::string s = "[";
   for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + d[i].str();
   return s + "]";
+}
+
+// Where a symbol no input binds first arises: "the shape of 'Y', written by main/state0/reshape" (the
+// node whose output's shape it is), so a refusal names the node to look at.
+std::string whereSymbolArises(const Sdfg& sdfg, const std::string& symbol) {
+  for (State* st : sdfg.allStates())
+    for (auto& n : st->nodes()) {
+      auto* an = dynamic_cast<const AccessNode*>(n.get());
+      const DataDescriptor* d = an ? sdfg.findData(an->data()) : nullptr;
+      if (!d) continue;
+      bool uses = false;
+      for (auto& e : d->shape) uses = uses || e.freeSymbols().count(symbol);
+      if (!uses) continue;
+      std::string where = "the shape of '" + d->name() + "'";
+      for (auto* e : st->inEdges(an->id()))
+        if (!dynamic_cast<const AccessNode*>(st->node(e->src))) {
+          std::string path = PathIndex(sdfg).pathOf(e->src);
+          return where + ", written by " + (path.empty() ? "'" + st->node(e->src)->label() + "'" : path);
+        }
+      return where;
+    }
+  return "";
 }
 
 } // namespace
@@ -173,8 +198,13 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
     if (it == syms.end())
       if (auto v = ir::specializedValue(*sdfg_->root(), s)) it = syms.emplace(s, *v).first;
     if (it == syms.end())
-      return fail(sdfg_->name(), "symbol '" + s + "' cannot be determined from the input shapes (a data-dependent shape)",
+    {
+      std::string where = whereSymbolArises(*sdfg_, s);
+      return fail(sdfg_->name(),
+                  "symbol '" + s + "'" + (where.empty() ? "" : " (" + where + ")") +
+                      " cannot be determined from the input shapes (a data-dependent shape)",
                   "export the model with static shapes for this part");
+    }
     symbolValues.push_back(it->second);
   }
 

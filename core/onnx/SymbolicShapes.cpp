@@ -25,6 +25,9 @@ using sym::Expr;
 using Dims = std::vector<Expr>;
 
 constexpr size_t kMaxValues = 4096; // integer tensors whose values are followed (shape arithmetic)
+// Expressions past this many nodes are dropped (the dim is then unknown): a chain of shape arithmetic
+// that squares an expression at every step would otherwise grow it exponentially.
+constexpr size_t kMaxExprNodes = 256;
 constexpr int64_t kBigIndex = int64_t(1) << 30; // Slice ends at or past this mean "to the end"
 
 // What is known of one value: its dims, and for a small integer tensor its elements (row-major).
@@ -255,6 +258,13 @@ private:
       const std::string& name = n.output(k);
       if (name.empty()) continue;
       Info& i = outs[size_t(k)];
+      auto tooLarge = [](const std::vector<Expr>& es) {
+        for (auto& e : es)
+          if (e.treeSize(kMaxExprNodes) > kMaxExprNodes) return true;
+        return false;
+      };
+      if (i.shape && tooLarge(*i.shape)) i.shape.reset();
+      if (i.values && tooLarge(*i.values)) i.values.reset();
       if (auto known = onnxDims(name)) {
         i.shape = known;
       } else if (i.shape) {

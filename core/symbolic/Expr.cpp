@@ -383,6 +383,18 @@ std::set<std::string> Expr::freeSymbols() const {
   return out;
 }
 
+size_t Expr::treeSize(size_t cap) const {
+  size_t count = 0;
+  std::vector<const ExprNode*> todo{&nodeOf(*this)};
+  while (!todo.empty() && count <= cap) {
+    const ExprNode* n = todo.back();
+    todo.pop_back();
+    ++count;
+    for (auto& o : n->operands) todo.push_back(&nodeOf(o));
+  }
+  return count;
+}
+
 Expr Expr::substitute(const std::map<std::string, Expr>& replacements) const {
   const ExprNode& n = nodeOf(*this);
   if (n.op == Op::Const) return *this;

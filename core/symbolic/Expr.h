@@ -58,6 +58,9 @@ public:
   std::string str() const;
 
   std::set<std::string> freeSymbols() const;
+  // The number of nodes of the expression as a tree (shared subexpressions counted each time they
+  // occur), counting stops past `cap`. What printing, substituting or comparing it costs.
+  size_t treeSize(size_t cap = SIZE_MAX) const;
   Expr substitute(const std::map<std::string, Expr>& replacements) const;
   // Value under a full assignment; an error names an unbound symbol, division by zero or overflow.
   Expected<int64_t> evaluate(const std::map<std::string, int64_t>& values) const;

@@ -160,6 +160,22 @@ def rank_branch():
     save(nodes, "rank_branch", [x], [y], inits)
 
 
+def squaring_chain():
+    # Shape arithmetic that squares its value 40 times (t = (t + M) * t): the exact dim would be an
+    # expression of 2^40 terms. DCW follows it while it stays small, then leaves the dim unknown; the
+    # Reshape's output is then data-dependent (refused at run time, naming the node), not a hang.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", "M"])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None])
+    nodes = [helper.make_node("Shape", ["X"], ["n"], start=0, end=1),
+             helper.make_node("Shape", ["X"], ["m"], start=1, end=2),
+             helper.make_node("Add", ["n", "m"], ["t0"])]
+    for i in range(1, 41):
+        nodes.append(helper.make_node("Add", [f"t{i - 1}", "m"], [f"a{i}"]))
+        nodes.append(helper.make_node("Mul", [f"a{i}", f"t{i - 1}"], [f"t{i}"]))
+    nodes.append(helper.make_node("Reshape", ["X", "t40"], ["Y"], name="reshape_chain"))
+    save(nodes, "squaring_chain", [x], [y], opset=15)
+
+
 if __name__ == "__main__":
     attention_heads()
     conv_dynamic()
@@ -167,3 +183,4 @@ if __name__ == "__main__":
     positions_range()
     if_reads_outer_weight()
     rank_branch()
+    squaring_chain()
