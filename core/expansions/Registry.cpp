@@ -21,6 +21,8 @@ const ExpansionRegistry& registry() {
     registerMisc(reg);
     registerRecurrent(reg);
     registerRandom(reg);
+    registerOptimizers(reg);
+    registerTfIdfVectorizer(reg);
     registerControlFlow(reg);
     registerFused(reg);
     registerOneDnn(reg);
