@@ -11,6 +11,7 @@
 #include "core/onnx/OnnxTypes.h"
 #include "core/onnx/OpCatalog.h"
 #include "core/onnx/ShapeArithmetic.h"
+#include "core/onnx/StaticSequences.h"
 #include "core/onnx/SymbolicShapes.h"
 #include "core/onnx/SubgraphNesting.h"
 
@@ -1190,6 +1191,12 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
     for (int i = 0; i < f.node_size(); ++i)
       DCW_CHECK(checkShapeAttributes(f.node(i), i, c, Place{nullptr, "function " + f.name() + ": "}));
   if (c.options.runShapeInference) inferShapes(m, c);
+  // Sequences the model fixes become lists of tensors (StaticSequences.h); inference then types the
+  // tensor ops they became.
+  if (resolveStaticSequences(*m.mutable_graph(), c.opsets.count("") ? c.opsets.at("") : 0)) {
+    c.freeNamesOf.clear();
+    if (c.options.runShapeInference) inferShapes(m, c);
+  }
   if (!c.symbolic.decidedIfs.empty()) {
     spliceDecidedIfs(*m.mutable_graph(), c.symbolic.decidedIfs, 0);
     c.freeNamesOf.clear();
