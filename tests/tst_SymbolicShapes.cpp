@@ -14,6 +14,8 @@
 #include "pipeline/Pipeline.h"
 
 #include <QElapsedTimer>
+#include <cmath>
+#include <cstring>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -136,6 +138,46 @@ private slots:
     QVERIFY(!out);
     const std::string e = out.error().str();
     QVERIFY2(e.find("reshape_chain") != std::string::npos && e.find("data-dependent") != std::string::npos, e.c_str());
+  }
+
+  // value_length: the length is the value of the scalar input N (Range over float(N), an Expand to
+  // [N, 4]): one program, whose outputs have N's value as their dim, from the .onnx and the .dcw.json;
+  // a negative N is refused naming the input.
+  void dimsFromAnInputsValue() {
+    auto m = io::loadModel(fixture("value_length"));
+    QVERIFY2(m, m ? "" : m.error().str().c_str());
+    QCOMPARE(QString::fromStdString(shapeOf(*m->sdfg, "Y")), QString("[N_value]"));
+    QCOMPARE(QString::fromStdString(shapeOf(*m->sdfg, "Z")), QString("[N_value, 4]"));
+    QTemporaryDir dir;
+    const std::string json = dir.filePath("v.dcw.json").toStdString();
+    QVERIFY(serialize::saveFile(*m->sdfg, json));
+    for (const std::string& path : {fixture("value_length"), json}) {
+      pipeline::Options o;
+      auto p = pipeline::build(path, {}, o);
+      QVERIFY2(p, p ? "" : p.error().str().c_str());
+      for (int64_t n : {3, 6, 0}) {
+        ir::Tensor t;
+        t.dtype = ir::DType::Int64;
+        t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(&n), 8);
+        auto out = p->executor->run({t});
+        QVERIFY2(out, out ? "" : out.error().str().c_str());
+        QCOMPARE((*out)[0].dims, std::vector<int64_t>({n}));
+        QCOMPARE((*out)[1].dims, std::vector<int64_t>({n, 4}));
+        if (n > 1) {
+          float y1;
+          std::memcpy(&y1, (*out)[0].bytes->data() + 4, 4);
+          QVERIFY(std::fabs(y1 - std::cos(0.785f)) < 1e-6);
+        }
+      }
+      int64_t negative = -2;
+      ir::Tensor t;
+      t.dtype = ir::DType::Int64;
+      t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(&negative), 8);
+      auto out = p->executor->run({t});
+      QVERIFY(!out);
+      QVERIFY2(out.error().str().find("input 'N'") != std::string::npos && out.error().str().find("-2") != std::string::npos,
+               out.error().str().c_str());
+    }
   }
 
   void savedModelIsSpecializedToGivenDims() {

@@ -8,6 +8,8 @@
 #include "core/ir/Specialize.h"
 #include "core/ir/State.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 namespace dcw::codegen {
@@ -87,6 +89,45 @@ Expected<std::unique_ptr<Executor>> Executor::load(const Sdfg& sdfg, GeneratedCo
 std::string Executor::elementPath(int64_t id) const {
   for (auto& entry : code_.sourceMap)
     if (int64_t(entry.element) == id) return entry.path;
+  return {};
+}
+
+// Symbols that stand for an element of a small integer input (metadata "value-symbol:SYMBOL" = input,
+// element; see core/onnx/SymbolicShapes.h): bound from the input's values. Dims computed from them are
+// derived assuming they are not negative, so a negative one is refused, naming the input.
+Expected<void> Executor::bindValueSymbols(const std::vector<Tensor>& inputs, std::map<std::string, int64_t>& syms) const {
+  const ir::Sdfg& root = *sdfg_->root();
+  const auto& args = code_.signature.args;
+  for (auto it = root.metadata.lower_bound("value-symbol:"); it != root.metadata.end() && it->first.rfind("value-symbol:", 0) == 0; ++it) {
+    const std::string symbol = it->first.substr(std::string("value-symbol:").size());
+    std::istringstream in(it->second);
+    std::string input, element;
+    if (!std::getline(in, input) || !std::getline(in, element)) continue;
+    const int64_t k = std::atoll(element.c_str());
+    for (size_t i = 0; i < inputs.size() && i < args.size(); ++i) {
+      if (args[i].name != input) continue;
+      const Tensor& t = inputs[i];
+      if (k < 0 || k >= t.elementCount() || !t.bytes) return fail("input '" + input + "'", "has no element " + element);
+      int64_t v = 0;
+      if (t.dtype == DType::Int64) std::memcpy(&v, t.bytes->data() + k * 8, 8);
+      else if (t.dtype == DType::Int32) {
+        int32_t w;
+        std::memcpy(&w, t.bytes->data() + k * 4, 4);
+        v = w;
+      } else {
+        return fail("input '" + input + "'", "must hold integers: shapes are computed from its values");
+      }
+      if (v < 0)
+        return fail("input '" + input + "'", "holds " + std::to_string(v) + (t.elementCount() > 1 ? " at element " + element : std::string()) +
+                        "; the model's shapes are computed from it as a non-negative number",
+                    "give a value >= 0");
+      if (auto fixed = ir::specializedValue(root, symbol); fixed && *fixed != v)
+        return fail("input '" + input + "'", "holds " + std::to_string(v) + ", the program was specialized for " + std::to_string(*fixed) +
+                        " (" + symbol + ")",
+                    "give the value it was specialized for, or compile it again for this one");
+      syms[symbol] = v;
+    }
+  }
   return {};
 }
 
@@ -191,6 +232,7 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
     if (inputs[i].dtype != DType::String && (!inputs[i].bytes || inputs[i].bytes->size() < size_t(inputs[i].elementCount()) * dtypeSize(inputs[i].dtype)))
       return fail("input '" + a.name + "'", "holds fewer bytes than its dims need");
   }
+  DCW_CHECK(bindValueSymbols(inputs, syms));
   DCW_CHECK(checkDims(syms));
   std::vector<int64_t> symbolValues;
   for (auto& s : code_.signature.symbols) {

@@ -65,6 +65,7 @@ private:
   int threads_ = 0;
   std::shared_ptr<std::atomic<bool>> cancel_;
   Expected<void> checkMemory(const std::map<std::string, int64_t>& syms) const;
+  Expected<void> bindValueSymbols(const std::vector<ir::Tensor>& inputs, std::map<std::string, int64_t>& syms) const;
   Expected<void> checkDims(const std::map<std::string, int64_t>& syms) const;
   // The path of an element of the program by id (for messages about where it stopped).
   std::string elementPath(int64_t id) const;

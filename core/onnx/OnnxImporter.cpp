@@ -1230,6 +1230,12 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
       if (bound) md["dims-check:" + std::to_string(k++)] = check.node + "\n" + a.str() + "\n" + b.str();
     }
   }
+  // Symbols that stand for an input's elements (SymbolicShapes::valueParams), where the IR uses them.
+  for (auto& [i, where] : c.symbolic.valueParams)
+    if (auto it = c.dimSymbols.find(c.symbolic.params[i]); it != c.dimSymbols.end() && r.sdfg->symbols().count(it->second))
+      for (auto& in : r.sdfg->inputs)
+        if (const auto* d = r.sdfg->findData(in); d && (d->name() == where.first || d->sourceName == where.first))
+          md["value-symbol:" + it->second] = d->name() + "\n" + std::to_string(where.second);
   for (auto& [param, s] : c.dimSymbols)
     if (param != s) md["symbol:" + s] = param;
   r.warnings = std::move(c.warnings);

@@ -34,7 +34,11 @@ constexpr int64_t kBigIndex = int64_t(1) << 30; // Slice ends at or past this me
 struct Info {
   std::optional<Dims> shape;
   std::optional<std::vector<Expr>> values;
+  bool real = false; // the values are those of a floating-point tensor (integral, but `/` divides exactly)
 };
+
+// Integer inputs with at most this many elements have symbols for their values (valueParams).
+constexpr int64_t kMaxValueInput = 4;
 
 std::optional<int64_t> constOf(const Expr& e) { return e.constantValue(); }
 
@@ -190,6 +194,28 @@ public:
         TensorProto copy = t;
         if (auto v = tensorFromOnnx(copy, t.name(), true))
           if (auto ints = intValues(*v)) i.values = std::vector<Expr>(ints->begin(), ints->end());
+      } else if (n <= kMaxValueInput && (t.data_type() == TensorProto::FLOAT || t.data_type() == TensorProto::DOUBLE)) {
+        // Float constants that are whole numbers (0, 1, 2 of a window function's arithmetic).
+        TensorProto copy = t;
+        if (auto v = tensorFromOnnx(copy, t.name(), true); v && v->bytes) {
+          std::vector<Expr> vals;
+          for (int64_t k = 0; k < v->elementCount(); ++k) {
+            double d = 0;
+            if (v->dtype == ir::DType::Float32) {
+              float f;
+              std::memcpy(&f, v->bytes->data() + k * 4, 4);
+              d = f;
+            } else {
+              std::memcpy(&d, v->bytes->data() + k * 8, 8);
+            }
+            if (!(std::fabs(d) < 1e15) || d != std::floor(d)) break;
+            vals.push_back(Expr(int64_t(d)));
+          }
+          if (int64_t(vals.size()) == v->elementCount()) {
+            i.values = vals;
+            i.real = true;
+          }
+        }
       }
       info_[t.name()] = std::move(i);
     }
@@ -202,6 +228,7 @@ public:
         else goto unnamed;
       }
       info_[v.name()].shape = d;
+      valueParamsOf(v, d);
     unnamed:;
     }
     for (auto& v : g_.value_info()) onnxTypes_[v.name()] = &v.type();
@@ -226,6 +253,22 @@ private:
   std::map<std::string, size_t> params_;
   SymbolicShapes out_;
   std::vector<std::pair<Expr, Expr>> needs_; // of the node being visited
+
+  // The elements of a small integer input of the main graph, as symbols (SymbolicShapes::valueParams).
+  void valueParamsOf(const ::onnx::ValueInfoProto& v, const Dims& d) {
+    const int32_t t = v.type().tensor_type().elem_type();
+    if (parent_ || (t != TensorProto::INT64 && t != TensorProto::INT32) || d.size() > 1) return;
+    auto count = constOf(product(d));
+    if (!count || *count < 1 || *count > kMaxValueInput) return;
+    std::vector<Expr> vals;
+    for (int64_t k = 0; k < *count; ++k) {
+      const std::string name = v.name() + "_value" + (*count > 1 ? std::to_string(k) : std::string());
+      if (root_->params_.count(name)) return; // a dim_param of that name: leave the values unknown
+      vals.push_back(param(name));
+      root_->out_.valueParams[root_->params_.at(name)] = {v.name(), k};
+    }
+    info_[v.name()].values = vals;
+  }
 
   Expr param(const std::string& p) {
     auto [it, added] = root_->params_.emplace(p, root_->out_.params.size());
@@ -252,6 +295,7 @@ private:
       cur_ = &n;
       needs_.clear();
       rules(n, outs);
+      realValues(n, outs);
       for (auto& [a, b] : needs_) root_->out_.checks.push_back({n.name().empty() ? n.op_type() : n.name(), a, b});
     }
     for (int k = 0; k < n.output_size(); ++k) {
@@ -276,6 +320,29 @@ private:
       }
       info_[name] = std::move(i);
     }
+  }
+
+  // Values computed from a float tensor's are a float tensor's, except through a Cast to an integer
+  // type; a Cast to a float type makes them so. Exact `/` and `%` on them are not integer arithmetic:
+  // their values are dropped.
+  void realValues(const NodeProto& n, std::vector<Info>& o) const {
+    const std::string& op = n.op_type();
+    bool real = false;
+    for (int k = 0; k < n.input_size(); ++k)
+      if (const Info* i = in(k)) real = real || (i->real && i->values);
+    if (op == "Cast") {
+      const int64_t to = attrI("to", 0);
+      real = to == TensorProto::FLOAT || to == TensorProto::DOUBLE || to == TensorProto::FLOAT16 || to == TensorProto::BFLOAT16;
+      if (real && !o.empty() && !o[0].values)
+        if (auto v = values(0)) o[0].values = v;
+    }
+    if (op == "CastLike" && present(1)) real = in(1) && in(1)->real;
+    if (real && (op == "Div" || op == "Mod" || op == "Pow" || op == "Reciprocal" || op == "Sqrt")) {
+      for (auto& i : o) i.values.reset();
+      return;
+    }
+    for (auto& i : o)
+      if (i.values) i.real = real;
   }
 
   // ---- operands and attributes of the node being visited

@@ -15,7 +15,9 @@
 // unknown and is refused later, naming the node. Where a dim holds only for some input dims (two
 // symbolic dims broadcast together must be equal or 1), the pair is kept: the importer records it in
 // the SDFG (metadata "dims-check:N" = node, dim, dim, one a line) and a run whose dims break it is
-// refused, naming the node and the dims.
+// refused, naming the node and the dims. The elements of small integer graph inputs are symbols too
+// (valueParams), so a length given as an input (a window's size, a Range's limit) gives symbolic dims
+// bound when the run's inputs are known.
 #pragma once
 
 #include "core/symbolic/Expr.h"
@@ -46,6 +48,11 @@ struct SymbolicShapes {
   // exports write them), by their first output: true = then_branch. The importer splices the branch
   // taken in place of the If.
   std::map<std::string, bool> decidedIfs;
+  // The params that stand for a value held by a small integer graph input rather than for a dim (a
+  // window length, a Range bound, a TopK k given as an input): param index -> (input, element). The
+  // importer records them (metadata "value-symbol:SYMBOL" = input, element, one a line) and a run binds
+  // them from the input's elements, as it binds dims from the inputs' shapes.
+  std::map<size_t, std::pair<std::string, int64_t>> valueParams;
   static std::string placeholder(size_t i) { return "dcw_dim_" + std::to_string(i); }
 };
 

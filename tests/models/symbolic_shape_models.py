@@ -176,6 +176,26 @@ def squaring_chain():
     save(nodes, "squaring_chain", [x], [y], opset=15)
 
 
+def value_length():
+    # A length given as an input, as the expanded window functions write it: Range(0.0, float(N), 1.0)
+    # (float arithmetic on a whole number), and an Expand to [N, 4]. Their dims are N's value.
+    n = helper.make_tensor_value_info("N", TensorProto.INT64, [])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None])
+    z = helper.make_tensor_value_info("Z", TensorProto.FLOAT, [None, 4])
+    nodes = [
+        helper.make_node("Cast", ["N"], ["nf"], to=TensorProto.FLOAT),
+        helper.make_node("Range", ["zero", "nf", "one"], ["r"]),
+        helper.make_node("Mul", ["r", "step"], ["angle"]),
+        helper.make_node("Cos", ["angle"], ["Y"]),
+        helper.make_node("Unsqueeze", ["N", "ax0"], ["n1"]),
+        helper.make_node("Concat", ["n1", "four"], ["zshape"], axis=0),
+        helper.make_node("Expand", ["W", "zshape"], ["Z"]),
+    ]
+    inits = [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0]), helper.make_tensor("one", TensorProto.FLOAT, [], [1.0]),
+             helper.make_tensor("step", TensorProto.FLOAT, [], [0.785]), ints("ax0", [0]), ints("four", [4]), weights("W", 1, 4)]
+    save(nodes, "value_length", [n], [y, z], inits)
+
+
 if __name__ == "__main__":
     attention_heads()
     conv_dynamic()
@@ -184,3 +204,4 @@ if __name__ == "__main__":
     if_reads_outer_weight()
     rank_branch()
     squaring_chain()
+    value_length()
