@@ -96,6 +96,40 @@ private slots:
     QVERIFY2(std::abs(ones - expected) / double(b.size()) < 0.015, qPrintable(QString("%1 vs %2").arg(ones).arg(expected)));
   }
 
+  // Multinomial over log-probabilities: each row's classes drawn with their probabilities (5,000 draws:
+  // the sd of a frequency is at most 0.007), a class of probability 0 (log 0 = -inf) never; the same
+  // draws for 1 and 2 threads.
+  void multinomialDrawsEachClassWithItsProbability() {
+    const std::vector<std::vector<double>> probs{{0.2, 0.3, 0.5}, {1.0, 0.0, 0.0}, {0.0, 0.0, 1.0}, {0.45, 0.0, 0.55}};
+    std::vector<float> logits;
+    for (auto& row : probs)
+      for (double p : row) logits.push_back(float(std::log(p) + 3.0)); // unnormalized: shifted by 3
+    ir::Tensor l;
+    l.dtype = ir::DType::Float32;
+    l.dims = {4, 3};
+    l.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(logits.data()), logits.size() * 4);
+    std::vector<ir::Tensor> inputs{l};
+    auto out = run(fixture("multinomial"), &inputs, 1);
+    QCOMPARE(out.size(), size_t(1));
+    QCOMPARE(out[0].dims, std::vector<int64_t>({4, 5000}));
+    std::vector<int64_t> y(size_t(out[0].elementCount()));
+    std::memcpy(y.data(), out[0].bytes->data(), y.size() * 8);
+    for (size_t r = 0; r < probs.size(); ++r) {
+      std::vector<double> freq(3, 0);
+      for (size_t s = 0; s < 5000; ++s) {
+        int64_t c = y[r * 5000 + s];
+        QVERIFY2(c >= 0 && c < 3, qPrintable(QString::number(c)));
+        freq[size_t(c)] += 1.0 / 5000;
+      }
+      for (size_t c = 0; c < 3; ++c) {
+        if (probs[r][c] == 0) QCOMPARE(freq[c], 0.0);
+        QVERIFY2(std::abs(freq[c] - probs[r][c]) < 0.03, qPrintable(QString("row %1 class %2: %3").arg(r).arg(c).arg(freq[c])));
+      }
+    }
+    auto again = run(fixture("multinomial"), &inputs, 2);
+    QVERIFY(!again.empty() && *again[0].bytes == *out[0].bytes);
+  }
+
   void sameNumbersOnEveryRunAndThreadCount() {
     std::vector<ir::Tensor> inputs;
     auto a = run(fixture("generators"), &inputs, 1);

@@ -48,6 +48,16 @@ def training_dropout():
     save(nodes, "training_dropout", [x, t], [y, m], [ratio])
 
 
+def multinomial():
+    # 4 rows of log-probabilities (a run-time input), 5,000 draws per row, int64 classes.
+    x = helper.make_tensor_value_info("L", TensorProto.FLOAT, [4, 3])
+    y = helper.make_tensor_value_info("Y", TensorProto.INT64, [4, 5000])
+    nodes = [helper.make_node("Multinomial", ["L"], ["Y"], name="multinomial", sample_size=5000, seed=11.0,
+                              dtype=TensorProto.INT64)]
+    save(nodes, "multinomial", [x], [y])
+
+
 if __name__ == "__main__":
     generators()
     training_dropout()
+    multinomial()

@@ -17,7 +17,7 @@ void registerTensorOps(ExpansionRegistry& r);     // Reshape/Transpose/Concat/Sp
 void registerLosses(ExpansionRegistry& r);        // NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void registerQuantization(ExpansionRegistry& r);  // Quantize/DequantizeLinear, DynamicQuantizeLinear, QLinearMatMul/Conv, MatMulInteger, ConvInteger
 void registerMisc(ExpansionRegistry& r);          // Hann/Hamming/BlackmanWindow, Det, MaxUnpool, RoiAlign, GridSample, DFT, STFT, MelWeightMatrix
-void registerRandom(ExpansionRegistry& r);        // RandomUniform/Normal(Like), Bernoulli, Dropout (inference and training)
+void registerRandom(ExpansionRegistry& r);        // RandomUniform/Normal(Like), Bernoulli, Multinomial, Dropout (inference and training)
 void registerOptimizers(ExpansionRegistry& r);    // ai.onnx.preview.training: Adagrad, Momentum, Adam
 void registerTfIdfVectorizer(ExpansionRegistry& r); // TfIdfVectorizer over integer tokens
 void registerRecurrent(ExpansionRegistry& r);     // RNN, GRU, LSTM

@@ -1,11 +1,12 @@
-// Random ops: RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike, Bernoulli, and Dropout
-// in training mode. One map each over the output; every element draws from `random_uniform(seed,
+// Random ops: RandomUniform, RandomNormal, RandomUniformLike, RandomNormalLike, Bernoulli, Multinomial,
+// and Dropout in training mode. One map each over the output; every element draws from `random_uniform(seed,
 // index)` (codegen/cpu/Runtime.cpp), a counter-based generator, so an element's value depends only on
 // the seed and its position — not on the schedule, the tiling or the thread count that computes it.
 //
 //   RandomUniform(low, high):   y[i] = low + (high - low) * u(seed, i)
 //   RandomNormal(mean, scale):  y[i] = mean + scale * sqrt(-2 log(1 - u(seed, 2i))) * cos(2 pi u(seed, 2i + 1))
 //   Bernoulli:                  y[i] = u(seed, i) < p[i]
+//   Multinomial:                y[b, s] = #{c < C-1 : cdf[b, c] <= u(seed, b*S + s) * cdf[b, C-1]}, cdf of exp(x[b])
 //   Dropout (training):         keep = u(seed, i) >= ratio; y = keep ? x / (1 - ratio) : 0; mask = keep
 //   Dropout (inference):        y = x, mask = true
 //
@@ -98,6 +99,40 @@ Result expandBernoulli(const ExpansionContext& ctx) {
       {{"p", "input", subsetOf(X->shape.size())}});
 }
 
+// Multinomial: sample_size draws per row of unnormalized log-probabilities. The row's cumulative
+// weights cdf[b, c] = sum over c' <= c of exp(x[b, c'] - max_b) (shifted by the row's max, so exp stays
+// finite), then y[b, s] = the number of classes whose cdf lies at or below u * total: the class where
+// u * total falls.
+Result expandMultinomial(const ExpansionContext& ctx) {
+  DCW_TRY(auto X, th::needIn(ctx, "input"));
+  DCW_TRY(auto Y, th::needOut(ctx, "output"));
+  if (X->shape.size() != 2) return ctx.error("Multinomial's input must be [batch_size, class_size], not " + X->typeString());
+  if (Y->shape.size() != 2) return ctx.error("Multinomial's output must be [batch_size, sample_size]");
+  if (Y->dtype != DType::Int32 && Y->dtype != DType::Int64) return ctx.error("Multinomial's output must be int32 or int64");
+  const Expr B = X->shape[0], C = X->shape[1], S = Y->shape[1];
+  SdfgBuilder b(ctx);
+  const std::string peak = b.transient("row_max", DType::Float64, {B});
+  const std::string cdf = b.transient("cdf", DType::Float64, {B, C});
+  b.mappedTasklet("init_max", {{"b", Range::full(B)}}, {}, "m = -inf", {{"m", peak, "b", ""}});
+  b.mappedTasklet("init_cdf", {{"b", Range::full(B)}, {"c", Range::full(C)}}, {}, "w = 0.0", {{"w", cdf, "b, c", ""}});
+  b.nextState("row_max");
+  b.mappedTasklet("row_max", {{"b", Range::full(B)}, {"c", Range::full(C)}}, {{"x", "input", "b, c"}}, "m = float64(x)",
+                  {{"m", peak, "b", "max"}});
+  b.nextState("cumulate");
+  b.mappedTasklet("cumulate", {{"b", Range::full(B)}, {"c", Range::full(C)}, {"k", Range::full(C)}},
+                  {{"x", "input", "b, k"}, {"m", peak, "b"}}, "w = select(k <= c, exp(float64(x) - m), 0.0)", {{"w", cdf, "b, c", "sum"}});
+  b.nextState("init_sample");
+  b.mappedTasklet("init_sample", {{"b", Range::full(B)}, {"s", Range::full(S)}}, {}, "y = " + th::literal(0, Y->dtype),
+                  {{"y", "output", "b, s", ""}});
+  b.nextState("sample");
+  const std::string u = "random_uniform(" + seedOf(ctx) + ", b * (" + S.str() + ") + s)";
+  // Classes before the last whose cdf is at or below the draw: the sampled class (never past C - 1).
+  b.mappedTasklet("sample", {{"b", Range::full(B)}, {"s", Range::full(S)}, {"c", Range{Expr(0), C - 1, Expr(1)}}},
+                  {{"w", cdf, "b, c"}, {"total", cdf, "b, " + (C - 1).str()}},
+                  "y = " + th::castTo(Y->dtype, "select(w <= " + u + " * total, 1, 0)"), {{"y", "output", "b, s", "sum"}});
+  return b.finish();
+}
+
 // Dropout: without training_mode, or with a constant false one, Y = X and the mask is all true; in
 // training mode (a constant true, or a run-time training_mode that the map tests) elements are kept with
 // probability 1 - ratio and scaled by 1 / (1 - ratio).
@@ -164,6 +199,7 @@ void registerRandom(ExpansionRegistry& r) {
   r.add("", "RandomNormal", "pure", expandRandomNormal, "mean + scale * Box-Muller normal from a counter-based generator");
   r.add("", "RandomNormalLike", "pure", expandRandomNormal, "as RandomNormal, in the input's shape");
   r.add("", "Bernoulli", "pure", expandBernoulli, "u < p, u from a counter-based generator");
+  r.add("", "Multinomial", "pure", expandMultinomial, "the class where u * total falls in the row's cumulative exp(logits)");
   r.add("", "Dropout", "pure", expandDropout,
         "inference: output = data, mask = true; training (training_mode true, or tested at run time): kept with probability 1 - ratio, scaled by 1/(1 - ratio)");
 }
