@@ -230,6 +230,8 @@ private slots:
     QTest::newRow("attention_heads") << "attention_heads" << "batch=2,seq=5" << "batch=1,seq=11" << true;
     QTest::newRow("conv_dynamic") << "conv_dynamic" << "N=1,H=16,W=24" << "N=2,H=12,W=8" << false;
     QTest::newRow("positions_range") << "positions_range" << "batch=2,sequence=7" << "batch=3,sequence=2" << true;
+    // SAME pads over dynamic dims: the unspecialized program pads a copy of X by expressions of H and W.
+    QTest::newRow("conv_same_dynamic") << "conv_same_dynamic" << "N=1,H=17,W=23" << "N=2,H=12,W=9" << true;
   }
   void sameOutputsFromOnnxAndSavedModelAtTwoSizes() {
     QFETCH(QString, model);

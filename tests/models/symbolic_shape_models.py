@@ -196,6 +196,19 @@ def value_length():
     save(nodes, "value_length", [n], [y, z], inits)
 
 
+def conv_same_dynamic():
+    # TensorFlow-style SAME padding over dynamic H and W: the pads are expressions of the dims with floor
+    # division (SAME_UPPER k=3 s=2; SAME_LOWER k=4 s=3), which the unspecialized program computes at run time.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 3, "H", "W"])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", 2, None, None])
+    nodes = [
+        helper.make_node("Conv", ["X", "W1", "B1"], ["c"], kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER"),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Conv", ["r", "W2"], ["Y"], kernel_shape=[4, 4], strides=[3, 3], auto_pad="SAME_LOWER"),
+    ]
+    save(nodes, "conv_same_dynamic", [x], [y], [weights("W1", 6, 3, 3, 3), weights("B1", 6), weights("W2", 2, 6, 4, 4)])
+
+
 if __name__ == "__main__":
     attention_heads()
     conv_dynamic()
@@ -205,3 +218,4 @@ if __name__ == "__main__":
     rank_branch()
     squaring_chain()
     value_length()
+    conv_same_dynamic()

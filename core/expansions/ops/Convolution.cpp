@@ -99,12 +99,33 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
     yi.push_back("o" + ds);
   }
   std::string code = "y = x * w";
+  std::string source = "X";
   if (!conds.empty()) {
     std::string cond = join(conds, " && ");
-    if (!taskletSafe(cond)) return ctx.error("symbolic padding with auto_pad on symbolic spatial dims is not supported", "give the input static spatial dims");
-    code = "y = select(" + cond + ", x * w, " + literal(0, io.Y->dtype) + ")";
+    if (taskletSafe(cond)) {
+      code = "y = select(" + cond + ", x * w, " + literal(0, io.Y->dtype) + ")";
+    } else {
+      // Pads that are expressions with floor division (auto_pad SAME over symbolic dims): the tasklet
+      // cannot test them, so the window reads a zero-padded copy of X (the copy's offsets are memlet
+      // subsets, which hold any expression).
+      Shape padded{io.X->shape[0], io.X->shape[1]};
+      std::vector<std::string> at{"i0", "i1"};
+      xi.resize(2);
+      for (size_t d = 0; d < io.nd; ++d) {
+        padded.push_back(io.X->shape[d + 2] + w->padBegin[d] + w->padEnd[d]);
+        at.push_back((Expr::symbol("i" + std::to_string(d + 2)) + w->padBegin[d]).str());
+        std::string ds = std::to_string(d);
+        xi.push_back((Expr::symbol("o" + ds) * w->strides[d] + Expr::symbol("k" + ds) * w->dilations[d]).str());
+      }
+      source = b.transient("X_padded", io.X->dtype, padded);
+      b.mappedTasklet("pad_zero", fullRangeParams(padded), {}, "p = " + literal(0, io.X->dtype), {{"p", source, indexList(padded.size()), ""}});
+      b.nextState("pad_copy");
+      b.mappedTasklet("pad_copy", fullRangeParams(io.X->shape), {{"x", "X", indexList(io.X->shape.size())}}, "p = x",
+                      {{"p", source, join(at), ""}});
+      b.nextState("conv");
+    }
   }
-  b.mappedTasklet("conv", params, {{"x", "X", join(xi)}, {"w", "W", join(wi)}}, code, {{"y", "Y", join(yi), "sum"}});
+  b.mappedTasklet("conv", params, {{"x", source, join(xi)}, {"w", "W", join(wi)}}, code, {{"y", "Y", join(yi), "sum"}});
   return b.finish();
 }
 
