@@ -232,6 +232,8 @@ private slots:
     QTest::newRow("positions_range") << "positions_range" << "batch=2,sequence=7" << "batch=3,sequence=2" << true;
     // SAME pads over dynamic dims: the unspecialized program pads a copy of X by expressions of H and W.
     QTest::newRow("conv_same_dynamic") << "conv_same_dynamic" << "N=1,H=17,W=23" << "N=2,H=12,W=9" << true;
+    // ceil_mode pools; H=17 makes the AveragePool's last window start in its right padding (dropped).
+    QTest::newRow("pool_ceil_dynamic") << "pool_ceil_dynamic" << "N=1,H=17,W=24" << "N=2,H=12,W=9" << true;
   }
   void sameOutputsFromOnnxAndSavedModelAtTwoSizes() {
     QFETCH(QString, model);

@@ -70,10 +70,29 @@ template <class T> T* alloc(int64_t n) {
   if (p) std::memset(p, 0, bytes);
   return static_cast<T*>(p);
 }
-// A constant embedded as bytes, decoded once (never freed: it lives as long as the program).
+// A constant embedded as bytes, decoded once; it lives as long as the program is loaded (the blocks are
+// freed when the program is unloaded, by the destructor of this registry's static).
+class Constants {
+public:
+  static Constants& instance() { static Constants c; return c; }
+  void keep(void* p) {
+    std::lock_guard<std::mutex> g(m_);
+    blocks_.push_back(p);
+  }
+  ~Constants() {
+    for (void* p : blocks_) std::free(p);
+  }
+
+private:
+  std::mutex m_;
+  std::vector<void*> blocks_;
+};
 template <class T> T* decode(const char* raw, size_t bytes) {
   T* p = alloc<T>(static_cast<int64_t>((bytes + sizeof(T) - 1) / sizeof(T)));
-  if (p) std::memcpy(p, raw, bytes);
+  if (p) {
+    std::memcpy(p, raw, bytes);
+    Constants::instance().keep(p);
+  }
   return p;
 }
 // Transients of 64 KiB and more come from a pool the program keeps while it is loaded: a block freed

@@ -251,6 +251,7 @@ private:
   Walker* parent_;
   Walker* root_;                        // holds the params and the result for every graph walked
   std::map<std::string, size_t> params_;
+  std::set<std::string> corrected_; // values whose dims DCW corrects over ONNX's inference
   SymbolicShapes out_;
   std::vector<std::pair<Expr, Expr>> needs_; // of the node being visited
 
@@ -309,7 +310,21 @@ private:
       };
       if (i.shape && tooLarge(*i.shape)) i.shape.reset();
       if (i.values && tooLarge(*i.values)) i.values.reset();
-      if (auto known = onnxDims(name)) {
+      auto known = onnxDims(name);
+      // ONNX's answer stands, except where it is wrong: onnx 1.12 sizes a ceil_mode pool without dropping
+      // a last window that would start in the right padding (as ONNX Runtime and PyTorch do), and what ONNX
+      // then inferred after that value is off too. There DCW's dims win, as far as DCW computes them.
+      bool ours = false;
+      if (known && i.shape && *known != *i.shape) {
+        bool ceilPool = (n.op_type() == "MaxPool" || n.op_type() == "AveragePool" || n.op_type() == "LpPool") &&
+                        attrOf(n, "ceil_mode") != 0;
+        for (int k2 = 0; k2 < n.input_size() && !ceilPool; ++k2) ceilPool = root_->corrected_.count(n.input(k2)) > 0;
+        ours = ceilPool;
+      }
+      if (ours) {
+        root_->corrected_.insert(name);
+        root_->out_.shapes[name] = *i.shape;
+      } else if (known) {
         i.shape = known;
       } else if (i.shape) {
         root_->out_.shapes[name] = *i.shape;
@@ -343,6 +358,12 @@ private:
     }
     for (auto& i : o)
       if (i.values) i.real = real;
+  }
+
+  static int64_t attrOf(const NodeProto& n, const char* name) {
+    for (auto& a : n.attribute())
+      if (a.name() == name && a.type() == AttributeProto::INT) return a.i();
+    return 0;
   }
 
   // ---- operands and attributes of the node being visited
@@ -857,8 +878,15 @@ private:
     Expr out = sym::ceilDiv(span, Expr(s)) + Expr(1);
     // The last window must start inside the input or its left padding.
     if (auto c = constOf(out); c && constOf(in) && (*c - 1) * s >= *constOf(in) + pb) return Expr(*c - 1);
-    if (!constOf(in)) return Expr(); // undecidable for a symbolic dim: the caller gives up
-    return out;
+    if (constOf(in)) return out;
+    // A symbolic dim. The last window starts at s * ceil(span / s) <= span + s - 1 = in + pb + pe - ext + s - 1,
+    // which is inside the input or its left padding whenever pe + s <= ext (a window at least as wide as the
+    // stride plus the right padding: every pool exporters write).
+    if (pe + s <= ext) return out;
+    // Otherwise the window that would start past the input is dropped where the dims say so.
+    const Expr start = (out - Expr(1)) * Expr(s), limit = in + Expr(pb);
+    if (sym::proveLess(start, limit, dimsOf(start, limit)) == true) return out;
+    return out - sym::ge(start, limit);
   }
 
   void convolution(const NodeProto& n, std::vector<Info>& o) {
@@ -914,9 +942,7 @@ private:
     bool ceil = attrI("ceil_mode", 0) != 0;
     Dims d{(*x)[0], (*x)[1]};
     for (size_t i = 0; i < nd; ++i) {
-      Expr e = windowOut((*x)[i + 2], (*kernel)[i], strides[i], dil[i], pads[i], pads[i + nd], autoPad, ceil);
-      if (ceil && !constOf((*x)[i + 2]) && autoPad == "NOTSET") return;
-      d.push_back(e);
+      d.push_back(windowOut((*x)[i + 2], (*kernel)[i], strides[i], dil[i], pads[i], pads[i + nd], autoPad, ceil));
     }
     for (auto& i : o) i.shape = d;
   }

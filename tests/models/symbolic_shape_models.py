@@ -209,6 +209,19 @@ def conv_same_dynamic():
     save(nodes, "conv_same_dynamic", [x], [y], [weights("W1", 6, 3, 3, 3), weights("B1", 6), weights("W2", 2, 6, 4, 4)])
 
 
+def pool_ceil_dynamic():
+    # ceil_mode pools over dynamic H and W, as torchvision's SqueezeNet and GoogLeNet export them (k3 s2:
+    # the last window always starts inside), and one whose last window may start in the right padding
+    # (k2 s2, end pads 1: dropped where the dims say so, a comparison in the dim's expression).
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 2, "H", "W"])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["N", 2, None, None])
+    nodes = [
+        helper.make_node("MaxPool", ["X"], ["m"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+        helper.make_node("AveragePool", ["m"], ["Y"], kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=1),
+    ]
+    save(nodes, "pool_ceil_dynamic", [x], [y])
+
+
 if __name__ == "__main__":
     attention_heads()
     conv_dynamic()
@@ -219,3 +232,4 @@ if __name__ == "__main__":
     squaring_chain()
     value_length()
     conv_same_dynamic()
+    pool_ceil_dynamic()

@@ -90,8 +90,8 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
     bool padded = !(w->padBegin[d] == Expr(0) && w->padEnd[d] == Expr(0));
     if (padded) {
       xi.push_back(sym::min(sym::max(pos, Expr(0)), in - 1).str());
-      std::string p = par(pos);
-      conds.push_back(p + " >= 0 && " + p + " < " + par(in));
+      std::string p = taskletDim(pos);
+      conds.push_back(p + " >= 0 && " + p + " < " + taskletDim(in));
     } else {
       xi.push_back(pos.str());
     }

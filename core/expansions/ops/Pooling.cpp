@@ -79,13 +79,13 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, PoolKind
       bool mayLeave = !(w->padBegin[d] == Expr(0)) || sym::proveLess(last, in) != std::optional<bool>(true);
       if (mayLeave) {
         xi.push_back(sym::min(sym::max(ps, Expr(0)), in - 1).str());
-        inside.push_back(par(ps) + " >= 0 && " + par(ps) + " < " + par(in));
+        inside.push_back(taskletDim(ps) + " >= 0 && " + taskletDim(ps) + " < " + taskletDim(in));
       } else {
         xi.push_back(ps.str());
       }
       // Inside the padded input: ps >= -pad always holds; past the end padding only with ceil_mode.
       Expr hi = in + w->padEnd[d];
-      if (sym::proveLess(last, hi) != std::optional<bool>(true)) insidePadded.push_back(par(ps) + " < " + par(hi));
+      if (sym::proveLess(last, hi) != std::optional<bool>(true)) insidePadded.push_back(taskletDim(ps) + " < " + taskletDim(hi));
     }
   }
   std::string cond = join(inside, " && ");

@@ -1,5 +1,8 @@
 #include "core/expansions/ops/TensorHelpers.h"
 
+#include <map>
+#include <optional>
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -12,6 +15,60 @@ using sym::Expr;
 std::optional<int64_t> normAxis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank) return std::nullopt;
   return axis < 0 ? axis + rank : axis;
+}
+
+namespace {
+
+std::optional<std::string> taskletInt(const Expr& e, const sym::Assumptions& dims) {
+  using sym::Op;
+  auto each = [&](const std::string& sep) -> std::optional<std::string> {
+    std::string out;
+    for (auto& o : e.operands()) {
+      auto t = taskletInt(o, dims);
+      if (!t) return std::nullopt;
+      out += (out.empty() ? "" : sep) + "(" + *t + ")";
+    }
+    return out;
+  };
+  switch (e.op()) {
+  case Op::Const: return std::to_string(*e.constantValue());
+  case Op::Symbol: return e.symbolName();
+  case Op::Add: return each(" + ");
+  case Op::Mul: return each(" * ");
+  case Op::FloorDiv:
+  case Op::Mod: {
+    const Expr& a = e.operands()[0];
+    auto b = e.operands()[1].constantValue();
+    if (!b || *b <= 0 || sym::proveLessEqual(Expr(0), a, dims) != std::optional<bool>(true)) return std::nullopt;
+    return each(e.op() == Op::FloorDiv ? " / " : " % ");
+  }
+  case Op::Min:
+  case Op::Max: {
+    std::optional<std::string> acc;
+    for (auto& o : e.operands()) {
+      auto t = taskletInt(o, dims);
+      if (!t) return std::nullopt;
+      acc = acc ? std::string(e.op() == Op::Min ? "min(" : "max(") + *acc + ", " + *t + ")" : *t;
+    }
+    return acc;
+  }
+  case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: {
+    static const std::map<Op, const char*> text{{Op::Eq, " == "}, {Op::Ne, " != "}, {Op::Lt, " < "},
+                                                {Op::Le, " <= "}, {Op::Gt, " > "},  {Op::Ge, " >= "}};
+    auto c = each(text.at(e.op()));
+    return c ? std::optional<std::string>("select(" + *c + ", 1, 0)") : std::nullopt;
+  }
+  default: return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::string taskletDim(const Expr& e) {
+  sym::Assumptions dims;
+  for (auto& s : e.freeSymbols()) dims.setLower(s, 0);
+  if (auto t = taskletInt(e, dims)) return "(" + *t + ")";
+  return par(e);
 }
 
 std::string par(const Expr& e) {
