@@ -209,10 +209,24 @@ std::optional<Tensor> evaluateShapeOp(const std::string& op, int64_t opsetVersio
         if (!y) return std::nullopt;
         std::function<std::optional<int64_t>(int64_t, int64_t)> f;
         // A result past int64 is not folded (the op then runs, wrapping as the model's integer type does).
-        auto checked = [](bool overflow, int64_t v) { return overflow ? std::nullopt : std::optional(v); };
-        if (op == "Add") f = [&](int64_t a, int64_t b) { int64_t v; return checked(__builtin_add_overflow(a, b, &v), v); };
-        if (op == "Sub") f = [&](int64_t a, int64_t b) { int64_t v; return checked(__builtin_sub_overflow(a, b, &v), v); };
-        if (op == "Mul") f = [&](int64_t a, int64_t b) { int64_t v; return checked(__builtin_mul_overflow(a, b, &v), v); };
+        if (op == "Add")
+          f = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+            int64_t v;
+            if (__builtin_add_overflow(a, b, &v)) return std::nullopt;
+            return v;
+          };
+        if (op == "Sub")
+          f = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+            int64_t v;
+            if (__builtin_sub_overflow(a, b, &v)) return std::nullopt;
+            return v;
+          };
+        if (op == "Mul")
+          f = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+            int64_t v;
+            if (__builtin_mul_overflow(a, b, &v)) return std::nullopt;
+            return v;
+          };
         if (op == "Div")
           f = [](int64_t a, int64_t b) { return b == 0 || (a == INT64_MIN && b == -1) ? std::nullopt : std::optional(a / b); };
         if (op == "Equal") f = [](int64_t a, int64_t b) { return std::optional<int64_t>(a == b); };
