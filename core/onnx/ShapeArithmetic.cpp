@@ -209,24 +209,17 @@ std::optional<Tensor> evaluateShapeOp(const std::string& op, int64_t opsetVersio
         if (!y) return std::nullopt;
         std::function<std::optional<int64_t>(int64_t, int64_t)> f;
         // A result past int64 is not folded (the op then runs, wrapping as the model's integer type does).
-        if (op == "Add")
-          f = [](int64_t a, int64_t b) -> std::optional<int64_t> {
+        // `op` writes a + b (or -, *) and says whether it overflowed; nullopt then.
+        auto checked = [](auto op) {
+          return [op](int64_t a, int64_t b) -> std::optional<int64_t> {
             int64_t v;
-            if (__builtin_add_overflow(a, b, &v)) return std::nullopt;
+            if (op(a, b, &v)) return std::nullopt;
             return v;
           };
-        if (op == "Sub")
-          f = [](int64_t a, int64_t b) -> std::optional<int64_t> {
-            int64_t v;
-            if (__builtin_sub_overflow(a, b, &v)) return std::nullopt;
-            return v;
-          };
-        if (op == "Mul")
-          f = [](int64_t a, int64_t b) -> std::optional<int64_t> {
-            int64_t v;
-            if (__builtin_mul_overflow(a, b, &v)) return std::nullopt;
-            return v;
-          };
+        };
+        if (op == "Add") f = checked([](int64_t a, int64_t b, int64_t* v) { return __builtin_add_overflow(a, b, v); });
+        if (op == "Sub") f = checked([](int64_t a, int64_t b, int64_t* v) { return __builtin_sub_overflow(a, b, v); });
+        if (op == "Mul") f = checked([](int64_t a, int64_t b, int64_t* v) { return __builtin_mul_overflow(a, b, v); });
         if (op == "Div")
           f = [](int64_t a, int64_t b) { return b == 0 || (a == INT64_MIN && b == -1) ? std::nullopt : std::optional(a / b); };
         if (op == "Equal") f = [](int64_t a, int64_t b) { return std::optional<int64_t>(a == b); };
