@@ -8,7 +8,11 @@
 //   extern "C" void dcw_set_threads(int n);
 // `args` holds one pointer per ProgramSignature::args entry, in order; `symbols` one value per
 // ProgramSignature::symbols entry. Transients are allocated inside by lifetime. Returns 0 on success,
-// otherwise writes a message to `error`.
+// otherwise writes a message to `error`. When the program has data-dependent extents
+// (ProgramSignature::extents, core/ir/DynamicExtent.h), `args` holds one more pointer after those of
+// the arguments: an int64_t array with one slot per extent, into which the program writes each count
+// once it is known. Outputs whose shape uses one are allocated by the caller at the bound and hold
+// the result packed at the actual dims (row-major), i.e. in their first elements.
 //   extern "C" void dcw_set_progress_slot(volatile int64_t* slot);
 // makes the program record, in `*slot`, the id of the element it is in (states, and ops, maps and
 // copies outside parallel loops), so that a host running it in another process can name the element
@@ -58,9 +62,16 @@ struct ProgramArg {
   std::vector<sym::Expr> shape;     // symbolic, in root-SDFG symbols
 };
 
+struct ProgramExtent {
+  std::string symbol;               // a root symbol the program assigns (not in ProgramSignature::symbols)
+  sym::Expr bound;                  // in the symbols of ProgramSignature::symbols
+  std::string node;                 // the op whose count it is
+};
+
 struct ProgramSignature {
   std::vector<ProgramArg> args;     // inputs (Sdfg::inputs order), outputs (Sdfg::outputs), constants (data order)
-  std::vector<std::string> symbols; // root SDFG symbols, by name
+  std::vector<std::string> symbols; // root SDFG symbols the caller gives, by name
+  std::vector<ProgramExtent> extents; // data-dependent root symbols the program returns, by name
 };
 
 struct SourceMapEntry {

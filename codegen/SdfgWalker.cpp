@@ -12,6 +12,8 @@
 // come from codegen/Identifier and never from raw model text; comments carry sanitised paths only.
 #include "codegen/SdfgWalker.h"
 
+#include "core/ir/DynamicExtent.h"
+
 #include "codegen/Identifier.h"
 #include "codegen/cpu/TaskletPrinter.h"
 #include "core/expansions/Environment.h"
@@ -136,7 +138,10 @@ Expected<GeneratedCode> SdfgWalker::run() {
       return fail(where, "data '" + d->name() + "' is not transient but is neither an input, an output nor a constant",
                   "list it in Sdfg::inputs or Sdfg::outputs, or make it transient");
   }
-  for (auto& [name, type] : root_.symbols()) sig.symbols.push_back(name);
+  for (auto& [name, type] : root_.symbols()) {
+    if (auto e = dynamicExtent(root_, name)) sig.extents.push_back({name, e->bound, e->node});
+    else sig.symbols.push_back(name);
+  }
 
   // Control-flow symbols of the root (assigned symbols cannot be const).
   std::set<std::string> assigned;
@@ -195,6 +200,15 @@ Expected<GeneratedCode> SdfgWalker::run() {
          "];");
     line("(void)" + id + ";");
     rootCtx.symbols[sig.symbols[k]] = id;
+  }
+  if (!sig.extents.empty()) {
+    extentsId_ = fresh("extents");
+    line("int64_t* const " + extentsId_ + " = static_cast<int64_t*>(args[" + std::to_string(sig.args.size()) + "]);");
+    for (size_t k = 0; k < sig.extents.size(); ++k) {
+      line(extentsId_ + "[" + std::to_string(k) + "] = 0; // " + commentText(sig.extents[k].symbol));
+      extentIndex_[sig.extents[k].symbol] = k;
+    }
+    extentBounds_ = sig.extents;
   }
   std::set<std::string> predeclared(sig.symbols.begin(), sig.symbols.end());
   DCW_CHECK(emitSdfgBody(root_, rootCtx, predeclared));
@@ -505,7 +519,7 @@ Expected<void> SdfgWalker::emitAssignments(const InterstateEdge& e) {
     auto it = ctx_->symbols.find(n);
     if (it == ctx_->symbols.end()) return fail(where, "assigns symbol '" + n + "', which is not declared");
     line(it->second + " = " + *value + ";");
-    return {};
+    return emitExtent(n, it->second, where);
   }
   // All right-hand sides see the values from before the edge.
   line("{");
@@ -522,10 +536,33 @@ Expected<void> SdfgWalker::emitAssignments(const InterstateEdge& e) {
     auto it = ctx_->symbols.find(e.assignments[k].first);
     if (it == ctx_->symbols.end()) return fail(where, "assigns symbol '" + e.assignments[k].first + "', which is not declared");
     line(it->second + " = " + temps[k] + ";");
+    DCW_CHECK(emitExtent(e.assignments[k].first, it->second, where));
   }
   --indent_;
   line("}");
   return {};
+}
+
+// After the root assigns a data-dependent extent: checked against its bound (the data alive across
+// states and the outputs were allocated for it), then returned to the caller.
+Expected<void> SdfgWalker::emitExtent(const std::string& symbol, const std::string& id, const std::string& where) {
+  if (ctx_->sdfg != &root_) return {};
+  auto it = extentIndex_.find(symbol);
+  if (it == extentIndex_.end()) return {};
+  const ProgramExtent& x = extentBounds_[it->second];
+  auto bound = sym(x.bound, where);
+  if (!bound) return bound.takeError();
+  line("if (" + id + " < 0 || " + id + " > " + *bound + ") return dcw_rt::report(error, errorSize, \"" +
+       commentText(x.node) + ": its count is outside 0.." + commentText(x.bound.str()) + "\");");
+  line(extentsId_ + "[" + std::to_string(it->second) + "] = " + id + ";");
+  return {};
+}
+
+sym::Expr SdfgWalker::atBounds(const sym::Expr& e) const {
+  if (extentBounds_.empty()) return e;
+  std::map<std::string, sym::Expr> b;
+  for (auto& x : extentBounds_) b.emplace(x.symbol, x.bound);
+  return e.substitute(b);
 }
 
 Expected<void> SdfgWalker::emitRegion(const ControlFlowRegion& r) {

@@ -118,6 +118,12 @@ protected:
     for (const char* n : names) used_.insert(n);
   }
 
+  // ---- data-dependent extents (core/ir/DynamicExtent.h) ----
+  // `e` with every extent of the root replaced by its bound: what an allocation made before the
+  // count is known must hold.
+  sym::Expr atBounds(const sym::Expr& e) const;
+  Expected<void> emitExtent(const std::string& symbol, const std::string& id, const std::string& where);
+
   // ---- expressions ----
   Expected<std::string> sym(const sym::Expr& e, const std::string& where);
   Expected<std::string> offsetOf(const ir::DataDescriptor& d, const std::vector<sym::Expr>& index, const std::string& where);
@@ -189,6 +195,9 @@ protected:
   Ctx* ctx_ = nullptr;
   // C++ tasklets and the environments they use, in order of first use.
   bool hasCpp_ = false;
+  std::string extentsId_;                      // the program's extents array, if it has extents
+  std::map<std::string, size_t> extentIndex_;  // extent symbol -> its slot
+  std::vector<ProgramExtent> extentBounds_;
   std::vector<const expansions::Environment*> envs_;
 };
 

@@ -486,6 +486,9 @@ Expected<void> CpuGenerator::allocate(const DataDescriptor& d, Ctx& c) {
     extent = d.offset + 1;
     for (size_t k = 0; k < d.shape.size(); ++k) extent = extent + (d.shape[k] - 1) * d.strides[k];
   }
+  // Alive across states (or through control flow): allocated before a data-dependent extent is
+  // known, so at its bound.
+  if (c.sdfg == &root_ && std::find(c.sdfgAlloc.begin(), c.sdfgAlloc.end(), &d) != c.sdfgAlloc.end()) extent = atBounds(extent);
   std::string id = fresh(d.name());
   auto size = sym(extent, where);
   if (!size) return size.takeError();

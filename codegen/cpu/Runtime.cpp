@@ -5,7 +5,8 @@
 namespace dcw::codegen {
 
 namespace {
-constexpr std::string_view kRuntime = R"DCWRT(#include <cmath>
+constexpr std::string_view kRuntime = R"DCWRT(#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

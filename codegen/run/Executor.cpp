@@ -250,7 +250,16 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
     symbolValues.push_back(it->second);
   }
 
-  DCW_CHECK(checkMemory(syms));
+  // Data-dependent extents (core/ir/DynamicExtent.h): the outputs that use one are allocated at its
+  // bound, and trimmed to the count the program returns.
+  const auto& extents = code_.signature.extents;
+  std::map<std::string, int64_t> atBounds = syms;
+  for (auto& x : extents) {
+    auto v = x.bound.evaluate(atBounds);
+    if (!v) return fail(sdfg_->name(), "the bound of " + x.node + "'s count (" + x.bound.str() + ") cannot be evaluated: " + v.error().message);
+    atBounds[x.symbol] = std::max<int64_t>(*v, 0);
+  }
+  DCW_CHECK(checkMemory(atBounds));
 
   std::vector<Tensor> outputs;
   std::vector<std::shared_ptr<std::string>> outBuffers;
@@ -276,7 +285,7 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
       Tensor t;
       t.dtype = a.dtype;
       for (auto& e : a.shape) {
-        auto v = e.evaluate(syms);
+        auto v = e.evaluate(atBounds);
         if (!v) return fail("output '" + a.name + "'", "its shape " + shapeText(a.shape) + " cannot be evaluated: " + v.error().message);
         if (*v < 0) return fail("output '" + a.name + "'", "its shape evaluates to a negative dimension");
         t.dims.push_back(*v);
@@ -289,6 +298,11 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
       break;
     }
     }
+  }
+  auto extentValues = std::make_shared<std::string>(std::max<size_t>(extents.size(), 1) * sizeof(int64_t), '\0');
+  if (!extents.empty()) {
+    ptrs.push_back(extentValues->data());
+    shared.push_back({ptrs.back(), extentValues->size(), WorkerArg::Kind::Output});
   }
   if (worker_) {
     auto r = worker_->run(shared, symbolValues, threads_, cancel_.get(), [this](int64_t id) { return elementPath(id); }, capture);
@@ -308,6 +322,26 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
       capture->events.assign(events.begin(), events.end());
       capture->dropped = program_->profileDropped();
     }
+  }
+  if (!extents.empty()) {
+    for (size_t k = 0; k < extents.size(); ++k) {
+      int64_t v = 0;
+      std::memcpy(&v, extentValues->data() + k * sizeof(int64_t), sizeof v);
+      if (v < 0 || v > atBounds.at(extents[k].symbol))
+        return fail(sdfg_->name(), extents[k].node + " returned the count " + std::to_string(v) + ", outside its bound " +
+                                       std::to_string(atBounds.at(extents[k].symbol)));
+      syms[extents[k].symbol] = v;
+    }
+    size_t o = 0;
+    for (auto& a : args)
+      if (a.role == ProgramArg::Role::Output) {
+        Tensor& t = outputs[o++];
+        for (size_t k = 0; k < a.shape.size(); ++k) {
+          auto v = a.shape[k].evaluate(syms);
+          if (!v) return fail("output '" + a.name + "'", "its shape " + shapeText(a.shape) + " cannot be evaluated: " + v.error().message);
+          t.dims[k] = *v;
+        }
+      }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     outBuffers[i]->resize(size_t(outputs[i].elementCount()) * dtypeSize(outputs[i].dtype));

@@ -23,6 +23,7 @@ const ExpansionRegistry& registry() {
     registerRandom(reg);
     registerOptimizers(reg);
     registerTfIdfVectorizer(reg);
+    registerDataDependentOps(reg);
     registerControlFlow(reg);
     registerFused(reg);
     registerOneDnn(reg);

@@ -6,6 +6,7 @@
 #include "core/onnx/OnnxImporter.h"
 
 #include "core/ir/AccessNode.h"
+#include "core/ir/DynamicExtent.h"
 #include "core/ir/LibraryNode.h"
 #include "core/onnx/IsolatedInference.h"
 #include "core/onnx/OnnxTypes.h"
@@ -490,9 +491,11 @@ public:
       sdfg_->outputs.push_back(dataName_[v.name()]);
     }
 
-    state_ = sdfg_->addState("state0");
-    for (int i = 0; i < g.node_size(); ++i)
+    DCW_CHECK(planStages(g));
+    for (int i = 0; i < g.node_size(); ++i) {
+      state_ = states_[size_t(stage_.empty() ? 0 : stage_[size_t(i)])];
       DCW_CHECK(addNode(*g.mutable_node(i), i));
+    }
     if (untyped_ > 0)
       c_.warnings.warning(loc(c_, where() + "value '" + firstUntyped_ + "'"),
                           std::to_string(untyped_) + " value(s) have no inferred type or shape (first: '" + firstUntyped_ + "')",
@@ -507,9 +510,14 @@ private:
   Place place_;
   std::unique_ptr<Sdfg> sdfg_;
   State* state_ = nullptr;
+  // One state per stage: an op whose output size only the run knows ends its stage, and the
+  // interstate edge after it assigns the count (core/ir/DynamicExtent.h).
+  std::vector<State*> states_;
+  std::vector<int> stage_;                      // per node; empty: one state
+  std::map<std::string, std::string> countOf_;  // a data-dependent op's first output -> its count's param
   TypeMap types_; // this graph's own value types; enclosing graphs' through outer_
   std::map<std::string, std::string> dataName_; // ONNX value -> data descriptor name
-  std::map<std::string, AccessNode*> access_;
+  std::map<std::pair<State*, std::string>, AccessNode*> access_;
   std::vector<std::string> capturedData_;
   int untyped_ = 0;
   std::string firstUntyped_;
@@ -680,14 +688,14 @@ private:
   }
 
   Expected<AccessNode*> access(const std::string& onnxName) {
-    auto it = access_.find(onnxName);
+    auto it = access_.find({state_, onnxName});
     if (it != access_.end()) return it->second;
     if (!dataName_.count(onnxName)) DCW_CHECK(addValue(onnxName, typeOf(onnxName), true));
     const std::string& dn = dataName_[onnxName];
     auto node = std::make_unique<AccessNode>(dn);
     node->setLabel(uniqueNodeLabel(dn)); // an op node may already use the data's name
     auto* a = static_cast<AccessNode*>(state_->addNode(std::move(node)));
-    access_[onnxName] = a;
+    access_[{state_, onnxName}] = a;
     return a;
   }
 
@@ -832,6 +840,74 @@ private:
     return {};
   }
 
+  // The main graph's states (see states_): each node goes in the first stage after every value it
+  // reads (its inputs and what its subgraphs capture) is written, and a data-dependent op's outputs
+  // are readable only from the next stage on.
+  Expected<void> planStages(GraphProto& g) {
+    if (!outer_ && depth_ == 0)
+      for (auto& [i, dd] : c_.symbolic.dataDependent) countOf_[dd.output] = c_.symbolic.params[i];
+    states_.push_back(sdfg_->addState("state0"));
+    if (countOf_.empty()) return {};
+    std::map<std::string, int> ready;
+    stage_.assign(size_t(g.node_size()), 0);
+    int last = 0;
+    for (int i = 0; i < g.node_size(); ++i) {
+      NodeProto& n = *g.mutable_node(i);
+      int s = 0;
+      auto after = [&](const std::string& v) {
+        if (auto it = ready.find(v); it != ready.end()) s = std::max(s, it->second);
+      };
+      for (auto& v : n.input()) after(v);
+      std::vector<std::pair<std::string, GraphProto*>> subs;
+      subgraphsOf(n, subs);
+      for (auto& [name, sub] : subs)
+        for (auto& v : freeNamesOf(*sub, c_)) after(v);
+      stage_[size_t(i)] = s;
+      const int out = s + (n.output_size() > 0 && countOf_.count(n.output(0)) ? 1 : 0);
+      for (auto& v : n.output()) ready[v] = out;
+      last = std::max(last, out);
+    }
+    for (int k = 1; k <= last; ++k) {
+      states_.push_back(sdfg_->addState("state" + std::to_string(k)));
+      sdfg_->addEdge(states_[size_t(k) - 1]->id(), states_[size_t(k)]->id());
+    }
+    return {};
+  }
+
+  // A data-dependent op also writes its count into a scalar (connector `extent`); the edge that leaves
+  // its state assigns the count's symbol from it, and the root records the symbol's bound.
+  Expected<void> addExtent(LibraryNode& ln, const NodeProto& n) {
+    auto it = countOf_.find(n.output(0));
+    if (it == countOf_.end()) return {};
+    const std::string symbol = symbolFor(it->second);
+    sdfg_->addSymbol(symbol);
+    std::string name = uniqueName(sanitizeIdentifier(ln.label()) + "_extent", dataSuffix_,
+                                  [&](const std::string& x) { return sdfg_->findData(x) != nullptr; });
+    auto d = std::make_unique<DataDescriptor>(name);
+    d->dataKind = DataKind::Scalar;
+    d->dtype = DType::Int64;
+    d->transient = true;
+    sdfg_->addData(std::move(d));
+    auto* a = static_cast<AccessNode*>(state_->addNode(std::make_unique<AccessNode>(name)));
+    a->setLabel(uniqueNodeLabel(name));
+    ln.addOut(Connector{"extent", DType::Int64, false});
+    state_->addEdge(ln, "extent", *a, "", Memlet::full(name, {}));
+    auto outs = sdfg_->outEdges(state_->id());
+    if (outs.size() != 1) return fail(loc(c_, where() + ln.label()), "the state after a data-dependent op is missing", "this is a bug in the importer");
+    outs[0]->assignments.push_back({symbol, sym::Expr::symbol(name)});
+    auto& placeholders = c_.placeholderSymbols;
+    if (placeholders.size() != c_.symbolic.params.size())
+      for (size_t i = 0; i < c_.symbolic.params.size(); ++i)
+        placeholders.emplace(SymbolicShapes::placeholder(i), sym::Expr::symbol(symbolFor(c_.symbolic.params[i])));
+    for (auto& [i, dd] : c_.symbolic.dataDependent)
+      if (dd.output == n.output(0)) {
+        sym::Expr bound = dd.bound.substitute(placeholders);
+        for (auto& s : bound.freeSymbols()) sdfg_->addSymbol(s);
+        ir::setDynamicExtent(*sdfg_, {symbol, ln.label(), bound});
+      }
+    return {};
+  }
+
   Expected<void> addNode(NodeProto& n, int index) {
     auto where = [&] { return loc(c_, this->where() + nodeDesc(n, index)); };
     std::string label = sanitizeLabel(n.name());
@@ -871,6 +947,7 @@ private:
 
     DCW_CHECK(connect(*ln, n.input(), ins, /*input=*/true));
     DCW_CHECK(connect(*ln, n.output(), outs, /*input=*/false));
+    if (!stage_.empty() && n.output_size() > 0) DCW_CHECK(addExtent(*ln, n));
 
     for (auto& a : *n.mutable_attribute()) {
       DCW_TRY(auto attr, convertAttribute(a, *ln, n, index));

@@ -277,6 +277,70 @@ private:
     return Expr::symbol(SymbolicShapes::placeholder(it->second));
   }
 
+  // The ops whose output size is a count of the values (SymbolicShapes::dataDependent): a param for
+  // the count, bounded by what the count can reach, in the main graph only.
+  void dataDependent(const NodeProto& n, std::vector<Info>& o) {
+    const std::string& op = n.op_type();
+    auto x = shape(0);
+    if (parent_ || !x || o.empty() || n.output(0).empty()) return;
+    if (op == "Compress" && present(1) && values(1) && allConst(*values(1))) return; // the condition is known
+    auto count = [&](const Expr& bound) {
+      const std::string name = n.output(0) + "_count";
+      if (root_->params_.count(name)) return std::optional<Expr>();
+      Expr p = param(name);
+      root_->out_.dataDependent[root_->params_.at(name)] = {n.output(0), bound};
+      return std::optional<Expr>(p);
+    };
+    const int64_t r = int64_t(x->size());
+    auto axisOf = [&]() -> std::optional<int64_t> {
+      int64_t a = attrI("axis", 0);
+      if (a < 0) a += r;
+      if (a < 0 || a >= r) return std::nullopt;
+      return a;
+    };
+    const bool hasAxis = attr("axis") != nullptr;
+    if (op == "NonZero") {
+      auto k = count(product(*x));
+      if (k) o[0].shape = Dims{Expr(r), *k};
+    } else if (op == "Compress") {
+      if (!hasAxis) {
+        if (auto k = count(product(*x))) o[0].shape = Dims{*k};
+        return;
+      }
+      auto a = axisOf();
+      if (!a) return;
+      auto k = count((*x)[size_t(*a)]);
+      if (!k) return;
+      Dims d = *x;
+      d[size_t(*a)] = *k;
+      o[0].shape = d;
+    } else if (op == "Unique") {
+      Expr total = hasAxis ? Expr(0) : product(*x);
+      std::optional<int64_t> a;
+      if (hasAxis) {
+        a = axisOf();
+        if (!a) return;
+        total = (*x)[size_t(*a)];
+      }
+      auto k = count(total);
+      if (!k) return;
+      Dims y = hasAxis ? *x : Dims{*k};
+      if (hasAxis) y[size_t(*a)] = *k;
+      o[0].shape = y;
+      if (o.size() > 1) o[1].shape = Dims{*k};
+      if (o.size() > 2) o[2].shape = Dims{total};
+      if (o.size() > 3) o[3].shape = Dims{*k};
+    } else { // NonMaxSuppression: boxes [B, S, 4], scores [B, C, S] -> selected [K, 3]
+      auto s = shape(1);
+      if (r != 3 || !s || s->size() != 3) return;
+      Expr perClass = (*x)[1];
+      if (present(2))
+        if (auto m = values(2); m && m->size() == 1)
+          if (auto c = constOf((*m)[0]); c && *c >= 0) perClass = sym::min(perClass, Expr(*c));
+      if (auto k = count((*x)[0] * (*s)[1] * perClass)) o[0].shape = Dims{*k, Expr(3)};
+    }
+  }
+
   // ONNX's dims for a value, when it knows every one (numbers and the inputs' own dims).
   std::optional<Dims> onnxDims(const std::string& name) {
     auto it = onnxTypes_.find(name);
@@ -668,6 +732,17 @@ private:
       o[0].shape = shape(1);
       return;
     }
+    if (op == "GatherND") { // indices[..., m] pick slices of data after its batch dims
+      auto idx = shape(1);
+      const int64_t b = attrI("batch_dims", 0);
+      if (!x || !idx || idx->empty()) return;
+      auto m = constOf(idx->back());
+      if (!m || b < 0 || b + *m > int64_t(x->size())) return;
+      Dims d(idx->begin(), idx->end() - 1);
+      d.insert(d.end(), x->begin() + b + *m, x->end());
+      o[0].shape = d;
+      return;
+    }
     if (op == "Expand") {
       auto target = values(1);
       if (!x || !target) return;
@@ -706,6 +781,7 @@ private:
     }
     if (op == "Resize" || op == "Upsample") return resize(o);
     if (op.rfind("Reduce", 0) == 0 || op == "ArgMax" || op == "ArgMin") return reduction(n, o);
+    if (op == "NonZero" || op == "Compress" || op == "Unique" || op == "NonMaxSuppression") return dataDependent(n, o);
     if (op == "TopK") {
       auto k = constInts(values(1));
       if (!x || !k || k->size() != 1) return;

@@ -11,8 +11,9 @@
 // Where ONNX knows a shape fully (numbers and the inputs' own dims) its answer stands; this pass fills
 // the rest, op by op (elementwise and broadcasting ops, MatMul/Gemm, convolutions and pools, Reshape,
 // Flatten, Transpose, (Un)Squeeze, Concat, Split, Slice, Gather, Expand, Tile, Pad, Resize, reductions,
-// TopK, ConstantOfShape, Range, ...). What depends on tensor values (NonZero, a run-time k) stays
-// unknown and is refused later, naming the node. Where a dim holds only for some input dims (two
+// TopK, ConstantOfShape, Range, ...). A count that depends on tensor values (NonZero, Compress,
+// Unique, NonMaxSuppression) is a param of its own with an upper bound (dataDependent); other
+// value-dependent dims (a run-time k) stay unknown and are refused later, naming the node. Where a dim holds only for some input dims (two
 // symbolic dims broadcast together must be equal or 1), the pair is kept: the importer records it in
 // the SDFG (metadata "dims-check:N" = node, dim, dim, one a line) and a run whose dims break it is
 // refused, naming the node and the dims. The elements of small integer graph inputs are symbols too
@@ -53,6 +54,15 @@ struct SymbolicShapes {
   // importer records them (metadata "value-symbol:SYMBOL" = input, element, one a line) and a run binds
   // them from the input's elements, as it binds dims from the inputs' shapes.
   std::map<size_t, std::pair<std::string, int64_t>> valueParams;
+  // The params that stand for a count only the run knows (NonZero's non-zero elements, Compress's
+  // kept slices, Unique's distinct values, NonMaxSuppression's selected boxes), in the main graph:
+  // param index -> the node's first output and the count's upper bound (in placeholders). The
+  // importer makes them dynamic extents (core/ir/DynamicExtent.h).
+  struct DataDependent {
+    std::string output;
+    sym::Expr bound;
+  };
+  std::map<size_t, DataDependent> dataDependent;
   static std::string placeholder(size_t i) { return "dcw_dim_" + std::to_string(i); }
 };
 

@@ -2,9 +2,17 @@
 // `pure` except registerOneDnn (the `onednn` implementations: C++ tasklets calling oneDNN).
 #pragma once
 
+#include "core/ir/Sdfg.h"
+#include "core/support/Expected.h"
+
+#include <memory>
+
 namespace dcw::expansions {
 
 class ExpansionRegistry;
+class ExpansionContext;
+// Compress with a run-time condition (DataDependent.cpp; TensorOps' Compress takes constant ones).
+Expected<std::unique_ptr<ir::Sdfg>> expandCountedCompress(const ExpansionContext& ctx);
 
 void registerElementwise(ExpansionRegistry& r);   // unary math, activations, binary ops with broadcasting, Where, Clip, Cast
 void registerReductions(ExpansionRegistry& r);    // Reduce*, ArgMax/ArgMin, TopK
@@ -20,6 +28,7 @@ void registerMisc(ExpansionRegistry& r);          // Hann/Hamming/BlackmanWindow
 void registerRandom(ExpansionRegistry& r);        // RandomUniform/Normal(Like), Bernoulli, Multinomial, Dropout (inference and training)
 void registerOptimizers(ExpansionRegistry& r);    // ai.onnx.preview.training: Adagrad, Momentum, Adam
 void registerTfIdfVectorizer(ExpansionRegistry& r); // TfIdfVectorizer over integer tokens
+void registerDataDependentOps(ExpansionRegistry& r); // NonZero, Unique, NonMaxSuppression (output sizes counted at run time)
 void registerRecurrent(ExpansionRegistry& r);     // RNN, GRU, LSTM
 void registerControlFlow(ExpansionRegistry& r);   // If, Loop, Scan
 void registerFused(ExpansionRegistry& r);         // DCW's own ops (domain dcw, FusedOp.h): FusedConv, FusedConvTranspose, FusedMatMul, FusedGemm, Gelu, Silu

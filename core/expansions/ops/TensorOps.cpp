@@ -21,7 +21,7 @@
 //                 sizes from the output.
 //   Shape/Size/Constant/ConstantOfShape/Range/EyeLike/OneHot/Trilu/DepthToSpace/SpaceToDepth/CumSum/
 //   ReverseSequence: one map each (CumSum: WCR sum over the axis).
-//   Compress: only with a constant condition (else the output shape is data-dependent); NonZero is refused.
+//   Compress: with a constant condition, a gather; with a run-time one, see DataDependent.cpp.
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/Ops.h"
@@ -1029,7 +1029,7 @@ Result expandReverseSequence(const ExpansionContext& ctx) {
 Result expandCompress(const ExpansionContext& ctx) {
   DCW_TRY(auto X, needIn(ctx, "input"));
   const Tensor* c = ctx.constantIn("condition");
-  if (!c) return ctx.error("the output shape of Compress depends on the values of 'condition' (data-dependent)", "make the condition a constant");
+  if (!c) return expandCountedCompress(ctx);
   auto cv = tensorValues(*c);
   const Shape& xs = X->shape;
   bool hasAxis = ctx.hasAttr("axis");
@@ -1050,11 +1050,6 @@ Result expandCompress(const ExpansionContext& ctx) {
   rd.lets = "let p = " + selectChain(sel, I(size_t(*axis))) + "; ";
   emitRead(b, "compress", "input", "output", rd);
   return b.finish();
-}
-
-Result refuseNonZero(const ExpansionContext& ctx) {
-  return ctx.error("the output shape of NonZero depends on the input values (data-dependent)",
-                   "fold it when the input is constant, or avoid NonZero");
 }
 
 } // namespace
@@ -1091,8 +1086,7 @@ void registerTensorOps(ExpansionRegistry& r) {
   r.add("", "SpaceToDepth", "pure", [](const ExpansionContext& c) { return expandDepthToSpace(c, false); }, "index arithmetic");
   r.add("", "CumSum", "pure", expandCumSum, "map over output and axis positions with WCR sum");
   r.add("", "ReverseSequence", "pure", expandReverseSequence, "map over the output reading the reversed time index");
-  r.add("", "Compress", "pure", expandCompress, "with a constant condition only: gather of the selected positions");
-  r.add("", "NonZero", "pure", refuseNonZero, "refused: the output shape is data-dependent");
+  r.add("", "Compress", "pure", expandCompress, "gather of the selected positions (a run-time condition: a counted C++ tasklet)");
 }
 
 } // namespace dcw::expansions
