@@ -1,6 +1,6 @@
 // Tests of `dcw grad` and `dcw train` as a user runs them: gradients written as grad_N.pb match
 // PyTorch's (tests/data/autodiff, from tests/models/autodiff_references.py); refusals exit 2 with one
-// line naming the culprit; LeNet trained by `dcw train` (SGD, lr 0.01, 50 steps, 4 synthetic batches
+// line naming the culprit (an op whose output size is counted at run time among them); LeNet trained by `dcw train` (SGD, lr 0.01, 50 steps, 4 synthetic batches
 // cycled, the same initial weights) lowers the loss as PyTorch does, within 1e-3 at every step; Adam
 // runs and lowers the loss.
 #include <QJsonArray>
@@ -83,6 +83,14 @@ void TestGradCli::gradRefusals() {
   Run r = dcw({"train", mlp, "--loss", "loss", "--data", kRefs + "mlp", "--weights", "labels"});
   QCOMPARE(r.code, 2);
   QVERIFY2(r.err.contains("labels"), qPrintable(r.err));
+  // Through an op whose output size is counted at run time (Compress on a run-time condition): refused
+  // naming the node and why, not "choose pure" (it is the pure implementation).
+  Run counted = dcw({"grad", QStringLiteral(DCW_SOURCE_DIR "/tests/data/datadependent/compress_unique.onnx"), "--of", "kept", "--wrt",
+                     "X", "--random", "1", "--outputs", tmp.path()});
+  QCOMPARE(counted.code, 2);
+  QCOMPARE(counted.err.count('\n'), 1);
+  QVERIFY2(counted.err.contains("Compress node 'main/state0/Compress_2'") && counted.err.contains("counted at run time"),
+           qPrintable(counted.err));
 }
 
 void TestGradCli::gradRandomAndMemory() {

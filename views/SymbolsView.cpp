@@ -1,5 +1,7 @@
 #include "views/SymbolsView.h"
 
+#include "core/ir/DynamicExtent.h"
+
 #include <QFormLayout>
 #include <QLabel>
 #include <QSpinBox>
@@ -18,7 +20,7 @@ SymbolsView::SymbolsView(QWidget* parent) : QWidget(parent) {
   layout->addStretch(1);
 }
 
-void SymbolsView::setSymbols(const std::set<std::string>& names) {
+void SymbolsView::setSymbols(const std::set<std::string>& names, const std::map<std::string, std::string>& notes) {
   while (form_->rowCount() > 0) form_->removeRow(0);
   std::map<std::string, int64_t> kept;
   for (auto& n : names) {
@@ -39,7 +41,13 @@ void SymbolsView::setSymbols(const std::set<std::string>& names) {
       values_[key] = v;
       emit valuesChanged();
     });
-    form_->addRow(QString::fromStdString(name), box);
+    auto note = notes.find(name);
+    QString label = QString::fromStdString(name);
+    if (note != notes.end()) {
+      box->setToolTip(QString::fromStdString(note->second));
+      label += tr(" (counted at run time)");
+    }
+    form_->addRow(label, box);
   }
 }
 
@@ -47,6 +55,13 @@ void SymbolsView::setValue(const std::string& name, int64_t value) {
   auto* box = findChild<QSpinBox*>(QString::fromStdString("symbol_" + name));
   if (box) box->setValue(int(value)); // emits through the connection above
   else values_[name] = value;
+}
+
+std::map<std::string, std::string> SymbolsView::extentNotes(const ir::Sdfg& sdfg) {
+  std::map<std::string, std::string> notes;
+  for (auto& e : ir::dynamicExtents(sdfg))
+    notes[e.symbol] = "Counted at run time by " + e.node + " (at most " + e.bound.str() + "); the value here is the count assumed for costs.";
+  return notes;
 }
 
 } // namespace dcw::views

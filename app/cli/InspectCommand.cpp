@@ -4,6 +4,7 @@
 #include "core/analysis/ModelSummary.h"
 #include "core/expansions/Implementations.h"
 #include "core/io/ModelFile.h"
+#include "core/ir/DynamicExtent.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Walk.h"
@@ -66,6 +67,9 @@ void printText(const io::LoadedModel& m, const analysis::ModelSummary& s) {
     first = false;
   }
   std::cout << "\n";
+  // Counts only the run knows (core/ir/DynamicExtent.h): who counts them and how large they can get.
+  for (auto& e : ir::dynamicExtents(*m.sdfg))
+    std::cout << "            " << e.symbol << ": counted at run time by " << e.node << ", at most " << e.bound.str() << "\n";
   std::map<std::string, const analysis::ArrayInfo*> byName;
   for (auto& a : s.arrays) byName[a.name] = &a;
   for (auto* list : {&s.inputs, &s.outputs}) {

@@ -648,7 +648,7 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   file_ = r->path;
 
   summary_->setSummary(model_->summary);
-  symbols_->setSymbols(model_->cost.symbols);
+  symbols_->setSymbols(model_->cost.symbols, views::SymbolsView::extentNotes(*model_->loaded.sdfg));
   fillProblems();
   refreshInspector();
   refreshTotals();

@@ -246,7 +246,7 @@ void MainWindow::afterHistoryChange() {
   expandOutlineTop();
   canvas_->modelEdited();
   summary_->setSummary(model_->summary);
-  symbols_->setSymbols(model_->cost.symbols);
+  symbols_->setSymbols(model_->cost.symbols, views::SymbolsView::extentNotes(*model_->loaded.sdfg));
   fillProblems();
   historyModel_->reset();
   historyView_->setCurrentIndex(historyModel_->index(historyModel_->currentRow(), 0));

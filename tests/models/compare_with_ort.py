@@ -109,7 +109,13 @@ def main():
             extra = list(ns.dcw_arg)
             if ns.optimize:
                 script = os.path.join(tmp, "steps.dcws")
-                dims = [f"--dim={d}=1" for d in dynamic_dims(model)]
+                # Optimized for the dims it runs at (given with --dcw-arg=--dim --dcw-arg=NAME=V; else 1), as a
+                # user optimizes for the shapes they deploy.
+                given = {}
+                for flag, value in zip(ns.dcw_arg, ns.dcw_arg[1:]):
+                    if flag == "--dim" and "=" in value:
+                        given[value.split("=", 1)[0]] = value.split("=", 1)[1]
+                dims = [f"--dim={d}={given.get(d, 1)}" for d in dynamic_dims(model)]
                 r = subprocess.run([ns.dcw, "optimize", model, "--script-out", script] + dims, capture_output=True, text=True)
                 if r.returncode != 0:
                     print(f"FAILED   {name}: dcw optimize: {r.stderr.strip()}")

@@ -1001,6 +1001,14 @@ private:
         node = node.substr(0, node.rfind('/'));
       }
       const bool settable = node.find(' ') == std::string::npos; // a model path, not "X (in the copy Y)"
+      // The ops whose output size is counted at run time (expansions/ops/DataDependent.cpp) have no
+      // other implementation: say that, not "choose pure".
+      bool counted = false;
+      for (auto& c : t.outConnectors()) counted = counted || c.name == "extent";
+      if (impl == "pure" && counted)
+        return fail(where, "cannot differentiate through " + op + " node '" + node +
+                               "': its output size is counted at run time (a data-dependent extent), and DCW has no derivative for it",
+                    "differentiate a part of the model that does not pass through it, or take its output as a constant input");
       return fail(where, "cannot differentiate through tasklet '" + t.label() + "': it is opaque C++" +
                              (impl.empty() ? std::string() : " (implementation '" + impl + "' of " + op + " node '" + node + "')"),
                   impl.empty() ? "write the tasklet in the tasklet language"
