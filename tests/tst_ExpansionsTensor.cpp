@@ -2,8 +2,8 @@
 // every ONNX backend test model holding these ops (node, pytorch-converted, pytorch-operator), as
 // imported and constant-folded, goes through the shared conformance harness
 // (tests/support/ExpansionTestSupport.h): its nodes of these ops expand and validate with none left
-// as a library node, or it is a listed refusal with its exact message (data-dependent shapes; shapes
-// unknown until folding). A few expansions are checked in detail (map ranges, WCR on the reductions).
+// as a library node (NonZero and Compress on a run-time condition too: their counts are dynamic
+// extents, core/ir/DynamicExtent.h). A few expansions are checked in detail (map ranges, WCR on the reductions).
 #include "tests/support/ExpansionTestSupport.h"
 #include "core/expansions/Expansion.h"
 #include "core/ir/LibraryNode.h"
@@ -49,18 +49,6 @@ const testsupport::ExpansionFamily& family() {
       return n.domain.empty() && familyOps().count(n.opType) && expansions::registry().find("", n.opType, "pure");
     };
     f.fold = [](Sdfg& s) { transforms::foldConstants(s); };
-    // Output shapes that depend on the input values, as imported and folded alike.
-    const std::string compress = "the output shape of Compress depends on the values of 'condition' (data-dependent)";
-    const std::string nonzero = "the output shape of NonZero depends on the input values (data-dependent)";
-    for (auto& [row, message] : std::vector<std::pair<std::string, std::string>>{
-             {"test_nonzero_example", nonzero},
-             {"test_compress_0", compress},
-             {"test_compress_1", compress},
-             {"test_compress_default_axis", compress},
-             {"test_compress_negative_axis", compress}}) {
-      f.refusals[row] = testsupport::refusedOnExpansion(message);
-      f.refusals[row + "/folded"] = testsupport::refusedOnExpansion(message);
-    }
     return f;
   }();
   return f;
