@@ -99,6 +99,12 @@ std::vector<double> ExpansionContext::attrFloats(std::string_view name, std::vec
   return fallback;
 }
 
+std::vector<std::string> ExpansionContext::attrStrings(std::string_view name, std::vector<std::string> fallback) const {
+  auto* a = node_.attribute(name);
+  if (auto* v = a ? std::get_if<std::vector<std::string>>(&a->value) : nullptr) return *v;
+  return fallback;
+}
+
 Unexpected ExpansionContext::error(std::string message, std::string hint) const {
   return fail(path_ + " (" + node_.className() + ")", std::move(message), std::move(hint));
 }

@@ -51,6 +51,7 @@ public:
   std::string attrString(std::string_view name, std::string fallback) const;
   std::vector<int64_t> attrInts(std::string_view name, std::vector<int64_t> fallback = {}) const;
   std::vector<double> attrFloats(std::string_view name, std::vector<double> fallback = {}) const;
+  std::vector<std::string> attrStrings(std::string_view name, std::vector<std::string> fallback = {}) const;
   bool hasAttr(std::string_view name) const { return node_.attribute(name) != nullptr; }
 
   // A refusal located at the node: "main/state0/Conv_3 (Conv): <message>".

@@ -24,6 +24,9 @@ const ExpansionRegistry& registry() {
     registerOptimizers(reg);
     registerTfIdfVectorizer(reg);
     registerDataDependentOps(reg);
+    registerMlPreprocessing(reg);
+    registerMlLinear(reg);
+    registerTreeEnsemble(reg);
     registerControlFlow(reg);
     registerFused(reg);
     registerOneDnn(reg);

@@ -690,7 +690,15 @@ private:
   Expected<AccessNode*> access(const std::string& onnxName) {
     auto it = access_.find({state_, onnxName});
     if (it != access_.end()) return it->second;
-    if (!dataName_.count(onnxName)) DCW_CHECK(addValue(onnxName, typeOf(onnxName), true));
+    if (!dataName_.count(onnxName)) {
+      const TypeProto* t = typeOf(onnxName);
+      TypeProto typed; // a value ONNX left untyped whose element type DCW's inference knows
+      if (auto e = c_.symbolic.elemTypes.find(onnxName); !t && e != c_.symbolic.elemTypes.end()) {
+        typed.mutable_tensor_type()->set_elem_type(e->second);
+        t = &typed;
+      }
+      DCW_CHECK(addValue(onnxName, t, true));
+    }
     const std::string& dn = dataName_[onnxName];
     auto node = std::make_unique<AccessNode>(dn);
     node->setLabel(uniqueNodeLabel(dn)); // an op node may already use the data's name

@@ -341,6 +341,58 @@ private:
     }
   }
 
+  // The ai.onnx.ml ops of scikit-learn exports (ONNX infers their types, not their dims): row-wise
+  // transforms keep X's dims; regressors give [N, targets]; classifiers [N] labels and [N, classes] scores.
+  void mlRules(const NodeProto& n, std::vector<Info>& o) {
+    const std::string& op = n.op_type();
+    auto x = shape(0);
+    if (!x || x->empty() || o.empty()) return;
+    const Expr rows = x->size() == 2 ? (*x)[0] : Expr(1);
+    auto listSize = [&](const char* name) -> int64_t {
+      const AttributeProto* a = attr(name);
+      return a ? std::max<int64_t>(a->ints_size(), a->strings_size()) : 0;
+    };
+    auto elem = [&](int k, int32_t t) {
+      if (k < n.output_size() && !n.output(k).empty() && !onnxTypes_.count(n.output(k))) root_->out_.elemTypes[n.output(k)] = t;
+    };
+    auto inputElem = [&]() -> int32_t {
+      for (const Walker* w = this; w; w = w->parent_) {
+        if (auto it = w->onnxTypes_.find(n.input(0)); it != w->onnxTypes_.end() && it->second->has_tensor_type())
+          return it->second->tensor_type().elem_type();
+        for (auto& v : w->g_.input())
+          if (v.name() == n.input(0) && v.type().has_tensor_type()) return v.type().tensor_type().elem_type();
+        if (auto it = root_->out_.elemTypes.find(n.input(0)); it != root_->out_.elemTypes.end()) return it->second;
+      }
+      return 0;
+    };
+    if (op == "Scaler" || op == "Normalizer" || op == "LinearRegressor" || op == "TreeEnsembleRegressor") elem(0, TensorProto::FLOAT);
+    if (op == "LinearClassifier" || op == "TreeEnsembleClassifier") {
+      if (!attr("classlabels_strings")) elem(0, TensorProto::INT64);
+      elem(1, TensorProto::FLOAT);
+    }
+    if (op == "Binarizer" || op == "Imputer" || op == "ArrayFeatureExtractor")
+      if (int32_t t = inputElem()) elem(0, t);
+    if (op == "Scaler" || op == "Normalizer" || op == "Binarizer" || op == "Imputer") {
+      o[0].shape = x;
+    } else if (op == "LinearRegressor") {
+      o[0].shape = Dims{rows, Expr(attrI("targets", 1))};
+    } else if (op == "TreeEnsembleRegressor") {
+      o[0].shape = Dims{rows, Expr(attrI("n_targets", 1))};
+    } else if (op == "LinearClassifier" || op == "TreeEnsembleClassifier") {
+      const int64_t classes = op == "LinearClassifier" ? listSize("classlabels_ints") + listSize("classlabels_strings")
+                                                       : listSize("classlabels_int64s") + listSize("classlabels_strings");
+      o[0].shape = Dims{rows};
+      if (o.size() > 1 && classes > 0) o[1].shape = Dims{rows, Expr(classes)};
+    } else if (op == "ArrayFeatureExtractor") {
+      auto idx = shape(1);
+      if (!idx) return;
+      Dims d(x->begin(), x->end() - 1);
+      if (d.empty()) d.push_back(Expr(1));
+      d.push_back(product(*idx));
+      o[0].shape = d;
+    }
+  }
+
   // ONNX's dims for a value, when it knows every one (numbers and the inputs' own dims).
   std::optional<Dims> onnxDims(const std::string& name) {
     auto it = onnxTypes_.find(name);
@@ -362,6 +414,9 @@ private:
       rules(n, outs);
       realValues(n, outs);
       for (auto& [a, b] : needs_) root_->out_.checks.push_back({n.name().empty() ? n.op_type() : n.name(), a, b});
+    } else if (n.domain() == "ai.onnx.ml") {
+      cur_ = &n;
+      mlRules(n, outs);
     }
     for (int k = 0; k < n.output_size(); ++k) {
       const std::string& name = n.output(k);

@@ -63,6 +63,9 @@ struct SymbolicShapes {
     sym::Expr bound;
   };
   std::map<size_t, DataDependent> dataDependent;
+  // Element types (TensorProto::DataType) of values ONNX's inference leaves untyped (the outputs of
+  // ai.onnx.ml ops it has no type function for), where this pass knows them.
+  std::map<std::string, int32_t> elemTypes;
   static std::string placeholder(size_t i) { return "dcw_dim_" + std::to_string(i); }
 };
 

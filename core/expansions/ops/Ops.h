@@ -28,6 +28,9 @@ void registerMisc(ExpansionRegistry& r);          // Hann/Hamming/BlackmanWindow
 void registerRandom(ExpansionRegistry& r);        // RandomUniform/Normal(Like), Bernoulli, Multinomial, Dropout (inference and training)
 void registerOptimizers(ExpansionRegistry& r);    // ai.onnx.preview.training: Adagrad, Momentum, Adam
 void registerTfIdfVectorizer(ExpansionRegistry& r); // TfIdfVectorizer over integer tokens
+void registerMlPreprocessing(ExpansionRegistry& r); // ai.onnx.ml: Scaler, Normalizer, Binarizer, Imputer, ArrayFeatureExtractor
+void registerMlLinear(ExpansionRegistry& r);       // ai.onnx.ml: LinearRegressor, LinearClassifier
+void registerTreeEnsemble(ExpansionRegistry& r);   // ai.onnx.ml: TreeEnsembleRegressor, TreeEnsembleClassifier
 void registerDataDependentOps(ExpansionRegistry& r); // NonZero, Unique, NonMaxSuppression (output sizes counted at run time)
 void registerRecurrent(ExpansionRegistry& r);     // RNN, GRU, LSTM
 void registerControlFlow(ExpansionRegistry& r);   // If, Loop, Scan

@@ -213,4 +213,28 @@ Expected<std::vector<int64_t>> constInts(const ExpansionContext& ctx, const std:
   return *v;
 }
 
+ir::Tensor int64Tensor(std::vector<int64_t> dims, const std::vector<int64_t>& values) {
+  ir::Tensor t;
+  t.dtype = ir::DType::Int64;
+  t.dims = std::move(dims);
+  t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(values.data()), values.size() * 8);
+  return t;
+}
+
+ir::Tensor float32Tensor(std::vector<int64_t> dims, const std::vector<float>& values) {
+  ir::Tensor t;
+  t.dtype = ir::DType::Float32;
+  t.dims = std::move(dims);
+  t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+  return t;
+}
+
+std::string constantArray(SdfgBuilder& b, const std::string& base, ir::Tensor t) {
+  std::vector<sym::Expr> shape;
+  for (auto d : t.dims) shape.emplace_back(d);
+  std::string name = b.transient(base, t.dtype, shape);
+  b.sdfg().findData(name)->constant = std::make_shared<const ir::Tensor>(std::move(t));
+  return name;
+}
+
 } // namespace dcw::expansions::th

@@ -58,4 +58,10 @@ Expected<Window> window(const ExpansionContext& ctx, const std::vector<int64_t>&
 // Integer values of a constant input or, failing that, the hint-bearing error.
 Expected<std::vector<int64_t>> constInts(const ExpansionContext& ctx, const std::string& conn, const std::string& what);
 
+// Tables an expansion computes from attributes (n-gram pools, tree nodes, coefficients), as constant
+// arrays of its nested SDFG: the tensors, and the transient holding one (its unique name).
+ir::Tensor int64Tensor(std::vector<int64_t> dims, const std::vector<int64_t>& values);
+ir::Tensor float32Tensor(std::vector<int64_t> dims, const std::vector<float>& values);
+std::string constantArray(SdfgBuilder& b, const std::string& base, ir::Tensor t);
+
 } // namespace dcw::expansions::th

@@ -22,34 +22,13 @@ namespace dcw::expansions {
 
 using namespace dcw::ir;
 using ew::number;
+using th::constantArray;
+using th::float32Tensor;
+using th::int64Tensor;
 
 namespace {
 
 using Result = Expected<std::unique_ptr<Sdfg>>;
-
-Tensor int64Tensor(std::vector<int64_t> dims, const std::vector<int64_t>& values) {
-  Tensor t;
-  t.dtype = DType::Int64;
-  t.dims = std::move(dims);
-  t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(values.data()), values.size() * 8);
-  return t;
-}
-
-Tensor float32Tensor(const std::vector<float>& values) {
-  Tensor t;
-  t.dtype = DType::Float32;
-  t.dims = {int64_t(values.size())};
-  t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(values.data()), values.size() * 4);
-  return t;
-}
-
-std::string constantArray(SdfgBuilder& b, const std::string& base, Tensor t) {
-  std::vector<sym::Expr> shape;
-  for (auto d : t.dims) shape.emplace_back(d);
-  std::string name = b.transient(base, t.dtype, shape);
-  b.sdfg().findData(name)->constant = std::make_shared<const Tensor>(std::move(t));
-  return name;
-}
 
 Result expandTfIdfVectorizer(const ExpansionContext& ctx) {
   DCW_TRY(auto X, th::needIn(ctx, "X"));
@@ -117,7 +96,7 @@ Result expandTfIdfVectorizer(const ExpansionContext& ctx) {
   const std::string poolArr = constantArray(b, "pool", int64Tensor({J, int64_t(widest)}, padded));
   const std::string lenArr = constantArray(b, "gram_length", int64Tensor({J}, lengths));
   const std::string srcArr = constantArray(b, "source", int64Tensor({*k}, source));
-  const std::string wArr = constantArray(b, "weight", float32Tensor(w));
+  const std::string wArr = constantArray(b, "weight", float32Tensor({int64_t(w.size())}, w));
   const std::string cnt = b.transient("count", DType::Float32, {rows, sym::Expr(J)});
   b.mappedTasklet("zero", {{"b", Range::full(rows)}, {"j", Range::full(sym::Expr(J))}}, {}, "c = 0.0", {{"c", cnt, "b, j", ""}});
 
