@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes ai.onnx.ml models as scikit-learn exports (skl2onnx) write them, for the ops DCW lowers:
 Scaler, Normalizer (MAX, L1, L2), Binarizer, Imputer, ArrayFeatureExtractor, LinearRegressor,
-LinearClassifier (softmax and logistic), TreeEnsembleRegressor (SUM, AVERAGE, a missing-value
+LinearClassifier (softmax, logistic, one row for two classes), TreeEnsembleRegressor (SUM, AVERAGE, a missing-value
 direction, every branch mode) and TreeEnsembleClassifier (NONE as random forests write it, SOFTMAX as
 gradient boosting does, two classes), and a pipeline of a scaler, a forest and a linear model. Inputs
 have a dynamic batch dim. The ctest compare_ml_with_onnxruntime runs them through `dcw run` against
@@ -51,14 +51,17 @@ TREES = dict(
 LEAVES = [(0, 3), (0, 4), (0, 5), (0, 6), (1, 2), (1, 4), (1, 5), (1, 6)]
 
 
-def leaf_weights(prefix, outputs):
+def leaf_weights(prefix, outputs, positive=False):
+    # positive: every weight > 0 and the first class's the larger, so two classes' labels follow the
+    # second score's sign (as ONNX Runtime decides them), not the larger score.
     t, n, i, w = [], [], [], []
     for k, (tree, node) in enumerate(LEAVES):
         for o in range(outputs):
             t.append(tree)
             n.append(node)
             i.append(o)
-            w.append(round(0.1 * (k + 1) * (1 if o % 2 == 0 else -0.5) + 0.05 * o, 3))
+            w.append(round(0.3 + 0.1 * k if o == 0 else 0.05 * (k % 3), 3) if positive else
+                     round(0.1 * (k + 1) * (1 if o % 2 == 0 else -0.5) + 0.05 * o, 3))
     return {prefix + "_treeids": t, prefix + "_nodeids": n, prefix + "_ids": i, prefix + "_weights": w}
 
 
@@ -86,6 +89,12 @@ def main():
                                               coefficients=[-0.5, 1.0, -0.25, -2.0, 0.5, -1.0, 0.25, 2.0], intercepts=[-0.1, 0.1],
                                               post_transform="LOGISTIC")],
               [out("label", I, ["N"]), out("probabilities", F, ["N", 2])]),
+        model("linear_classifier_one_row", [ml("LinearClassifier", ["X"], ["label", "probabilities"], classlabels_ints=[0, 1],
+                                               coefficients=[0.5, -1.0, 0.25, 2.0], intercepts=[0.1])],
+              [out("label", I, ["N"]), out("probabilities", F, ["N", 2])]),
+        model("linear_classifier_one_row_logistic", [ml("LinearClassifier", ["X"], ["label", "probabilities"], classlabels_ints=[4, 9],
+                                                        coefficients=[0.5, -1.0, 0.25, 2.0], intercepts=[-0.2], post_transform="LOGISTIC")],
+              [out("label", I, ["N"]), out("probabilities", F, ["N", 2])]),
         model("tree_regressor_sum", [ml("TreeEnsembleRegressor", ["X"], ["Y"], n_targets=2, aggregate_function="SUM",
                                         base_values=[0.5, -0.5], **TREES, **leaf_weights("target", 2))],
               [out("Y", F, ["N", 2])]),
@@ -100,6 +109,9 @@ def main():
               [out("label", I, ["N"]), out("probabilities", F, ["N", 3])]),
         model("forest_two_classes", [ml("TreeEnsembleClassifier", ["X"], ["label", "probabilities"], classlabels_int64s=[0, 1],
                                         **TREES, **leaf_weights("class", 2))],
+              [out("label", I, ["N"]), out("probabilities", F, ["N", 2])]),
+        model("forest_two_classes_positive", [ml("TreeEnsembleClassifier", ["X"], ["label", "probabilities"], classlabels_int64s=[0, 1],
+                                                 **TREES, **leaf_weights("class", 2, positive=True))],
               [out("label", I, ["N"]), out("probabilities", F, ["N", 2])]),
     ]
     for norm in ["MAX", "L1", "L2"]:

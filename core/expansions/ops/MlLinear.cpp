@@ -6,8 +6,9 @@
 //
 // A map over (row, target, feature) with a summing write onto the intercepts, then the post-transform
 // (NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO) and, for the classifier, the arg-max, as ONNX Runtime
-// computes them. Refused, saying so: string class labels (DCW does not lower strings), PROBIT, and
-// the one-row binary form (ONNX Runtime then makes a second class score of its own).
+// computes them; with one row of coefficients for two classes, as ONNX Runtime makes the second
+// score: [1 - t, t], t = the score or its logistic, the label by the score's sign. Refused, saying
+// so: string class labels (DCW does not lower strings) and PROBIT.
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/MlCommon.h"
@@ -72,9 +73,24 @@ Result expandLinearClassifier(const ExpansionContext& ctx) {
   SdfgBuilder b(ctx);
   if (!(Z->shape.size() == 2 && Z->shape[1] == sym::Expr(classes))) return ctx.error("Z must be [N, " + std::to_string(classes) + "], not " + Z->typeString());
   const auto coef = ctx.attrFloats("coefficients");
-  if (auto c = rows.c.constantValue(); c && *c > 0 && int64_t(coef.size()) == *c && classes == 2)
-    return ctx.error("the one-row binary form (one row of coefficients for two classes) is not supported",
-                     "export one row of coefficients per class");
+  if (auto c = rows.c.constantValue(); c && *c > 0 && int64_t(coef.size()) == *c && classes == 2) {
+    // One row for two classes: s = X . w + b; label = s > 0 ? the second : the first; the scores are
+    // [1 - t, t] with t = s (NONE) or logistic(s) (LOGISTIC).
+    const std::string transform = ctx.attrString("post_transform", "NONE");
+    if (transform != "NONE" && transform != "LOGISTIC")
+      return ctx.error("post_transform " + transform + " with one row of coefficients for two classes is not supported",
+                       "use NONE or LOGISTIC, or export one row of coefficients per class");
+    const std::string one = b.transient("score", DType::Float32, {rows.n, sym::Expr(1)});
+    DCW_TRY(auto k, linearScores(b, ctx, rows, one, 1));
+    (void)k;
+    b.nextState("two_classes");
+    const std::string t = transform == "LOGISTIC" ? "1.0 / (1.0 + exp(-s))" : "s";
+    b.mappedTasklet("two_classes", {{"p", Range::full(rows.n)}, {"j", Range::full(sym::Expr(2))}}, {{"s", one, "p, 0"}},
+                    "let t = " + t + "; z = select(j == 0, 1.0 - t, t)", {{"z", "Z", "p, j", ""}});
+    b.mappedTasklet("label", {{"p", Range::full(rows.n)}}, {{"s", one, "p, 0"}},
+                    "y = select(s > 0.0, " + std::to_string(labels[1]) + ", " + std::to_string(labels[0]) + ")", {{"y", "Y", "p", ""}});
+    return b.finish();
+  }
   const std::string scores = b.transient("scores", DType::Float32, {rows.n, sym::Expr(classes)});
   DCW_TRY(auto k, linearScores(b, ctx, rows, scores, classes));
   DCW_CHECK(ml::postTransform(b, ctx, ctx.attrString("post_transform", "NONE"), scores, "Z", rows.n, k));

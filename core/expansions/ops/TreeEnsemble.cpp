@@ -6,13 +6,15 @@
 //                  (a leaf is its own child, so a shallower path stays on its leaf)
 //   score[p, k] += weight[leaf[p, t], k]          (a summing map over rows, trees and targets)
 //   Y = post_transform(score / trees (AVERAGE) + base_values)
-//   classifier: label[p] = classlabels_int64s[arg-max score[p, :]]
+//   classifier: label[p] = classlabels_int64s[arg-max score[p, :]]; with two classes, the second if
+//               its score is > 0 (as ONNX Runtime decides them; it then returns 1 or 0 whatever the
+//               labels are, DCW the labels)
 //
 // The nodes of every tree are numbered together; the node tables (feature, threshold, mode, children,
 // missing-value direction) and the dense leaf-weight table are constant arrays of the expansion. As
 // ONNX Runtime computes them for the SUM and AVERAGE aggregates and multi-class or two-class scores;
-// refused, saying so: MIN/MAX aggregates, string labels, PROBIT, and the binary form whose weights name
-// one class only (ONNX Runtime then derives the second score).
+// refused, saying so: MIN/MAX aggregates, string labels, PROBIT, the binary form whose weights name
+// one class only (ONNX Runtime then derives the second score) and two classes with two base values.
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/ElementwiseHelpers.h"
@@ -213,11 +215,19 @@ Result expandTreeEnsembleClassifier(const ExpansionContext& ctx) {
   const auto ids = ctx.attrInts("class_ids");
   if (classes == 2 && !ids.empty() && std::all_of(ids.begin(), ids.end(), [&](int64_t i) { return i == ids[0]; }))
     return ctx.error("the binary form whose weights name one class only is not supported", "export weights for both classes");
+  if (classes == 2 && ctx.attrFloats("base_values").size() == 2)
+    return ctx.error("two classes with two base_values are not supported (ONNX leaves their meaning open)", "fold the base values into the leaves");
   DCW_TRY(auto forest, readForest(ctx, "class", classes));
   SdfgBuilder b(ctx);
   const std::string scores = b.transient("scores", DType::Float32, {rows.n, sym::Expr(classes)});
   DCW_CHECK(ensembleScores(b, ctx, rows, forest, classes, scores, false));
   DCW_CHECK(ml::postTransform(b, ctx, ctx.attrString("post_transform", "NONE"), scores, "Z", rows.n, classes));
+  if (classes == 2) { // as ONNX Runtime decides two classes: by the sign of the second score
+    b.nextState("two_classes");
+    b.mappedTasklet("label", {{"p", Range::full(rows.n)}}, {{"s", scores, "p, 1"}},
+                    "y = select(s > 0.0, " + std::to_string(labels[1]) + ", " + std::to_string(labels[0]) + ")", {{"y", "Y", "p", ""}});
+    return b.finish();
+  }
   const std::string L = th::constantArray(b, "labels", th::int64Tensor({classes}, labels));
   ml::argMaxLabel(b, scores, L, "Y", rows.n, classes, true);
   return b.finish();
