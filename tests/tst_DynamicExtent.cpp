@@ -2,7 +2,8 @@
 // tests/models/data_dependent_models.py) import with the count as a dynamic extent — the op ends its
 // state, the edge after it assigns the count's symbol, the root records its bound — and run: outputs
 // come back at the actual count, from the .onnx, from the saved .dcw.json, and at other input sizes
-// from the same program. compare_datadependent_* checks the numbers against ONNX Runtime.
+// from the same program; one in an If branch is refused naming it. compare_datadependent_* checks the
+// numbers against ONNX Runtime.
 #include "core/io/ModelFile.h"
 #include "core/serialize/JsonFormat.h"
 #include "core/ir/DynamicExtent.h"
@@ -102,6 +103,15 @@ private slots:
     QCOMPARE(sig.extents[0].bound.str(), std::string("2*min(n, 3)"));
     for (auto& s : sig.symbols) QVERIFY(s != sig.extents[0].symbol);
     QVERIFY(p->executor->code().source.find("its count is outside") != std::string::npos);
+  }
+
+  void aCountInASubgraphIsRefusedNamingTheOp() {
+    auto p = pipeline::build(fixture("in_subgraph"));
+    QVERIFY(!p);
+    const std::string e = p.error().str();
+    QVERIFY2(e.find("then_branch") != std::string::npos && e.find("NonZero_0 (NonZero)") != std::string::npos &&
+                 e.find("main graph only") != std::string::npos,
+             e.c_str());
   }
 };
 

@@ -3,7 +3,7 @@
 (NonZero, Compress with a run-time condition, Unique, NonMaxSuppression), with dynamic batch dims and
 ops after the data-dependent one, as detection and token-filtering models use them. ctest
 compare_datadependent_* runs them against ONNX Runtime at two input sizes, from the .onnx and from the
-saved .dcw.json; tst_DynamicExtent checks what they import as.
+saved .dcw.json; tst_DynamicExtent checks what they import as, and that a count in a subgraph is refused.
 
 usage: data_dependent_models.py  (writes into tests/data/datadependent)
 """
@@ -89,8 +89,21 @@ def detections():
           ints("zero", [0])])
 
 
+def in_subgraph():
+    # NonZero in an If branch: its count could not shape what follows the If (refused, naming it).
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [4])
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    y = helper.make_tensor_value_info("Y", TensorProto.INT64, [1, None])
+    then = helper.make_graph([helper.make_node("NonZero", ["X"], ["t"])], "then", [],
+                             [helper.make_tensor_value_info("t", TensorProto.INT64, [1, None])])
+    other = helper.make_graph([helper.make_node("Shape", ["X"], ["e0"]), helper.make_node("Unsqueeze", ["e0", "zero"], ["e"])],
+                              "else", [], [helper.make_tensor_value_info("e", TensorProto.INT64, [1, 1])])
+    save([helper.make_node("If", ["c"], ["Y"], then_branch=then, else_branch=other)], "in_subgraph", [x, c], [y], [ints("zero", [0])])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     nonzero_chain()
     compress_unique()
     detections()
+    in_subgraph()
