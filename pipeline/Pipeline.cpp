@@ -114,6 +114,9 @@ Result<Prepared> prepare(const std::string& path, const Steps& steps, const Opti
   if (options.edit)
     if (auto r = options.edit(p.model); !r) return failure(Stage::Steps, r.error(), path);
   transforms::foldConstants(sdfg);
+  auto stages = codegen::peelStringOps(sdfg);
+  if (!stages) return failure(Stage::Lower, stages.error(), path);
+  if (!stages->empty()) p.stringStages = std::make_shared<const codegen::StringStages>(std::move(*stages));
   {
     edit::Editor editor(sdfg); // a pass: its journal is not kept
     if (auto g = autodiff::lowerGradientOps(editor); !g) return failure(Stage::Lower, g.error(), path);
@@ -155,6 +158,7 @@ Result<Program> build(Prepared prepared, const Options& options) {
   run.isolated = options.isolated;
   run.limits = options.limits;
   run.cancel = options.cancel;
+  run.stringStages = prepared.stringStages;
   const std::string path = prepared.model.path;
   auto lib = prepared.target->build(*code, options.compile);
   if (!lib) {

@@ -5,7 +5,7 @@
 //
 //   model file ─load (specialized to fixedDims)─▶ steps (script file, then history lines)
 //     ─▶ edit hook (grad/train: trainable weights, differentiation, optimizer update)
-//     ─▶ fold constants ─▶ lower ONNX `Gradient` ops ─▶ expand every library node (its chosen
+//     ─▶ fold constants ─▶ peel the string ops at the model's edges (the host runs them: StringStages.h) ─▶ lower ONNX `Gradient` ops ─▶ expand every library node (its chosen
 //        implementation; the target's default for the rest) ─▶ validate ─▶ check the target owns every
 //        schedule and storage                                                     = prepare()
 //     ─▶ generate sources + source map (the Target)                               = generate()
@@ -75,6 +75,8 @@ struct Prepared {
   const codegen::Target* target = nullptr;
   int expandedNodes = 0;
   std::map<std::string, int> implementations; // expanded nodes by implementation
+  // The string ops peeled off the model's edges, which the host runs around the program.
+  std::shared_ptr<const codegen::StringStages> stringStages;
 };
 
 // A built program: the prepared IR, its generated code and an executor that runs it.

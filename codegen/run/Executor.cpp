@@ -83,6 +83,7 @@ Expected<std::unique_ptr<Executor>> Executor::load(const Sdfg& sdfg, GeneratedCo
   }
   e->code_ = std::move(code);
   e->library_ = std::move(library);
+  if (options.stringStages && !options.stringStages->empty()) e->stages_ = options.stringStages;
   return e;
 }
 
@@ -195,6 +196,56 @@ Expected<size_t> Executor::profiledElements() const {
 }
 
 Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, ProfileCapture* capture) const {
+  if (stages_) return runWithStringStages(inputs, capture);
+  return runProgram(inputs, capture);
+}
+
+// The model's inputs -> the front's host ops -> the program (the model's inputs, then what the front
+// computed for it) -> the back's host ops -> the model's outputs (StringStages.h).
+Expected<std::vector<Tensor>> Executor::runWithStringStages(const std::vector<Tensor>& inputs, ProfileCapture* capture) const {
+  const StringStages& st = *stages_;
+  const auto& args = code_.signature.args;
+  std::vector<const ProgramArg*> ins, outs;
+  for (auto& a : args) {
+    if (a.role == ProgramArg::Role::Input) ins.push_back(&a);
+    if (a.role == ProgramArg::Role::Output) outs.push_back(&a);
+  }
+  if (inputs.size() != st.modelInputs)
+    return fail(sdfg_->name(), "the model takes " + std::to_string(st.modelInputs) + " input(s), " + std::to_string(inputs.size()) + " given",
+                "pass one tensor per model input, in order");
+  std::map<std::string, Tensor> values;
+  for (size_t i = 0; i < inputs.size() && i < ins.size(); ++i) values[ins[i]->name] = inputs[i];
+  auto withConstants = [&](const HostOp& op) {
+    for (auto& [conn, name] : op.inputs)
+      if (const DataDescriptor* d = sdfg_->findData(name); d && d->constant && !values.count(name)) values[name] = *d->constant;
+  };
+  for (auto& op : st.front) {
+    withConstants(op);
+    DCW_CHECK(runHostOp(op, values));
+  }
+  std::vector<Tensor> programInputs(inputs.begin(), inputs.end());
+  for (size_t i = st.modelInputs; i < ins.size(); ++i) {
+    auto it = values.find(ins[i]->name);
+    if (it == values.end()) return fail(sdfg_->name(), "the host computed no value for '" + ins[i]->name + "'", "this is a bug in DCW");
+    programInputs.push_back(it->second);
+  }
+  DCW_TRY(auto programOutputs, runProgram(programInputs, capture));
+  for (size_t i = 0; i < outs.size() && i < programOutputs.size(); ++i)
+    if (outs[i]->dtype != DType::String && !values.count(outs[i]->name)) values[outs[i]->name] = std::move(programOutputs[i]);
+  for (auto& op : st.back) {
+    withConstants(op);
+    DCW_CHECK(runHostOp(op, values));
+  }
+  std::vector<Tensor> result;
+  for (size_t i = 0; i < st.modelOutputs && i < outs.size(); ++i) {
+    auto it = values.find(outs[i]->name);
+    if (it == values.end()) return fail("output '" + outs[i]->name + "'", "no op computed it", "this is a bug in DCW");
+    result.push_back(it->second);
+  }
+  return result;
+}
+
+Expected<std::vector<Tensor>> Executor::runProgram(const std::vector<Tensor>& inputs, ProfileCapture* capture) const {
   const auto& args = code_.signature.args;
   size_t nIn = 0;
   for (auto& a : args) nIn += a.role == ProgramArg::Role::Input;
@@ -239,6 +290,13 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
     auto it = syms.find(s);
     if (it == syms.end())
       if (auto v = ir::specializedValue(*sdfg_->root(), s)) it = syms.emplace(s, *v).first;
+    if (it == syms.end() && stages_) {
+      // A dim of string data only (the host's, StringStages.h): the program never uses it.
+      bool used = false;
+      for (auto& d : sdfg_->data())
+        if (d->dtype != DType::String && d->freeSymbols().count(s)) used = true;
+      if (!used) it = syms.emplace(s, 0).first;
+    }
     if (it == syms.end())
     {
       std::string where = whereSymbolArises(*sdfg_, s);
@@ -267,7 +325,19 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
   std::vector<WorkerArg> shared; // the same arguments with their sizes, for a worker
   size_t in = 0;
   for (auto& a : args) {
-    if (a.dtype == DType::String) return fail("'" + a.name + "'", "string tensors cannot be computed yet", "remove string processing from the model");
+    if (a.dtype == DType::String) { // the host's (StringStages.h): the program never reads or writes it
+      static char none = 0;
+      ptrs.push_back(&none);
+      shared.push_back({ptrs.back(), 1, a.role == ProgramArg::Role::Output ? WorkerArg::Kind::Output : WorkerArg::Kind::Input});
+      if (a.role == ProgramArg::Role::Input) ++in;
+      if (a.role == ProgramArg::Role::Output) {
+        outBuffers.push_back(std::make_shared<std::string>());
+        Tensor t;
+        t.dtype = DType::String;
+        outputs.push_back(std::move(t));
+      }
+      continue;
+    }
     switch (a.role) {
     case ProgramArg::Role::Input:
       ptrs.push_back(const_cast<char*>(inputs[in].bytes->data()));
@@ -336,6 +406,7 @@ Expected<std::vector<Tensor>> Executor::run(const std::vector<Tensor>& inputs, P
     for (auto& a : args)
       if (a.role == ProgramArg::Role::Output) {
         Tensor& t = outputs[o++];
+        if (a.dtype == DType::String) continue;
         for (size_t k = 0; k < a.shape.size(); ++k) {
           auto v = a.shape[k].evaluate(syms);
           if (!v) return fail("output '" + a.name + "'", "its shape " + shapeText(a.shape) + " cannot be evaluated: " + v.error().message);

@@ -8,6 +8,7 @@
 #include "codegen/Target.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/LoadedProgram.h"
+#include "codegen/run/StringStages.h"
 #include "codegen/run/WorkerProcess.h"
 #include "core/ir/Tensor.h"
 
@@ -27,6 +28,8 @@ struct RunOptions {
   bool isolated = false;
   WorkerLimits limits;                        // with `isolated`
   std::shared_ptr<std::atomic<bool>> cancel;  // with `isolated`: set, the running program is killed
+  // The string ops the host runs around the program (StringStages.h); null or empty: none.
+  std::shared_ptr<const StringStages> stringStages;
 };
 
 class Executor {
@@ -46,7 +49,8 @@ public:
   // The worker running the program (isolated executors; for tests and diagnostics).
   const WorkerProcess* worker() const { return worker_.get(); }
   const ir::Sdfg& sdfg() const { return *sdfg_; }
-  // Inputs in Sdfg::inputs order; outputs in Sdfg::outputs order.
+  // Inputs in Sdfg::inputs order; outputs in Sdfg::outputs order (with string stages: the model's, the
+  // first of each; the host runs the string ops before and after the program).
   // With `capture` (an instrumented program), the timing events of this run come back into it.
   Expected<std::vector<ir::Tensor>> run(const std::vector<ir::Tensor>& inputs, ProfileCapture* capture = nullptr) const;
   // The number of elements an instrumented program times (0: not instrumented).
@@ -64,6 +68,9 @@ private:
   mutable size_t capacity_ = 0; // the in-process program's event capacity, once set
   int threads_ = 0;
   std::shared_ptr<std::atomic<bool>> cancel_;
+  std::shared_ptr<const StringStages> stages_;
+  Expected<std::vector<ir::Tensor>> runProgram(const std::vector<ir::Tensor>& inputs, ProfileCapture* capture) const;
+  Expected<std::vector<ir::Tensor>> runWithStringStages(const std::vector<ir::Tensor>& inputs, ProfileCapture* capture) const;
   Expected<void> checkMemory(const std::map<std::string, int64_t>& syms) const;
   Expected<void> bindValueSymbols(const std::vector<ir::Tensor>& inputs, std::map<std::string, int64_t>& syms) const;
   Expected<void> checkDims(const std::map<std::string, int64_t>& syms) const;
