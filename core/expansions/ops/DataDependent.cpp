@@ -21,6 +21,8 @@
 #include "core/expansions/ops/Ops.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
+#include <optional>
+
 namespace dcw::expansions {
 
 using namespace dcw::ir;
@@ -48,6 +50,26 @@ Expected<void> needExtent(const ExpansionContext& ctx) {
   return ctx.error("the output size of " + ctx.node().opType +
                        " is counted at run time, which DCW supports in the main graph only (not in an If/Loop body or a function)",
                    "move the op out of the subgraph, or give it inputs whose values are known");
+}
+
+// C++ that views X (dims in the array `dims`) as [outer, len, inner] around `axis` (without an axis:
+// one run of all the elements).
+std::string splitAtAxis(const std::string& dims, int64_t rank, bool hasAxis, int64_t axis) {
+  return "const int64_t rank = " + std::to_string(rank) + ";\n"
+         "int64_t outer = 1, len = 1, inner = 1;\n"
+         "for (int64_t k = 0; k < rank; ++k) {\n" +
+         (hasAxis ? "  const int64_t a = " + std::to_string(axis) + ";\n"
+                    "  if (k < a) outer *= " + dims + "[k]; else if (k == a) len = " + dims + "[k]; else inner *= " + dims + "[k];\n"
+                  : "  len *= " + dims + "[k];\n") +
+         "}\n";
+}
+
+// The `axis` attribute normalized to [0, rank), or nullopt when the node has none.
+Expected<std::optional<int64_t>> axisAttr(const ExpansionContext& ctx, int64_t rank) {
+  if (!ctx.hasAttr("axis")) return std::optional<int64_t>();
+  auto a = th::normAxis(ctx.attrInt("axis", 0), rank);
+  if (!a) return ctx.error("axis " + std::to_string(ctx.attrInt("axis", 0)) + " is out of range for rank " + std::to_string(rank));
+  return std::optional<int64_t>(*a);
 }
 
 // `X[i] != 0` for the element type (half types are bit patterns: -0 is zero).
@@ -97,13 +119,9 @@ Result expandUnique(const ExpansionContext& ctx) {
   DCW_CHECK(needExtent(ctx));
   (void)Y;
   const int64_t r = int64_t(X->shape.size());
-  const bool hasAxis = ctx.hasAttr("axis");
-  int64_t axis = 0;
-  if (hasAxis) {
-    auto a = th::normAxis(ctx.attrInt("axis", 0), r);
-    if (!a) return ctx.error("axis " + std::to_string(ctx.attrInt("axis", 0)) + " is out of range for rank " + std::to_string(r));
-    axis = *a;
-  }
+  DCW_TRY(auto axisOpt, axisAttr(ctx, r));
+  const bool hasAxis = axisOpt.has_value();
+  const int64_t axis = axisOpt.value_or(0);
   const bool sorted = ctx.attrInt("sorted", 1) != 0;
   SdfgBuilder b(ctx);
   std::string dims = dimsArray(b, X->shape);
@@ -111,14 +129,7 @@ Result expandUnique(const ExpansionContext& ctx) {
   std::string indices = outputOrScratch(b, "indices", DType::Int64, {len});
   std::string inverse = outputOrScratch(b, "inverse_indices", DType::Int64, {len});
   std::string counts = outputOrScratch(b, "counts", DType::Int64, {len});
-  std::string code =
-      "const int64_t rank = " + std::to_string(r) + ";\n"
-      "int64_t outer = 1, len = 1, inner = 1;\n"
-      "for (int64_t k = 0; k < rank; ++k) {\n" +
-      (hasAxis ? "  const int64_t a = " + std::to_string(axis) + ";\n"
-                 "  if (k < a) outer *= " + dims + "[k]; else if (k == a) len = " + dims + "[k]; else inner *= " + dims + "[k];\n"
-               : "  len *= " + dims + "[k];\n") +
-      "}\n"
+  std::string code = splitAtAxis(dims, r, hasAxis, axis) +
       "auto at = [&](int64_t o, int64_t p, int64_t t) { return X[(o * len + p) * inner + t]; };\n"
       "auto less = [&](int64_t a, int64_t b) {\n"
       "  for (int64_t o = 0; o < outer; ++o)\n"
@@ -236,26 +247,15 @@ Result expandCountedCompress(const ExpansionContext& ctx) {
   DCW_TRY(auto C, th::needIn(ctx, "condition"));
   DCW_TRY(auto Y, th::needOut(ctx, "output"));
   const int64_t r = int64_t(X->shape.size());
-  const bool hasAxis = ctx.hasAttr("axis");
-  int64_t axis = 0;
-  if (hasAxis) {
-    auto a = th::normAxis(ctx.attrInt("axis", 0), r);
-    if (!a) return ctx.error("axis " + std::to_string(ctx.attrInt("axis", 0)) + " is out of range for rank " + std::to_string(r));
-    axis = *a;
-  }
+  DCW_TRY(auto axisOpt, axisAttr(ctx, r));
+  const bool hasAxis = axisOpt.has_value();
+  const int64_t axis = axisOpt.value_or(0);
   (void)Y;
   DCW_CHECK(needExtent(ctx));
   SdfgBuilder b(ctx);
   std::string dims = dimsArray(b, X->shape);
   std::string xdims = dimsArray(b, C->shape);
-  std::string code =
-      "const int64_t rank = " + std::to_string(r) + ";\n"
-      "int64_t outer = 1, len = 1, inner = 1;\n"
-      "for (int64_t k = 0; k < rank; ++k) {\n" +
-      (hasAxis ? "  const int64_t a = " + std::to_string(axis) + ";\n"
-                 "  if (k < a) outer *= " + dims + "[k]; else if (k == a) len = " + dims + "[k]; else inner *= " + dims + "[k];\n"
-               : "  len *= " + dims + "[k];\n") +
-      "}\n"
+  std::string code = splitAtAxis(dims, r, hasAxis, axis) +
       "const int64_t L = std::min<int64_t>(len, " + xdims + "[0]);\n"
       "int64_t K = 0;\n"
       "for (int64_t p = 0; p < L; ++p) K += " + nonZeroTest(C->dtype, "condition[p]") + ";\n"

@@ -16,6 +16,14 @@ Expected<Rows> rowsOf(const ExpansionContext& ctx, const DataDescriptor& x) {
   return r;
 }
 
+Expected<std::vector<int64_t>> integerLabels(const ExpansionContext& ctx, const std::string& attr, size_t least) {
+  if (ctx.hasAttr("classlabels_strings"))
+    return ctx.error("string class labels: DCW does not lower strings", "export the classifier with integer labels");
+  auto labels = ctx.attrInts(attr);
+  if (labels.size() < least) return ctx.error(ctx.node().opType + " needs at least " + std::to_string(least) + " " + attr);
+  return labels;
+}
+
 Expected<void> postTransform(SdfgBuilder& b, const ExpansionContext& ctx, const std::string& transform, const std::string& scores,
                              const std::string& out, const sym::Expr& n, int64_t k) {
   const std::vector<MapParam> all{{"p", Range::full(n)}, {"k", Range::full(sym::Expr(k))}};

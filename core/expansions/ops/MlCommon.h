@@ -19,6 +19,10 @@ struct Rows {
 };
 Expected<Rows> rowsOf(const ExpansionContext& ctx, const ir::DataDescriptor& x);
 
+// A classifier's integer class labels (attribute `attr`); string labels are refused (DCW does not
+// lower strings), and so is a classifier with fewer than `least`.
+Expected<std::vector<int64_t>> integerLabels(const ExpansionContext& ctx, const std::string& attr, size_t least);
+
 // `scores` [n, k] (float32) -> `out` [n, k] by post_transform: NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO
 // (PROBIT is refused: the tasklet language has no inverse error function). Starts a new state.
 Expected<void> postTransform(SdfgBuilder& b, const ExpansionContext& ctx, const std::string& transform, const std::string& scores,

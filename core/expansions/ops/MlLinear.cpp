@@ -65,10 +65,7 @@ Result expandLinearClassifier(const ExpansionContext& ctx) {
   DCW_TRY(auto Z, th::needOut(ctx, "Z"));
   (void)Y;
   DCW_TRY(auto rows, ml::rowsOf(ctx, *X));
-  if (ctx.hasAttr("classlabels_strings"))
-    return ctx.error("string class labels: DCW does not lower strings", "export the classifier with integer labels");
-  const auto labels = ctx.attrInts("classlabels_ints");
-  if (labels.empty()) return ctx.error("LinearClassifier has no classlabels_ints");
+  DCW_TRY(auto labels, ml::integerLabels(ctx, "classlabels_ints", 1));
   const int64_t classes = int64_t(labels.size());
   SdfgBuilder b(ctx);
   if (!(Z->shape.size() == 2 && Z->shape[1] == sym::Expr(classes))) return ctx.error("Z must be [N, " + std::to_string(classes) + "], not " + Z->typeString());

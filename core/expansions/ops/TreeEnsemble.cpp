@@ -205,11 +205,8 @@ Result expandTreeEnsembleClassifier(const ExpansionContext& ctx) {
   DCW_TRY(auto Z, th::needOut(ctx, "Z"));
   (void)Y;
   DCW_TRY(auto rows, ml::rowsOf(ctx, *X));
-  if (ctx.hasAttr("classlabels_strings"))
-    return ctx.error("string class labels: DCW does not lower strings", "export the classifier with integer labels");
-  const auto labels = ctx.attrInts("classlabels_int64s");
+  DCW_TRY(auto labels, ml::integerLabels(ctx, "classlabels_int64s", 2));
   const int64_t classes = int64_t(labels.size());
-  if (classes < 2) return ctx.error("TreeEnsembleClassifier needs at least two classlabels_int64s");
   if (!(Z->shape.size() == 2 && Z->shape[1] == sym::Expr(classes)))
     return ctx.error("Z must be [N, " + std::to_string(classes) + "], not " + Z->typeString());
   const auto ids = ctx.attrInts("class_ids");
