@@ -12,11 +12,10 @@
 // come from codegen/Identifier and never from raw model text; comments carry sanitised paths only.
 #include "codegen/SdfgWalker.h"
 
-#include "core/ir/DynamicExtent.h"
-
 #include "codegen/Identifier.h"
 #include "codegen/cpu/TaskletPrinter.h"
 #include "core/expansions/Environment.h"
+#include "core/ir/DynamicExtent.h"
 #include "core/ir/Walk.h"
 #include "core/ir/LibraryNode.h"
 #include "core/tasklet/TaskletCode.h"
@@ -211,8 +210,9 @@ Expected<GeneratedCode> SdfgWalker::run() {
     for (size_t k = 0; k < sig.extents.size(); ++k) {
       line(extentsId_ + "[" + std::to_string(k) + "] = 0; // " + commentText(sig.extents[k].symbol));
       extentIndex_[sig.extents[k].symbol] = k;
+      extentBounds_.emplace(sig.extents[k].symbol, sig.extents[k].bound);
     }
-    extentBounds_ = sig.extents;
+    extents_ = sig.extents;
   }
   std::set<std::string> predeclared(sig.symbols.begin(), sig.symbols.end());
   DCW_CHECK(emitSdfgBody(root_, rootCtx, predeclared));
@@ -553,7 +553,7 @@ Expected<void> SdfgWalker::emitExtent(const std::string& symbol, const std::stri
   if (ctx_->sdfg != &root_) return {};
   auto it = extentIndex_.find(symbol);
   if (it == extentIndex_.end()) return {};
-  const ProgramExtent& x = extentBounds_[it->second];
+  const ProgramExtent& x = extents_[it->second];
   auto bound = sym(x.bound, where);
   if (!bound) return bound.takeError();
   line("if (" + id + " < 0 || " + id + " > " + *bound + ") return dcw_rt::report(error, errorSize, \"" +
@@ -563,10 +563,7 @@ Expected<void> SdfgWalker::emitExtent(const std::string& symbol, const std::stri
 }
 
 sym::Expr SdfgWalker::atBounds(const sym::Expr& e) const {
-  if (extentBounds_.empty()) return e;
-  std::map<std::string, sym::Expr> b;
-  for (auto& x : extentBounds_) b.emplace(x.symbol, x.bound);
-  return e.substitute(b);
+  return extentBounds_.empty() ? e : e.substitute(extentBounds_);
 }
 
 Expected<void> SdfgWalker::emitRegion(const ControlFlowRegion& r) {

@@ -196,8 +196,9 @@ protected:
   // C++ tasklets and the environments they use, in order of first use.
   bool hasCpp_ = false;
   std::string extentsId_;                      // the program's extents array, if it has extents
+  std::vector<ProgramExtent> extents_;         // the signature's, by slot
   std::map<std::string, size_t> extentIndex_;  // extent symbol -> its slot
-  std::vector<ProgramExtent> extentBounds_;
+  std::map<std::string, sym::Expr> extentBounds_; // extent symbol -> its bound
   std::vector<const expansions::Environment*> envs_;
 };
 

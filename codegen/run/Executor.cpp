@@ -30,6 +30,18 @@ std::string shapeText(const std::vector<sym::Expr>& d) {
   return s + "]";
 }
 
+// An output's dims at the symbols' values, or the error naming the output.
+Expected<std::vector<int64_t>> dimsOf(const ProgramArg& a, const std::map<std::string, int64_t>& syms) {
+  std::vector<int64_t> dims;
+  for (auto& e : a.shape) {
+    auto v = e.evaluate(syms);
+    if (!v) return fail("output '" + a.name + "'", "its shape " + shapeText(a.shape) + " cannot be evaluated: " + v.error().message);
+    if (*v < 0) return fail("output '" + a.name + "'", "its shape evaluates to a negative dimension");
+    dims.push_back(*v);
+  }
+  return dims;
+}
+
 // Where a symbol no input binds first arises: "the shape of 'Y', written by main/state0/reshape" (the
 // node whose output's shape it is), so a refusal names the node to look at.
 std::string whereSymbolArises(const Sdfg& sdfg, const std::string& symbol) {
@@ -354,12 +366,7 @@ Expected<std::vector<Tensor>> Executor::runProgram(const std::vector<Tensor>& in
     case ProgramArg::Role::Output: {
       Tensor t;
       t.dtype = a.dtype;
-      for (auto& e : a.shape) {
-        auto v = e.evaluate(atBounds);
-        if (!v) return fail("output '" + a.name + "'", "its shape " + shapeText(a.shape) + " cannot be evaluated: " + v.error().message);
-        if (*v < 0) return fail("output '" + a.name + "'", "its shape evaluates to a negative dimension");
-        t.dims.push_back(*v);
-      }
+      DCW_TRY(t.dims, dimsOf(a, atBounds));
       auto buf = std::make_shared<std::string>(size_t(std::max<int64_t>(t.elementCount(), 1)) * dtypeSize(a.dtype), '\0');
       ptrs.push_back(buf->data());
       shared.push_back({ptrs.back(), buf->size(), WorkerArg::Kind::Output});
@@ -369,10 +376,10 @@ Expected<std::vector<Tensor>> Executor::runProgram(const std::vector<Tensor>& in
     }
     }
   }
-  auto extentValues = std::make_shared<std::string>(std::max<size_t>(extents.size(), 1) * sizeof(int64_t), '\0');
+  std::string extentValues(extents.size() * sizeof(int64_t), '\0');
   if (!extents.empty()) {
-    ptrs.push_back(extentValues->data());
-    shared.push_back({ptrs.back(), extentValues->size(), WorkerArg::Kind::Output});
+    ptrs.push_back(extentValues.data());
+    shared.push_back({ptrs.back(), extentValues.size(), WorkerArg::Kind::Output});
   }
   if (worker_) {
     auto r = worker_->run(shared, symbolValues, threads_, cancel_.get(), [this](int64_t id) { return elementPath(id); }, capture);
@@ -396,7 +403,7 @@ Expected<std::vector<Tensor>> Executor::runProgram(const std::vector<Tensor>& in
   if (!extents.empty()) {
     for (size_t k = 0; k < extents.size(); ++k) {
       int64_t v = 0;
-      std::memcpy(&v, extentValues->data() + k * sizeof(int64_t), sizeof v);
+      std::memcpy(&v, extentValues.data() + k * sizeof(int64_t), sizeof v);
       if (v < 0 || v > atBounds.at(extents[k].symbol))
         return fail(sdfg_->name(), extents[k].node + " returned the count " + std::to_string(v) + ", outside its bound " +
                                        std::to_string(atBounds.at(extents[k].symbol)));
@@ -407,11 +414,7 @@ Expected<std::vector<Tensor>> Executor::runProgram(const std::vector<Tensor>& in
       if (a.role == ProgramArg::Role::Output) {
         Tensor& t = outputs[o++];
         if (a.dtype == DType::String) continue;
-        for (size_t k = 0; k < a.shape.size(); ++k) {
-          auto v = a.shape[k].evaluate(syms);
-          if (!v) return fail("output '" + a.name + "'", "its shape " + shapeText(a.shape) + " cannot be evaluated: " + v.error().message);
-          t.dims[k] = *v;
-        }
+        DCW_TRY(t.dims, dimsOf(a, syms));
       }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -514,7 +514,7 @@ private:
   // interstate edge after it assigns the count (core/ir/DynamicExtent.h).
   std::vector<State*> states_;
   std::vector<int> stage_;                      // per node; empty: one state
-  std::map<std::string, std::string> countOf_;  // a data-dependent op's first output -> its count's param
+  std::map<std::string, size_t> countOf_;       // a data-dependent op's first output -> its count's param (index)
   TypeMap types_; // this graph's own value types; enclosing graphs' through outer_
   std::map<std::string, std::string> dataName_; // ONNX value -> data descriptor name
   std::map<std::pair<State*, std::string>, AccessNode*> access_;
@@ -641,13 +641,19 @@ private:
     return {};
   }
 
-  // Dims from DCW's symbolic inference (SymbolicShapes.h), its placeholders replaced by the symbols of
-  // the inputs' dim_params.
-  Expected<void> describeSymbolic(DataDescriptor& d, const std::vector<sym::Expr>& dims) {
+  // SymbolicShapes' placeholders -> the IR symbols of the params they stand for (made once).
+  const std::map<std::string, sym::Expr>& placeholderSymbols() {
     auto& symbols = c_.placeholderSymbols;
     if (symbols.size() != c_.symbolic.params.size())
       for (size_t i = 0; i < c_.symbolic.params.size(); ++i)
         symbols.emplace(SymbolicShapes::placeholder(i), sym::Expr::symbol(symbolFor(c_.symbolic.params[i])));
+    return symbols;
+  }
+
+  // Dims from DCW's symbolic inference (SymbolicShapes.h), its placeholders replaced by the symbols of
+  // the inputs' dim_params.
+  Expected<void> describeSymbolic(DataDescriptor& d, const std::vector<sym::Expr>& dims) {
+    const auto& symbols = placeholderSymbols();
     std::vector<sym::Expr> shape;
     for (auto& e : dims) {
       shape.push_back(e.substitute(symbols));
@@ -853,7 +859,7 @@ private:
   // are readable only from the next stage on.
   Expected<void> planStages(GraphProto& g) {
     if (!outer_ && depth_ == 0)
-      for (auto& [i, dd] : c_.symbolic.dataDependent) countOf_[dd.output] = c_.symbolic.params[i];
+      for (auto& [i, dd] : c_.symbolic.dataDependent) countOf_[dd.output] = i;
     states_.push_back(sdfg_->addState("state0"));
     if (countOf_.empty()) return {};
     std::map<std::string, int> ready;
@@ -887,7 +893,7 @@ private:
   Expected<void> addExtent(LibraryNode& ln, const NodeProto& n) {
     auto it = countOf_.find(n.output(0));
     if (it == countOf_.end()) return {};
-    const std::string symbol = symbolFor(it->second);
+    const std::string symbol = symbolFor(c_.symbolic.params[it->second]);
     sdfg_->addSymbol(symbol);
     std::string name = uniqueName(sanitizeIdentifier(ln.label()) + "_extent", dataSuffix_,
                                   [&](const std::string& x) { return sdfg_->findData(x) != nullptr; });
@@ -903,16 +909,9 @@ private:
     auto outs = sdfg_->outEdges(state_->id());
     if (outs.size() != 1) return fail(loc(c_, where() + ln.label()), "the state after a data-dependent op is missing", "this is a bug in the importer");
     outs[0]->assignments.push_back({symbol, sym::Expr::symbol(name)});
-    auto& placeholders = c_.placeholderSymbols;
-    if (placeholders.size() != c_.symbolic.params.size())
-      for (size_t i = 0; i < c_.symbolic.params.size(); ++i)
-        placeholders.emplace(SymbolicShapes::placeholder(i), sym::Expr::symbol(symbolFor(c_.symbolic.params[i])));
-    for (auto& [i, dd] : c_.symbolic.dataDependent)
-      if (dd.output == n.output(0)) {
-        sym::Expr bound = dd.bound.substitute(placeholders);
-        for (auto& s : bound.freeSymbols()) sdfg_->addSymbol(s);
-        ir::setDynamicExtent(*sdfg_, {symbol, ln.label(), bound});
-      }
+    sym::Expr bound = c_.symbolic.dataDependent.at(it->second).bound.substitute(placeholderSymbols());
+    for (auto& s : bound.freeSymbols()) sdfg_->addSymbol(s);
+    ir::setDynamicExtent(*sdfg_, {symbol, ln.label(), bound});
     return {};
   }
 
