@@ -1,7 +1,7 @@
 #include "pipeline/OnnxTestCase.h"
 
 #include "pipeline/Pipeline.h"
-#include "core/onnx/TensorFile.h"
+#include "pipeline/ModelValues.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -95,14 +96,19 @@ std::string compare(const Tensor& expectedIn, const Tensor& actual, const std::s
          std::to_string(valueAt(actual, firstBad)) + ")";
 }
 
-std::vector<std::string> tensorFiles(const fs::path& dir, const std::string& prefix) {
-  std::vector<std::string> out;
-  for (int i = 0;; ++i) {
-    fs::path p = dir / (prefix + "_" + std::to_string(i) + ".pb");
-    if (!fs::exists(p)) break;
-    out.push_back(p.string());
+
+
+// Empty when equal (recursively for sequences and optionals); otherwise what differs.
+std::string compareValue(const onnx::InterfaceValue& expected, const onnx::InterfaceValue& actual, const std::string& name,
+                         double& maxErr) {
+  if (expected.kind != actual.kind || expected.elements.size() != actual.elements.size())
+    return "output '" + name + "' is " + actual.describe() + ", expected " + expected.describe();
+  if (expected.kind == onnx::InterfaceValue::Kind::Tensor) return compare(expected.tensor, actual.tensor, name, maxErr);
+  for (size_t i = 0; i < expected.elements.size(); ++i) {
+    std::string d = compareValue(expected.elements[i], actual.elements[i], name + "[" + std::to_string(i) + "]", maxErr);
+    if (!d.empty()) return d;
   }
-  return out;
+  return "";
 }
 
 } // namespace
@@ -112,65 +118,59 @@ CaseResult runOnnxTestCase(const std::string& folder, const Options& options) {
   r.name = fs::path(folder).filename().string();
   if (r.name.empty()) r.name = fs::path(folder).parent_path().filename().string();
   fs::path model = fs::path(folder) / "model.onnx";
-  if (!fs::exists(model)) {
+  auto failed = [&](const std::string& message) {
     r.status = CaseResult::Status::Failed;
-    r.message = folder + ": no model.onnx in this folder";
+    r.message = message;
+    return r;
+  };
+  if (!fs::exists(model)) return failed(folder + ": no model.onnx in this folder");
+  auto declared = declaredValues(model.string());
+  if (!declared) {
+    r.status = CaseResult::Status::Unsupported;
+    r.message = declared.error().str();
     return r;
   }
-  auto built = build(model.string(), {}, options);
-  if (!built) {
-    const Stage stage = built.failure().stage;
-    r.status = stage == Stage::Generate || stage == Stage::Build ? CaseResult::Status::Failed : CaseResult::Status::Unsupported;
-    r.message = built.error().str();
-    return r;
-  }
-  auto& p = *built;
-  r.implementations = p.prepared.implementations;
   std::vector<fs::path> sets;
   for (auto& d : fs::directory_iterator(folder))
     if (d.is_directory() && d.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(d.path());
   std::sort(sets.begin(), sets.end());
-  if (sets.empty()) { // nothing to compare with: not a pass
-    r.status = CaseResult::Status::Failed;
-    r.message = folder + ": no test_data_set_* folder";
-    return r;
-  }
+
+  // A model with sequences or optionals at its interface is built for each data set's values
+  // (ModelValues.h); any other once, unspecialized.
+  std::optional<Program> program;
+  auto buildFor = [&](const std::vector<onnx::InterfaceValue>& values) -> bool {
+    Options o = options;
+    bindInterface(o, *declared, values);
+    auto built = build(model.string(), {}, o);
+    if (!built) {
+      const Stage stage = built.failure().stage;
+      r.status = stage == Stage::Generate || stage == Stage::Build ? CaseResult::Status::Failed : CaseResult::Status::Unsupported;
+      r.message = built.error().str();
+      return false;
+    }
+    program.emplace(std::move(*built));
+    r.implementations = program->prepared.implementations;
+    return true;
+  };
+  const bool structured = declared->structured();
+  if (!structured && !buildFor({})) return r;
+  if (sets.empty()) return failed(folder + ": no test_data_set_* folder"); // nothing to compare with: not a pass
+
   for (auto& set : sets) {
-    std::vector<Tensor> inputs;
-    for (auto& f : tensorFiles(set, "input")) {
-      auto t = onnx::readTensorFile(f);
-      if (!t) {
-        r.status = CaseResult::Status::Failed;
-        r.message = t.error().str();
-        return r;
-      }
-      inputs.push_back(std::move(t->tensor));
-    }
-    auto out = p.executor->run(inputs);
-    if (!out) {
-      r.status = CaseResult::Status::Failed;
-      r.message = out.error().str();
-      return r;
-    }
-    auto expectedFiles = tensorFiles(set, "output");
-    if (expectedFiles.size() != out->size()) {
-      r.status = CaseResult::Status::Failed;
-      r.message = "the model produced " + std::to_string(out->size()) + " outputs, the test expects " + std::to_string(expectedFiles.size());
-      return r;
-    }
-    for (size_t i = 0; i < expectedFiles.size(); ++i) {
-      auto e = onnx::readTensorFile(expectedFiles[i]);
-      if (!e) {
-        r.status = CaseResult::Status::Failed;
-        r.message = e.error().str();
-        return r;
-      }
-      std::string diff = compare(e->tensor, (*out)[i], p.prepared.model.sdfg->outputs[i], r.maxAbsError);
-      if (!diff.empty()) {
-        r.status = CaseResult::Status::Failed;
-        r.message = set.filename().string() + ": " + diff;
-        return r;
-      }
+    auto inputs = readValues(set.string(), "input", declared->inputs);
+    if (!inputs) return failed(inputs.error().str());
+    if (structured && !buildFor(*inputs)) return r;
+    std::vector<std::string> names;
+    auto outputs = runValues(*program, *inputs, &names);
+    if (!outputs) return failed(outputs.error().str());
+    auto expected = readValues(set.string(), "output", declared->outputs);
+    if (!expected) return failed(expected.error().str());
+    if (expected->size() != outputs->size())
+      return failed("the model produced " + std::to_string(outputs->size()) + " outputs, the test expects " +
+                    std::to_string(expected->size()));
+    for (size_t i = 0; i < expected->size(); ++i) {
+      std::string diff = compareValue((*expected)[i], (*outputs)[i], names[i], r.maxAbsError);
+      if (!diff.empty()) return failed(set.filename().string() + ": " + diff);
     }
     ++r.dataSets;
   }

@@ -70,6 +70,7 @@ Expected<void> applySteps(io::LoadedModel& m, const Steps& steps, size_t* applie
 Result<io::LoadedModel> loadWithSteps(const std::string& path, const Steps& steps, const Options& options, size_t* applied) {
   io::LoadOptions load;
   load.fixedDims = options.fixedDims;
+  load.interface = options.interface;
   auto m = io::loadModel(path, load);
   if (!m) return failure(Stage::Load, m.error());
   if (steps.empty()) return std::move(*m);

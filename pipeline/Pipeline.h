@@ -40,6 +40,9 @@ struct Steps {
 struct Options {
   std::string target = "cpu";
   std::map<std::string, int64_t> fixedDims; // dynamic dims by the model's dim names; empty: unspecialized
+  // A run's inputs by name, for a model with sequences or optionals at its interface (InterfaceValue.h):
+  // the program is specialized to their structure; empty: none.
+  std::map<std::string, onnx::InterfaceValue> interface;
   // Runs after the steps and before lowering, on the model as it then is (grad/train).
   std::function<Expected<void>(io::LoadedModel&)> edit;
   // Steps that do not fit the model specialized to fixedDims fail, instead of falling back to the

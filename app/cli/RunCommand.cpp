@@ -1,14 +1,14 @@
 // `dcw run MODEL [--inputs DIR | --random SEED] [--outputs DIR] [--target cpu] [--threads N] [--script S]
 //  [--time-limit S] [--memory-limit MiB] [--in-process]`: the program runs in a worker process by default
 // (a crash, hang or memory blow-up in generated code is reported, naming the element, and dcw exits 2);
-// builds the model through the pipeline (pipeline/Pipeline.h) for the target and runs it on tensors in ONNX's test-case
-// format (input_N.pb / output_N.pb). With --script, the script is replayed on the model first.
+// builds the model through the pipeline (pipeline/Pipeline.h) for the target and runs it on values in ONNX's test-case
+// format (input_N.pb / output_N.pb: tensors, and sequences or optionals where the model takes or returns them). With --script, the script is replayed on the model first.
 #include "app/cli/Cli.h"
 
+#include "pipeline/ModelValues.h"
 #include "pipeline/Pipeline.h"
 #include "pipeline/Specialize.h"
 #include "codegen/run/RandomInputs.h"
-#include "core/onnx/TensorFile.h"
 
 #include <cstring>
 #include <filesystem>
@@ -21,6 +21,23 @@ namespace dcw::cli {
 namespace fs = std::filesystem;
 using namespace dcw::ir;
 
+
+namespace {
+
+// "float32[2, 3]"; a sequence or optional lists what it holds.
+std::string describe(const onnx::InterfaceValue& v) {
+  if (v.kind == onnx::InterfaceValue::Kind::Tensor) {
+    std::string s = std::string(dtypeName(v.tensor.dtype)) + "[";
+    for (size_t k = 0; k < v.tensor.dims.size(); ++k) s += (k ? ", " : "") + std::to_string(v.tensor.dims[k]);
+    return s + "]";
+  }
+  if (v.kind == onnx::InterfaceValue::Kind::Optional && v.elements.empty()) return "optional, empty";
+  std::string s = v.kind == onnx::InterfaceValue::Kind::Sequence ? "sequence of " + std::to_string(v.elements.size()) + " (" : "optional (";
+  for (size_t i = 0; i < v.elements.size(); ++i) s += (i ? ", " : "") + describe(v.elements[i]);
+  return s + ")";
+}
+
+} // namespace
 
 std::function<int()> setupRun(CLI::App& sub) {
   struct Opts {
@@ -53,7 +70,8 @@ std::function<int()> setupRun(CLI::App& sub) {
     opts.threads = o->threads;
     if (auto r = applyIsolationOptions(o->isolation, opts); !r) return reportError(r.error());
     // The model is specialized to the input shapes (dynamic dims become constants) before compiling.
-    std::vector<Tensor> inputs;
+    // Inputs as the model declares them: tensors, and sequences or optionals (pipeline/ModelValues.h).
+    std::vector<onnx::InterfaceValue> inputs;
     std::map<std::string, int64_t> dims;
     if (o->random) {
       auto parsed = parseDimOptions(o->dims);
@@ -63,19 +81,22 @@ std::function<int()> setupRun(CLI::App& sub) {
       if (!fixed) return reportError(fixed.error());
       opts.fixedDims = *fixed;
     } else {
-      for (size_t i = 0;; ++i) {
-        std::string f = (fs::path(o->inputs) / ("input_" + std::to_string(i) + ".pb")).string();
-        if (!fs::exists(f)) {
-          if (i == 0) return reportError(Diagnostic::error(o->inputs, "holds no input_0.pb", "write the inputs as input_N.pb TensorProto files"));
-          break;
-        }
-        auto t = onnx::readTensorFile(f);
-        if (!t) return reportError(t.error());
-        inputs.push_back(std::move(t->tensor));
+      auto declared = pipeline::declaredValues(o->model);
+      if (!declared) return reportError(declared.error());
+      auto values = pipeline::readValues(o->inputs, "input", declared->inputs);
+      if (!values) return reportError(values.error());
+      if (values->empty())
+        return reportError(Diagnostic::error(o->inputs, "holds no input_0.pb", "write the inputs as input_N.pb TensorProto files"));
+      inputs = std::move(*values);
+      if (declared->structured()) {
+        pipeline::bindInterface(opts, *declared, inputs); // the program is built for these sequences and optionals
+      } else {
+        std::vector<Tensor> tensors;
+        for (auto& v : inputs) tensors.push_back(v.tensor);
+        auto fixed = pipeline::dimsFromInputs(o->model, tensors);
+        if (!fixed) return reportError(fixed.error());
+        opts.fixedDims = *fixed;
       }
-      auto fixed = pipeline::dimsFromInputs(o->model, inputs);
-      if (!fixed) return reportError(fixed.error());
-      opts.fixedDims = *fixed;
     }
     pipeline::Steps steps;
     steps.scriptPath = o->script;
@@ -88,9 +109,10 @@ std::function<int()> setupRun(CLI::App& sub) {
     if (o->random) {
       auto r = codegen::randomInputs(sig, o->seed, dims);
       if (!r) return reportError(r.error());
-      inputs = std::move(*r);
+      for (auto& t : *r) inputs.push_back(onnx::InterfaceValue::ofTensor(std::move(t)));
     }
-    auto out = p.executor->run(inputs);
+    std::vector<std::string> names;
+    auto out = pipeline::runValues(p, inputs, &names);
     if (!out) {
       Diagnostic d = out.error();
       d.location = o->model + ": " + d.location; // name the model file too
@@ -101,22 +123,16 @@ std::function<int()> setupRun(CLI::App& sub) {
       fs::create_directories(o->outputs, ec);
       if (o->random)
         for (size_t i = 0; i < inputs.size(); ++i)
-          if (auto r = onnx::writeTensorFile((fs::path(o->outputs) / ("input_" + std::to_string(i) + ".pb")).string(), inputs[i],
-                                             model.sdfg->inputs[i]);
+          if (auto r = pipeline::writeValue((fs::path(o->outputs) / ("input_" + std::to_string(i) + ".pb")).string(), inputs[i],
+                                            model.sdfg->inputs[i]);
               !r)
             return reportError(r.error());
       for (size_t i = 0; i < out->size(); ++i)
-        if (auto r = onnx::writeTensorFile((fs::path(o->outputs) / ("output_" + std::to_string(i) + ".pb")).string(), (*out)[i],
-                                           model.sdfg->outputs[i]);
+        if (auto r = pipeline::writeValue((fs::path(o->outputs) / ("output_" + std::to_string(i) + ".pb")).string(), (*out)[i], names[i]);
             !r)
           return reportError(r.error());
     }
-    for (size_t i = 0; i < out->size(); ++i) {
-      const Tensor& t = (*out)[i];
-      std::cout << model.sdfg->outputs[i] << ": " << dtypeName(t.dtype) << "[";
-      for (size_t k = 0; k < t.dims.size(); ++k) std::cout << (k ? ", " : "") << t.dims[k];
-      std::cout << "]\n";
-    }
+    for (size_t i = 0; i < out->size(); ++i) std::cout << names[i] << ": " << describe((*out)[i]) << "\n";
     return kExitOk;
   };
 }

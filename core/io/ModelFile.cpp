@@ -27,12 +27,17 @@ bool looksLikeJson(const std::string& path) {
 
 } // namespace
 
+ModelFormat detectFormat(const std::string& path) {
+  bool json = endsWith(path, ".dcw.json") || endsWith(path, ".json") || (!endsWith(path, ".onnx") && looksLikeJson(path));
+  return json ? ModelFormat::DcwJson : ModelFormat::Onnx;
+}
+
 Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return fail(path, "no such file", "check the path");
   LoadedModel out;
   out.path = path;
-  bool json = endsWith(path, ".dcw.json") || endsWith(path, ".json") || (!endsWith(path, ".onnx") && looksLikeJson(path));
+  bool json = detectFormat(path) == ModelFormat::DcwJson;
   if (json) {
     out.format = ModelFormat::DcwJson;
     DCW_TRY(auto s, serialize::loadFile(path));
@@ -51,6 +56,7 @@ Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& opti
     out.format = ModelFormat::Onnx;
     onnx::ImportOptions io;
     io.fixedDims = options.fixedDims;
+    io.interface = options.interface;
     DCW_TRY(auto r, onnx::importOnnxFile(path, io));
     out.sdfg = std::move(r.sdfg);
     out.warnings = std::move(r.warnings);

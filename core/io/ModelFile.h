@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/ir/Sdfg.h"
+#include "core/onnx/InterfaceValue.h"
 #include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
 
@@ -30,7 +31,12 @@ struct LoadOptions {
   // Values for dynamic dims by the model's own dim names (ONNX dim_param): the model is specialized
   // (an ONNX file on import; a .dcw.json by ir::specializeSymbols).
   std::map<std::string, int64_t> fixedDims;
+  // A run's inputs by name, for an ONNX model with sequences or optionals (onnx::ImportOptions::interface).
+  std::map<std::string, onnx::InterfaceValue> interface;
 };
+
+// The format loadModel reads `path` as.
+ModelFormat detectFormat(const std::string& path);
 
 Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& options = {});
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/ir/Sdfg.h"
+#include "core/onnx/InterfaceValue.h"
 #include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
 
@@ -26,6 +27,10 @@ struct ImportOptions {
   // Specialization: concrete values for dynamic dims, by the model's dim_param name. Applied to graph
   // inputs, outputs and value_info before shape inference, so the whole graph gets static shapes.
   std::map<std::string, int64_t> fixedDims;
+  // Specialization to a run's inputs, by graph input name, for a model with sequences or optionals
+  // (StaticSequences.h): sequence/optional inputs become their tensors, one-element integer/bool inputs
+  // that decide structure are folded; the SDFG's "interface" metadata says how (InterfaceValue.h).
+  std::map<std::string, InterfaceValue> interface;
 };
 
 struct ImportResult {

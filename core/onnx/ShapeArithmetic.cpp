@@ -152,6 +152,10 @@ std::optional<Tensor> evaluateShapeOp(const std::string& op, int64_t opsetVersio
         if (t == DType::Bool)
           for (auto& v : x->v) v = v != 0;
         result = tensorOf(*x);
+      } else if (op == "Not") {
+        if (x->dtype != DType::Bool) return std::nullopt;
+        for (auto& v : x->v) v = !v;
+        result = tensorOf(*x);
       } else if (op == "Neg" || op == "Abs") {
         for (auto& v : x->v) v = op == "Neg" ? -v : std::abs(v);
         result = tensorOf(*x);

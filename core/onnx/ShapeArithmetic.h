@@ -1,5 +1,5 @@
 // ShapeArithmetic: evaluates one ONNX op of the integer "shape arithmetic" that exporters emit
-// (Shape, Size, Constant, Identity, Cast, Neg, Abs, Gather, Unsqueeze, Squeeze, Concat, Slice, Reshape,
+// (Shape, Size, Constant, Identity, Cast, Not, Neg, Abs, Gather, Unsqueeze, Squeeze, Concat, Slice, Reshape,
 // Add, Sub, Mul, Div, Equal, Where, ConstantOfShape, Range, ReduceProd) on constant operands. Shared by
 // the importer, which folds before ONNX shape inference so that shapes computed at run time become
 // static, and by transforms/FoldConstants, which removes the same computations from the IR.

@@ -11,19 +11,36 @@
 //   after:   x0..x3 = Split(X, axis=0); t = Squeeze(x3, [0]); n = Constant(4)
 //
 // So PyTorch's list code (torch.split, torch.stack/cat of a Python list) compiles to plain SDFG
-// dataflow. The rewrite is all or nothing: where any sequence value is not resolved (a graph input or
-// output of sequence type, a run-time position, a Loop or SequenceMap over it), the graph is left as
-// it is and the import refuses the sequence op as before, naming it.
+// dataflow.
+//
+// Given a run's inputs (InterfaceValue.h), sequence and optional graph inputs become their tensors, and
+// what their structure then decides resolves too: Optional/OptionalHasElement/OptionalGetElement, an If
+// whose condition is known (a constant, or a one-element input folded for this run) is replaced by its
+// taken branch, a Loop over sequences whose trip count and condition are known is unrolled, and a
+// SequenceMap becomes its body once per element:
+//
+//   before:  in: s (3 tensors); y = SequenceMap<body: b = Add(a, x)>(s, x)
+//   after:   in: s_0, s_1, s_2; y_0 = Add(s_0, x); y_1 = Add(s_1, x); y_2 = Add(s_2, x)   (layout out y s(t,t,t))
+//
+// A sequence or optional graph output becomes the tensors it holds; `interface` receives the layout.
+// The rewrite is all or nothing: where any sequence or optional value is not resolved (a run-time
+// position or condition, a sequence input without a bound value), the graph is left as it is and the
+// import refuses the op as before, naming it.
 #pragma once
+
+#include "core/onnx/InterfaceValue.h"
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
 #include <string>
 
 namespace dcw::onnx {
 
 // Rewrites the main graph `g` (nodes topologically sorted, value_info from ONNX's inference) for
-// default-domain opset `opset`. Returns true when it changed the graph.
-bool resolveStaticSequences(::onnx::GraphProto& g, int64_t opset);
+// default-domain opset `opset`. `inputs`: the run's values by graph input name, or null. Returns true
+// when it changed the graph; then `interface` (when given) holds the inputs' and outputs' layouts.
+bool resolveStaticSequences(::onnx::GraphProto& g, int64_t opset, const std::map<std::string, InterfaceValue>* inputs = nullptr,
+                            ModelInterface* interface = nullptr);
 
 } // namespace dcw::onnx

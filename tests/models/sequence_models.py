@@ -2,7 +2,8 @@
 """Writes the fixtures of tests/data/sequences: models whose ONNX sequences the graph fixes, as list
 code exports them (core/onnx/StaticSequences.h resolves them into tensor ops), and one it cannot fix.
 Their batch dims are dynamic; compare_sequences_with_onnxruntime runs the first ones against ONNX
-Runtime and tst_StaticSequences checks what they import as.
+Runtime and tst_StaticSequences checks what they import as. The last two take and return sequences
+and optionals (core/onnx/InterfaceValue.h): tst_StaticSequences runs them specialized to their inputs.
 
 usage: sequence_models.py  (writes into tests/data/sequences)
 """
@@ -76,8 +77,47 @@ def runtime_position():
     save(nodes, "runtime_position", [a, b, i], [y])
 
 
+def sequence_interface():
+    # A sequence in, a sequence out: each element through Relu(e) * x (SequenceMap), then x inserted at a
+    # position given as an input, and the new length.
+    seq = helper.make_tensor_sequence_value_info("seq", TensorProto.FLOAT, ["n"])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])
+    pos = helper.make_tensor_value_info("pos", TensorProto.INT64, [])
+    out = helper.make_tensor_sequence_value_info("out", TensorProto.FLOAT, ["n"])
+    length = helper.make_tensor_value_info("length", TensorProto.INT64, [])
+    body = helper.make_graph(
+        [helper.make_node("Relu", ["e"], ["r"]), helper.make_node("Mul", ["r", "f"], ["m"])], "scale",
+        [helper.make_tensor_value_info("e", TensorProto.FLOAT, ["n"]), helper.make_tensor_value_info("f", TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("m", TensorProto.FLOAT, ["n"])])
+    nodes = [
+        helper.make_node("SequenceMap", ["seq", "x"], ["mapped"], body=body),
+        helper.make_node("SequenceInsert", ["mapped", "x", "pos"], ["out"]),
+        helper.make_node("SequenceLength", ["out"], ["length"]),
+    ]
+    save(nodes, "sequence_interface", [seq, x, pos], [out, length], opset=17)
+
+
+def optional_interface():
+    # An optional tensor in: y = maybe + x where it holds one, x where it is empty; and whether it held one.
+    maybe = helper.make_value_info("maybe", helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [3])))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+    has = helper.make_tensor_value_info("has", TensorProto.BOOL, [])
+    then_g = helper.make_graph([helper.make_node("OptionalGetElement", ["maybe"], ["v"]), helper.make_node("Add", ["v", "x"], ["sum"])],
+                               "present", [], [helper.make_tensor_value_info("sum", TensorProto.FLOAT, [3])])
+    else_g = helper.make_graph([helper.make_node("Identity", ["x"], ["same"])], "absent", [],
+                               [helper.make_tensor_value_info("same", TensorProto.FLOAT, [3])])
+    nodes = [
+        helper.make_node("OptionalHasElement", ["maybe"], ["has"]),
+        helper.make_node("If", ["has"], ["y"], then_branch=then_g, else_branch=else_g),
+    ]
+    save(nodes, "optional_interface", [maybe, x], [y, has], opset=17)
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     list_stack()
     split_pieces()
     runtime_position()
+    sequence_interface()
+    optional_interface()
