@@ -250,6 +250,24 @@ private slots:
     auto n = dcw({"run", kExample});
     QCOMPARE(n.code, 2);
     QVERIFY(n.err.contains("--inputs DIR or --random SEED"));
+    // Random inputs for a sequence input: refused, naming the input and the way to give it.
+    const QString seqModel = QStringLiteral(DCW_SOURCE_DIR "/tests/data/sequences/sequence_interface.onnx");
+    auto s = dcw({"run", seqModel, "--random", "1"});
+    QCOMPARE(s.code, 2);
+    QVERIFY2(s.err.startsWith("error: " + seqModel + ": input 'seq': is a sequence") && s.err.contains("--inputs DIR"), qPrintable(s.err));
+  }
+
+  // Sequences in and out through files: an ONNX test case's SequenceProto inputs, the outputs written
+  // as SequenceProto and equal to the case's own.
+  void runSequencesThroughFiles() {
+    const QString c = QStringLiteral("/usr/share/libonnx-testdata/data/node/test_sequence_insert_at_back/");
+    QTemporaryDir dir;
+    auto r = dcw({"run", c + "model.onnx", "--inputs", c + "test_data_set_0", "--outputs", dir.path()});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.startsWith("output_sequence: sequence of 4 (int64[4], int64[3], int64[2], int64[3])\n"), qPrintable(r.out));
+    QFile a(dir.filePath("output_0.pb")), b(c + "test_data_set_0/output_0.pb");
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QCOMPARE(a.readAll(), b.readAll()); // the SequenceProto ONNX's reference wrote, byte for byte
   }
 
   void badInputOneLineExit2_data() {

@@ -74,6 +74,13 @@ std::function<int()> setupRun(CLI::App& sub) {
     std::vector<onnx::InterfaceValue> inputs;
     std::map<std::string, int64_t> dims;
     if (o->random) {
+      if (auto declared = pipeline::declaredValues(o->model); declared && declared->structured())
+        for (auto& [name, kind] : declared->inputs)
+          if (kind != onnx::InterfaceValue::Kind::Tensor)
+            return reportError(Diagnostic::error(o->model + ": input '" + name + "'",
+                                                 std::string("is ") + (kind == onnx::InterfaceValue::Kind::Sequence ? "a sequence" : "an optional") +
+                                                     ": random inputs cannot choose how many tensors it holds",
+                                                 "give the inputs with --inputs DIR (input_N.pb: SequenceProto/OptionalProto files)"));
       auto parsed = parseDimOptions(o->dims);
       if (!parsed) return reportError(parsed.error());
       dims = *parsed;

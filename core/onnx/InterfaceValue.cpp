@@ -144,6 +144,7 @@ void toOptionalProto(const InterfaceValue& v, ::onnx::OptionalProto& o) {
   if (e.kind == InterfaceValue::Kind::Tensor) {
     o.set_elem_type(::onnx::OptionalProto::TENSOR);
     *o.mutable_tensor_value() = tensorToOnnx(e.tensor, "");
+    o.mutable_tensor_value()->clear_name();
   } else if (e.kind == InterfaceValue::Kind::Sequence) {
     o.set_elem_type(::onnx::OptionalProto::SEQUENCE);
     toSequenceProto(e, *o.mutable_sequence_value());
@@ -157,7 +158,9 @@ void toSequenceProto(const InterfaceValue& v, ::onnx::SequenceProto& s) {
   s.set_elem_type(::onnx::SequenceProto::TENSOR);
   for (auto& e : v.elements) {
     if (e.kind == InterfaceValue::Kind::Tensor) {
-      *s.add_tensor_values() = tensorToOnnx(e.tensor, "");
+      auto* t = s.add_tensor_values();
+      *t = tensorToOnnx(e.tensor, "");
+      t->clear_name(); // as ONNX writes them
     } else if (e.kind == InterfaceValue::Kind::Sequence) {
       s.set_elem_type(::onnx::SequenceProto::SEQUENCE);
       toSequenceProto(e, *s.add_sequence_values());
