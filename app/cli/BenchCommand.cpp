@@ -46,7 +46,8 @@ std::function<int()> setupBench(CLI::App& sub) {
     std::map<std::string, int64_t> dims = *parsed;
     auto fixed = fixedDimsFromOptions(o->model, o->dims); // specialize dynamic dims before compiling
     if (!fixed) return reportError(fixed.error());
-    opts.fixedDims = *fixed;
+    opts.fixedDims = fixed->dims;
+    opts.fixedValues = fixed->values;
     pipeline::Steps steps;
     steps.scriptPath = o->script;
     auto built = pipeline::build(o->model, steps, opts);

@@ -3,6 +3,8 @@
 // `error: <file or node>: <what is wrong>; <what to do>` on stderr), 1 internal failure.
 #pragma once
 
+#include "pipeline/Specialize.h"
+
 #include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
 #include "pipeline/Pipeline.h"
@@ -55,9 +57,10 @@ void reportScriptWarnings(const Diagnostics& d, const std::string& script);
 // NAME=INTEGER is refused naming it.
 Expected<std::map<std::string, int64_t>> parseDimOptions(const std::vector<std::string>& dims);
 // The `--dim` options as values for the model's dynamic dims (pipeline::dimsFromValues: by symbol or by
-// the model's own dim name, 1 for the others); a name that matches no dim of the model's inputs is
-// warned about, naming the dims there are.
-Expected<std::map<std::string, int64_t>> fixedDimsFromOptions(const std::string& model, const std::vector<std::string>& dims);
+// the model's own dim name, 1 for the others) and for its scalar integer inputs named so
+// (pipeline::specializationFromValues); a name that matches neither is warned about, naming the dims
+// there are.
+Expected<pipeline::Specialization> fixedDimsFromOptions(const std::string& model, const std::vector<std::string>& dims);
 // Adds `--target NAME` (checked against the target registry, codegen/Target.h) to a subcommand.
 CLI::Option* addTargetOption(CLI::App& sub, std::string& target);
 

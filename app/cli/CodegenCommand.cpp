@@ -37,7 +37,8 @@ std::function<int()> setupCodegen(CLI::App& sub) {
     if (!o->dims.empty()) {
       auto fixed = fixedDimsFromOptions(o->model, o->dims);
       if (!fixed) return reportError(fixed.error());
-      opts.fixedDims = *fixed;
+      opts.fixedDims = fixed->dims;
+      opts.fixedValues = fixed->values;
     }
     pipeline::Steps steps;
     steps.scriptPath = o->script;

@@ -52,15 +52,15 @@ Expected<std::map<std::string, int64_t>> parseDimOptions(const std::vector<std::
   return values;
 }
 
-Expected<std::map<std::string, int64_t>> fixedDimsFromOptions(const std::string& model, const std::vector<std::string>& dims) {
+Expected<pipeline::Specialization> fixedDimsFromOptions(const std::string& model, const std::vector<std::string>& dims) {
   auto values = parseDimOptions(dims);
   if (!values) return values.takeError();
   std::vector<std::string> unmatched;
-  auto fixed = pipeline::dimsFromValues(model, *values, &unmatched);
+  auto fixed = pipeline::specializationFromValues(model, *values, &unmatched);
   if (!fixed) return fixed.takeError();
   if (!unmatched.empty()) {
     std::string known;
-    for (auto& [name, v] : *fixed) known += (known.empty() ? "" : ", ") + name;
+    for (auto& [name, v] : fixed->dims) known += (known.empty() ? "" : ", ") + name;
     for (auto& name : unmatched)
       std::cerr << "warning: --dim " << name << ": the model's inputs have no dynamic dim of that name ("
                 << (known.empty() ? std::string("they have none") : "theirs: " + known) << ")\n";

@@ -86,7 +86,8 @@ std::function<int()> setupRun(CLI::App& sub) {
       dims = *parsed;
       auto fixed = fixedDimsFromOptions(o->model, o->dims);
       if (!fixed) return reportError(fixed.error());
-      opts.fixedDims = *fixed;
+      opts.fixedDims = fixed->dims;
+      opts.fixedValues = fixed->values;
     } else {
       auto declared = pipeline::declaredValues(o->model);
       if (!declared) return reportError(declared.error());
@@ -100,7 +101,11 @@ std::function<int()> setupRun(CLI::App& sub) {
       } else {
         std::vector<Tensor> tensors;
         for (auto& v : inputs) tensors.push_back(v.tensor);
-        auto fixed = pipeline::dimsFromInputs(o->model, tensors);
+        // Small integer inputs (a sample rate an If branches on, a window length) by value, then the dims.
+        auto values = pipeline::valuesFromInputs(o->model, tensors);
+        if (!values) return reportError(values.error());
+        opts.fixedValues = *values;
+        auto fixed = pipeline::dimsFromInputs(o->model, tensors, opts.fixedValues);
         if (!fixed) return reportError(fixed.error());
         opts.fixedDims = *fixed;
       }
@@ -116,7 +121,10 @@ std::function<int()> setupRun(CLI::App& sub) {
     if (o->random) {
       auto r = codegen::randomInputs(sig, o->seed, dims);
       if (!r) return reportError(r.error());
-      for (auto& t : *r) inputs.push_back(onnx::InterfaceValue::ofTensor(std::move(t)));
+      for (size_t i = 0; i < r->size(); ++i) { // an input fixed by --dim holds its value
+        auto f = i < model.sdfg->inputs.size() ? opts.fixedValues.find(model.sdfg->inputs[i]) : opts.fixedValues.end();
+        inputs.push_back(onnx::InterfaceValue::ofTensor(f != opts.fixedValues.end() ? f->second : std::move((*r)[i])));
+      }
     }
     std::vector<std::string> names;
     auto out = pipeline::runValues(p, inputs, &names);

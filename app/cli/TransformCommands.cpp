@@ -149,6 +149,7 @@ std::function<int()> setupApply(CLI::App& sub) {
     steps.scriptPath = o->script;
     pipeline::Options po;
     po.fixedDims = load->fixedDims;
+    po.fixedValues = load->fixedValues;
     po.specializedStepsMustFit = true; // what was asked for is what is written
     size_t applied = 0;
     auto m = pipeline::loadWithSteps(o->model, steps, po, &applied);
@@ -172,7 +173,8 @@ Expected<io::LoadOptions> specialization(const std::string& model, const std::ve
   if (dims.empty()) return load;
   auto fixed = fixedDimsFromOptions(model, dims);
   if (!fixed) return fixed.takeError();
-  load.fixedDims = *fixed;
+  load.fixedDims = fixed->dims;
+  load.fixedValues = fixed->values;
   return load;
 }
 

@@ -3,6 +3,7 @@
 #include "core/ir/Specialize.h"
 #include "core/ir/Validate.h"
 #include "core/onnx/OnnxImporter.h"
+#include "core/onnx/ShapeArithmetic.h"
 #include "core/serialize/JsonFormat.h"
 
 #include <filesystem>
@@ -42,13 +43,23 @@ Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& opti
     out.format = ModelFormat::DcwJson;
     DCW_TRY(auto s, serialize::loadFile(path));
     out.sdfg = std::move(s);
-    if (!options.fixedDims.empty()) {
-      // The model's dim names are the symbols' (or, where import renamed one, metadata "symbol:S").
+    if (!options.fixedDims.empty() || !options.fixedValues.empty()) {
+      // The model's dim names are the symbols' (or, where import renamed one, metadata "symbol:S"); a
+      // fixed input's elements are the symbols that stand for them ("value-symbol:S" = input, element).
       std::map<std::string, int64_t> bySymbol;
       for (auto& [symbol, type] : out.sdfg->symbols()) {
         auto m = out.sdfg->metadata.find("symbol:" + symbol);
         auto v = options.fixedDims.find(m == out.sdfg->metadata.end() ? symbol : m->second);
         if (v != options.fixedDims.end()) bySymbol[symbol] = v->second;
+        if (auto vs = out.sdfg->metadata.find("value-symbol:" + symbol); vs != out.sdfg->metadata.end()) {
+          auto nl = vs->second.find('\n');
+          auto f = options.fixedValues.find(vs->second.substr(0, nl));
+          if (f != options.fixedValues.end() && nl != std::string::npos)
+            if (auto ints = onnx::intValues(f->second)) {
+              size_t k = size_t(std::stoll(vs->second.substr(nl + 1)));
+              if (k < ints->size()) bySymbol[symbol] = (*ints)[k];
+            }
+        }
       }
       ir::specializeSymbols(*out.sdfg, bySymbol);
     }
@@ -57,6 +68,7 @@ Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& opti
     onnx::ImportOptions io;
     io.fixedDims = options.fixedDims;
     io.interface = options.interface;
+    io.fixedValues = options.fixedValues;
     DCW_TRY(auto r, onnx::importOnnxFile(path, io));
     out.sdfg = std::move(r.sdfg);
     out.warnings = std::move(r.warnings);

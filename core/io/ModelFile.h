@@ -33,6 +33,9 @@ struct LoadOptions {
   std::map<std::string, int64_t> fixedDims;
   // A run's inputs by name, for an ONNX model with sequences or optionals (onnx::ImportOptions::interface).
   std::map<std::string, onnx::InterfaceValue> interface;
+  // Inputs whose values the model is specialized to (onnx::ImportOptions::fixedValues; for a .dcw.json,
+  // the symbols that stand for their elements, metadata "value-symbol:S").
+  std::map<std::string, ir::Tensor> fixedValues;
 };
 
 // The format loadModel reads `path` as.

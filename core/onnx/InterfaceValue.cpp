@@ -284,7 +284,14 @@ Expected<DeclaredInterface> declaredInterface(const std::string& onnxPath) {
   std::set<std::string> inits;
   for (auto& t : m.graph().initializer()) inits.insert(t.name());
   for (auto& v : m.graph().input())
-    if (!inits.count(v.name())) d.inputs.emplace_back(v.name(), kindOf(v.type()));
+    if (!inits.count(v.name())) {
+      d.inputs.emplace_back(v.name(), kindOf(v.type()));
+      if (!v.type().has_tensor_type()) continue;
+      const auto& tt = v.type().tensor_type();
+      const bool scalar = tt.has_shape() && (tt.shape().dim_size() == 0 || (tt.shape().dim_size() == 1 && tt.shape().dim(0).dim_value() == 1));
+      if (scalar && (tt.elem_type() == ::onnx::TensorProto::INT64 || tt.elem_type() == ::onnx::TensorProto::INT32))
+        d.scalarIntegers[v.name()] = dtypeFromOnnx(tt.elem_type());
+    }
   for (auto& v : m.graph().output()) d.outputs.emplace_back(v.name(), kindOf(v.type()));
   return d;
 }

@@ -67,6 +67,7 @@ inline constexpr const char* kInterfaceMetadata = "interface";
 // The kind each graph input and output of an ONNX model file declares (Tensor for plain tensors).
 struct DeclaredInterface {
   std::vector<std::pair<std::string, InterfaceValue::Kind>> inputs, outputs;
+  std::map<std::string, ir::DType> scalarIntegers; // inputs declared int32/int64 of rank 0 or [1]
   bool structured() const; // any sequence or optional
 };
 Expected<DeclaredInterface> declaredInterface(const std::string& onnxPath);

@@ -30,6 +30,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -1212,6 +1213,67 @@ void spliceDecidedIfs(GraphProto& g, const std::map<std::string, bool>& decided,
   *g.mutable_node() = std::move(nodes);
 }
 
+// The inputs whose values the run fixes (ImportOptions::fixedValues): every use of one, in the graph
+// and its subgraphs, reads a Constant of the value instead, so shape arithmetic and If conditions on it
+// are decided at import (SymbolicShapes::decidedIfs). The input stays in the interface.
+Expected<void> foldFixedValues(GraphProto& g, Ctx& c) {
+  std::map<std::string, std::string> renamed;
+  std::set<std::string> names;
+  std::function<void(const GraphProto&)> collect = [&](const GraphProto& sub) {
+    for (auto& v : sub.input()) names.insert(v.name());
+    for (auto& t : sub.initializer()) names.insert(t.name());
+    for (auto& n : sub.node()) {
+      for (auto& o : n.output()) names.insert(o);
+      for (auto& a : n.attribute()) {
+        if (a.has_g()) collect(a.g());
+        for (auto& b : a.graphs()) collect(b);
+      }
+    }
+  };
+  collect(g);
+  std::set<std::string> inits;
+  for (auto& t : g.initializer()) inits.insert(t.name());
+  google::protobuf::RepeatedPtrField<NodeProto> nodes;
+  for (auto& v : g.input()) {
+    auto it = c.options.fixedValues.find(v.name());
+    if (it == c.options.fixedValues.end() || inits.count(v.name()) || !v.type().has_tensor_type()) continue;
+    const ir::Tensor& t = it->second;
+    const int32_t declared = v.type().tensor_type().elem_type();
+    if (declared != 0 && declared != dtypeToOnnx(t.dtype))
+      return fail(c.source + ": input '" + v.name() + "'",
+                  "the value given is " + std::string(ir::dtypeName(t.dtype)) + ", the model declares " + std::string(ir::dtypeName(dtypeFromOnnx(declared))),
+                  "give a value of the declared type");
+    std::string name = v.name() + "_fixed";
+    for (int k = 0; names.count(name); ++k) name = v.name() + "_fixed_" + std::to_string(k);
+    names.insert(name);
+    renamed[v.name()] = name;
+    NodeProto* n = nodes.Add();
+    n->set_op_type("Constant");
+    n->set_name(name);
+    n->add_output(name);
+    ::onnx::AttributeProto* a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(::onnx::AttributeProto::TENSOR);
+    *a->mutable_t() = tensorToOnnx(t, "");
+    a->mutable_t()->clear_name();
+  }
+  if (renamed.empty()) return {};
+  std::function<void(GraphProto&)> rename = [&](GraphProto& sub) {
+    for (auto& n : *sub.mutable_node()) {
+      for (auto& i : *n.mutable_input())
+        if (auto r = renamed.find(i); r != renamed.end()) i = r->second;
+      for (auto& a : *n.mutable_attribute()) {
+        if (a.has_g()) rename(*a.mutable_g());
+        for (auto& b : *a.mutable_graphs()) rename(b);
+      }
+    }
+  };
+  rename(g);
+  for (auto& n : *g.mutable_node()) nodes.Add(std::move(n));
+  *g.mutable_node() = std::move(nodes);
+  return {};
+}
+
 Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   if (!m.has_graph() || m.ir_version() <= 0)
     return fail(c.source, std::string("not an ONNX model: ") + (m.has_graph() ? "it has no IR version" : "it contains no graph"),
@@ -1259,6 +1321,7 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
     fix(*m.mutable_graph()->mutable_output());
     m.mutable_graph()->clear_value_info(); // recomputed by shape inference from the fixed inputs
   }
+  if (!c.options.fixedValues.empty()) DCW_CHECK(foldFixedValues(*m.mutable_graph(), c));
   VisibleNames visible;
   DCW_CHECK(checkGraphStructure(*m.mutable_graph(), visible, c, Place{}, 0));
 
@@ -1284,9 +1347,17 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
     c.freeNamesOf.clear();
     if (c.options.runShapeInference) inferShapes(m, c);
   }
-  if (!c.symbolic.decidedIfs.empty()) {
+  // Decided Ifs (on ranks, or on an input's fixed value) give way to their taken branches; inference
+  // then sees the branch's ops in the graph (inside a branch ONNX's inference often leaves ranks
+  // unknown), which may decide Ifs nested in them in turn.
+  for (std::set<std::string> spliced; !c.symbolic.decidedIfs.empty();) {
+    bool fresh = false;
+    for (auto& [output, taken] : c.symbolic.decidedIfs) fresh = spliced.insert(output).second || fresh;
+    if (!fresh) break;
     spliceDecidedIfs(*m.mutable_graph(), c.symbolic.decidedIfs, 0);
     c.freeNamesOf.clear();
+    if (!c.options.runShapeInference) break;
+    inferShapes(m, c);
   }
 
   GraphBuilder b(c, 0);

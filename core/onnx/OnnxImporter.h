@@ -31,6 +31,10 @@ struct ImportOptions {
   // (StaticSequences.h): sequence/optional inputs become their tensors, one-element integer/bool inputs
   // that decide structure are folded; the SDFG's "interface" metadata says how (InterfaceValue.h).
   std::map<std::string, InterfaceValue> interface;
+  // Inputs whose values the program is specialized to, by name (small integer inputs a run gives: a
+  // sample rate an If branches on, a window length): every use reads a constant, so what they decide is
+  // decided at import. The inputs stay in the program's interface.
+  std::map<std::string, ir::Tensor> fixedValues;
 };
 
 struct ImportResult {

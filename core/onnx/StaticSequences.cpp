@@ -115,6 +115,7 @@ public:
     google::protobuf::RepeatedPtrField<ValueInfoProto> outputs;
     std::vector<std::pair<std::string, InterfaceLayout>> outputLayouts;
     for (auto& o : g_.output()) {
+      if (!bound_ && isStructured(o.name())) return false; // the model's interface changes only for a run's values
       if (!isStructured(o.name())) {
         *outputs.Add() = o;
         outputLayouts.emplace_back(o.name(), InterfaceLayout{});

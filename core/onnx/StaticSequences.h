@@ -22,7 +22,8 @@
 //   before:  in: s (3 tensors); y = SequenceMap<body: b = Add(a, x)>(s, x)
 //   after:   in: s_0, s_1, s_2; y_0 = Add(s_0, x); y_1 = Add(s_1, x); y_2 = Add(s_2, x)   (layout out y s(t,t,t))
 //
-// A sequence or optional graph output becomes the tensors it holds; `interface` receives the layout.
+// Given a run's inputs, a sequence or optional graph output becomes the tensors it holds (without them,
+// such an output leaves the graph as it is); `interface` receives the layout.
 // The rewrite is all or nothing: where any sequence or optional value is not resolved (a run-time
 // position or condition, a sequence input without a bound value), the graph is left as it is and the
 // import refuses the op as before, naming it.
