@@ -4,6 +4,7 @@
 // specialized to given dims (ir::specializeSymbols); the program compiled from the .onnx specialized
 // on import, from the .dcw.json specialized after loading and from the unspecialized .dcw.json give
 // the same outputs at two sizes (ONNX Runtime checks the numbers: compare_symbolic_with_onnxruntime).
+// rate_branch: an If on an input's value, specialized to the value a run gives.
 #include "codegen/run/RandomInputs.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/LibraryNode.h"
@@ -12,6 +13,7 @@
 #include "core/ir/Specialize.h"
 #include "core/serialize/JsonFormat.h"
 #include "pipeline/Pipeline.h"
+#include "pipeline/Specialize.h"
 
 #include <QElapsedTimer>
 #include <cmath>
@@ -270,6 +272,72 @@ private slots:
         QVERIFY2(e.mismatch.empty() && e.maxAbs < 1e-5, (text.toStdString() + ": " + e.mismatch).c_str());
       }
     }
+  }
+
+  // rate_branch branches on its SR input's value, and the branches' outputs differ in shape: without
+  // the value the run is refused naming the If; a run's value (as `dcw run` takes it from the inputs,
+  // or `--dim SR=V`) specializes the import, the If gives way to its taken branch, and the .dcw.json
+  // saved so (`dcw convert --dim`) keeps it. A value of another type than declared is refused naming it.
+  void anIfAnInputsValueDecidesIsSpecializedToIt() {
+    const std::string model = fixture("rate_branch");
+    const std::string refused = runRefusal(model, {{"batch", 2}}, 1);
+    QVERIFY2(refused.find("rate_if") != std::string::npos, refused.c_str());
+    std::vector<float> xs(16);
+    for (size_t i = 0; i < xs.size(); ++i) xs[i] = float(i) - 5.5f;
+    ir::Tensor x;
+    x.dtype = ir::DType::Float32;
+    x.dims = {2, 8};
+    x.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(xs.data()), xs.size() * 4);
+    QTemporaryDir dir;
+    for (int64_t rate : {16000, 8000}) {
+      ir::Tensor sr;
+      sr.dtype = ir::DType::Int64;
+      sr.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(&rate), 8);
+      auto values = pipeline::valuesFromInputs(model, {x, sr});
+      QVERIFY2(values, values ? "" : values.error().str().c_str());
+      QCOMPARE(values->size(), size_t(1)); // SR, not X
+      pipeline::Options o;
+      o.fixedValues = *values;
+      auto dims = pipeline::dimsFromInputs(model, {x, sr}, o.fixedValues);
+      QVERIFY2(dims, dims ? "" : dims.error().str().c_str());
+      o.fixedDims = *dims;
+      // The same specialization from `--dim SR=...` (pipeline::specializationFromValues), saved as a .dcw.json.
+      auto fromOptions = pipeline::specializationFromValues(model, {{"SR", rate}, {"batch", 2}});
+      QVERIFY2(fromOptions, fromOptions ? "" : fromOptions.error().str().c_str());
+      QCOMPARE(fromOptions->values.size(), size_t(1));
+      io::LoadOptions load;
+      load.fixedValues = fromOptions->values;
+      auto m = io::loadModel(model, load);
+      QVERIFY2(m, m ? "" : m.error().str().c_str());
+      const std::string json = dir.filePath(QString("rate%1.dcw.json").arg(rate)).toStdString();
+      QVERIFY(serialize::saveFile(*m->sdfg, json));
+      for (const std::string& path : {model, json}) {
+        auto p = pipeline::build(path, {}, o);
+        QVERIFY2(p, p ? "" : p.error().str().c_str());
+        auto out = p->executor->run({x, sr});
+        QVERIFY2(out, out ? "" : out.error().str().c_str());
+        const int64_t cols = rate == 16000 ? 4 : 2;
+        QCOMPARE((*out)[0].dims, (std::vector<int64_t>{2, cols}));
+        for (int64_t r = 0; r < 2; ++r)
+          for (int64_t c = 0; c < cols; ++c) {
+            float y;
+            std::memcpy(&y, (*out)[0].bytes->data() + (r * cols + c) * 4, 4);
+            const float v = xs[size_t(r * 8 + c)];
+            QCOMPARE(y, rate == 16000 ? std::max(v, 0.0f) : v + v);
+          }
+      }
+    }
+    // SR given as int32 where the model declares int64: refused naming the input.
+    int32_t narrow = 16000;
+    ir::Tensor sr32;
+    sr32.dtype = ir::DType::Int32;
+    sr32.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(&narrow), 4);
+    io::LoadOptions load;
+    load.fixedValues["SR"] = sr32;
+    auto wrong = io::loadModel(model, load);
+    QVERIFY(!wrong);
+    QVERIFY2(wrong.error().str().find("input 'SR'") != std::string::npos && wrong.error().str().find("int64") != std::string::npos,
+             wrong.error().str().c_str());
   }
 };
 

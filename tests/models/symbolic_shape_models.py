@@ -222,6 +222,28 @@ def pool_ceil_dynamic():
     save(nodes, "pool_ceil_dynamic", [x], [y])
 
 
+def rate_branch():
+    # As Silero VAD branches on its sample rate: If(SR == 16000) takes the first 4 columns of X through
+    # Relu, else the first 2 doubled; the branches' outputs differ in shape, so only SR's value decides
+    # the output's shape (the program is specialized to it).
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["batch", 8])
+    sr = helper.make_tensor_value_info("SR", TensorProto.INT64, [])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None, None])
+    then_g = helper.make_graph([helper.make_node("Slice", ["X", "zero", "four", "one"], ["x4"]),
+                                helper.make_node("Relu", ["x4"], ["r"])], "wide", [],
+                               [helper.make_tensor_value_info("r", TensorProto.FLOAT, None)])
+    else_g = helper.make_graph([helper.make_node("Slice", ["X", "zero", "two", "one"], ["x2"]),
+                                helper.make_node("Add", ["x2", "x2"], ["d"])], "narrow", [],
+                               [helper.make_tensor_value_info("d", TensorProto.FLOAT, None)])
+    nodes = [
+        helper.make_node("Equal", ["SR", "rate16k"], ["wide"]),
+        helper.make_node("If", ["wide"], ["Y"], name="rate_if", then_branch=then_g, else_branch=else_g),
+    ]
+    inits = [helper.make_tensor("rate16k", TensorProto.INT64, [], [16000]), ints("zero", [0]), ints("two", [2]),
+             ints("four", [4]), ints("one", [1])]
+    save(nodes, "rate_branch", [x, sr], [y], inits)
+
+
 if __name__ == "__main__":
     attention_heads()
     conv_dynamic()
@@ -233,3 +255,4 @@ if __name__ == "__main__":
     value_length()
     conv_same_dynamic()
     pool_ceil_dynamic()
+    rate_branch()
