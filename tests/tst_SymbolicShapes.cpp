@@ -4,7 +4,8 @@
 // specialized to given dims (ir::specializeSymbols); the program compiled from the .onnx specialized
 // on import, from the .dcw.json specialized after loading and from the unspecialized .dcw.json give
 // the same outputs at two sizes (ONNX Runtime checks the numbers: compare_symbolic_with_onnxruntime).
-// rate_branch: an If on an input's value, specialized to the value a run gives.
+// rate_branch: an If on an input's value, specialized to the value a run gives; loop_trip_input: a
+// Loop's scan output with as many rows as the trip count an input gives.
 #include "codegen/run/RandomInputs.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/LibraryNode.h"
@@ -338,6 +339,43 @@ private slots:
     QVERIFY(!wrong);
     QVERIFY2(wrong.error().str().find("input 'SR'") != std::string::npos && wrong.error().str().find("int64") != std::string::npos,
              wrong.error().str().c_str());
+  }
+
+  // loop_trip_input: a Loop run M times (M an input, no condition) has M rows in its scan output
+  // ([M_value, 3]); one program serves every M, from the .onnx and the .dcw.json.
+  void aLoopsScanHasItsTripCountsRows() {
+    auto m = io::loadModel(fixture("loop_trip_input"));
+    QVERIFY2(m, m ? "" : m.error().str().c_str());
+    QCOMPARE(QString::fromStdString(shapeOf(*m->sdfg, "scans")), QString("[M_value, 3]"));
+    QTemporaryDir dir;
+    const std::string json = dir.filePath("loop.dcw.json").toStdString();
+    QVERIFY(serialize::saveFile(*m->sdfg, json));
+    std::vector<float> x{1, 2, 3}, init{0.5f, 0, -1};
+    auto floats = [](const std::vector<float>& v) {
+      ir::Tensor t;
+      t.dtype = ir::DType::Float32;
+      t.dims = {int64_t(v.size())};
+      t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(v.data()), v.size() * 4);
+      return t;
+    };
+    for (const std::string& path : {fixture("loop_trip_input"), json}) {
+      auto p = pipeline::build(path, {}, {});
+      QVERIFY2(p, p ? "" : p.error().str().c_str());
+      for (int64_t trips : {4, 1, 0}) {
+        ir::Tensor mt;
+        mt.dtype = ir::DType::Int64;
+        mt.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(&trips), 8);
+        auto out = p->executor->run({mt, floats(x), floats(init)});
+        QVERIFY2(out, out ? "" : out.error().str().c_str());
+        QCOMPARE((*out)[1].dims, (std::vector<int64_t>{trips, 3}));
+        for (int64_t r = 0; r < trips; ++r)
+          for (int64_t c = 0; c < 3; ++c) {
+            float y;
+            std::memcpy(&y, (*out)[1].bytes->data() + (r * 3 + c) * 4, 4);
+            QCOMPARE(y, 2 * (init[size_t(c)] + float(r + 1) * x[size_t(c)]));
+          }
+      }
+    }
   }
 };
 

@@ -604,6 +604,7 @@ private:
     }
     if (kBroadcast.count(op)) return broadcasting(n, o);
     if (op == "If") return branches(n, o);
+    if (op == "Loop") return loopScans(n, o);
     if (op == "Constant") return constant(o);
     if (op == "Shape" || op == "Size") {
       if (!x) return;
@@ -891,6 +892,48 @@ private:
       if (o.size() > 0) o[0].shape = layout ? Dims{batch, seq, dirs, h} : Dims{seq, dirs, batch, h};
       for (size_t k = 1; k < o.size(); ++k) o[k].shape = layout ? Dims{batch, dirs, h} : Dims{dirs, batch, h};
       return;
+    }
+  }
+
+  // Loop whose condition stays true (no condition, or a constant true one, and a body that passes it on
+  // unchanged or sets it to a constant true) runs M times: each scan output has M rows — M's value, a
+  // number or an input's value symbol (`M_value`) — and the dims ONNX infers for the rest.
+  void loopScans(const NodeProto& n, std::vector<Info>& o) {
+    const GraphProto* body = nullptr;
+    for (auto& a : n.attribute())
+      if (a.name() == "body" && a.type() == AttributeProto::GRAPH) body = &a.g();
+    if (!body || n.input_size() < 2 || !present(0) || body->input_size() < 2 || body->output_size() < 1) return;
+    auto m = values(0);
+    if (!m || m->size() != 1) return;
+    if (present(1)) {
+      auto c = constInts(values(1));
+      if (!c || c->size() != 1 || (*c)[0] == 0) return;
+    }
+    const std::string& condIn = body->input(1).name();
+    const std::string& condOut = body->output(0).name();
+    bool staysTrue = condOut == condIn;
+    for (auto& b : body->node()) {
+      if (b.output_size() != 1 || b.output(0) != condOut) continue;
+      if (b.op_type() == "Identity" && b.input_size() == 1 && b.input(0) == condIn) staysTrue = true;
+      if (b.op_type() == "Constant")
+        for (auto& a : b.attribute())
+          if (a.name() == "value" && a.has_t() && a.t().data_type() == TensorProto::BOOL)
+            staysTrue = (a.t().int32_data_size() == 1 && a.t().int32_data(0) != 0) || (a.t().raw_data().size() == 1 && a.t().raw_data()[0] != 0);
+    }
+    if (!staysTrue) return;
+    const size_t carried = size_t(n.input_size() - 2);
+    for (size_t k = carried; k < o.size(); ++k) {
+      auto it = onnxTypes_.find(n.output(int(k)));
+      if (it == onnxTypes_.end() || !it->second->has_tensor_type() || !it->second->tensor_type().has_shape()) continue;
+      const auto& dims = it->second->tensor_type().shape().dim();
+      if (dims.size() < 1) continue;
+      Dims d{(*m)[0]};
+      for (int q = 1; q < dims.size(); ++q) {
+        if (dims[q].has_dim_value() && dims[q].dim_value() >= 0) d.emplace_back(dims[q].dim_value());
+        else if (dims[q].has_dim_param() && root_->params_.count(dims[q].dim_param())) d.push_back(param(dims[q].dim_param()));
+        else break;
+      }
+      if (int(d.size()) == dims.size()) o[k].shape = d;
     }
   }
 

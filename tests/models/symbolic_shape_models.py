@@ -244,6 +244,27 @@ def rate_branch():
     save(nodes, "rate_branch", [x, sr], [y], inits)
 
 
+def loop_trip_input():
+    # A Loop run M times, M an input, with no condition: the running sum acc += X and a scan output of
+    # 2 * acc per iteration, so the scan has M rows (M's value).
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("Add", ["acc_in", "X"], ["acc_out"]),
+         helper.make_node("Mul", ["acc_out", "two"], ["scan"])],
+        "accumulate",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []), helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("scan", TensorProto.FLOAT, [3])])
+    nodes = [helper.make_node("Loop", ["M", "", "init"], ["final", "scans"], name="trip_loop", body=body)]
+    save(nodes, "loop_trip_input",
+         [helper.make_tensor_value_info("M", TensorProto.INT64, []), helper.make_tensor_value_info("X", TensorProto.FLOAT, [3]),
+          helper.make_tensor_value_info("init", TensorProto.FLOAT, [3])],
+         [helper.make_tensor_value_info("final", TensorProto.FLOAT, [3]),
+          helper.make_tensor_value_info("scans", TensorProto.FLOAT, [None, 3])],
+         [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])], opset=17)
+
+
 if __name__ == "__main__":
     attention_heads()
     conv_dynamic()
@@ -256,3 +277,4 @@ if __name__ == "__main__":
     conv_same_dynamic()
     pool_ceil_dynamic()
     rate_branch()
+    loop_trip_input()

@@ -285,13 +285,16 @@ Expected<std::vector<Binding>> capturedBindings(const ExpansionContext& ctx, con
 
 bool tensorOfKnownRank(const DataDescriptor* d) { return d && d->rankKnown && d->wrappers.empty(); }
 
-// Symbols that a model input's shape determines (the executor binds symbols from input shapes).
+// Symbols that a model input's shape or value determines (the executor binds them when the program starts).
 std::set<std::string> boundSymbols(const ExpansionContext& ctx) {
   std::set<std::string> out;
   const Sdfg* root = ctx.sdfg().root();
   for (auto& n : root->inputs)
     if (auto* d = root->findData(n))
       for (auto& s : d->freeSymbols()) out.insert(s);
+  // the symbols that stand for an input's elements (bound from its value when the program starts)
+  for (auto it = root->metadata.lower_bound("value-symbol:"); it != root->metadata.end() && it->first.rfind("value-symbol:", 0) == 0; ++it)
+    out.insert(it->first.substr(std::string("value-symbol:").size()));
   return out;
 }
 
