@@ -33,6 +33,14 @@ std::string alternativesText(std::string_view domain, std::string_view op) {
   return s;
 }
 
+// Sequence and optional ops never have an implementation: the import resolves them into tensor ops
+// (core/onnx/StaticSequences.h) where what they do is known; one left in the IR was not.
+bool structureOp(const ir::LibraryNode& node) {
+  const std::string& op = node.opType;
+  return node.domain.empty() && (op.rfind("Sequence", 0) == 0 || op.rfind("Optional", 0) == 0 || op == "SplitToSequence" ||
+                                 op == "ConcatFromSequence");
+}
+
 Unexpected unknownImplementation(const ir::LibraryNode& node, std::string_view choice, const std::string& where) {
   const std::string alternatives = alternativesText(node.domain, node.opType);
   return fail(where + " (" + node.className() + ")",
@@ -51,6 +59,12 @@ Expected<const ExpansionInfo*> chooseImplementation(const ir::LibraryNode& node,
       if (auto* e = registry().find(node.domain, node.opType, name); e && e->decl.forTarget(target)) return e;
     for (auto& e : registry().all()) // no preferred one: the first registered for the target
       if (e.domain == node.domain && e.op == node.opType && e.decl.forTarget(target)) return &e;
+    if (alternatives.empty() && structureOp(node))
+      return fail(location,
+                  "op " + node.className() + " works on an ONNX sequence or optional, which DCW resolves into tensors on import only where "
+                  "its length, positions and conditions are known (from constants, or from the values a run gives); here one is not",
+                  "run with the model's inputs (dcw run --inputs DIR, SequenceProto/OptionalProto files for sequence and optional "
+                  "inputs), or make the positions constants");
     return fail(location,
                 "op " + node.className() + " has no implementation for target " + std::string(target) +
                     (alternatives.empty() ? " (DCW cannot run this op yet)" : "; available: " + alternatives),
