@@ -33,6 +33,8 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include <set>
+
 using dcw::gui::MainWindow;
 using namespace dcw;
 using dcw::testsupport::openModel;
@@ -60,6 +62,35 @@ private slots:
   void initTestCase() {
     testsupport::useTestSettings(QStringLiteral("tst_Editing"));
     for (auto& f : MainWindow::recoverableSessions()) QFile::remove(f);
+  }
+
+  // With nothing selected the panel lists the whole model's opportunities grouped by kind, each group
+  // with its count; a group's places are its children and choosing one gives its command.
+  void wholeModelOpportunitiesAreGroupedByKind() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(openModel(w, kTiny));
+    w.select(ir::kNoId);
+    auto* panel = w.transformationsPanel();
+    auto* list = panel->list();
+    QVERIFY(panel->applicableCount() > list->topLevelItemCount()); // more places than kinds
+    std::set<QString> kinds;
+    int places = 0;
+    for (int i = 0; i < list->topLevelItemCount(); ++i) {
+      QTreeWidgetItem* group = list->topLevelItem(i);
+      QVERIFY2(kinds.insert(group->text(0)).second, qPrintable(group->text(0))); // one group per kind
+      QVERIFY(group->childCount() > 0);
+      QVERIFY(!group->isExpanded());
+      const int n = group->childCount();
+      QCOMPARE(group->text(1), n == 1 ? QString("1 place") : QString("%1%2 places").arg(n).arg(n >= 50 ? "+" : "")); // the search stops at 50
+      for (int c = 0; c < group->childCount(); ++c) QCOMPARE(group->child(c)->text(0), group->text(0));
+      places += group->childCount();
+    }
+    QCOMPARE(places, panel->applicableCount());
+    QVERIFY(kinds.count("ExpandLibraryNode"));
+    QVERIFY(panel->choose("ExpandLibraryNode"));
+    QVERIFY(panel->list()->currentItem()->parent() != nullptr);
+    QVERIFY(panel->currentCommand().startsWith("apply ExpandLibraryNode node=main/"));
   }
 
   void panelListsApplyUndoRedoJump() {

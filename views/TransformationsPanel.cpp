@@ -19,6 +19,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <map>
 #include <set>
 
 namespace dcw::views {
@@ -33,7 +34,8 @@ struct TransformationsPanel::Row {
 };
 
 namespace {
-constexpr int kRowRole = Qt::UserRole + 1;
+constexpr int kRowRole = Qt::UserRole + 1;   // index into rows_; -1 on a group
+constexpr int kGroupRole = Qt::UserRole + 2; // true on the whole model's group items
 
 QString shortPath(const std::string& p) {
   QString s = QString::fromStdString(p);
@@ -118,10 +120,30 @@ void TransformationsPanel::refresh() {
     for (auto& t : registry.all())
       if (!matched.count(t.get()))
         rows_.push_back({t.get(), Match{std::string(t->name()), {}, {}}, false, QString::fromStdString(whyNoMatch(*t))});
+  // The whole model: one collapsed group per kind of opportunity, with its count (not a row for each of
+  // 90 identity nodes); a selection: its candidates, one a row.
+  std::map<const Transformation*, QTreeWidgetItem*> groups;
+  list_->setRootIsDecorated(whole);
   for (size_t i = 0; i < rows_.size(); ++i) {
     const Row& r = rows_[i];
-    auto* item = new QTreeWidgetItem(list_);
-    item->setText(0, QString::fromUtf8(r.t->name().data(), int(r.t->name().size())));
+    const QString name = QString::fromUtf8(r.t->name().data(), int(r.t->name().size()));
+    QTreeWidgetItem* item = nullptr;
+    if (whole) {
+      QTreeWidgetItem*& group = groups[r.t];
+      if (!group) {
+        group = new QTreeWidgetItem(list_);
+        group->setText(0, name);
+        group->setData(0, kRowRole, -1);
+        group->setData(0, kGroupRole, true);
+        group->setToolTip(0, QString::fromUtf8(r.t->description().data(), int(r.t->description().size())));
+      }
+      item = new QTreeWidgetItem(group);
+      const int n = group->childCount(); // the search stops at its limit: then "50+"
+      group->setText(1, n == 1 ? tr("1 place") : tr("%1%2 places").arg(n).arg(size_t(n) >= q.limitPerTransformation ? "+" : ""));
+    } else {
+      item = new QTreeWidgetItem(list_);
+    }
+    item->setText(0, name);
     QString where = r.match.elements.empty() ? QString() : shortPath(r.match.elements.begin()->second);
     item->setText(1, where);
     item->setData(0, kRowRole, int(i));
@@ -137,7 +159,8 @@ void TransformationsPanel::refresh() {
     item->setToolTip(1, tip);
   }
   lastMs_ = double(timer.nsecsElapsed()) / 1e6;
-  header_->setText(whole ? tr("%n applicable transformation(s) in the model", "", applicable_)
+  header_->setText(whole ? tr("%n applicable transformation(s) in the model, of %1 kinds; select a node to see what applies there", "",
+                              applicable_).arg(int(groups.size()))
                          : tr("%n applicable here; %1 others with the reason", "", applicable_).arg(int(rows_.size()) - applicable_));
   if (list_->topLevelItemCount() > 0) list_->setCurrentItem(list_->topLevelItem(0));
   else showDetails(nullptr);
@@ -145,7 +168,9 @@ void TransformationsPanel::refresh() {
 
 const TransformationsPanel::Row* TransformationsPanel::rowOf(QTreeWidgetItem* item) const {
   if (!item) return nullptr;
-  int i = item->data(0, kRowRole).toInt();
+  bool ok = false;
+  int i = item->data(0, kRowRole).toInt(&ok);
+  if (!ok) return nullptr;
   return i >= 0 && size_t(i) < rows_.size() ? &rows_[size_t(i)] : nullptr;
 }
 
@@ -155,6 +180,9 @@ void TransformationsPanel::showDetails(QTreeWidgetItem* item) {
   apply_->setEnabled(r && r->applicable);
   if (!r) {
     details_->clear();
+    if (item && item->data(0, kGroupRole).toBool()) // a group: what it does and where
+      details_->setText("<b>" + item->text(0).toHtmlEscaped() + "</b>: " + item->toolTip(0).toHtmlEscaped() + "<br>" +
+                        tr("Applies in %n place(s); open the group to choose one.", "", item->childCount()));
     return;
   }
   QString text = "<b>" + QString::fromUtf8(r->t->name().data(), int(r->t->name().size())) + "</b>: " +
@@ -227,10 +255,15 @@ void TransformationsPanel::previewItem(QTreeWidgetItem* item) {
 }
 
 bool TransformationsPanel::choose(const QString& transformation) {
-  // Applicable rows come first, so the first row with the name is the applicable one if there is one.
+  // Applicable rows come first, so the first row with the name is the applicable one if there is one
+  // (in a group, its first place).
   for (int i = 0; i < list_->topLevelItemCount(); ++i)
     if (list_->topLevelItem(i)->text(0) == transformation) {
       QTreeWidgetItem* item = list_->topLevelItem(i);
+      if (item->data(0, kGroupRole).toBool() && item->childCount() > 0) {
+        item->setExpanded(true);
+        item = item->child(0);
+      }
       if (list_->currentItem() == item) { // no change signal: show and preview it anyway
         showDetails(item);
         previewItem(item);

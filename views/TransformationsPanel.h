@@ -3,8 +3,9 @@
 // each with its description; the others greyed with their "why not" (a failed precondition, or the
 // pattern it would need). Hovering or choosing a match previews it (previewRequested: the elements it
 // would touch, highlighted on the canvas, and what it will do); its options are editable before
-// applying. Apply emits the command as a script line (applyRequested): the window turns that intent
-// into a command through the history — this panel never edits the model.
+// applying. With nothing selected it lists the whole model's applicable matches grouped by kind, each
+// group with its count. Apply emits the command as a script line (applyRequested): the window turns
+// that intent into a command through the history — this panel never edits the model.
 #pragma once
 
 #include "core/ir/Element.h"
