@@ -15,26 +15,25 @@ std::string dimName(const ir::Sdfg& s, const std::string& symbol) {
   return it == s.metadata.end() ? symbol : it->second;
 }
 
-// The names of the model's inputs, in order (an ONNX file's without loading it; a saved SDFG's data).
+// The names of an ONNX model's inputs, in order, without importing it.
 Expected<std::vector<std::string>> inputNames(const std::string& path) {
   std::vector<std::string> names;
-  if (io::detectFormat(path) == io::ModelFormat::Onnx) {
-    DCW_TRY(auto declared, onnx::declaredInterface(path));
-    for (auto& [n, k] : declared.inputs) names.push_back(n);
-    return names;
-  }
-  DCW_TRY(auto m, io::loadModel(path));
-  return m.sdfg->inputs;
+  DCW_TRY(auto declared, onnx::declaredInterface(path));
+  for (auto& [n, k] : declared.inputs) names.push_back(n);
+  return names;
 }
 
+// One integer or boolean: a scalar or a [1] tensor (not token ids, which are data).
 bool smallInteger(const ir::Tensor& t) {
   return (t.dtype == ir::DType::Int64 || t.dtype == ir::DType::Int32 || t.dtype == ir::DType::Bool) && t.bytes && t.dims.size() <= 1 &&
-         t.elementCount() >= 1 && t.elementCount() <= 4;
+         t.elementCount() == 1;
 }
 
 } // namespace
 
 Expected<std::map<std::string, ir::Tensor>> valuesFromInputs(const std::string& path, const std::vector<ir::Tensor>& inputs) {
+  // A saved SDFG was specialized when it was converted; its value symbols are bound when it runs.
+  if (io::detectFormat(path) != io::ModelFormat::Onnx) return std::map<std::string, ir::Tensor>{};
   DCW_TRY(auto names, inputNames(path));
   std::map<std::string, ir::Tensor> out;
   for (size_t i = 0; i < names.size() && i < inputs.size(); ++i)

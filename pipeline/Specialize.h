@@ -13,8 +13,8 @@
 namespace dcw::pipeline {
 
 // The inputs a run specializes the program to by value (Options::fixedValues): those among `inputs`
-// that hold at most four integers or booleans (a sample rate an If branches on, a window length, a k),
-// by the model's input names.
+// that hold one integer or boolean (a sample rate an If branches on, a window length, a k),
+// by the model's input names. None for a saved SDFG (specialized when it was converted: `dcw convert --dim`).
 Expected<std::map<std::string, ir::Tensor>> valuesFromInputs(const std::string& path, const std::vector<ir::Tensor>& inputs);
 // Model dim names of the inputs' symbolic dims with the values the given input tensors have (the model
 // loaded specialized to `fixedValues`).
