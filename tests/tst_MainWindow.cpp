@@ -6,6 +6,9 @@
 #include "tests/support/Prerequisites.h"
 #include "app/gui/MainWindow.h"
 #include "core/edit/History.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/State.h"
+#include "views/GraphCanvas.h"
 #include "views/HistoryModel.h"
 
 #include "views/OutlineModel.h"
@@ -124,6 +127,43 @@ private slots:
     QCOMPARE(w.windowTitle(), QStringLiteral("DCW — tiny_resnet.onnx"));
     QVERIFY(ops->topLevelItemCount() > 0);
     QVERIFY(!w.recentFiles().contains(QFileInfo(bad).absoluteFilePath()));
+  }
+
+  // Opening a model far wider than the window frames its first view where the graph starts, at a
+  // readable size: the model's input is on screen. The view then stays where the user puts it,
+  // through a resize. (The load's refresh of every view once cancelled this framing; that showed under
+  // Xvfb with `dcw-gui --screenshot` on SqueezeNet, not in this offscreen test.)
+  void firstViewShowsTheModelsInput() {
+    const QString good = sourceFile("tests/data/canvas/wide_branches.onnx"); // far wider than the window
+    DCW_REQUIRE_FIXTURE(good);
+    MainWindow w;
+    w.setShowsDialogs(false);
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(good);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+    auto* canvas = w.canvas();
+    QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayoutPending() && canvas->visualGraph(), 30000);
+    QTest::qWait(50); // the events queued with the layout
+    const QRectF seen = canvas->mapToScene(canvas->viewport()->rect()).boundingRect();
+    dcw::ir::ElementId input = dcw::ir::kNoId;
+    for (dcw::ir::State* st : w.sdfg()->allStates())
+      for (auto& n : st->nodes())
+        if (n->label() == w.sdfg()->inputs.front() && input == dcw::ir::kNoId) input = n->id();
+    QVERIFY(input != dcw::ir::kNoId);
+    const QRectF at = canvas->sceneRectOf(input);
+    QVERIFY(!at.isEmpty());
+    QVERIFY2(seen.intersects(at), qPrintable(QString("input at %1,%2; view %3,%4 %5x%6")
+                                                .arg(at.x()).arg(at.y()).arg(seen.x()).arg(seen.y()).arg(seen.width()).arg(seen.height())));
+    QVERIFY(canvas->transform().m11() >= 0.45); // op names are drawn from this size on
+    QVERIFY(canvas->scene()->itemsBoundingRect().width() > seen.width() * 1.5); // the framing had to choose
+    // The user zooms; a resize keeps their view (no framing again).
+    canvas->zoomBy(2.0);
+    const double zoomed = canvas->transform().m11();
+    w.resize(1200, 800);
+    QTest::qWait(50);
+    QCOMPARE(canvas->transform().m11(), zoomed);
   }
 
   void missingFile() {

@@ -11,6 +11,7 @@
 #include <QLinearGradient>
 #include <QPainter>
 #include <QScrollBar>
+#include <QTimer>
 #include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -49,6 +50,10 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent), cache_(std::m
   paint_.title = paint_.bold;
   paint_.title.setPointSizeF(font().pointSizeF() + 0.5);
   minimap_ = new Minimap(this, this);
+  // Any navigation by the user ends the first view (frameFirstView is not applied again).
+  connect(minimap_, &Minimap::navigated, this, [this] { firstView_ = false; });
+  for (QScrollBar* bar : {horizontalScrollBar(), verticalScrollBar()})
+    connect(bar, &QScrollBar::actionTriggered, this, [this] { firstView_ = false; });
   setTheme(ThemeKind::Light);
 }
 
@@ -87,7 +92,9 @@ void GraphCanvas::modelEdited() {
   hits_.clear();
   current_ = -1;
   preview_.clear();
-  fitPending_ = false;
+  // An edit keeps the view where the user has it; a first view not framed yet (the window refreshes
+  // every view right after opening a model, before the first layout arrives) is still framed.
+  firstView_ = false;
   relayout();
 }
 
@@ -236,25 +243,14 @@ void GraphCanvas::applyLayout(std::shared_ptr<Job> job) {
   setSceneRect(bounds.adjusted(-200, -200, 200, 200));
   if (fitPending_) {
     fitPending_ = false;
-    // First view: the whole width when that is readable, else the top of the graph at a readable size.
-    double s = std::min(1.0, (viewport()->width() - 20) / std::max(1.0, bounds.width()));
-    s = std::max(s, std::min(1.0, (viewport()->height() - 20) / std::max(1.0, bounds.height())));
-    s = std::clamp(s, 0.45, 1.0);
-    if (bounds.width() * s < viewport()->width() && bounds.height() * s < viewport()->height()) {
-      fitToView();
-    } else {
-      s = std::max(s, 0.6);
-      setTransform(QTransform::fromScale(s, s));
-      // Start at the top, around the first node of the dataflow (the model's input, typically).
-      double x = bounds.center().x(), top = 1e18;
-      for (size_t i = 0; i < graph_->nodes.size(); ++i)
-        if (!graph_->nodes[i].expanded) {
-          QPointF p = graph_->scenePos(int(i));
-          if (p.y() < top) top = p.y(), x = p.x() + graph_->nodes[i].size.width() / 2;
-        }
-      x = std::clamp(x, bounds.left() + viewport()->width() / s / 2, std::max(bounds.left() + viewport()->width() / s / 2, bounds.right() - viewport()->width() / s / 2));
-      centerOn(QPointF(x, bounds.top() + viewport()->height() / s / 2 - 10));
-    }
+    // The first view holds until the user navigates: the viewport may not have its final size (or its
+    // scroll range) yet when the layout arrives, so it is framed again when it is resized and once the
+    // events queued now have run.
+    firstView_ = true;
+    frameFirstView();
+    QTimer::singleShot(0, this, [this] {
+      if (firstView_) frameFirstView();
+    });
   } else if (anchor_ != kNoId) {
     QRectF r = sceneRectOf(anchor_);
     if (!r.isEmpty()) centerOn(r.topLeft() + anchorOffset_);
@@ -325,6 +321,7 @@ void GraphCanvas::refreshSelection() {
 }
 
 void GraphCanvas::centerOnElement(ElementId id) {
+  firstView_ = false;
   QRectF r = sceneRectOf(id);
   if (r.isEmpty()) return;
   // Zoom in far enough to read the element when the view is zoomed far out.
@@ -499,7 +496,33 @@ void GraphCanvas::moveSideways(int direction) {
   if (best >= 0) requestSelectionOfVisual(best);
 }
 
+// First view: the whole graph when that is readable, else the top of the graph at a readable size.
+void GraphCanvas::frameFirstView() {
+  if (!graph_) return;
+  const QRectF bounds = scene()->itemsBoundingRect();
+  if (bounds.isEmpty()) return;
+  double s = std::min(1.0, (viewport()->width() - 20) / std::max(1.0, bounds.width()));
+  s = std::max(s, std::min(1.0, (viewport()->height() - 20) / std::max(1.0, bounds.height())));
+  s = std::clamp(s, 0.45, 1.0);
+  if (bounds.width() * s < viewport()->width() && bounds.height() * s < viewport()->height()) {
+    fitInView(bounds.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+  } else {
+    s = std::max(s, 0.6);
+    setTransform(QTransform::fromScale(s, s));
+    // Start at the top, around the first node of the dataflow (the model's input, typically).
+    double x = bounds.center().x(), top = 1e18;
+    for (size_t i = 0; i < graph_->nodes.size(); ++i)
+      if (!graph_->nodes[i].expanded) {
+        QPointF p = graph_->scenePos(int(i));
+        if (p.y() < top) top = p.y(), x = p.x() + graph_->nodes[i].size.width() / 2;
+      }
+    x = std::clamp(x, bounds.left() + viewport()->width() / s / 2, std::max(bounds.left() + viewport()->width() / s / 2, bounds.right() - viewport()->width() / s / 2));
+    centerOn(QPointF(x, bounds.top() + viewport()->height() / s / 2 - 10));
+  }
+}
+
 void GraphCanvas::fitToView() {
+  firstView_ = false;
   QRectF bounds = scene()->itemsBoundingRect();
   if (bounds.isEmpty()) return;
   fitInView(bounds.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
@@ -507,6 +530,7 @@ void GraphCanvas::fitToView() {
 }
 
 void GraphCanvas::zoomBy(double factor) {
+  firstView_ = false;
   double s = transform().m11() * factor;
   if (s < 0.01 || s > 6) return;
   scale(factor, factor);
@@ -565,6 +589,7 @@ void GraphCanvas::drawForeground(QPainter* painter, const QRectF&) {
 
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
+  if (firstView_) frameFirstView();
   minimap_->reposition();
 }
 
@@ -575,6 +600,7 @@ void GraphCanvas::scrollContentsBy(int dx, int dy) {
 }
 
 void GraphCanvas::wheelEvent(QWheelEvent* event) {
+  firstView_ = false;
   if (event->modifiers() & Qt::ShiftModifier) {
     QGraphicsView::wheelEvent(event); // scroll
     return;
@@ -604,6 +630,7 @@ int GraphCanvas::visualAt(const QPoint& pos, bool* onMarker, int* edge) const {
 }
 
 void GraphCanvas::mousePressEvent(QMouseEvent* event) {
+  firstView_ = false;
   pressPos_ = event->pos();
   QGraphicsView::mousePressEvent(event);
 }
@@ -637,6 +664,7 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void GraphCanvas::keyPressEvent(QKeyEvent* event) {
+  firstView_ = false;
   const bool plain = !(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier));
   switch (event->key()) {
   case Qt::Key_Up: if (plain) return moveToProducer(); break;

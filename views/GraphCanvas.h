@@ -119,6 +119,7 @@ protected:
   void paintEvent(QPaintEvent* event) override;
   void drawForeground(QPainter* painter, const QRectF& rect) override;
   void resizeEvent(QResizeEvent* event) override;
+  void frameFirstView();
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
@@ -154,6 +155,7 @@ private:
   quint64 serial_ = 0;
   bool layoutPending_ = false;
   bool fitPending_ = false;
+  bool firstView_ = false; // the first view is kept (framed again on resize) until the user navigates
   bool firstPaintDone_ = false;
   LayoutStats stats_;
   double sceneBuildMs_ = 0;

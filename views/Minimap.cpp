@@ -73,6 +73,7 @@ void Minimap::moveViewTo(const QPointF& pos) {
                 sceneRect_.top() + (pos.y() - ir.top()) / ir.height() * sceneRect_.height());
   view_->centerOn(scene);
   update();
+  emit navigated();
 }
 
 void Minimap::mousePressEvent(QMouseEvent* e) { moveViewTo(e->position()); }

@@ -19,6 +19,9 @@ public:
   // Where the minimap sits: the bottom-right corner of its parent, with a margin.
   void reposition();
 
+signals:
+  void navigated(); // the user moved the view from the minimap
+
 protected:
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
