@@ -5,6 +5,9 @@
 #include "core/edit/Editor.h"
 #include "core/edit/History.h"
 #include "core/expansions/ExpandPass.h"
+#include "core/expansions/Implementations.h"
+#include "core/ir/LibraryNode.h"
+#include "core/onnx/InterfaceValue.h"
 #include "core/ir/Validate.h"
 #include "core/support/Sha256.h"
 #include "transforms/FoldConstants.h"
@@ -122,6 +125,23 @@ Result<Prepared> prepare(const std::string& path, const Steps& steps, const Opti
   {
     edit::Editor editor(sdfg); // a pass: its journal is not kept
     if (auto g = autodiff::lowerGradientOps(editor); !g) return failure(Stage::Lower, g.error(), path);
+  }
+  // Sequence or optional ops the import could not resolve (StaticSequences.h): refused with the node at
+  // fault and why, rather than as the first such op without an implementation.
+  if (auto why = sdfg.metadata.find(onnx::kUnresolvedStructureMetadata); why != sdfg.metadata.end()) {
+    bool left = false;
+    sdfg.forEachElement([&](const ir::Element& e) {
+      auto* l = dynamic_cast<const ir::LibraryNode*>(&e);
+      left = left || (l && expansions::isStructureOp(*l));
+    });
+    const std::string& text = why->second;
+    const size_t nl = text.find('\n');
+    if (left)
+      return failure(Stage::Lower,
+                     Diagnostic::error(path + ": " + text.substr(0, nl), nl == std::string::npos ? text : text.substr(nl + 1),
+                                       "run with the model's inputs (dcw run --inputs DIR; SequenceProto/OptionalProto files "
+                                       "for sequence and optional inputs), or make positions and conditions constants"),
+                     path);
   }
   expansions::ExpandOptions eo;
   eo.target = options.target;

@@ -33,9 +33,7 @@ std::string alternativesText(std::string_view domain, std::string_view op) {
   return s;
 }
 
-// Sequence and optional ops never have an implementation: the import resolves them into tensor ops
-// (core/onnx/StaticSequences.h) where what they do is known; one left in the IR was not.
-bool structureOp(const ir::LibraryNode& node) {
+bool isStructureOp(const ir::LibraryNode& node) {
   const std::string& op = node.opType;
   return node.domain.empty() && (op.rfind("Sequence", 0) == 0 || op.rfind("Optional", 0) == 0 || op == "SplitToSequence" ||
                                  op == "ConcatFromSequence");
@@ -59,7 +57,7 @@ Expected<const ExpansionInfo*> chooseImplementation(const ir::LibraryNode& node,
       if (auto* e = registry().find(node.domain, node.opType, name); e && e->decl.forTarget(target)) return e;
     for (auto& e : registry().all()) // no preferred one: the first registered for the target
       if (e.domain == node.domain && e.op == node.opType && e.decl.forTarget(target)) return &e;
-    if (alternatives.empty() && structureOp(node))
+    if (alternatives.empty() && isStructureOp(node)) // the import could not resolve it
       return fail(location,
                   "op " + node.className() + " works on an ONNX sequence or optional, which DCW resolves into tensors on import only where "
                   "its length, positions and conditions are known (from constants, or from the values a run gives); here one is not",

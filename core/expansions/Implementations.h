@@ -31,6 +31,10 @@ std::vector<const ExpansionInfo*> implementationsOf(std::string_view domain, std
 // Every implementation of the op, as text ("pure (any target, differentiable), onednn (cpu, not differentiable)").
 std::string alternativesText(std::string_view domain, std::string_view op);
 
+// A sequence or optional op (Sequence*, SplitToSequence, ConcatFromSequence, Optional*): none has an
+// implementation; the import resolves them into tensor ops where what they do is known.
+bool isStructureOp(const ir::LibraryNode& node);
+
 // The implementation `choice` of the node's op on `target` (an empty choice: the default policy).
 // `where` locates the diagnostic (the node's path).
 Expected<const ExpansionInfo*> chooseImplementation(const ir::LibraryNode& node, std::string_view choice,

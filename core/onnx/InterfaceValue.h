@@ -63,6 +63,10 @@ struct ModelInterface {
 
 // The SDFG metadata key under which the import stores ModelInterface::str().
 inline constexpr const char* kInterfaceMetadata = "interface";
+// The SDFG metadata key under which the import says why sequence or optional ops are left unresolved
+// (StaticSequences.h): where (the node, input or output), a newline, and why. A run refuses the model
+// with it.
+inline constexpr const char* kUnresolvedStructureMetadata = "unresolved-structure";
 
 // The kind each graph input and output of an ONNX model file declares (Tensor for plain tensors).
 struct DeclaredInterface {

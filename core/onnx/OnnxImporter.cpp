@@ -1341,8 +1341,10 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   // Sequences the model fixes become lists of tensors (StaticSequences.h); inference then types the
   // tensor ops they became.
   std::optional<ModelInterface> interface;
+  std::string unresolved; // why sequence or optional ops are left, naming the node
   if (ModelInterface layout; resolveStaticSequences(*m.mutable_graph(), c.opsets.count("") ? c.opsets.at("") : 0,
-                                                    c.options.interface.empty() ? nullptr : &c.options.interface, &layout)) {
+                                                    c.options.interface.empty() ? nullptr : &c.options.interface, &layout,
+                                                    &unresolved)) {
     interface = std::move(layout);
     c.freeNamesOf.clear();
     if (c.options.runShapeInference) inferShapes(m, c);
@@ -1371,6 +1373,7 @@ Expected<ImportResult> importModel(ModelProto& m, Ctx& c) {
   md["graph_name"] = m.graph().name();
   md["ir_version"] = std::to_string(m.ir_version());
   if (interface) md[kInterfaceMetadata] = interface->str();
+  if (!unresolved.empty()) md[kUnresolvedStructureMetadata] = unresolved;
   if (!m.producer_name().empty()) md["producer"] = m.producer_name() + (m.producer_version().empty() ? "" : " " + m.producer_version());
   if (!m.doc_string().empty()) md["doc"] = m.doc_string();
   for (auto& [d, v] : c.opsets) md["opset:" + (d.empty() ? std::string("ai.onnx") : d)] = std::to_string(v);

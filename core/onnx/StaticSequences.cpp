@@ -91,7 +91,11 @@ public:
       if (bound_)
         if (auto it = bound_->find(v.name()); it != bound_->end()) value = &it->second;
       if (isStructuredType(v.type())) {
-        if (!value) return false;
+        if (!value) {
+          why_ = "input '" + v.name() + "'\nis " + (v.type().has_sequence_type() ? "a sequence" : "an optional") +
+                 ": what it holds is known only from a run's values";
+          return false;
+        }
         if ((value->kind == InterfaceValue::Kind::Sequence) != v.type().has_sequence_type() ||
             (value->kind == InterfaceValue::Kind::Optional) != v.type().has_optional_type())
           return false;
@@ -115,7 +119,10 @@ public:
     google::protobuf::RepeatedPtrField<ValueInfoProto> outputs;
     std::vector<std::pair<std::string, InterfaceLayout>> outputLayouts;
     for (auto& o : g_.output()) {
-      if (!bound_ && isStructured(o.name())) return false; // the model's interface changes only for a run's values
+      if (!bound_ && isStructured(o.name())) { // the model's interface changes only for a run's values
+        why_ = "output '" + o.name() + "'\nis a sequence or optional: its tensors are known only for a run's values";
+        return false;
+      }
       if (!isStructured(o.name())) {
         *outputs.Add() = o;
         outputLayouts.emplace_back(o.name(), InterfaceLayout{});
@@ -283,14 +290,16 @@ private:
     return true;
   }
 
-  // One node of the graph (or of a subgraph being inlined), in order.
+  // One node of the graph (or of a subgraph being inlined), in order. Where it cannot be resolved, the
+  // first node that failed (the innermost) is recorded with the reason (why()).
   bool process(const NodeProto& n) {
-    if (++processed_ > kMaxNodes) return false;
+    if (++processed_ > kMaxNodes) return refuse(n, "resolving the sequences would make more than 200000 nodes");
     if (n.domain().empty()) {
       const std::string& op = n.op_type();
       if (kSequenceOps.count(op) || kOptionalOps.count(op) || op == "SequenceMap") {
         changed_ = true;
-        return kSequenceOps.count(op) ? sequenceOp(n) : kOptionalOps.count(op) ? optionalOp(n) : sequenceMap(n);
+        bool ok = kSequenceOps.count(op) ? sequenceOp(n) : kOptionalOps.count(op) ? optionalOp(n) : sequenceMap(n);
+        return ok || refuse(n, reasonFor(op));
       }
       if (op == "Identity" && n.input_size() == 1 && n.output_size() == 1 && isStructured(n.input(0))) {
         alias(n.output(0), n.input(0));
@@ -298,13 +307,36 @@ private:
       }
       if ((op == "If" || op == "Loop") && (readsStructure(n) || subgraphsInvolveStructure(n))) {
         changed_ = true;
-        return op == "If" ? inlineIf(n) : unrollLoop(n);
+        return (op == "If" ? inlineIf(n) : unrollLoop(n)) || refuse(n, reasonFor(op));
       }
     }
-    if (readsStructure(n)) return false;
+    if (readsStructure(n)) return refuse(n, reasonFor(""));
     keep(n);
     return true;
   }
+
+  static std::string reasonFor(const std::string& op) {
+    if (op == "SequenceAt" || op == "SequenceInsert" || op == "SequenceErase")
+      return "its sequence or its position is known only at run time";
+    if (op == "SplitToSequence") return "how many pieces it makes is known only at run time";
+    if (op == "SequenceMap") return "the lengths of its input sequences are known only at run time";
+    if (kOptionalOps.count(op)) return "whether the optional holds a value is known only at run time";
+    if (kSequenceOps.count(op)) return "its sequence is known only at run time";
+    if (op == "If") return "its condition is known only at run time";
+    if (op == "Loop") return "its trip count or condition is known only at run time (or it runs more than 4096 times)";
+    return "it takes a sequence or optional, which only the sequence and optional ops can";
+  }
+  bool refuse(const NodeProto& n, const std::string& reason) {
+    if (why_.empty())
+      why_ = "node '" + (n.name().empty() ? n.output_size() ? n.output(0) : n.op_type() : n.name()) + "' (" + n.op_type() +
+             ")\ncannot be resolved into tensors: " + reason;
+    return false;
+  }
+
+public:
+  const std::string& why() const { return why_; }
+
+private:
 
   // A node kept as it is; constants (and Identities of them) stay known to later positions.
   void keep(const NodeProto& n) {
@@ -795,6 +827,7 @@ private:
   std::vector<NodeProto> nodes_;
   std::vector<TensorProto> inits_;
   bool changed_ = false;
+  std::string why_; // the first node that could not be resolved, and why
   size_t processed_ = 0;
   int depth_ = 0;
 };
@@ -802,9 +835,12 @@ private:
 } // namespace
 
 bool resolveStaticSequences(GraphProto& g, int64_t opset, const std::map<std::string, InterfaceValue>* inputs,
-                            ModelInterface* interface) {
+                            ModelInterface* interface, std::string* why) {
   if (!involvesStructureOps(g)) return false;
-  return Resolver(g, opset, inputs).run(interface); // g is written only when it succeeds
+  Resolver r(g, opset, inputs);
+  if (r.run(interface)) return true; // g is written only when it succeeds
+  if (why) *why = r.why();
+  return false;
 }
 
 } // namespace dcw::onnx

@@ -41,7 +41,10 @@ namespace dcw::onnx {
 // Rewrites the main graph `g` (nodes topologically sorted, value_info from ONNX's inference) for
 // default-domain opset `opset`. `inputs`: the run's values by graph input name, or null. Returns true
 // when it changed the graph; then `interface` (when given) holds the inputs' and outputs' layouts.
+// When it leaves sequence or optional ops it could not resolve, `why` (when given) says where (the first
+// node that failed, or the input or output) and, after a newline, why ("node 'pick' (SequenceAt)\ncannot
+// be resolved into tensors: its sequence or its position is known only at run time").
 bool resolveStaticSequences(::onnx::GraphProto& g, int64_t opset, const std::map<std::string, InterfaceValue>* inputs = nullptr,
-                            ModelInterface* interface = nullptr);
+                            ModelInterface* interface = nullptr, std::string* why = nullptr);
 
 } // namespace dcw::onnx
