@@ -1,8 +1,8 @@
 // StringStages: the string ops at a model's edges run on the host around the compiled program
 // (tests/data/strings, written by tests/models/string_models.py): words normalized, numbers read from
 // text, computed by the program and written back as text, from the .onnx and from the saved .dcw.json,
-// at two input sizes; the peeled model keeps the model's interface first; a string op between
-// computed values is refused naming it.
+// at two input sizes; TfIdfVectorizer over string tokens; the peeled model keeps the model's interface
+// first; a string op between computed values is refused naming it.
 #include "codegen/run/StringStages.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/Sdfg.h"
@@ -82,6 +82,24 @@ private slots:
       QVERIFY2(bad.error().str().find("Cast") != std::string::npos && bad.error().str().find("'ten'") != std::string::npos,
                bad.error().str().c_str());
     }
+  }
+
+  // TfIdfVectorizer over string tokens runs on the host: pool a, b, c and the pairs (a b), (b c), up to
+  // one token skipped inside a pair, TFIDF weights 1, 1, 1, 2, 3; the program doubles the counts.
+  // Row 0 (a b c a x b): a 2, b 2, c 1, (a b) 2 (adjacent at 0, one skipped at 3), (b c) 1.
+  // Row 1 (c c b a b c): a 1, b 2, c 3, (a b) 1, (b c) 1.
+  void tfIdfOverStringTokens() {
+    auto p = pipeline::build(fixture("text_tfidf"));
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QCOMPARE(p->prepared.stringStages->front.size(), size_t(1));
+    ir::Tensor words = strings({"a", "b", "c", "a", "x", "b", "c", "c", "b", "a", "b", "c"});
+    words.dims = {2, 6};
+    auto r = p->executor->run({words});
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    QCOMPARE((*r)[0].dims, (std::vector<int64_t>{2, 5}));
+    std::vector<float> y(10);
+    std::memcpy(y.data(), (*r)[0].bytes->data(), 40);
+    QCOMPARE(y, (std::vector<float>{4, 4, 2, 8, 6, 2, 4, 6, 4, 6}));
   }
 
   void aStringOpBetweenComputedValuesIsRefused() {

@@ -287,6 +287,81 @@ Expected<Tensor> castStrings(const HostOp& op, const Tensor& x, DType to) {
   return y;
 }
 
+// TfIdfVectorizer over string tokens (pool_strings), counted as the integer expansion counts
+// (core/expansions/ops/TfIdfVectorizer.cpp): n-grams with up to max_skip_count tokens skipped between
+// their items, unigrams once, weighted TF / IDF / TFIDF; float32 Y of [K] or [N, K].
+Expected<Tensor> tfIdfStrings(const HostOp& op, const Tensor& x) {
+  const std::string where = op.path + " (" + op.opType + ")";
+  if (x.dtype != DType::String || !x.strings) return fail(where, "with a string pool, X must hold strings");
+  if (x.dims.empty() || x.dims.size() > 2) return fail(where, "X must be [C] or [N, C]");
+  auto ints = [&](const char* name) {
+    const Attribute* a = attrOf(op, name);
+    auto* v = a ? std::get_if<std::vector<int64_t>>(&a->value) : nullptr;
+    return v ? *v : std::vector<int64_t>{};
+  };
+  auto integer = [&](const char* name) {
+    const Attribute* a = attrOf(op, name);
+    auto* v = a ? std::get_if<int64_t>(&a->value) : nullptr;
+    return v ? *v : int64_t(0);
+  };
+  const Attribute* poolAttr = attrOf(op, "pool_strings");
+  auto* pool = poolAttr ? std::get_if<std::vector<std::string>>(&poolAttr->value) : nullptr;
+  const Attribute* modeAttr = attrOf(op, "mode");
+  auto* modeText = modeAttr ? std::get_if<std::string>(&modeAttr->value) : nullptr;
+  const Attribute* weightAttr = attrOf(op, "weights");
+  auto* weights = weightAttr ? std::get_if<std::vector<double>>(&weightAttr->value) : nullptr;
+  const int64_t minN = integer("min_gram_length"), maxN = integer("max_gram_length"), maxSkip = integer("max_skip_count");
+  const auto counts = ints("ngram_counts"), indexes = ints("ngram_indexes");
+  const std::string mode = modeText ? *modeText : "";
+  if (!pool || pool->empty()) return fail(where, "pool_strings is empty");
+  if (mode != "TF" && mode != "IDF" && mode != "TFIDF") return fail(where, "mode must be TF, IDF or TFIDF, not '" + mode + "'");
+  if (minN < 1 || maxN < minN || maxSkip < 0) return fail(where, "needs 1 <= min_gram_length <= max_gram_length and max_skip_count >= 0");
+  if (counts.empty() || counts[0] != 0) return fail(where, "ngram_counts must start at 0");
+  std::vector<std::vector<std::string>> grams;
+  for (size_t n = 1; n <= counts.size(); ++n) {
+    const int64_t begin = counts[n - 1], end = n < counts.size() ? counts[n] : int64_t(pool->size());
+    if (begin > end || end > int64_t(pool->size()) || (end - begin) % int64_t(n) != 0)
+      return fail(where, "ngram_counts do not split pool_strings into " + std::to_string(n) + "-grams");
+    for (int64_t at = begin; at < end; at += int64_t(n)) grams.emplace_back(pool->begin() + at, pool->begin() + at + int64_t(n));
+  }
+  if (indexes.size() != grams.size())
+    return fail(where, std::to_string(grams.size()) + " n-grams but " + std::to_string(indexes.size()) + " ngram_indexes");
+  if (weights && !weights->empty() && weights->size() != grams.size())
+    return fail(where, std::to_string(grams.size()) + " n-grams but " + std::to_string(weights->size()) + " weights");
+  int64_t K = 0;
+  for (auto i : indexes) {
+    if (i < 0) return fail(where, "an ngram_indexes entry is negative");
+    K = std::max(K, i + 1);
+  }
+  const bool batched = x.dims.size() == 2;
+  const int64_t rows = batched ? x.dims[0] : 1, C = x.dims.back();
+  std::vector<float> y(size_t(rows * K), 0.0f);
+  for (int64_t b = 0; b < rows; ++b) {
+    const std::string* row = x.strings->data() + b * C;
+    for (size_t j = 0; j < grams.size(); ++j) {
+      const auto len = int64_t(grams[j].size());
+      if (len < minN || len > maxN) continue;
+      double count = 0;
+      for (int64_t skip = 0; skip <= maxSkip; ++skip) {
+        if (skip > 0 && len < 2) break; // a unigram counts once, not once per skip
+        for (int64_t p = 0; p + (len - 1) * (skip + 1) < C; ++p) {
+          bool match = true;
+          for (int64_t i = 0; i < len && match; ++i) match = row[p + i * (skip + 1)] == grams[j][size_t(i)];
+          count += match;
+        }
+      }
+      const double w = weights && !weights->empty() ? (*weights)[j] : 1.0;
+      const double v = mode == "TF" ? count : mode == "IDF" ? (count > 0 ? w : 0.0) : count * w;
+      y[size_t(b * K + indexes[j])] = float(v);
+    }
+  }
+  Tensor out;
+  out.dtype = DType::Float32;
+  out.dims = batched ? std::vector<int64_t>{rows, K} : std::vector<int64_t>{K};
+  out.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(y.data()), y.size() * sizeof(float));
+  return out;
+}
+
 } // namespace
 
 Expected<void> runHostOp(const HostOp& op, std::map<std::string, Tensor>& values) {
@@ -312,13 +387,21 @@ Expected<void> runHostOp(const HostOp& op, std::map<std::string, Tensor>& values
     values[name] = std::move(y);
     return {};
   }
+  if (op.opType == "TfIdfVectorizer") {
+    DCW_TRY(auto x, inputOf(op, values, "X"));
+    DCW_TRY(auto y, tfIdfStrings(op, *x));
+    DCW_TRY(auto name, output("Y"));
+    values[name] = std::move(y);
+    return {};
+  }
   if (op.opType == "Identity") {
     DCW_TRY(auto x, inputOf(op, values, "input"));
     DCW_TRY(auto name, output("output"));
     values[name] = *x;
     return {};
   }
-  return fail(where, op.opType + " on strings is not supported", "DCW runs StringNormalizer, Cast, CastLike and Identity on strings");
+  return fail(where, op.opType + " on strings is not supported",
+              "DCW runs StringNormalizer, Cast, CastLike, TfIdfVectorizer and Identity on strings");
 }
 
 } // namespace dcw::codegen

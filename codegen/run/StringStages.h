@@ -15,7 +15,7 @@
 // values (fed by the program and feeding it) is refused, naming it. Host kernels: StringNormalizer
 // (stopwords, case-sensitive or not, LOWER/UPPER on ASCII letters; other bytes are kept), Cast and
 // CastLike between strings and numbers (text as the shortest decimal that reads back the same value,
-// as ONNX Runtime and numpy write it), Identity.
+// as ONNX Runtime and numpy write it), TfIdfVectorizer over string tokens (pool_strings), Identity.
 #pragma once
 
 #include "core/ir/Attribute.h"

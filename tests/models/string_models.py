@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes the fixtures of tests/data/strings: models with string ops at their edges, which the host runs
 around the compiled program (codegen/run/StringStages.h), and one with a string op between computed
-values, which is refused. tst_StringStages runs them.
+values, which is refused. tst_StringStages runs them; text_tfidf also against ONNX Runtime.
 
 usage: string_models.py  (writes into tests/data/strings)
 """
@@ -51,7 +51,22 @@ def string_in_the_middle():
     save(nodes, "string_in_the_middle", [x], [y])
 
 
+def text_tfidf():
+    # Tokens counted against a pool of words and word pairs (TfIdfVectorizer with pool_strings: up to one
+    # token skipped inside a pair, TFIDF weights), then doubled by the program.
+    words = helper.make_tensor_value_info("words", TensorProto.STRING, ["n", 6])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["n", 5])
+    nodes = [
+        helper.make_node("TfIdfVectorizer", ["words"], ["counts"], name="tfidf", mode="TFIDF", min_gram_length=1,
+                         max_gram_length=2, max_skip_count=1, ngram_counts=[0, 3], ngram_indexes=[0, 1, 2, 3, 4],
+                         pool_strings=["a", "b", "c", "a", "b", "b", "c"], weights=[1.0, 1.0, 1.0, 2.0, 3.0]),
+        helper.make_node("Add", ["counts", "counts"], ["Y"]),
+    ]
+    save(nodes, "text_tfidf", [words], [y])
+
+
 if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     text_numbers()
     string_in_the_middle()
+    text_tfidf()

@@ -8,7 +8,8 @@
 //
 // Only n-grams with min_gram_length <= len <= max_gram_length count; a weight is 1 without `weights`.
 // As ONNX Runtime counts them. The pool, its lengths and the output index of each output are constant
-// arrays of the expansion; a string pool (pool_strings) is refused: DCW does not lower strings.
+// arrays of the expansion. Over string tokens (pool_strings) the op runs on the host at the model's
+// inputs (codegen/run/StringStages.h); one that reaches this expansion is refused.
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/ElementwiseHelpers.h"
