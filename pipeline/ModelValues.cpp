@@ -27,10 +27,6 @@ Expected<std::vector<onnx::InterfaceValue>> readValues(const std::string& folder
   return values;
 }
 
-Expected<void> writeValue(const std::string& path, const onnx::InterfaceValue& value, const std::string& name) {
-  return onnx::writeInterfaceValue(path, value, name);
-}
-
 void bindInterface(Options& options, const onnx::DeclaredInterface& declared, const std::vector<onnx::InterfaceValue>& inputs) {
   if (!declared.structured()) return;
   for (size_t i = 0; i < inputs.size() && i < declared.inputs.size(); ++i) options.interface[declared.inputs[i].first] = inputs[i];

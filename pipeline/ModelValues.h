@@ -18,9 +18,9 @@ namespace dcw::pipeline {
 Expected<onnx::DeclaredInterface> declaredValues(const std::string& modelPath);
 
 // `prefix`_0.pb, `prefix`_1.pb, ... in `folder`, each read as the kind `kinds` gives it (tensor beyond).
+// (They are written by onnx::writeInterfaceValue.)
 Expected<std::vector<onnx::InterfaceValue>> readValues(const std::string& folder, const std::string& prefix,
                                                        const std::vector<std::pair<std::string, onnx::InterfaceValue::Kind>>& kinds);
-Expected<void> writeValue(const std::string& path, const onnx::InterfaceValue& value, const std::string& name);
 
 // Specializes `options` to the inputs when the model's interface has sequences or optionals.
 void bindInterface(Options& options, const onnx::DeclaredInterface& declared, const std::vector<onnx::InterfaceValue>& inputs);

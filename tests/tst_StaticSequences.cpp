@@ -177,9 +177,9 @@ private slots:
     const std::string folder = dir.path().toStdString();
     auto seq = sequence({floats({1, 2}), floats({3})});
     auto opt = optional({floats({4})});
-    QVERIFY(pipeline::writeValue(folder + "/output_0.pb", seq, "s"));
-    QVERIFY(pipeline::writeValue(folder + "/output_1.pb", opt, "o"));
-    QVERIFY(pipeline::writeValue(folder + "/output_2.pb", optional({}), "e"));
+    QVERIFY(onnx::writeInterfaceValue(folder + "/output_0.pb", seq, "s"));
+    QVERIFY(onnx::writeInterfaceValue(folder + "/output_1.pb", opt, "o"));
+    QVERIFY(onnx::writeInterfaceValue(folder + "/output_2.pb", optional({}), "e"));
     auto back = pipeline::readValues(folder, "output",
                                      {{"s", onnx::InterfaceValue::Kind::Sequence},
                                       {"o", onnx::InterfaceValue::Kind::Optional},

@@ -24,13 +24,9 @@ using namespace dcw::ir;
 
 namespace {
 
-// "float32[2, 3]"; a sequence or optional lists what it holds.
+// "float32[2, 3]" (InterfaceValue::describe); a sequence or optional lists what it holds.
 std::string describe(const onnx::InterfaceValue& v) {
-  if (v.kind == onnx::InterfaceValue::Kind::Tensor) {
-    std::string s = std::string(dtypeName(v.tensor.dtype)) + "[";
-    for (size_t k = 0; k < v.tensor.dims.size(); ++k) s += (k ? ", " : "") + std::to_string(v.tensor.dims[k]);
-    return s + "]";
-  }
+  if (v.kind == onnx::InterfaceValue::Kind::Tensor) return v.describe();
   if (v.kind == onnx::InterfaceValue::Kind::Optional && v.elements.empty()) return "optional, empty";
   std::string s = v.kind == onnx::InterfaceValue::Kind::Sequence ? "sequence of " + std::to_string(v.elements.size()) + " (" : "optional (";
   for (size_t i = 0; i < v.elements.size(); ++i) s += (i ? ", " : "") + describe(v.elements[i]);
@@ -138,12 +134,12 @@ std::function<int()> setupRun(CLI::App& sub) {
       fs::create_directories(o->outputs, ec);
       if (o->random)
         for (size_t i = 0; i < inputs.size(); ++i)
-          if (auto r = pipeline::writeValue((fs::path(o->outputs) / ("input_" + std::to_string(i) + ".pb")).string(), inputs[i],
+          if (auto r = onnx::writeInterfaceValue((fs::path(o->outputs) / ("input_" + std::to_string(i) + ".pb")).string(), inputs[i],
                                             model.sdfg->inputs[i]);
               !r)
             return reportError(r.error());
       for (size_t i = 0; i < out->size(); ++i)
-        if (auto r = pipeline::writeValue((fs::path(o->outputs) / ("output_" + std::to_string(i) + ".pb")).string(), (*out)[i], names[i]);
+        if (auto r = onnx::writeInterfaceValue((fs::path(o->outputs) / ("output_" + std::to_string(i) + ".pb")).string(), (*out)[i], names[i]);
             !r)
           return reportError(r.error());
     }

@@ -3,6 +3,7 @@
 #include "codegen/run/MemoryBudget.h"
 
 #include "core/ir/AccessNode.h"
+#include "core/ir/ValueSymbol.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Specialize.h"
@@ -111,12 +112,11 @@ std::string Executor::elementPath(int64_t id) const {
 Expected<void> Executor::bindValueSymbols(const std::vector<Tensor>& inputs, std::map<std::string, int64_t>& syms) const {
   const ir::Sdfg& root = *sdfg_->root();
   const auto& args = code_.signature.args;
-  for (auto it = root.metadata.lower_bound("value-symbol:"); it != root.metadata.end() && it->first.rfind("value-symbol:", 0) == 0; ++it) {
-    const std::string symbol = it->first.substr(std::string("value-symbol:").size());
-    std::istringstream in(it->second);
-    std::string input, element;
-    if (!std::getline(in, input) || !std::getline(in, element)) continue;
-    const int64_t k = std::atoll(element.c_str());
+  for (const ir::ValueSymbol& vs : ir::valueSymbols(root)) {
+    const std::string& symbol = vs.symbol;
+    const std::string& input = vs.input;
+    const std::string element = std::to_string(vs.element);
+    const int64_t k = vs.element;
     for (size_t i = 0; i < inputs.size() && i < args.size(); ++i) {
       if (args[i].name != input) continue;
       const Tensor& t = inputs[i];

@@ -2,6 +2,7 @@
 
 #include "core/ir/Specialize.h"
 #include "core/ir/Validate.h"
+#include "core/ir/ValueSymbol.h"
 #include "core/onnx/OnnxImporter.h"
 #include "core/onnx/ShapeArithmetic.h"
 #include "core/serialize/JsonFormat.h"
@@ -51,16 +52,11 @@ Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& opti
         auto m = out.sdfg->metadata.find("symbol:" + symbol);
         auto v = options.fixedDims.find(m == out.sdfg->metadata.end() ? symbol : m->second);
         if (v != options.fixedDims.end()) bySymbol[symbol] = v->second;
-        if (auto vs = out.sdfg->metadata.find("value-symbol:" + symbol); vs != out.sdfg->metadata.end()) {
-          auto nl = vs->second.find('\n');
-          auto f = options.fixedValues.find(vs->second.substr(0, nl));
-          if (f != options.fixedValues.end() && nl != std::string::npos)
-            if (auto ints = onnx::intValues(f->second)) {
-              size_t k = size_t(std::stoll(vs->second.substr(nl + 1)));
-              if (k < ints->size()) bySymbol[symbol] = (*ints)[k];
-            }
-        }
       }
+      for (const ir::ValueSymbol& vs : ir::valueSymbols(*out.sdfg))
+        if (auto f = options.fixedValues.find(vs.input); f != options.fixedValues.end())
+          if (auto ints = onnx::intValues(f->second); ints && vs.element >= 0 && size_t(vs.element) < ints->size())
+            bySymbol[vs.symbol] = (*ints)[size_t(vs.element)];
       ir::specializeSymbols(*out.sdfg, bySymbol);
     }
   } else {

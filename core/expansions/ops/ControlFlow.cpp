@@ -30,6 +30,7 @@
 #include "core/expansions/RegionFlow.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
+#include "core/ir/ValueSymbol.h"
 
 #include <map>
 #include <set>
@@ -293,8 +294,7 @@ std::set<std::string> boundSymbols(const ExpansionContext& ctx) {
     if (auto* d = root->findData(n))
       for (auto& s : d->freeSymbols()) out.insert(s);
   // the symbols that stand for an input's elements (bound from its value when the program starts)
-  for (auto it = root->metadata.lower_bound("value-symbol:"); it != root->metadata.end() && it->first.rfind("value-symbol:", 0) == 0; ++it)
-    out.insert(it->first.substr(std::string("value-symbol:").size()));
+  for (const ValueSymbol& vs : valueSymbols(*root)) out.insert(vs.symbol);
   return out;
 }
 
