@@ -6,6 +6,7 @@
 #include "transforms/catalogue/ActivationFusion.h"
 #include "transforms/catalogue/AddFusion.h"
 
+#include "core/expansions/ExpandPass.h"
 #include "core/ir/AccessNode.h"
 
 using namespace dcw;
@@ -147,6 +148,55 @@ private slots:
     QCOMPARE(stringAttr(*libs[0], "activation"), std::string("Relu"));
     QVERIFY(graphHasZ(*libs[0]));
     QVERIFY(sameNumbers(*m, ref, {"eltwise_relu"}));
+  }
+
+  // DenseNet's BN -> Relu before a convolution: one FusedBatchNormalization, which oneDNN runs as one
+  // batch normalization with fuse_norm_relu (no second pass over the tensor for the Relu).
+  void fusesBatchNormRelu() {
+    auto m = loadModel(controlflowDataFile("bn_relu_conv.onnx"), false);
+    QVERIFY(m);
+    auto ref = runExpanded(*m, 5);
+    QVERIFY(!ref.empty());
+    auto matches = applicableMatches(*m, t);
+    QCOMPARE(matches.size(), size_t(1));
+    QCOMPARE(matches[0], matchAt(*m, "bn", "relu"));
+    QVERIFY(checkTransformation(*m, t, matches[0], 0, false));
+    auto libs = allNodes<LibraryNode>(*m);
+    QCOMPARE(libs.size(), size_t(2));
+    LibraryNode* bn = libs[0]->opType == "Conv" ? libs[1] : libs[0];
+    QCOMPARE(bn->className(), std::string("dcw::FusedBatchNormalization"));
+    QCOMPARE(bn->label(), std::string("bn"));
+    QCOMPARE(stringAttr(*bn, "activation"), std::string("Relu"));
+    QVERIFY(bn->attribute("epsilon")); // the BN's own attributes stay
+    QVERIFY(!m->findData("T"));
+    QVERIFY(expansions::canExpand(*bn, "onednn"));
+    auto pure = runExpanded(*m, 5);
+    auto d = codegen::compareOutputs(ref, pure);
+    QVERIFY2(d.mismatch.empty() && d.maxAbs <= 1e-5, qPrintable(QString::fromStdString(d.mismatch) + " " + QString::number(d.maxAbs)));
+    std::string code;
+    auto onednn = runExpandedPreferring(*m, 5, {"onednn"}, &code);
+    QVERIFY(!onednn.empty());
+    QVERIFY2(code.find("fuse_norm_relu") != std::string::npos, code.c_str());
+    d = codegen::compareOutputs(ref, onednn);
+    QVERIFY2(d.mismatch.empty() && d.maxAbs <= 1e-4, qPrintable(QString::fromStdString(d.mismatch) + " " + QString::number(d.maxAbs)));
+  }
+
+  // A BN ending in LeakyRelu fuses (pure computes it), but oneDNN's fused batch normalization takes
+  // Relu alone and says so, naming the node.
+  void batchNormLeakyReluIsPureOnly() {
+    auto m = loadModel(controlflowDataFile("bn_leakyrelu.onnx"), false);
+    QVERIFY(m);
+    auto ref = runExpanded(*m, 5);
+    QVERIFY(applyNow(*m, t, matchAt(*m, "bn", "leaky")));
+    auto libs = allNodes<LibraryNode>(*m);
+    QCOMPARE(libs.size(), size_t(1));
+    QCOMPARE(stringAttr(*libs[0], "activation"), std::string("LeakyRelu"));
+    auto refused = expansions::canExpand(*libs[0], "onednn");
+    QVERIFY(!refused);
+    const QString why = QString::fromStdString(refused.error().str());
+    QVERIFY2(why.contains("bn") && why.contains("fuses Relu alone"), qPrintable(why));
+    auto d = codegen::compareOutputs(ref, runExpanded(*m, 5));
+    QVERIFY2(d.mismatch.empty() && d.maxAbs <= 1e-5, qPrintable(QString::fromStdString(d.mismatch)));
   }
 
   void refusesAResultTheModelReturns() {

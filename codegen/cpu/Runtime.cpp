@@ -17,6 +17,9 @@ constexpr std::string_view kRuntime = R"DCWRT(#include <algorithm>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__AVX512F__)
+#include <immintrin.h> // kernels of the environments written with intrinsics (the onednn LSTM recurrence)
+#endif
 
 namespace dcw_rt {
 

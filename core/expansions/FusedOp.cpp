@@ -12,6 +12,7 @@ const std::vector<Base>& bases() {
       {"ConvTranspose", "FusedConvTranspose", {"X", "W", "B"}, {"B"}, 11},
       {"MatMul", "FusedMatMul", {"A", "B"}, {}, 13},
       {"Gemm", "FusedGemm", {"A", "B", "C"}, {"C"}, 13},
+      {"BatchNormalization", "FusedBatchNormalization", {"X", "scale", "B", "input_mean", "input_var"}, {}, 15},
   };
   return b;
 }

@@ -7,6 +7,9 @@
 //   dcw::FusedConvTranspose  Y = act(ConvTranspose(X, W, B) + Z)
 //   dcw::FusedMatMul         Y = act(MatMul(A, B) + Z)
 //   dcw::FusedGemm           Y = act(Gemm(A, B, C) + Z)
+//   dcw::FusedBatchNormalization  Y = act(BatchNormalization(X, scale, B, input_mean, input_var) + Z)
+//                            (DenseNet's BN -> ReLU before each convolution: a BN right after a
+//                            convolution is folded into its weights instead, ConvBatchNormFolding)
 //   dcw::Gelu                Y = 0.5 X (1 + erf(X / sqrt(2)))   (ONNX 1.12 has no Gelu; PyTorch exports
 //                                                              it as Div, Erf, Add, Mul, Mul)
 //   dcw::Silu                Y = X * sigmoid(X)                 (SiLU or swish; exported as Sigmoid, Mul)
@@ -21,7 +24,8 @@
 // Implementations: `pure` (ops/FusedOps.cpp) is the subgraph the fusion replaced — the base ONNX op,
 // Add(., Z), the activation op, as library nodes that expand in turn — so a fused model stays
 // analysable, transformable, differentiable and computes exactly what the unfused one did; `onednn`
-// (onednn/Convolutions.cpp, onednn/MatrixProducts.cpp) is one primitive with post-ops. The
+// (onednn/Convolutions.cpp, onednn/MatrixProducts.cpp, onednn/Normalization.cpp) is one primitive with
+// post-ops (a batch normalization takes Relu alone, as oneDNN's fuse_norm_relu flag). The
 // transformations that make these nodes are ActivationFusion, AddFusion, GeluFusion and SiluFusion.
 #pragma once
 

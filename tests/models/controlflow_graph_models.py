@@ -251,3 +251,18 @@ save(helper.make_graph(
      numpy_helper.from_array(f32(8, 1, 3, 3), "W2"), numpy_helper.from_array(np.array([1, 504], np.int64), "flat"),
      numpy_helper.from_array(f32(16), "s"), numpy_helper.from_array(f32(16), "o"), numpy_helper.from_array(f32(16), "mu"),
      numpy_helper.from_array((np.abs(f32(16)) + 0.5).astype(np.float32), "var")]), "channels_last_block.onnx")
+
+# DenseNet's layer entry: BatchNormalization -> Relu -> 1x1 Conv (the BN cannot fold into a convolution
+# before it); and the same BN ending in LeakyRelu, which oneDNN's fused batch normalization refuses.
+bn_inits = [numpy_helper.from_array(f32(6), "s"), numpy_helper.from_array(f32(6), "o"), numpy_helper.from_array(f32(6), "mu"),
+            numpy_helper.from_array((np.abs(f32(6)) + 0.5).astype(np.float32), "var"), numpy_helper.from_array(f32(4, 6, 1, 1), "W")]
+save(helper.make_graph(
+    [helper.make_node("BatchNormalization", ["X", "s", "o", "mu", "var"], ["T"], name="bn", epsilon=1e-3),
+     helper.make_node("Relu", ["T"], ["R"], name="relu"), conv_node("conv", "R", "W", "Y", kernel_shape=[1, 1])],
+    "bn_relu_conv", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 6, 5, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 4, 5, 4])], bn_inits), "bn_relu_conv.onnx")
+save(helper.make_graph(
+    [helper.make_node("BatchNormalization", ["X", "s", "o", "mu", "var"], ["T"], name="bn"),
+     helper.make_node("LeakyRelu", ["T"], ["Y"], name="leaky", alpha=0.1)],
+    "bn_leakyrelu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 6, 5, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 6, 5, 4])], bn_inits[:4]), "bn_leakyrelu.onnx")

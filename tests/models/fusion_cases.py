@@ -107,6 +107,15 @@ def cases():
     out.append(model("fused_gemm_residual_sigmoid",
                      [helper.make_node("Gemm", ["X", "W"], ["T"]), helper.make_node("Add", ["T", "R"], ["S"]),
                       helper.make_node("Sigmoid", ["S"], ["Y"])], [("X", [4, 9]), ("R", [4, 6])], ["Y"], {"W": w(9, 6)}))
+    # DenseNet's layer: Concat(X, Conv(X)) -> BatchNormalization -> Relu -> 1x1 Conv (the BN and Relu one
+    # oneDNN batch normalization with fuse_norm_relu, channels-last between the convolutions).
+    out.append(model("fused_concat_batchnorm_relu_conv",
+                     [helper.make_node("Conv", ["X", "W1"], ["G"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                      helper.make_node("Concat", ["X", "G"], ["C"], axis=1),
+                      helper.make_node("BatchNormalization", ["C", "s", "o", "mu", "var"], ["T"]),
+                      helper.make_node("Relu", ["T"], ["R"]), helper.make_node("Conv", ["R", "W2"], ["Y"], kernel_shape=[1, 1])],
+                     [("X", [1, 8, 7, 6])], ["Y"],
+                     {"W1": w(4, 8, 3, 3), "s": w(12), "o": w(12), "mu": w(12), "var": np.abs(w(12)) + 0.5, "W2": w(5, 12, 1, 1)}))
     return out
 
 

@@ -197,6 +197,15 @@ def cases():
     out.append(recurrent("rnn_reverse_sigmoid_no_bias", "RNN", 5, 1, 4, 3, direction="reverse", bias=False, activations=["Sigmoid"],
                          outputs=("Y_h",)))
     out.append(recurrent("rnn_bidirectional_batch4", "RNN", 3, 4, 2, 9, direction="bidirectional", h0=True, outputs=("Y", "Y_h")))
+    # LSTMs the second onednn variant takes (one direction, no peepholes, hidden size a multiple of 16:
+    # a oneDNN matmul for the input gates, then the environment's lstmRecurrence); the ctest
+    # compare_onednn_lstm_recurrence_with_onnxruntime pins that variant (DCW_ONEDNN_VARIANT=1).
+    out.append(recurrent("lstm_recurrence_forward_batch1", "LSTM", 7, 1, 5, 16, outputs=("Y", "Y_h", "Y_c")))
+    out.append(recurrent("lstm_recurrence_reverse_states_batch3", "LSTM", 5, 3, 6, 32, direction="reverse", h0=True, c0=True,
+                         outputs=("Y", "Y_h", "Y_c")))
+    out.append(recurrent("lstm_recurrence_layout1_batch1", "LSTM", 6, 1, 4, 16, layout=1, h0=True, outputs=("Y", "Y_h")))
+    out.append(recurrent("lstm_recurrence_weights_as_inputs_no_bias", "LSTM", 4, 2, 3, 16, const=False, bias=False, c0=True,
+                         outputs=("Y_c",)))
     return out
 
 

@@ -19,7 +19,8 @@ std::set<std::string> batchNormStatistics(const Sdfg& root) {
   for (State* st : root.allStates())
     for (auto& n : st->nodes()) {
       auto* lib = dynamic_cast<const LibraryNode*>(n.get());
-      if (!lib || lib->opType != "BatchNormalization" || lib->inConnectors().size() < 5) continue;
+      if (!lib || (lib->opType != "BatchNormalization" && lib->opType != "FusedBatchNormalization") || lib->inConnectors().size() < 5)
+        continue;
       for (auto* e : st->inEdges(lib->id())) {
         auto& ins = lib->inConnectors();
         if (e->dstConnector != ins[3].name && e->dstConnector != ins[4].name) continue;

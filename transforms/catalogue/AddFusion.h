@@ -1,4 +1,4 @@
-// AddFusion: an Add of a tensor Z to the result of a Conv, ConvTranspose, MatMul or Gemm (or of a fused
+// AddFusion: an Add of a tensor Z to the result of a Conv, ConvTranspose, MatMul, Gemm or BatchNormalization (or of a fused
 // op made from one without Z or activation yet, core/expansions/FusedOp.h) becomes the fused op's
 // input Z, so the sum happens in the producer's kernel (oneDNN: Z of the result's shape is a sum
 // post-op — ResNet's skip connection; a broadcast Z such as a linear layer's bias [N] is the matmul's
@@ -9,7 +9,7 @@
 //          and ActivationFusion then gives  X, W, skip -> dcw::FusedConv(Z=skip, activation=Relu) -> Y
 //          (likewise MatMul -> Add(bias) -> FusedMatMul(Z=bias), as in a transformer's linear layers)
 //
-// Preconditions: the producer is an unexpanded ai.onnx Conv/ConvTranspose/MatMul/Gemm or a dcw fused
+// Preconditions: the producer is an unexpanded ai.onnx Conv/ConvTranspose/MatMul/Gemm/BatchNormalization or a dcw fused
 // op with neither Z nor an activation, with no chosen implementation or one its fused op has; its only
 // output T is a float32 transient with one access node in the whole SDFG, written by the producer and
 // read only by an ai.onnx Add (both operands connected, T only once); the other operand Z is an access
@@ -28,7 +28,7 @@ class AddFusion : public Transformation {
 public:
   std::string_view name() const override { return "AddFusion"; }
   std::string_view description() const override {
-    return "Fold an Add of a residual or bias into the Conv, MatMul or Gemm that computes the other operand (one fused node)";
+    return "Fold an Add of a residual or bias into the Conv, MatMul, Gemm or BatchNormalization that computes the other operand (one fused node)";
   }
   std::string_view category() const override { return "Graph"; }
   const Pattern& pattern() const override;

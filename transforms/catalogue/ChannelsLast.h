@@ -12,7 +12,7 @@
 // (dim 1) and more than one spatial position, row-major now; all its access nodes are in the state of
 // the match, outside maps; every node that reads or writes it is a library node whose implementation
 // is `onednn` and whose oneDNN call takes any strides at that connector: Conv, ConvTranspose and their
-// fused forms (X, Y, Z), the poolings (X, Y), BatchNormalization (X, Y), Concat, Sum, Add, Sub, Mul,
+// fused forms (X, Y, Z), the poolings (X, Y), BatchNormalization and its fused form (X, Y), Concat, Sum, Add, Sub, Mul,
 // Div and the oneDNN eltwise ops (every operand), each reading or writing the whole array.
 // Add, Sub, Mul, Div and Sum need their operands of the output's shape in one layout (oneDNN's
 // kernels for mixed layouts are reference code, several times slower), so the step changes the array

@@ -32,10 +32,10 @@ bool analyse(const Binding& bind, const Match& match, const std::string& produce
   if (!p.node || p.node->opaque) return fail("is not a library node with a known schema");
   if (p.node->domain.empty()) {
     p.base = fused::baseOf(p.node->opType);
-    if (!p.base) return fail(p.node->className() + " has no fused form", "fusions start at a Conv, ConvTranspose, MatMul or Gemm");
+    if (!p.base) return fail(p.node->className() + " has no fused form", "fusions start at a Conv, ConvTranspose, MatMul, Gemm or BatchNormalization");
   } else {
     p.base = fused::baseOfFused(*p.node);
-    if (!p.base) return fail(p.node->className() + " is neither an ONNX Conv, ConvTranspose, MatMul or Gemm nor a fused op");
+    if (!p.base) return fail(p.node->className() + " is neither an ONNX Conv, ConvTranspose, MatMul, Gemm or BatchNormalization nor a fused op");
   }
   if (!p.output) return fail("the " + p.node->opType + "'s result is not an access node");
   if (!p.consumer) return fail("the " + p.node->opType + "'s result does not go to a library node");

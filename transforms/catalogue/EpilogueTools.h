@@ -1,5 +1,5 @@
 // EpilogueTools: what ActivationFusion and AddFusion share — recognising a producer whose epilogue can
-// grow (an unexpanded Conv, ConvTranspose, MatMul or Gemm of ai.onnx, or a dcw fused op:
+// grow (an unexpanded Conv, ConvTranspose, MatMul, Gemm or BatchNormalization of ai.onnx, or a dcw fused op:
 // core/expansions/FusedOp.h), checking that its output is a float32 transient only the next op reads,
 // turning the producer into its fused op in place (same id, label and edges), and putting the
 // producer's output where the consumer's was once the consumer is gone.

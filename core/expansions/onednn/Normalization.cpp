@@ -1,13 +1,17 @@
 // `onednn` normalizations and softmax: one oneDNN primitive per node (float32, forward_inference).
 //
 //   BatchNormalization  X[N, C, D..] with scale, B, input_mean, input_var [C] -> Y (inference: global
-//                       statistics; the training outputs are refused).
+//                       statistics; the training outputs are refused). FusedBatchNormalization
+//                       (FusedOp.h) with activation Relu is the same primitive with fuse_norm_relu
+//                       (oneDNN 2.6 takes no post-ops on a batch normalization: any other epilogue
+//                       is refused, and pure has it).
 //   LayerNormalization  X seen as [outer, inner] with inner = the dims from `axis` on; Scale (and B) of
 //                       the inner shape; Mean / InvStdDev outputs are refused.
 //   Softmax, LogSoftmax one axis from opset 13; before 13 the input is seen as [outer, inner] at `axis`.
 //   Concat              one concat primitive along `axis`.
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
+#include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
@@ -22,6 +26,14 @@ namespace {
 Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
   if (ctx.attrInt("training_mode", 0) != 0 || ctx.outputs().size() > 1)
     return ctx.error("onednn BatchNormalization computes inference only (no training_mode, one output)", pureHint(ctx));
+  bool relu = false;
+  if (ctx.node().domain == fused::kDomain) {
+    DCW_TRY(auto ep, fused::epilogueOf(ctx));
+    if (ep.hasZ || (ep.activation && ep.activation->op != "Relu"))
+      return ctx.error("onednn FusedBatchNormalization fuses Relu alone (oneDNN's fuse_norm_relu; it takes no post-ops)",
+                       pureHint(ctx));
+    relu = ep.activation != nullptr;
+  }
   DCW_TRY(auto X, th::needIn(ctx, "X"));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
   DCW_TRY(auto xd, describedOperand(ctx, "BatchNormalization", "X", *X));
@@ -39,7 +51,8 @@ Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
   make += "const auto c = " + c + ";\n";
   make += "const dnnl::batch_normalization_forward::primitive_desc pd(dnnl::batch_normalization_forward::desc(\n";
   make += "    dnnl::prop_kind::forward_inference, x, " + floatLiteral(ctx.attrFloat("epsilon", 1e-5)) + ",\n";
-  make += "    dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift), engine);\n";
+  make += "    dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift" +
+          std::string(relu ? " | dnnl::normalization_flags::fuse_norm_relu" : "") + "), engine);\n";
   make += "dcw_k.prim = dnnl::batch_normalization_forward(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
   make += "dcw_k.add(DNNL_ARG_SCALE, c, c, false);\n";
@@ -49,9 +62,9 @@ Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   SdfgBuilder bld(ctx);
   bld.cppTasklet("onednn_batchnorm", {"X", "scale", "B", "input_mean", "input_var"},
-                 callCode("oneDNN batch normalization (inference) of X[" + shapeText(x) + "]", make,
+                 callCode("oneDNN batch normalization (inference) of X[" + shapeText(x) + "]" + (relu ? ", then relu (the fuse_norm_relu post-op)" : ""), make,
                           {"X", "scale", "B", "input_mean", "input_var", "Y"}),
-                 {"Y"}, {"onednn"}, sym::Expr(2 * product(x)));
+                 {"Y"}, {"onednn"}, sym::Expr((relu ? 3 : 2) * product(x)));
   return bld.finish();
 }
 
@@ -161,6 +174,9 @@ Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
 void registerNormalization(ExpansionRegistry& r) {
   r.add("", "BatchNormalization", decl(), expandBatchNorm,
         "one oneDNN batch normalization with global statistics (inference, float32); a C++ tasklet, not differentiable");
+  r.add(fused::kDomain, "FusedBatchNormalization", decl(), expandBatchNorm,
+        "one oneDNN batch normalization with global statistics and Relu fused (fuse_norm_relu; inference, float32); a C++ "
+        "tasklet, not differentiable");
   r.add("", "LayerNormalization", decl(), expandLayerNorm,
         "one oneDNN layer normalization (float32, Y only); a C++ tasklet, not differentiable");
   r.add("", "Softmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, false); },

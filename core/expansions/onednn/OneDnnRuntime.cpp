@@ -87,6 +87,8 @@ inline const void* buffer(const float& v) { return &v; }
 struct Operand {
   int arg = 0;
   bool output = false, constant = false, reordered = false;
+  bool passive = false;        // not the primitive's: a buffer only `then` reads or writes (Call::pass)
+  const void* pointer = nullptr; // the buffer of the current run
   int sumInto = -1; // Z of a sum post-op: the index of the dst operand it is put into before the run
   dnnl::memory user, inner; // inner is user when the primitive takes the user's layout
   dnnl::reorder reorder;    // user <-> inner; staged <-> inner when moved in pieces
@@ -106,6 +108,21 @@ struct Call {
   dnnl::primitive prim;
   std::vector<Operand> ops;
   std::unordered_map<int, dnnl::memory> args;
+  // Work of DCW's own after the primitive, on the same run's buffers (an LSTM's recurrence over the
+  // input gates the primitive computed for every step): it reads `ops[k].pointer` and `args`.
+  std::function<void(Call&)> then;
+  // An input of `then` alone, in the layout `want` (reordered on every run, or once when constant, as
+  // add does); `then` reads it at ops[k].inner.
+  void addOwn(const dnnl::memory::desc& user, const dnnl::memory::desc& want, bool constant) {
+    add(-1, user, want, false, constant);
+    args.erase(-1);
+  }
+  // A buffer of the tasklet the primitive does not take, for `then` (kept in the buffers' order).
+  void pass() {
+    Operand o;
+    o.passive = true;
+    ops.push_back(std::move(o));
+  }
   // `user`: the layout of the buffer the program passes; `want`: the primitive's.
   void add(int arg, const dnnl::memory::desc& user, const dnnl::memory::desc& want, bool output, bool constant = false) {
     Operand o;
@@ -188,6 +205,8 @@ struct Call {
     size_t k = 0;
     for (const void* p : buffers) {
       Operand& o = ops.at(k++);
+      o.pointer = p;
+      if (o.passive) continue;
       o.user.set_data_handle(const_cast<void*>(p));
       for (auto& m : o.pieces) m.user.set_data_handle(const_cast<void*>(p));
       if ((!o.reordered && o.pieces.empty()) || o.output || o.sumInto >= 0) continue;
@@ -201,14 +220,18 @@ struct Call {
       if (o.reordered) o.reorder.execute(stream, o.pieces.empty() ? o.user : o.staged, o.inner);
     }
     for (auto& o : ops) {
-      if (o.sumInto < 0) continue;
+      if (o.passive || o.sumInto < 0) continue;
       Operand& dst = ops[size_t(o.sumInto)];
       if (!dst.reordered && dst.user.get_data_handle() == o.user.get_data_handle()) continue;
       o.reorder.execute(stream, o.user, dst.inner);
     }
     prim.execute(stream, args);
+    if (then) {
+      stream.wait();
+      then(*this);
+    }
     for (auto& o : ops) {
-      if (!o.output) continue;
+      if (o.passive || !o.output) continue;
       if (o.reordered) o.reorder.execute(stream, o.inner, o.pieces.empty() ? o.user : o.staged);
       for (auto& m : o.pieces) m.reorder.execute(stream, m.staged, m.user);
     }
@@ -216,6 +239,131 @@ struct Call {
   }
 };
 
+// e^x for the gate functions, written so that the compiler vectorizes the loops that call it
+// (Cephes' expf: x = n ln2 + r, a degree-6 polynomial for e^r, 2^n from the exponent bits; about one
+// ulp, over the float range clamped where e^x stays finite and normal).
+inline float lstmExp(float x) {
+  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  const float n = __builtin_floorf(x * 1.44269504088896341f + 0.5f);
+  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  return p * __builtin_bit_cast(float, (static_cast<int>(n) + 127) << 23);
+}
+#ifdef __AVX512F__
+// lstmExp on 16 lanes (the same polynomial; 2^n by scalef).
+inline __m512 lstmExp16(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(0.5f)),
+                                        _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_scalef_ps(p, n);
+}
+#endif
+// One LSTM layer's recurrence (one direction, ONNX gate order i o f c, default activations) over the
+// input gates `xw` [T, B, 4H] that a matmul computed for every step at once (X W^T + Wb): per step,
+// the gates g = xw[t] + Rb + h(t-1) R^T for each batch entry, then c = f c + i tanh(g_c), h = o tanh(c).
+// `rp` is R packed in panels of 16 hidden units, [H/16, H, 4, 16] (rp[jb][k][q][u] = R[q H + 16 jb + u][k];
+// reordered once from a constant R; H a multiple of 16), so a step streams each panel once, into 16
+// sums of each gate at a time (no horizontal sums, no strided rows); the hidden units are split among the program's
+// threads, each keeping its columns of R in its core's cache, with one barrier a step (h is
+// double-buffered). `h0`, `c0`, `rb`: null for zeros; `y` [T, B, H], `yh`, `yc` [B, H]: null when not
+// wanted. `scratch` holds 3 B H floats.
+inline void lstmRecurrence(const float* xw, const float* rp, const float* rb, const float* h0, const float* c0, float* y, float* yh,
+                           float* yc, long T, long B, long H, bool reverse, float* scratch) {
+  float* hbuf[2] = {scratch, scratch + B * H};
+  float* c = scratch + 2 * B * H;
+  for (long k = 0; k < B * H; ++k) {
+    hbuf[0][k] = h0 ? h0[k] : 0.0f;
+    c[k] = c0 ? c0[k] : 0.0f;
+  }
+  const int threads = dcw_rt::num_threads();
+  const long blocks = (H + 15) / 16, G = 4 * H;
+#pragma omp parallel num_threads(threads)
+  {
+#ifdef _OPENMP
+    const long me = omp_get_thread_num(), team = omp_get_num_threads();
+#else
+    const long me = 0, team = 1;
+#endif
+    const long j0 = std::min(H, blocks * me / team * 16), j1 = std::min(H, blocks * (me + 1) / team * 16);
+    for (long s = 0; s < T; ++s) {
+      const long t = reverse ? T - 1 - s : s;
+      const float* hp = hbuf[s & 1];
+      float* hn = hbuf[(s + 1) & 1];
+      for (long b = 0; b < B; ++b) {
+        const float* hb = hp + b * H;
+        const float* in = xw + (t * B + b) * G;
+        for (long jb = j0; jb < j1; jb += 16) {
+          const long n = std::min<long>(16, j1 - jb);
+          float* cb = c + b * H + jb;
+          float* hnb = hn + b * H + jb;
+#ifdef __AVX512F__
+          if (n == 16) {
+            __m512 acc[4];
+            for (long q = 0; q < 4; ++q) {
+              acc[q] = _mm512_loadu_ps(in + q * H + jb);
+              if (rb) acc[q] = _mm512_add_ps(acc[q], _mm512_loadu_ps(rb + q * H + jb));
+            }
+            const float* r = rp + jb * 4 * H;
+            for (long k = 0; k < H; ++k, r += 64) {
+              const __m512 hk = _mm512_set1_ps(hb[k]);
+              acc[0] = _mm512_fmadd_ps(hk, _mm512_loadu_ps(r), acc[0]);
+              acc[1] = _mm512_fmadd_ps(hk, _mm512_loadu_ps(r + 16), acc[1]);
+              acc[2] = _mm512_fmadd_ps(hk, _mm512_loadu_ps(r + 32), acc[2]);
+              acc[3] = _mm512_fmadd_ps(hk, _mm512_loadu_ps(r + 48), acc[3]);
+            }
+            const __m512 one = _mm512_set1_ps(1.0f), two = _mm512_set1_ps(2.0f);
+            auto sigmoid = [&](__m512 v) { return _mm512_div_ps(one, _mm512_add_ps(one, lstmExp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))); };
+            auto tanh = [&](__m512 v) { return _mm512_sub_ps(one, _mm512_div_ps(two, _mm512_add_ps(lstmExp16(_mm512_mul_ps(two, v)), one))); };
+            const __m512 cn = _mm512_fmadd_ps(sigmoid(acc[2]), _mm512_loadu_ps(cb), _mm512_mul_ps(sigmoid(acc[0]), tanh(acc[3])));
+            _mm512_storeu_ps(cb, cn);
+            _mm512_storeu_ps(hnb, _mm512_mul_ps(sigmoid(acc[1]), tanh(cn)));
+            if (y) _mm512_storeu_ps(y + (t * B + b) * H + jb, _mm512_loadu_ps(hnb));
+            continue;
+          }
+#endif
+          for (long u = 0; u < n; ++u) {
+            float gq[4];
+            for (long q = 0; q < 4; ++q) {
+              const long col = q * H + jb + u;
+              float acc = in[col] + (rb ? rb[col] : 0.0f);
+              for (long k = 0; k < H; ++k) acc += hb[k] * rp[(jb * H + k * 16) * 4 + q * 16 + u];
+              gq[q] = acc;
+            }
+            const float i = 1.0f / (1.0f + lstmExp(-gq[0])), o = 1.0f / (1.0f + lstmExp(-gq[1]));
+            const float f = 1.0f / (1.0f + lstmExp(-gq[2]));
+            const float z = 1.0f - 2.0f / (lstmExp(2.0f * gq[3]) + 1.0f);
+            const float cn = f * cb[u] + i * z;
+            cb[u] = cn;
+            hnb[u] = o * (1.0f - 2.0f / (lstmExp(2.0f * cn) + 1.0f));
+          }
+          if (y)
+            for (long u = 0; u < n; ++u) y[(t * B + b) * H + jb + u] = hnb[u];
+        }
+      }
+#pragma omp barrier
+    }
+  }
+  const float* hl = hbuf[T & 1];
+  for (long k = 0; k < B * H; ++k) {
+    if (yh) yh[k] = hl[k];
+    if (yc) yc[k] = c[k];
+  }
+}
 // A tasklet's call in one or more variants (e.g. activations in their plain layout, or in the one
 // the primitive prefers with reorders in and out): with several, the first run times each on the
 // real buffers and keeps the fastest (each computes the same result, so whichever ran last left a
@@ -226,6 +374,10 @@ struct Tuned {
   int threads = 0;
   void run(std::initializer_list<const void*> buffers) {
     if (chosen < 0 && variants.size() == 1) chosen = 0;
+    // DCW_ONEDNN_VARIANT=k pins variant k where a call has it (tests of a variant the timing may not
+    // pick; comparing variants by hand).
+    static const int pinned = std::getenv("DCW_ONEDNN_VARIANT") ? std::atoi(std::getenv("DCW_ONEDNN_VARIANT")) : -1;
+    if (chosen < 0 && pinned >= 0 && pinned < int(variants.size())) chosen = pinned;
     if (chosen >= 0) return variants[size_t(chosen)]->run(buffers);
     double best = 0;
     for (size_t k = 0; k < variants.size(); ++k) {

@@ -2,6 +2,10 @@
 // lbr_gru_forward when linear_before_reset = 1; vanilla_rnn_forward), forward_inference, float32,
 // one layer. The recurrence runs inside the primitive (its GEMMs over all time steps at once for the
 // input product, packed weights), which the pure expansion's loop of maps cannot match.
+// An LSTM of one direction without peepholes, time-major in memory, has a second variant, timed
+// against the primitive on the first run (the faster kept): a oneDNN matmul for the input gates of
+// every step, then the environment's lstmRecurrence (OneDnnRuntime.cpp) for the steps — on one
+// sequence each step is a matrix-vector product, where oneDNN 2.6's RNN kernel is slow.
 //
 // ONNX against oneDNN (L = 1 layer, D directions, G gates, H hidden, K = I or H):
 //   X [T, B, I] (layout 1 [B, T, I])   src_layer {T, B, I}: tnc (layout 1: ntc, strides of the same buffer)
@@ -318,13 +322,54 @@ Expected<std::unique_ptr<Sdfg>> expandRecurrent(const ExpansionContext& ctx, Cel
   std::vector<std::string> buffers = ins;
   buffers.insert(buffers.end(), outs.begin(), outs.end());
 
+  // The second variant (an LSTM of one direction, no peepholes, time-major in memory): one oneDNN
+  // matmul computes the input gates of every step at once (X W^T + Wb, weights packed once), and the
+  // environment's lstmRecurrence runs the steps. On one sequence (batch 1) each step is a matrix-vector
+  // product that oneDNN's RNN kernel runs at a fraction of the machine's speed; the first run times
+  // both variants and keeps the faster.
+  const bool ownRecurrence = cell == Cell::Lstm && D == 1 && !hasP && (layout == 0 || B == 1) && H % 16 == 0;
+  if (ownRecurrence) {
+    auto index = [&](const std::string& name) { return num(int64_t(std::find(buffers.begin(), buffers.end(), name) - buffers.begin())); };
+    auto pointer = [&](const std::string& name, bool present, const std::string& type, const std::string& offset = "") {
+      const std::string p = "k.ops[" + index(name) + "].pointer";
+      return present ? "static_cast<" + type + ">(" + (type == "float*" ? "const_cast<void*>(" + p + ")" : p) + ")" + offset : std::string("nullptr");
+    };
+    std::string own;
+    own += "const auto a = plain(" + dimsText({T * B, I}) + ");\n";
+    own += "const auto xw = plain(" + dimsText({T * B, G * H}) + ");\n";
+    own += "const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, any(" + dimsText({I, G * H}) + "), " +
+           (hasB ? "plain(" + dimsText({1, G * H}) + "), " : "") + "xw), engine);\n";
+    own += "dcw_k.prim = dnnl::matmul(pd);\n";
+    for (const std::string& b : buffers) {
+      if (b == "X") own += "dcw_k.add(DNNL_ARG_SRC, a, pd.src_desc(), false);\n";
+      else if (b == "W") own += "dcw_k.add(DNNL_ARG_WEIGHTS, " + viewText({I, G * H}, {1, I}, 0) + ", pd.weights_desc(), false, " + constantFlag(ctx, "W") + ");\n";
+      else if (b == "B") own += "dcw_k.add(DNNL_ARG_BIAS, plain(" + dimsText({1, G * H}) + "), pd.bias_desc(), false, " + constantFlag(ctx, "B") + ");\n";
+      else if (b == "R") // packed in panels of 16 hidden units: [H/16, H, G, 16] (lstmRecurrence)
+        own += "dcw_k.addOwn(" + viewText({H / 16, H, G, 16}, {16 * H, 1, H * H, H}, 0) + ", plain(" + dimsText({H / 16, H, G, 16}) + "), " +
+               constantFlag(ctx, "R") + ");\n";
+      else own += "dcw_k.pass(); // " + b + "\n";
+    }
+    own += "dcw_k.scratch(DNNL_ARG_DST, xw);\n";
+    own += "auto dcw_state = std::make_shared<std::vector<float>>(" + num(3 * B * H) + ");\n";
+    own += "dcw_k.then = [dcw_state](Call& k) {\n";
+    own += "  lstmRecurrence(static_cast<const float*>(k.args.at(DNNL_ARG_DST).get_data_handle()),\n";
+    own += "      static_cast<const float*>(k.ops[" + index("R") + "].inner.get_data_handle()),\n";
+    own += "      " + pointer("B", hasB, "const float*", " + " + num(G * H)) + ", " + pointer("initial_h", hasH0, "const float*") + ", " +
+           pointer("initial_c", hasC0, "const float*") + ",\n";
+    own += "      " + pointer("Y", hasY, "float*") + ", " + pointer("Y_h", hasYh, "float*") + ", " + pointer("Y_c", hasYc, "float*") + ", " +
+           num(T) + ", " + num(B) + ", " + num(H) + ", " + (direction == "reverse" ? "true" : "false") + ", dcw_state->data());\n";
+    own += "};\n";
+    make = "if (dcw_variant == 0) {\n" + make + "} else {\n" + own + "}\n";
+  }
+
   std::string comment = "oneDNN " + kernel + " (" + direction + (layout ? ", layout 1" : "") + (act.empty() || act == "tanh" ? "" : ", " + act) +
                         "): X[" + shapeText(x) + "], hidden " + num(H) + " -> ";
   for (size_t k = 0; k < outs.size(); ++k) comment += (k ? ", " : "") + outs[k];
+  if (ownRecurrence) comment += "; or a oneDNN matmul for every step's input gates, then DCW's recurrence (timed: the faster kept)";
   // FLOPs: the gate products over all steps and directions, plus the bias of each gate pre-activation.
   const int64_t flops = D * T * B * G * H * (2 * (I + H) + 1);
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_" + kernel, ins, callCode(comment, make, buffers), outs, {"onednn"}, sym::Expr(flops));
+  bld.cppTasklet("onednn_" + kernel, ins, callCode(comment, make, buffers, ownRecurrence ? 2 : 1), outs, {"onednn"}, sym::Expr(flops));
   return bld.finish();
 }
 
