@@ -8,7 +8,8 @@
 # the geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
 # `dcw optimize --prefer pure` and prints that speed-up.
 #   bench/latency_vs_ort.sh [DCW_BINARY] [MODEL.onnx...]   (no model: bench/export_architectures.py's set)
-# Environment: THREADS (default 2), REPEAT (default 10), MODELS_DIR (default build/bench-models), PURE.
+# Environment: THREADS (default 2), REPEAT (default 10), ROUNDS (default 3: turns of dcw then ONNX Runtime, each
+# side's best median kept), MODELS_DIR (default build/bench-models), PURE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcw=build/app/dcw
@@ -17,6 +18,7 @@ if [ $# -gt 0 ] && [ -x "$1" ] && [[ "$1" != *.onnx ]]; then dcw=$1; shift; fi
 ort=../shared/peers/ort
 threads=${THREADS:-2}
 repeat=${REPEAT:-10}
+rounds=${ROUNDS:-3}
 models=("$@")
 if [ ${#models[@]} -eq 0 ]; then
   mapfile -t models < <(/usr/bin/python3 bench/export_architectures.py "${MODELS_DIR:-build/bench-models}")
@@ -49,13 +51,22 @@ for m in "${models[@]}"; do
   [ "${spec##* | }" = "-" ] || ortdims=(--dims "${spec##* | }")
   "$dcw" optimize "$m" "${dims[@]}" --script-out "$work/$name.dcws" >/dev/null
   onednn=$(grep -c "implementation=onednn" "$work/$name.dcws" || true)
-  d=$("$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 2 --repeat "$repeat" --json)
-  o=$("$ort" "$m" --bench --threads "$threads" --warmup 2 --repeat "$repeat" "${ortdims[@]}" | tail -1)
+  # ROUNDS turns of dcw then ONNX Runtime; each side's best median counts (a burst of other work on a
+  # shared machine during one turn then costs neither side the comparison).
+  d= o=
+  for ((round = 0; round < rounds; round++)); do
+    d+=$("$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 2 --repeat "$repeat" --json)$'\n'
+    o+=$("$ort" "$m" --bench --threads "$threads" --warmup 2 --repeat "$repeat" "${ortdims[@]}" | tail -1)$'\n'
+  done
   line=$(/usr/bin/python3 - "$name" "$d" "$o" "$onednn" <<'PY'
 import json, sys
-n, d, o, k = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
+def best(lines):
+    runs = [json.loads(x) for x in lines.splitlines() if x.strip()]
+    return min(runs, key=lambda r: r["median_ms"])
+n, d, o, k = sys.argv[1], best(sys.argv[2]), best(sys.argv[3]), sys.argv[4]
+compile_s = json.loads(sys.argv[2].splitlines()[0])["compile_s"]  # the first turn compiles (later ones hit the cache)
 r = d["median_ms"] / o["median_ms"]
-print(f"{n:24s} {d['median_ms']:10.2f} {o['median_ms']:10.2f} {r:7.2f} {d['compile_s']:9.1f} {k:>8s} {r}")
+print(f"{n:24s} {d['median_ms']:10.2f} {o['median_ms']:10.2f} {r:7.2f} {compile_s:9.1f} {k:>8s} {r}")
 PY
 )
   echo "${line% *}"

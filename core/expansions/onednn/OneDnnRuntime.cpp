@@ -366,8 +366,8 @@ inline void lstmRecurrence(const float* xw, const float* rp, const float* rb, co
 }
 // A tasklet's call in one or more variants (e.g. activations in their plain layout, or in the one
 // the primitive prefers with reorders in and out): with several, the first run times each on the
-// real buffers and keeps the fastest (each computes the same result, so whichever ran last left a
-// correct output); the others are released.
+// real buffers (the best of three turns each) and keeps the fastest (each computes the same result,
+// so whichever ran last left a correct output); the others are released.
 struct Tuned {
   std::vector<std::unique_ptr<Call>> variants;
   int chosen = -1;
@@ -379,15 +379,17 @@ struct Tuned {
     static const int pinned = std::getenv("DCW_ONEDNN_VARIANT") ? std::atoi(std::getenv("DCW_ONEDNN_VARIANT")) : -1;
     if (chosen < 0 && pinned >= 0 && pinned < int(variants.size())) chosen = pinned;
     if (chosen >= 0) return variants[size_t(chosen)]->run(buffers);
-    double best = 0;
-    for (size_t k = 0; k < variants.size(); ++k) {
-      variants[k]->run(buffers); // the first run also reorders constant weights
-      const auto t0 = std::chrono::steady_clock::now();
-      variants[k]->run(buffers);
-      variants[k]->run(buffers);
-      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (chosen < 0 || t < best) chosen = int(k), best = t;
-    }
+    // Each variant's best of three runs, the variants taking turns, so that a burst of other work on
+    // the machine while the first run times them does not lock in a slow variant for good.
+    for (auto& v : variants) v->run(buffers); // the first run also reorders constant weights
+    std::vector<double> best(variants.size(), 1e300);
+    for (int round = 0; round < 3; ++round)
+      for (size_t k = 0; k < variants.size(); ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        variants[k]->run(buffers);
+        best[k] = std::min(best[k], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+    chosen = int(std::min_element(best.begin(), best.end()) - best.begin());
     for (size_t k = 0; k < variants.size(); ++k)
       if (int(k) != chosen) variants[k].reset();
   }
