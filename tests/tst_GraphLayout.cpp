@@ -93,6 +93,55 @@ private slots:
     QVERIFY(std::abs(l.edges[0].currentPosition().y() - (l.centers[1].y() - 20)) < 6);
   }
 
+  // DenseNet's dense blocks: every layer's output is read by every later concatenation, so the
+  // ranked graph dot would solve has tens of thousands of virtual nodes (DenseNet-121 held the app
+  // for minutes). Under the node limit, such a container still takes the layered layout, at once;
+  // a constant's chain (a source and the op after it) sits right above its reader.
+  void denseFanInTakesTheLayeredLayout() {
+    LayoutRequest r;
+    auto node = [&](double w) {
+      r.sizes.push_back(QSizeF(w, 30));
+      return int(r.sizes.size()) - 1;
+    };
+    int x = node(80);
+    std::vector<int> outputs{x};
+    int constantOp = -1, constantReader = -1;
+    for (int layer = 0; layer < 120; ++layer) {
+      const int concat = node(90), joined = node(60), conv = node(80), y = node(60);
+      for (int o : outputs) r.edges.push_back({o, concat});
+      r.edges.push_back({concat, joined});
+      r.edges.push_back({joined, conv});
+      r.edges.push_back({conv, y});
+      if (layer == 100) { // a weight made by an op from a constant source
+        const int source = node(40);
+        constantOp = node(50);
+        const int weight = node(40);
+        r.edges.push_back({source, constantOp});
+        r.edges.push_back({constantOp, weight});
+        r.edges.push_back({weight, conv});
+        constantReader = conv;
+      }
+      outputs.push_back(y);
+    }
+    QVERIFY(int(r.sizes.size()) <= kMaxGraphvizNodes);
+    QVERIFY(rankedGraphSize(r) > kMaxGraphvizRanked);
+    QElapsedTimer t;
+    t.start();
+    ContainerLayout l = layoutGraph(r);
+    QVERIFY(!l.usedGraphviz);
+    QVERIFY2(t.elapsed() < 2000, qPrintable(QString::number(t.elapsed())));
+    QCOMPARE(l.centers.size(), r.sizes.size());
+    // The constant's op sits two rows above the convolution that reads its result, not in the top row.
+    QVERIFY(l.centers[size_t(constantOp)].y() > l.centers[size_t(x)].y() + 1000);
+    QVERIFY(l.centers[size_t(constantOp)].y() < l.centers[size_t(constantReader)].y());
+    // A small graph keeps Graphviz.
+    LayoutRequest small;
+    small.sizes = {QSizeF(40, 20), QSizeF(40, 20), QSizeF(40, 20)};
+    small.edges = {{0, 1}, {1, 2}, {0, 2}};
+    QCOMPARE(rankedGraphSize(small), 4L);
+    QVERIFY(layoutGraph(small).usedGraphviz);
+  }
+
   void emptyAndCycles() {
     ContainerLayout empty = layoutGraph({});
     QVERIFY(empty.size.width() > 0);

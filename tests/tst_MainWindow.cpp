@@ -146,6 +146,8 @@ private slots:
     auto* canvas = w.canvas();
     QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayoutPending() && canvas->visualGraph(), 30000);
     QTest::qWait(50); // the events queued with the layout
+    // Opening builds and lays out the visual graph once (the refresh after loading used to do it again).
+    QCOMPARE(canvas->layoutRuns(), 1);
     const QRectF seen = canvas->mapToScene(canvas->viewport()->rect()).boundingRect();
     dcw::ir::ElementId input = dcw::ir::kNoId;
     for (dcw::ir::State* st : w.sdfg()->allStates())

@@ -197,6 +197,7 @@ void GraphCanvas::relayout(ElementId anchor) {
   t.start();
   auto job = std::make_shared<Job>();
   job->serial = ++serial_;
+  ++layoutRuns_;
   job->graph = VisualGraph::build(*sdfg_, expansion_, options_, paint_.font);
   job->buildMs = double(t.nsecsElapsed()) / 1e6;
   // Keep the anchor (the toggled node) where it is on screen.

@@ -101,6 +101,9 @@ public:
   bool isLayoutPending() const { return layoutPending_; }
   const VisualGraph* visualGraph() const { return graph_.get(); }
   const LayoutStats& lastLayoutStats() const { return stats_; }
+  // Visual graphs built and laid out since the canvas was made (one per model shown, one per edit or
+  // expand/collapse; the cost that grows with the model).
+  int layoutRuns() const { return layoutRuns_; }
   double lastSceneBuildMs() const { return sceneBuildMs_; }
   const LayoutCache& layoutCache() const { return *cache_; }
   Minimap* minimap() const { return minimap_; }
@@ -153,6 +156,7 @@ private:
   std::vector<QGraphicsItem*> items_;       // per visual node
   std::unordered_map<ir::ElementId, int> edgeByElement_;
   quint64 serial_ = 0;
+  int layoutRuns_ = 0;
   bool layoutPending_ = false;
   bool fitPending_ = false;
   bool firstView_ = false; // the first view is kept (framed again on resize) until the user navigates

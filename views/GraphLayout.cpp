@@ -87,14 +87,16 @@ ContainerLayout layoutLayered(const LayoutRequest& r) {
         rank[size_t(w)] = std::max(rank[size_t(w)], rank[size_t(v)] + 1);
         maxRank = std::max(maxRank, rank[size_t(w)]);
       }
-  // Sources (weights, constants) sit right above their first reader, not all in the top row.
-  for (int v : order) {
-    bool hasPred = false;
-    hasPred = !pred[size_t(v)].empty();
-    if (hasPred || succ[size_t(v)].empty()) continue;
+  // Every node as late as its readers allow (sources such as weights, and whole chains hanging off
+  // them such as a constant's Identity and its result, sit right above their first reader, not all
+  // in the top rows); the longest path keeps its ranks.
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int v = *it;
     int first = maxRank + 1;
-    for (int w : succ[size_t(v)]) first = std::min(first, rank[size_t(w)]);
-    if (first > 0 && first <= maxRank) rank[size_t(v)] = first - 1;
+    for (int w : succ[size_t(v)])
+      if (std::find(pred[size_t(w)].begin(), pred[size_t(w)].end(), v) != pred[size_t(w)].end())
+        first = std::min(first, rank[size_t(w)]);
+    if (first <= maxRank && first - 1 > rank[size_t(v)]) rank[size_t(v)] = first - 1;
   }
   std::vector<std::vector<int>> ranks(size_t(maxRank + 1));
   for (int v : order) ranks[size_t(rank[size_t(v)])].push_back(v);
@@ -143,12 +145,39 @@ ContainerLayout layoutLayered(const LayoutRequest& r) {
   return out;
 }
 
+long rankedGraphSize(const LayoutRequest& r) {
+  const size_t n = r.sizes.size();
+  std::vector<std::vector<int>> succ(n);
+  std::vector<int> indegree(n, 0), rank(n, 0);
+  for (auto [s, d] : r.edges)
+    if (s != d && s >= 0 && d >= 0 && size_t(s) < n && size_t(d) < n) {
+      succ[size_t(s)].push_back(d);
+      ++indegree[size_t(d)];
+    }
+  // Kahn's order; nodes on a cycle are never freed and keep rank 0.
+  std::vector<int> ready;
+  for (size_t v = 0; v < n; ++v)
+    if (indegree[v] == 0) ready.push_back(int(v));
+  while (!ready.empty()) {
+    const int v = ready.back();
+    ready.pop_back();
+    for (int w : succ[size_t(v)]) {
+      rank[size_t(w)] = std::max(rank[size_t(w)], rank[size_t(v)] + 1);
+      if (--indegree[size_t(w)] == 0) ready.push_back(w);
+    }
+  }
+  long total = long(n);
+  for (size_t v = 0; v < n; ++v)
+    for (int w : succ[v]) total += std::max(0, rank[size_t(w)] - rank[v] - 1);
+  return total;
+}
+
 ContainerLayout layoutGraph(const LayoutRequest& r) {
   const int n = int(r.sizes.size());
   // dot's crossing minimisation and spline routing grow much faster than linearly: ~70 ms at 600
   // nodes, ~54 s at 5,300 in one container. Past kMaxGraphvizNodes the layered layout keeps a flat
   // graph interactive (open scopes are separate containers and stay on Graphviz).
-  if (n == 0 || n > kMaxGraphvizNodes) return layoutLayered(r);
+  if (n == 0 || n > kMaxGraphvizNodes || rankedGraphSize(r) > kMaxGraphvizRanked) return layoutLayered(r);
   std::lock_guard<std::mutex> lock(graphvizMutex());
   GVC_t* gvc = graphvizContext();
   if (!gvc) return layoutLayered(r);

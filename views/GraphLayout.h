@@ -40,7 +40,16 @@ struct ContainerLayout {
 };
 
 // Containers with more nodes than this use layoutLayered (Graphviz would take seconds to minutes).
+// dot's work grows with its ranked graph: the nodes plus one virtual node per rank an edge crosses, so
+// a container whose ranked graph exceeds kMaxGraphvizRanked (DenseNet's concatenations, each read by
+// every later layer of its block: 1,400 nodes, tens of thousands of virtual ones, minutes in dot) uses
+// layoutLayered as well.
 constexpr int kMaxGraphvizNodes = 1500;
+constexpr long kMaxGraphvizRanked = 6000;
+
+// The nodes plus the virtual nodes of a layered layout with longest-path ranks (edges of a cycle
+// count as spanning one rank).
+long rankedGraphSize(const LayoutRequest& request);
 
 // Lays out one graph. Thread-safe.
 ContainerLayout layoutGraph(const LayoutRequest& request);

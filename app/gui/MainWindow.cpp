@@ -665,9 +665,10 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   statusBar()->showMessage(tr("Opened %1 in %2 ms").arg(QFileInfo(file_).fileName()).arg(r->elapsedMs), 10000);
   addRecentFile(pendingProject_ ? projectFileOf(*pendingProject_) : file_);
   projectFile_.clear();
-  if (pendingProject_) restorePendingProject();
+  const bool replay = pendingProject_ != nullptr;
+  if (replay) restorePendingProject();
   historyModel_->setHistory(model_->history.get());
-  afterHistoryChange();
+  afterHistoryChange(/*modelChanged=*/replay); // the views already show the model as it was opened
   emit modelLoaded(file_);
 }
 

@@ -243,7 +243,10 @@ private:
   void createEditing();
   void expandOutlineTop();
   std::string pathOfId(ir::ElementId id) const; // "" when unknown
-  void afterHistoryChange();
+  // Refreshes every view after the history moved. `modelChanged` false: the SDFG is the one the views
+  // were just given (a model opened without a project to replay), so the derived data (summary, cost,
+  // outline, canvas layout, problems) is not computed a second time.
+  void afterHistoryChange(bool modelChanged = true);
   void refreshTransformations();
   void finishVerify(std::shared_ptr<VerifyResult> result);
   std::vector<std::string> scriptLines(size_t upTo) const;

@@ -230,24 +230,26 @@ void MainWindow::jumpTo(int position) {
   afterHistoryChange();
 }
 
-void MainWindow::afterHistoryChange() {
+void MainWindow::afterHistoryChange(bool modelChanged) {
   if (!model_) return;
   const ir::Sdfg& sdfg = *model_->loaded.sdfg;
-  // Library-node peeks are cached per element: the elements changed, so start over.
-  model_->pure = std::make_unique<views::PureExpansions>(sdfg);
-  views::PureExpansions* pure = model_->pure.get();
-  canvas_->setExpansionProvider([pure](const ir::LibraryNode& l) { return pure->get(l); },
-                                [pure](const ir::LibraryNode& l) { return pure->has(l); });
   ir::ElementId keep = selection_->current();
-  model_->summary = analysis::summarize(sdfg);
-  model_->cost = analysis::analyzeCost(sdfg);
-  // No re-validation here: the history validated every state it can reach when its command ran.
-  outline_->setSdfg(&sdfg);
-  expandOutlineTop();
-  canvas_->modelEdited();
-  summary_->setSummary(model_->summary);
-  symbols_->setSymbols(model_->cost.symbols, views::SymbolsView::extentNotes(*model_->loaded.sdfg));
-  fillProblems();
+  if (modelChanged) {
+    // Library-node peeks are cached per element: the elements changed, so start over.
+    model_->pure = std::make_unique<views::PureExpansions>(sdfg);
+    views::PureExpansions* pure = model_->pure.get();
+    canvas_->setExpansionProvider([pure](const ir::LibraryNode& l) { return pure->get(l); },
+                                  [pure](const ir::LibraryNode& l) { return pure->has(l); });
+    model_->summary = analysis::summarize(sdfg);
+    model_->cost = analysis::analyzeCost(sdfg);
+    // No re-validation here: the history validated every state it can reach when its command ran.
+    outline_->setSdfg(&sdfg);
+    expandOutlineTop();
+    canvas_->modelEdited();
+    summary_->setSummary(model_->summary);
+    symbols_->setSymbols(model_->cost.symbols, views::SymbolsView::extentNotes(*model_->loaded.sdfg));
+    fillProblems();
+  }
   historyModel_->reset();
   historyView_->setCurrentIndex(historyModel_->index(historyModel_->currentRow(), 0));
   undoAction_->setEnabled(model_->history->canUndo());
