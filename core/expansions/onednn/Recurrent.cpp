@@ -378,7 +378,8 @@ Expected<std::unique_ptr<Sdfg>> expandRecurrent(const ExpansionContext& ctx, Cel
 void registerRecurrent(ExpansionRegistry& r) {
   r.add("", "LSTM", decl(), [](const ExpansionContext& c) { return expandRecurrent(c, Cell::Lstm); },
         "one oneDNN lstm_forward (float32, default activations, peepholes; gates reordered and biases summed once for constant "
-        "weights); a C++ tasklet, not differentiable");
+        "weights), or where faster (one direction, no peepholes, hidden size a multiple of 16) a oneDNN matmul for every step's "
+        "input gates and DCW's recurrence kernel; a C++ tasklet, not differentiable");
   r.add("", "GRU", decl(), [](const ExpansionContext& c) { return expandRecurrent(c, Cell::Gru); },
         "one oneDNN gru_forward, or lbr_gru_forward for linear_before_reset = 1 (float32, default activations); a C++ tasklet, "
         "not differentiable");
