@@ -650,10 +650,7 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   summary_->setSummary(model_->summary);
   symbols_->setSymbols(model_->cost.symbols, views::SymbolsView::extentNotes(*model_->loaded.sdfg));
   fillProblems();
-  refreshInspector();
-  refreshTotals();
-  setOverlay(overlay_);
-  expandOutlineTop();
+  expandOutlineTop(); // the inspector, totals and overlay follow in afterHistoryChange
 
   const auto& s = model_->summary;
   auto plural = [](qint64 n, const QString& one, const QString& many) {

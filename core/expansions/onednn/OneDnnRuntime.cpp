@@ -373,25 +373,30 @@ struct Tuned {
   int chosen = -1;
   int threads = 0;
   void run(std::initializer_list<const void*> buffers) {
-    if (chosen < 0 && variants.size() == 1) chosen = 0;
+    if (chosen >= 0) return variants[size_t(chosen)]->run(buffers);
     // DCW_ONEDNN_VARIANT=k pins variant k where a call has it (tests of a variant the timing may not
     // pick; comparing variants by hand).
     static const int pinned = std::getenv("DCW_ONEDNN_VARIANT") ? std::atoi(std::getenv("DCW_ONEDNN_VARIANT")) : -1;
-    if (chosen < 0 && pinned >= 0 && pinned < int(variants.size())) chosen = pinned;
-    if (chosen >= 0) return variants[size_t(chosen)]->run(buffers);
-    // Each variant's best of three runs, the variants taking turns, so that a burst of other work on
-    // the machine while the first run times them does not lock in a slow variant for good.
-    for (auto& v : variants) v->run(buffers); // the first run also reorders constant weights
-    std::vector<double> best(variants.size(), 1e300);
-    for (int round = 0; round < 3; ++round)
-      for (size_t k = 0; k < variants.size(); ++k) {
-        const auto t0 = std::chrono::steady_clock::now();
-        variants[k]->run(buffers);
-        best[k] = std::min(best[k], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      }
-    chosen = int(std::min_element(best.begin(), best.end()) - best.begin());
+    bool ran = false;
+    if (variants.size() == 1) chosen = 0;
+    else if (pinned >= 0 && pinned < int(variants.size())) chosen = pinned;
+    else {
+      // Each variant's best of three runs, the variants taking turns, so that a burst of other work on
+      // the machine while the first run times them does not lock in a slow variant for good.
+      for (auto& v : variants) v->run(buffers); // the first run also reorders constant weights
+      std::vector<double> best(variants.size(), 1e300);
+      for (int round = 0; round < 3; ++round)
+        for (size_t k = 0; k < variants.size(); ++k) {
+          const auto t0 = std::chrono::steady_clock::now();
+          variants[k]->run(buffers);
+          best[k] = std::min(best[k], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+      chosen = int(std::min_element(best.begin(), best.end()) - best.begin());
+      ran = true;
+    }
     for (size_t k = 0; k < variants.size(); ++k)
-      if (int(k) != chosen) variants[k].reset();
+      if (int(k) != chosen) variants[k].reset(); // a pinned call releases the others too
+    if (!ran) variants[size_t(chosen)]->run(buffers);
   }
 };
 
