@@ -97,6 +97,18 @@ void SdfgWalker::then(std::vector<Step> steps) {
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) steps_.push_back(std::move(*it));
 }
 
+void SdfgWalker::defer(const std::string& text, std::vector<SourceMapEntry> map) {
+  for (auto& e : map) {
+    e.firstLine += deferredLines_;
+    e.lastLine += deferredLines_;
+    deferredMap_.push_back(std::move(e));
+  }
+  deferred_ += text;
+  if (!text.empty() && text.back() != '\n') deferred_ += '\n';
+  deferredLines_ += static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  if (!text.empty() && text.back() != '\n') ++deferredLines_;
+}
+
 Expected<void> SdfgWalker::drive() {
   while (!steps_.empty()) {
     Step step = std::move(steps_.back());
@@ -163,6 +175,9 @@ Expected<GeneratedCode> SdfgWalker::run() {
   emitPrologue(instrumented);
   if (hasCpp_) emitEnvironments();
   line("");
+  // Deferred definitions (defer()) go here, once the walk has written them.
+  const size_t deferAt = out_.size();
+  const int deferLine = line_;
   line("extern \"C\" void dcw_set_threads(int n) { dcw_rt::set_threads(n); }");
   line("extern \"C\" void dcw_set_progress_slot(volatile int64_t* slot) { dcw_rt::progress_slot() = slot; }");
   line("");
@@ -229,6 +244,19 @@ Expected<GeneratedCode> SdfgWalker::run() {
     result.profiled = instrumenter_.take();
   }
 
+  if (!deferred_.empty()) {
+    out_.insert(deferAt, deferred_);
+    for (auto& e : sourceMap_)
+      if (e.file.empty() && e.firstLine > deferLine) {
+        e.firstLine += deferredLines_;
+        e.lastLine += deferredLines_;
+      }
+    for (auto& e : deferredMap_) {
+      e.firstLine += deferLine;
+      e.lastLine += deferLine;
+      sourceMap_.push_back(std::move(e));
+    }
+  }
   std::sort(sourceMap_.begin(), sourceMap_.end(), [](const SourceMapEntry& a, const SourceMapEntry& b) {
     if (a.firstLine != b.firstLine) return a.firstLine < b.firstLine;
     return a.lastLine > b.lastLine;

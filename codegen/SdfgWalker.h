@@ -89,6 +89,9 @@ protected:
   virtual bool insideParallelLoop() const = 0;
   // The statement that times the enclosing block as profiled element `index`.
   virtual std::string timerStatement(int index, const std::string& localName, bool masterOnly) const = 0;
+  // One state of the control flow: a block of the entry point (a target with device code replaces a
+  // device state by a launch, writing the kernel with defer()).
+  virtual Expected<void> emitState(const ir::State& st);
 
   // ---- output ----
   void line(const std::string& s) {
@@ -118,6 +121,14 @@ protected:
     for (const char* n : names) used_.insert(n);
   }
 
+  // ---- definitions that precede the entry point ----
+  // Code written during the walk that must come before dcw_program (e.g. a device kernel written when
+  // the walk reaches its state): run() places `text`, whose source map `map` counts lines from the
+  // text's first line, before the entry point.
+  void defer(const std::string& text, std::vector<SourceMapEntry> map);
+  // While writing device code: no dcw_rt::at progress marks (device code has no host runtime).
+  bool progressMarks_ = true;
+
   // ---- data-dependent extents (core/ir/DynamicExtent.h) ----
   // `e` with every extent of the root replaced by its bound: what an allocation made before the
   // count is known must hold.
@@ -145,11 +156,11 @@ protected:
   // ---- structure ----
   Expected<void> emitSdfgBody(const ir::Sdfg& s, Ctx& c, const std::set<std::string>& predeclared);
   Expected<void> planTransients(const ir::Sdfg& s, Ctx& c);
-  Expected<void> embedConstant(const ir::DataDescriptor& d, Ctx& c);
+  // A constant of a nested SDFG, embedded in the program (a target may hold it otherwise: HLS as a ROM).
+  virtual Expected<void> embedConstant(const ir::DataDescriptor& d, Ctx& c);
   Expected<void> emitRegion(const ir::ControlFlowRegion& r);
   Expected<void> emitBlock(const ir::ControlFlowBlock& b);
   Expected<void> emitAssignments(const ir::InterstateEdge& e);
-  Expected<void> emitState(const ir::State& st);
   Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope); // a step per node of the scope
   Expected<void> emitNode(const StateInfo& si, const ir::Node& n);
   // The transients placed in this scope of the state (nullptr: its top level).
@@ -166,7 +177,7 @@ protected:
   // Records the element as the one running now (dcw_rt::at), outside map scopes only: a store per
   // state, op, top-level map or copy, none per iteration. A host reads it after a crash or a hang.
   void markProgress(ir::ElementId id) {
-    if (mapDepth_ == 0 && !insideParallelLoop()) line("dcw_rt::at(" + std::to_string(id) + ");");
+    if (progressMarks_ && mapDepth_ == 0 && !insideParallelLoop()) line("dcw_rt::at(" + std::to_string(id) + ");");
   }
 
   // ---- instrumentation ----
@@ -191,6 +202,9 @@ protected:
   int labels_ = 0;
   int mapDepth_ = 0; // maps entered around the code being emitted
   std::vector<SourceMapEntry> sourceMap_;
+  std::string deferred_;                   // see defer()
+  int deferredLines_ = 0;
+  std::vector<SourceMapEntry> deferredMap_; // lines counted from the deferred text's first line
   std::vector<Step> steps_; // the work list, next step last
   Ctx* ctx_ = nullptr;
   // C++ tasklets and the environments they use, in order of first use.

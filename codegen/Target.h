@@ -1,5 +1,5 @@
-// Target: one way to turn a fully expanded SDFG into a program — `cpu` (C++/OpenMP) today; `cuda` and
-// `fpga` plug in next as peers. A target says which map schedules and storages it owns, generates the
+// Target: one way to turn a fully expanded SDFG into a program — `cpu` (C++/OpenMP), `fpga-sim` (HLS
+// kernels in C-simulation); `cuda` plugs in as a peer. A target says which map schedules and storages it owns, generates the
 // sources (one or more files plus a source map from generated lines to element paths), and builds
 // them into a loadable library through its toolchain, cached by content. Running is shared: every
 // target's build is a shared library with the C ABI in codegen/GeneratedCode.h, loaded by
@@ -38,6 +38,9 @@ public:
   virtual ~Target() = default;
   virtual std::string_view name() const = 0;        // stable; used by --target, scripts and reports
   virtual std::string_view description() const = 0;
+  // The target that library-node implementations declare they are for (core/expansions: cpu, cuda,
+  // fpga): the target itself, or the hardware a variant of it (fpga-sim) stands for.
+  virtual std::string_view implementationTarget() const { return name(); }
   // Whether its toolchain is on this machine; `whyNot` says what is missing and how to get it.
   virtual bool available(std::string* whyNot = nullptr) const = 0;
   virtual bool ownsSchedule(ir::Schedule s) const = 0;

@@ -27,6 +27,17 @@ std::string ownersOf(bool schedule, int value, const Target& self) {
   return out;
 }
 
+// "cpu_multicore or sequential": the schedules (other than default) the target owns, for a hint.
+std::string ownedSchedules(const Target& target) {
+  std::vector<std::string> names;
+  for (int v = 0; v <= int(ir::Schedule::Vectorized); ++v)
+    if (ir::Schedule(v) != ir::Schedule::Default && target.ownsSchedule(ir::Schedule(v)))
+      names.emplace_back(ir::scheduleName(ir::Schedule(v)));
+  std::string out;
+  for (size_t k = 0; k < names.size(); ++k) out += (k == 0 ? "" : k + 1 == names.size() ? " or " : ", ") + names[k];
+  return out;
+}
+
 } // namespace
 
 Diagnostics checkTarget(const ir::Sdfg& sdfg, const Target& target) {
@@ -43,8 +54,8 @@ Diagnostics checkTarget(const ir::Sdfg& sdfg, const Target& target) {
         std::string others = ownersOf(true, int(me->schedule), target);
         Diagnostic d = Diagnostic::error(pathOf(me->id()),
                                          "schedule " + std::string(ir::scheduleName(me->schedule)) + " is not supported by target " + tname,
-                                         others.empty() ? "no target generates this schedule yet; set the map's schedule to cpu_multicore or sequential"
-                                                        : "compile with --target " + others + ", or set the map's schedule to cpu_multicore or sequential");
+                                         others.empty() ? "no target generates this schedule yet; set the map's schedule to " + ownedSchedules(target)
+                                                        : "compile with --target " + others + ", or set the map's schedule to " + ownedSchedules(target));
         d.elementId = std::to_string(me->id());
         out.add(d);
       }

@@ -3,12 +3,14 @@
 #include "codegen/Target.h"
 
 #include "codegen/cpu/CpuTarget.h"
+#include "codegen/fpga/FpgaSimTarget.h"
 
 namespace dcw::codegen {
 
 const std::vector<const Target*>& targets() {
   static const CpuTarget cpu;
-  static const std::vector<const Target*> list = {&cpu};
+  static const FpgaSimTarget fpgaSim;
+  static const std::vector<const Target*> list = {&cpu, &fpgaSim};
   return list;
 }
 

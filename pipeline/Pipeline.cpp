@@ -13,6 +13,7 @@
 #include "transforms/FoldConstants.h"
 #include "transforms/Script.h"
 #include "transforms/autodiff/GradientOp.h"
+#include "transforms/catalogue/FpgaTransform.h"
 
 #include <chrono>
 
@@ -143,11 +144,25 @@ Result<Prepared> prepare(const std::string& path, const Steps& steps, const Opti
                                        "for sequence and optional inputs), or make positions and conditions constants"),
                      path);
   }
+  // An FPGA program runs its device states as kernels: a model that has none (no FpgaTransform among
+  // the steps) moves whole, and the warnings say so.
+  if ((*target)->implementationTarget() == "fpga") {
+    edit::Editor editor(sdfg); // a pass: its journal is not kept
+    auto moved = transforms::moveModelToFpga(editor);
+    if (!moved) return failure(Stage::Lower, moved.error(), path);
+    if (!moved->empty())
+      p.model.warnings.warning(path, "no state of the model was on the FPGA, so FpgaTransform moved the whole model (from " + *moved + ")",
+                               "to choose, put `FpgaTransform state=PATH whole_sdfg=false` lines in a script");
+  }
   expansions::ExpandOptions eo;
-  eo.target = options.target;
+  eo.target = std::string((*target)->implementationTarget());
   eo.prefer = options.prefer;
   auto expanded = expansions::expandAll(sdfg, eo);
   if (!expanded) return failure(Stage::Lower, expanded.error(), path);
+  if ((*target)->implementationTarget() == "fpga") {
+    edit::Editor editor(sdfg); // a pass: its journal is not kept
+    transforms::scheduleDeviceMaps(editor);
+  }
   p.expandedNodes = expanded->expanded;
   p.implementations = expanded->byImplementation;
   p.model.validation = ir::validate(sdfg);

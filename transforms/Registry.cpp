@@ -11,6 +11,7 @@
 #include "transforms/catalogue/ConstantFolding.h"
 #include "transforms/catalogue/ConvBatchNormFolding.h"
 #include "transforms/catalogue/DeadDataflowElimination.h"
+#include "transforms/catalogue/FpgaTransform.h"
 #include "transforms/catalogue/InLocalStorage.h"
 #include "transforms/catalogue/InlineNestedSDFG.h"
 #include "transforms/catalogue/LoopToMap.h"
@@ -78,6 +79,8 @@ const TransformationRegistry& TransformationRegistry::instance() {
     // Graph
     r.add(std::make_unique<ElementwiseChainFusion>());
     r.add(std::make_unique<MatMulAddToGemm>());
+    // Targets
+    r.add(std::make_unique<FpgaTransform>());
     r.add(std::make_unique<ConvBatchNormFolding>());
     r.add(std::make_unique<GeluFusion>());
     r.add(std::make_unique<SiluFusion>());

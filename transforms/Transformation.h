@@ -35,7 +35,7 @@ public:
   virtual ~Transformation() = default;
   virtual std::string_view name() const = 0;        // stable; used in scripts
   virtual std::string_view description() const = 0; // one sentence for the browser and menus
-  // Grouping in menus: "Library nodes", "Maps", "Fusion", "Data", "Control flow", "Graph".
+  // Grouping in menus: "Library nodes", "Maps", "Fusion", "Data", "Control flow", "Graph", "Targets".
   virtual std::string_view category() const = 0;
   virtual const Pattern& pattern() const = 0;
   virtual std::vector<OptionSpec> options() const { return {}; }

@@ -12,9 +12,9 @@ const std::vector<std::string>& knownTargets() {
 }
 
 const std::vector<std::string>& defaultPolicy(std::string_view target) {
-  static const std::vector<std::string> cpu{"pure"};
+  static const std::vector<std::string> pure{"pure"};
   static const std::vector<std::string> none;
-  return target == kCpuTarget ? cpu : none;
+  return target == kCpuTarget || target == "fpga" ? pure : none;
 }
 
 std::vector<const ExpansionInfo*> implementationsOf(std::string_view domain, std::string_view op) {

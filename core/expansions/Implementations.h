@@ -22,7 +22,7 @@ const std::vector<std::string>& knownTargets();
 
 // The default policy: the preferred implementations on a target, best first; the first one the op has
 // is used for nodes with no explicit choice (an op with none of them gets its first registered
-// implementation for the target). cpu: {"pure"}; cuda, fpga: none yet.
+// implementation for the target). cpu, fpga: {"pure"}; cuda: none yet.
 const std::vector<std::string>& defaultPolicy(std::string_view target);
 
 // Every implementation of the op, in registration order (what the inspector and `dcw inspect` list).

@@ -73,8 +73,10 @@ inline std::vector<transforms::Match> applicable(const ir::Sdfg& s, const std::s
   return out;
 }
 
-inline std::vector<ir::Tensor> runModel(const ir::Sdfg& s, const std::vector<ir::Tensor>& inputs) {
-  auto ex = codegen::Executor::create(s);
+inline std::vector<ir::Tensor> runModel(const ir::Sdfg& s, const std::vector<ir::Tensor>& inputs, const std::string& target = "cpu") {
+  codegen::RunOptions o;
+  o.target = target;
+  auto ex = codegen::Executor::create(s, o);
   if (!ex) {
     qWarning("%s", ex.error().str().c_str());
     return {};
@@ -96,8 +98,9 @@ inline std::vector<ir::Tensor> randomInputsFor(const ir::Sdfg& s, uint64_t seed 
 
 // Applies the commands through a History on `model` and checks structure and numbers (see above).
 // Returns false (with a QWARN) on any failure; `tolerance` bounds the largest absolute difference.
+// `targetAfter`: the target the transformed model runs on (a transformation onto a device changes it).
 inline bool checkSteps(ir::Sdfg& model, std::vector<std::unique_ptr<edit::Command>> commands, double tolerance = 1e-5,
-                       bool numeric = true) {
+                       bool numeric = true, const std::string& targetAfter = "cpu") {
   const std::string before = serialize::toJson(model);
   std::vector<ir::Tensor> inputs, ref;
   if (numeric) {
@@ -124,7 +127,7 @@ inline bool checkSteps(ir::Sdfg& model, std::vector<std::unique_ptr<edit::Comman
     return false;
   }
   if (numeric) {
-    auto out = runModel(model, inputs);
+    auto out = runModel(model, inputs, targetAfter);
     if (out.empty()) return false;
     auto d = codegen::compareOutputs(ref, out);
     if (!d.mismatch.empty() || d.maxAbs > tolerance) {
@@ -167,10 +170,10 @@ private:
 
 // Structural + numerical check of one transformation object at one match.
 inline bool checkTransformation(ir::Sdfg& model, const transforms::Transformation& t, transforms::Match m,
-                                double tolerance = 1e-5, bool numeric = true) {
+                                double tolerance = 1e-5, bool numeric = true, const std::string& targetAfter = "cpu") {
   std::vector<std::unique_ptr<edit::Command>> v;
   v.push_back(std::make_unique<ApplyDirect>(t, std::move(m)));
-  return checkSteps(model, std::move(v), tolerance, numeric);
+  return checkSteps(model, std::move(v), tolerance, numeric, targetAfter);
 }
 
 // The structural matches of a transformation object that canApply accepts.

@@ -1,0 +1,451 @@
+#include "codegen/fpga/CycleEstimate.h"
+
+#include "codegen/fpga/HlsGenerator.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/ControlFlow.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/State.h"
+#include "core/ir/Tasklet.h"
+#include "core/tasklet/TaskletCode.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <set>
+
+namespace dcw::codegen {
+
+using namespace dcw::ir;
+
+int operatorLatency(const std::string& op, bool floating, bool dbl) {
+  static const std::set<std::string> wiring = {"select", "bool",  "int8",   "int16",   "int32",  "int64", "uint8",
+                                               "uint16", "uint32", "uint64", "float16", "bfloat16", "!",     "abs"};
+  if (wiring.count(op)) return 0;
+  if (op == "float32" || op == "float64") return floating ? 0 : 4; // an integer to float conversion
+  if (!floating) {
+    if (op == "*") return 3;
+    if (op == "/" || op == "%") return 36;
+    if (op == "+" || op == "-" || op == "min" || op == "max" || op == "relu" || op == "sign") return 1;
+    if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=" || op == "&&" || op == "||") return 1;
+    return 4;
+  }
+  if (op == "+" || op == "-") return dbl ? 5 : 4;
+  if (op == "*") return dbl ? 6 : 3;
+  if (op == "/" || op == "fmod") return dbl ? 29 : 12;
+  if (op == "sqrt") return dbl ? 29 : 12;
+  if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=" || op == "min" || op == "max" ||
+      op == "relu" || op == "sign" || op == "isnan" || op == "isinf" || op == "&&" || op == "||")
+    return 1;
+  if (op == "exp" || op == "log") return dbl ? 18 : 10;
+  if (op == "sigmoid") return dbl ? 48 : 26; // exp, add, divide
+  if (op == "floor" || op == "ceil" || op == "round" || op == "trunc") return 2;
+  if (op == "pow") return dbl ? 60 : 30;
+  return dbl ? 40 : 20; // tanh, erf, trigonometric and hyperbolic functions
+}
+
+namespace {
+
+// Resources of one operator instance (UltraScale+ at 300 MHz, Vitis HLS defaults: full-DSP float units).
+FpgaResources operatorResources(const std::string& op, bool floating, bool dbl) {
+  if (operatorLatency(op, floating, dbl) == 0) return {};
+  if (!floating) {
+    if (op == "*") return {3, 40, 80, 0, 0};
+    if (op == "/" || op == "%") return {0, 1100, 2200, 0, 0};
+    return {0, 40, 64, 0, 0};
+  }
+  const int64_t s = dbl ? 2 : 1;
+  if (op == "+" || op == "-") return {2 * s + (dbl ? 1 : 0), 220 * s, 330 * s, 0, 0};
+  if (op == "*") return {3 * s + (dbl ? 5 : 0), 80 * s, 150 * s, 0, 0};
+  if (op == "/" || op == "fmod" || op == "sqrt") return {0, 800 * s * s, 1300 * s * s, 0, 0};
+  if (op == "exp" || op == "log") return {7 * s, 900 * s, 1200 * s, 0, 0};
+  if (op == "sigmoid") return {9 * s, 1900 * s, 2800 * s, 0, 0};
+  if (op == "floor" || op == "ceil" || op == "round" || op == "trunc") return {0, 120 * s, 100 * s, 0, 0};
+  if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=" || op == "min" || op == "max" || op == "relu")
+    return {0, 70 * s, 66 * s, 0, 0};
+  return {12 * s, 2500 * s, 3500 * s, 0, 0};
+}
+
+constexpr int kGlobalReadLatency = 7; // an m_axi read once its burst is under way
+constexpr int kLocalReadLatency = 2;
+constexpr int kWriteLatency = 1;
+
+struct TaskletCost {
+  int64_t depth = 0;
+  FpgaResources resources;
+};
+
+class Estimator {
+public:
+  Estimator(const Sdfg& root, const FpgaDevice& dev, FpgaEstimate& out) : root_(root), dev_(dev), out_(out), paths_(root) {}
+
+  // Values of symbols and map parameters, and where each visible data name lives.
+  struct Env {
+    std::map<std::string, int64_t> values;
+    std::map<std::string, bool> global; // data name -> in global (off-chip) memory
+    const Sdfg* sdfg = nullptr;
+    int64_t executions = 1;             // how often this code runs per launch
+  };
+
+  Expected<void> run(const std::map<std::string, int64_t>& symbols) {
+    Env env;
+    env.values = symbols;
+    env.sdfg = &root_;
+    for (auto& d : root_.data()) env.global[d->name()] = d->storage == StorageType::FpgaGlobal || !d->transient;
+    return launches(root_, env, 1);
+  }
+
+private:
+  // The root's control flow: which device states launch how often.
+  Expected<void> launches(const ControlFlowBlock& b, Env& env, int64_t times) {
+    if (auto* st = dynamic_cast<const State*>(&b)) {
+      if (!isDeviceState(root_, *st)) return {};
+      KernelEstimate k;
+      k.state = st->id();
+      k.statePath = paths_.pathOf(st->id());
+      k.launches = times;
+      kernel_ = &k;
+      Env inner = env;
+      auto c = stateCycles(*st, inner);
+      if (!c) return c.takeError();
+      k.cycles = *c;
+      k.seconds = double(k.cycles) * double(times) / (dev_.clockMHz * 1e6);
+      // An m_axi adapter per argument (read and write channels, burst buffers).
+      std::set<std::string> args;
+      for (auto& n : st->nodes())
+        if (auto* a = dynamic_cast<const AccessNode*>(n.get())) args.insert(a->data());
+      k.resources += FpgaResources{0, 1800 * int64_t(args.size()), 2600 * int64_t(args.size()), 2 * int64_t(args.size()), 0};
+      out_.resources += k.resources;
+      out_.cycles += k.cycles * times;
+      out_.seconds += k.seconds;
+      out_.kernels.push_back(std::move(k));
+      kernel_ = nullptr;
+      return {};
+    }
+    return forBlocks(b, env, times, [this](const ControlFlowBlock& c, Env& e, int64_t t) { return launches(c, e, t); });
+  }
+
+  // Runs `f` on the blocks inside `b` (a region's blocks once, a loop's body trip times, each branch).
+  template <class F>
+  Expected<void> forBlocks(const ControlFlowBlock& b, Env& env, int64_t times, F&& f) {
+    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
+      int64_t n = times;
+      if (auto* l = dynamic_cast<const LoopRegion*>(r)) n = times * loopTrips(*l, env);
+      for (auto& c : r->blocks()) DCW_CHECK(f(*c, env, n));
+    } else if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
+      for (auto& br : c->branches()) DCW_CHECK(f(*br, env, times));
+    }
+    return {};
+  }
+
+  int64_t loopTrips(const LoopRegion& l, const Env& env) {
+    if (l.loopVariable.empty()) return note("loop " + paths_.pathOf(l.id()) + " is a while-loop; its body is counted once"), 1;
+    auto values = env.values;
+    auto v = l.init.evaluate(values);
+    if (!v) return note("the start of loop " + paths_.pathOf(l.id()) + " is unknown; its body is counted once"), 1;
+    int64_t trips = 0;
+    for (; trips < 100000000; ++trips) {
+      values[l.loopVariable] = *v;
+      auto c = l.condition.evaluate(values);
+      if (!c) return note("the condition of loop " + paths_.pathOf(l.id()) + " is unknown; its body is counted once"), 1;
+      if (!*c) break;
+      auto next = l.update.evaluate(values);
+      if (!next) return note("the update of loop " + paths_.pathOf(l.id()) + " is unknown; its body is counted once"), 1;
+      v = *next;
+    }
+    return std::max<int64_t>(trips, 1);
+  }
+
+  // A nested SDFG's (or a state's) time: its blocks one after the other.
+  Expected<int64_t> regionCycles(const ControlFlowBlock& b, Env& env) {
+    if (auto* st = dynamic_cast<const State*>(&b)) return stateCycles(*st, env);
+    if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
+      int64_t most = 0;
+      for (auto& br : c->branches()) {
+        auto x = regionCycles(*br, env);
+        if (!x) return x;
+        most = std::max(most, *x);
+      }
+      return most + 1;
+    }
+    auto* r = dynamic_cast<const ControlFlowRegion*>(&b);
+    if (!r) return int64_t(0);
+    int64_t trips = 1;
+    if (auto* l = dynamic_cast<const LoopRegion*>(r)) trips = loopTrips(*l, env);
+    const int64_t saved = env.executions;
+    env.executions *= trips;
+    int64_t body = 0;
+    for (auto& c : r->blocks()) {
+      auto x = regionCycles(*c, env);
+      if (!x) return x;
+      body += *x;
+    }
+    env.executions = saved;
+    return trips * (body + (trips > 1 ? 1 : 0));
+  }
+
+  struct Scopes {
+    std::map<ElementId, const MapEntry*> of;
+    std::map<const MapEntry*, std::vector<const Node*>> children;
+  };
+
+  Expected<int64_t> stateCycles(const State& st, Env& env) {
+    auto order = st.topologicalOrder();
+    if (!order) return order.takeError();
+    auto scopes = st.scopeOf();
+    if (!scopes) return scopes.takeError();
+    Scopes s;
+    s.of = std::move(*scopes);
+    for (Node* n : *order) {
+      if (n->kind() == ElementKind::MapExit) continue;
+      auto it = s.of.find(n->id());
+      s.children[it == s.of.end() ? nullptr : it->second].push_back(n);
+    }
+    int64_t total = 0;
+    for (const Node* n : s.children[nullptr]) {
+      auto c = nodeCycles(st, s, *n, env);
+      if (!c) return c;
+      total += *c;
+    }
+    return total;
+  }
+
+  Expected<int64_t> nodeCycles(const State& st, Scopes& s, const Node& n, Env& env) {
+    if (auto* a = dynamic_cast<const AccessNode*>(&n)) {
+      int64_t cycles = 0;
+      for (auto* e : st.inEdges(a->id())) {
+        const Node* src = st.node(e->src);
+        if (!src || src->kind() != ElementKind::AccessNode || e->memlet.isEmpty()) continue;
+        int64_t elements = evaluate(e->memlet.volume, env, "copy into " + a->data());
+        const DataDescriptor* d = env.sdfg->findData(a->data());
+        const double bytesPerCycle = dev_.banks.empty() ? 64 : dev_.banks.front().gbPerSecond * 1e9 / (dev_.clockMHz * 1e6);
+        const int64_t width = d ? int64_t(dtypeSize(d->dtype)) : 4;
+        cycles += std::max<int64_t>(elements, int64_t(std::ceil(double(elements * width) / bytesPerCycle))) + kGlobalReadLatency;
+      }
+      return cycles;
+    }
+    if (auto* t = dynamic_cast<const Tasklet*>(&n)) {
+      TaskletCost c = taskletCost(st, *t, env);
+      if (kernel_) kernel_->resources += c.resources;
+      return c.depth;
+    }
+    if (auto* me = dynamic_cast<const MapEntry*>(&n)) return mapCycles(st, s, *me, env);
+    if (auto* ns = dynamic_cast<const NestedSdfgNode*>(&n)) {
+      Env inner;
+      inner.sdfg = &ns->sdfg();
+      inner.executions = env.executions;
+      for (auto& [name, v] : env.values) inner.values[name] = v; // unmapped symbols keep their outer value
+      for (auto& [name, expr] : ns->symbolMapping)
+        if (auto v = expr.evaluate(env.values)) inner.values[name] = *v;
+      for (auto* e : st.inEdges(ns->id()))
+        if (!e->memlet.isEmpty()) inner.global[e->dstConnector] = isGlobal(e->memlet.data, env);
+      for (auto* e : st.outEdges(ns->id()))
+        if (!e->memlet.isEmpty()) inner.global[e->srcConnector] = isGlobal(e->memlet.data, env);
+      for (auto& d : ns->sdfg().data())
+        if (d->transient) {
+          inner.global[d->name()] = d->storage == StorageType::FpgaGlobal;
+          if (kernel_ && d->storage != StorageType::FpgaGlobal) kernel_->resources += onChip(*d, inner);
+        }
+      return regionCycles(ns->sdfg(), inner);
+    }
+    return int64_t(0);
+  }
+
+  bool isGlobal(const std::string& data, const Env& env) const {
+    auto it = env.global.find(data);
+    return it == env.global.end() ? true : it->second;
+  }
+
+  // The bits of an on-chip array as block RAM (UltraRAM past 4 Mb, LUTs under 1 Kb).
+  FpgaResources onChip(const DataDescriptor& d, const Env& env) {
+    auto n = d.totalSize().evaluate(env.values);
+    if (!n) return {};
+    const int64_t bits = *n * int64_t(dtypeSize(d.dtype)) * 8;
+    if (bits <= 1024) return {0, bits / 32 + 1, bits, 0, 0};
+    if (bits > 4 * 1024 * 1024) return {0, 0, 0, 0, (bits + 294911) / 294912};
+    return {0, 0, 0, (bits + 18431) / 18432, 0};
+  }
+
+  Expected<int64_t> mapCycles(const State& st, Scopes& s, const MapEntry& me, Env& env) {
+    const std::string path = paths_.pathOf(me.id());
+    Env inner = env;
+    int64_t trips = 1;
+    for (size_t d = 0; d < me.params.size(); ++d) {
+      trips *= std::max<int64_t>(0, evaluate(me.range[d].size(), inner, "loop " + path));
+      if (auto b = me.range[d].begin.evaluate(inner.values)) inner.values[me.params[d]] = *b;
+    }
+    LoopEstimate l;
+    l.element = me.id();
+    l.path = path;
+    l.trips = trips;
+    l.unrolled = me.schedule == Schedule::Unrolled;
+    l.executions = env.executions;
+    const auto& body = s.children[&me];
+    bool innermost = true;
+    for (const Node* n : body)
+      if (n->kind() == ElementKind::MapEntry || n->kind() == ElementKind::NestedSdfg) innermost = false;
+    if (innermost) {
+      // The body's hardware once (a pipeline) or trips times (unrolled), its latency, and what holds back II.
+      int64_t depth = 0, ii = 1;
+      std::string why;
+      FpgaResources hw;
+      bool anyGlobalRead = false, anyLocalRead = false;
+      std::map<std::string, std::pair<int64_t, int64_t>> accesses; // data -> (reads, writes) per iteration
+      for (const Node* n : body) {
+        if (auto* t = dynamic_cast<const Tasklet*>(n)) {
+          TaskletCost c = taskletCost(st, *t, inner);
+          depth += c.depth;
+          hw += c.resources;
+        }
+        for (auto* e : st.inEdges(n->id()))
+          if (!e->memlet.isEmpty() && st.node(e->src) == &me) {
+            ++accesses[e->memlet.data].first;
+            (isGlobal(e->memlet.data, env) ? anyGlobalRead : anyLocalRead) = true;
+          }
+        for (auto* e : st.outEdges(n->id())) {
+          if (e->memlet.isEmpty()) continue;
+          const Node* dst = st.node(e->dst);
+          if (!dst || dst->kind() != ElementKind::MapExit) continue;
+          ++accesses[e->memlet.data].second;
+          if (!e->memlet.wcr.empty()) {
+            ++accesses[e->memlet.data].first; // read-modify-write
+            const std::string& inner0 = me.params.empty() ? std::string() : me.params.back();
+            if (!inner0.empty() && !e->memlet.subset.freeSymbols().count(inner0)) {
+              const DataDescriptor* d = env.sdfg->findData(e->memlet.data);
+              const bool fl = d && isFloating(d->dtype);
+              int64_t lat = operatorLatency(e->memlet.wcr == "prod" ? "*" : e->memlet.wcr == "sum" ? "+" : "max", fl,
+                                            d && d->dtype == DType::Float64) + kWriteLatency + kLocalReadLatency - 1;
+              if (lat > ii) {
+                ii = lat;
+                why = "accumulation into '" + e->memlet.data + "' across iterations of " + inner0 + " waits for the " +
+                      (e->memlet.wcr == "sum" ? std::string("adder") : e->memlet.wcr) + " (" + std::to_string(lat) + " cycles)";
+              }
+            }
+          }
+        }
+      }
+      for (auto& [data, rw] : accesses) {
+        const bool global = isGlobal(data, env);
+        int64_t need = global ? std::max(rw.first, rw.second) : (rw.first + rw.second + 1) / 2;
+        if (need > ii) {
+          ii = need;
+          why = std::to_string(rw.first) + " reads and " + std::to_string(rw.second) + " writes of '" + data + "' per iteration (" +
+                (global ? "one m_axi read and one write a cycle" : "two ports of on-chip memory") + ")";
+        }
+      }
+      depth += (anyGlobalRead ? kGlobalReadLatency : anyLocalRead ? kLocalReadLatency : 0) + kWriteLatency;
+      l.depth = depth;
+      if (l.unrolled) {
+        for (int64_t k = 0; k < std::min<int64_t>(trips, 1024); ++k) {
+          if (kernel_) kernel_->resources += hw;
+        }
+        l.ii = 0;
+        l.cycles = depth + (trips > 1 ? ii - 1 : 0);
+      } else {
+        if (kernel_) kernel_->resources += hw;
+        l.pipelined = true;
+        l.ii = ii;
+        l.iiReason = why;
+        l.cycles = trips > 0 ? depth + ii * (trips - 1) : 0;
+      }
+    } else {
+      Env each = inner;
+      each.executions = env.executions * std::max<int64_t>(trips, 1);
+      int64_t cycles = 0;
+      for (const Node* n : body) {
+        auto c = nodeCycles(st, s, *n, each);
+        if (!c) return c;
+        cycles += *c;
+      }
+      l.cycles = trips * (cycles + 1);
+      if (l.unrolled) l.cycles = cycles + 1;
+    }
+    if (kernel_) kernel_->loops.push_back(l);
+    return l.cycles;
+  }
+
+  TaskletCost taskletCost(const State& st, const Tasklet& t, const Env& env) {
+    TaskletCost c;
+    if (t.language != TaskletLanguage::Dcw) {
+      note("tasklet " + paths_.pathOf(t.id()) + " is C++, which an FPGA kernel cannot hold; it is not counted");
+      return c;
+    }
+    bool floating = false, dbl = false;
+    auto look = [&](const std::vector<Connector>& cs) {
+      for (auto& k : cs) {
+        if (isFloating(k.dtype)) floating = true;
+        if (k.dtype == DType::Float64) dbl = true;
+      }
+    };
+    look(t.inConnectors());
+    look(t.outConnectors());
+    (void)st;
+    (void)env;
+    auto it = parsed_.find(t.code);
+    if (it == parsed_.end()) {
+      auto p = tasklet::parse(t.code, paths_.pathOf(t.id()));
+      it = parsed_.emplace(t.code, p ? std::optional<tasklet::Program>(std::move(*p)) : std::nullopt).first;
+    }
+    if (!it->second) return c;
+    std::map<std::string, int64_t> localDepth;
+    std::function<int64_t(const tasklet::Expr&)> depthOf = [&](const tasklet::Expr& e) -> int64_t {
+      int64_t args = 0;
+      for (auto& a : e.args) args = std::max(args, depthOf(*a));
+      switch (e.kind) {
+      case tasklet::ExprKind::Name: {
+        auto l = localDepth.find(e.text);
+        return l == localDepth.end() ? 0 : l->second;
+      }
+      case tasklet::ExprKind::Index: return args + kLocalReadLatency;
+      case tasklet::ExprKind::Unary:
+      case tasklet::ExprKind::Binary:
+      case tasklet::ExprKind::Call:
+        c.resources += operatorResources(e.text, floating, dbl);
+        return args + operatorLatency(e.text, floating, dbl);
+      case tasklet::ExprKind::Ternary: return args + 1;
+      default: return 0;
+      }
+    };
+    int64_t depth = 0;
+    for (auto& s : it->second->statements) {
+      int64_t d = s.value ? depthOf(*s.value) : 0;
+      localDepth[s.target] = d;
+      depth = std::max(depth, d);
+    }
+    c.depth = depth;
+    return c;
+  }
+
+  int64_t evaluate(const sym::Expr& e, const Env& env, const std::string& what) {
+    auto v = e.evaluate(env.values);
+    if (v) return *v;
+    note("the trip count of " + what + " (" + e.str() + ") is unknown; counted as 1");
+    return 1;
+  }
+
+  void note(const std::string& text) {
+    if (std::find(out_.notes.begin(), out_.notes.end(), text) == out_.notes.end()) out_.notes.push_back(text);
+  }
+
+  const Sdfg& root_;
+  const FpgaDevice& dev_;
+  FpgaEstimate& out_;
+  PathIndex paths_;
+  KernelEstimate* kernel_ = nullptr;
+  std::map<std::string, std::optional<tasklet::Program>> parsed_;
+};
+
+} // namespace
+
+Expected<FpgaEstimate> estimateFpga(const Sdfg& expanded, const std::map<std::string, int64_t>& symbols, const FpgaDevice& device) {
+  FpgaEstimate out;
+  out.device = &device;
+  Estimator e(expanded, device, out);
+  if (auto r = e.run(symbols); !r) return r.takeError();
+  return out;
+}
+
+} // namespace dcw::codegen

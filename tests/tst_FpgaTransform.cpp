@@ -1,0 +1,290 @@
+// FpgaTransform and the FPGA targets' code: structure (device copies, explicit host/device states,
+// transients moved, pipelined top-level maps, undo and redo exact) and numbers (the transformed model
+// run in C-simulation by target fpga-sim equals the CPU before) on hand-built SDFGs and on expanded
+// ONNX node models; the generated HLS (a kernel per device state, m_axi bundles, PIPELINE II=1 on
+// innermost loops, on-chip transients, ROM constants); refusals with their reasons; the cpu target
+// refusing FPGA storage; the cycle estimate of simple kernels.
+#include "support/TransformTestSupport.h"
+#include "transforms/catalogue/FpgaTransform.h"
+
+#include "codegen/Target.h"
+#include "codegen/fpga/CycleEstimate.h"
+#include "codegen/fpga/HlsGenerator.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/Tasklet.h"
+
+using namespace dcw;
+using namespace dcw::ir;
+using namespace dcw::testsupport;
+
+namespace {
+
+transforms::Match onState(const State& st, bool whole = true) {
+  transforms::Match m{"FpgaTransform", {{"state", pathOf(st)}}, {}};
+  if (!whole) m.options["whole_sdfg"] = "false";
+  return m;
+}
+
+// in -> map(i, j){ out = code(in) } -> out, on [R, C] arrays.
+void elementwise(State* st, const std::string& in, const std::string& out, const std::string& code, int R = 4, int C = 5) {
+  const std::string full = "0:" + std::to_string(R) + ", 0:" + std::to_string(C);
+  auto* a = st->add<AccessNode>(in);
+  auto* b = st->add<AccessNode>(out);
+  auto* me = st->add<MapEntry>(st->uniqueNodeLabel(out + "_map"));
+  auto* mx = st->add<MapExit>(st->uniqueNodeLabel(out + "_map_exit"));
+  me->params = {"i", "j"};
+  me->range = *Subset::parse(full);
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  auto* t = st->add<Tasklet>(st->uniqueNodeLabel(out + "_t"), code);
+  t->addIn({"x", DType::Float32});
+  t->addOut({"y", DType::Float32});
+  me->addIn({"IN_" + in});
+  me->addOut({"OUT_" + in});
+  mx->addIn({"IN_" + out});
+  mx->addOut({"OUT_" + out});
+  st->addEdge(*a, "", *me, "IN_" + in, Memlet::simple(in, *Subset::parse(full)));
+  st->addEdge(*me, "OUT_" + in, *t, "x", Memlet::simple(in, *Subset::parse("i, j")));
+  st->addEdge(*t, "y", *mx, "IN_" + out, Memlet::simple(out, *Subset::parse("i, j")));
+  st->addEdge(*mx, "OUT_" + out, *b, "", Memlet::simple(out, *Subset::parse(full)));
+}
+
+// X -> (x * 2) -> T ; T -> (x + 1) -> Y, in two states.
+std::unique_ptr<Sdfg> twoStates() {
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {4, 5});
+  s->addArray("T", DType::Float32, {4, 5}, true)->lifetime = Lifetime::Sdfg;
+  s->addArray("Y", DType::Float32, {4, 5});
+  s->inputs = {"X"};
+  s->outputs = {"Y"};
+  auto* s1 = s->addState("produce");
+  auto* s2 = s->addState("consume");
+  s->addEdge(s1->id(), s2->id());
+  elementwise(s1, "X", "T", "y = x * 2.0");
+  elementwise(s2, "T", "Y", "y = x + 1.0");
+  return s;
+}
+
+// X[R, C] -> map(i){ map(j){ acc[i] += x } } -> S[R]: a row sum by write-conflict resolution.
+std::unique_ptr<Sdfg> rowSum(int R, int C) {
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {R, C});
+  s->addArray("S", DType::Float32, {R});
+  s->inputs = {"X"};
+  s->outputs = {"S"};
+  auto* st = s->addState("sum");
+  auto* a = st->add<AccessNode>("X");
+  auto* b = st->add<AccessNode>("S");
+  auto* me = st->add<MapEntry>("rows");
+  auto* mx = st->add<MapExit>("rows_exit");
+  me->params = {"i", "j"};
+  me->range = Subset({Range::full(R), Range::full(C)});
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  auto* t = st->add<Tasklet>("add", "y = x");
+  t->addIn({"x", DType::Float32});
+  t->addOut({"y", DType::Float32});
+  me->addIn({"IN_X"});
+  me->addOut({"OUT_X"});
+  mx->addIn({"IN_S"});
+  mx->addOut({"OUT_S"});
+  st->addEdge(*a, "", *me, "IN_X", Memlet::simple("X", Subset::fullOf({R, C})));
+  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", *Subset::parse("i, j")));
+  Memlet w = Memlet::simple("S", *Subset::parse("i"));
+  w.wcr = "sum";
+  st->addEdge(*t, "y", *mx, "IN_S", w);
+  Memlet wo = Memlet::simple("S", Subset::fullOf({R}));
+  wo.wcr = "sum";
+  st->addEdge(*mx, "OUT_S", *b, "", wo);
+  return s;
+}
+
+// The state of that label, or the one the editor made unique from it (host_to_device2).
+const State* stateNamed(const Sdfg& s, const std::string& label) {
+  for (State* st : s.allStates())
+    if (st->label() == label) return st;
+  for (State* st : s.allStates())
+    if (st->label().rfind(label, 0) == 0 && st->label().find_first_not_of("0123456789", label.size()) == std::string::npos) return st;
+  return nullptr;
+}
+
+int deviceStates(const Sdfg& s) {
+  int n = 0;
+  for (State* st : s.allStates()) n += codegen::isDeviceState(s, *st) ? 1 : 0;
+  return n;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+} // namespace
+
+class TestFpgaTransform : public QObject {
+  Q_OBJECT
+private slots:
+  void wholeModelMovesWithExplicitCopies() {
+    auto s = twoStates();
+    QVERIFY(checkTransformation(*s, transforms::FpgaTransform(), onState(*stateNamed(*s, "produce")), 1e-6, true, "fpga-sim"));
+    // X and Y keep their host arrays and get device copies; T moves itself.
+    const DataDescriptor* fx = s->findData("fpga_X");
+    const DataDescriptor* fy = s->findData("fpga_Y");
+    QVERIFY(fx && fy);
+    QCOMPARE(fx->storage, StorageType::FpgaGlobal);
+    QVERIFY(fx->transient);
+    QCOMPARE(s->findData("X")->storage, StorageType::Default);
+    QCOMPARE(s->findData("T")->storage, StorageType::FpgaGlobal);
+    QVERIFY(!s->findData("fpga_T"));
+    QCOMPARE(deviceStates(*s), 2);
+    // The start state copies X in; the last copies Y out; both are host states.
+    const State* pre = stateNamed(*s, "host_to_device");
+    const State* post = stateNamed(*s, "device_to_host");
+    QVERIFY(pre && post);
+    QCOMPARE(s->startBlock(), pre->id());
+    QVERIFY(s->outEdges(post->id()).empty());
+    QVERIFY(!codegen::isDeviceState(*s, *pre) && !codegen::isDeviceState(*s, *post));
+    QCOMPARE(pre->edges().size(), size_t(1));
+    QCOMPARE(pre->edges().front()->memlet.data, std::string("X"));
+    QCOMPARE(post->edges().size(), size_t(1));
+    QCOMPARE(post->edges().front()->memlet.data, std::string("fpga_Y"));
+    // Top-level maps are pipelined on the device.
+    for (auto* me : allNodes<MapEntry>(*s)) QCOMPARE(me->schedule, Schedule::FpgaPipeline);
+  }
+
+  void oneStateMovesWithCopiesAroundIt() {
+    auto s = twoStates();
+    QVERIFY(checkTransformation(*s, transforms::FpgaTransform(), onState(*stateNamed(*s, "consume"), false), 1e-6, true, "fpga-sim"));
+    QCOMPARE(deviceStates(*s), 1);
+    QVERIFY(codegen::isDeviceState(*s, *stateNamed(*s, "consume")));
+    // T is shared with the host state before: it gets a device copy, filled just before the kernel.
+    QVERIFY(s->findData("fpga_T"));
+    const State* pre = stateNamed(*s, "host_to_device");
+    QVERIFY(pre);
+    auto into = s->outEdges(stateNamed(*s, "produce")->id());
+    QCOMPARE(into.size(), size_t(1));
+    QCOMPARE(into[0]->dst, pre->id());
+  }
+
+  void expandedOnnxModelsRunInCSimulation_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"test_conv_with_strides_padding", "test_gemm_default_matrix_bias", "test_softmax_axis_1",
+                          "test_maxpool_2d_default", "test_relu", "test_reduce_sum_keepdims_example", "test_matmul_3d"})
+      QTest::newRow(n) << n;
+  }
+  void expandedOnnxModelsRunInCSimulation() {
+    QFETCH(QString, name);
+    auto s = loadModel(onnxCase(name.toStdString()));
+    QVERIFY(s);
+    const State* first = nullptr;
+    for (State* st : s->allStates())
+      for (auto& n : st->nodes())
+        if (!first && n->kind() != ElementKind::AccessNode) first = st;
+    QVERIFY(first);
+    QVERIFY(checkTransformation(*s, transforms::FpgaTransform(), onState(*first), 1e-4, true, "fpga-sim"));
+  }
+
+  void generatedHlsHasKernelsInterfacesAndPipelines() {
+    auto s = twoStates();
+    transforms::FpgaTransform t;
+    edit::Editor ed(*s);
+    QVERIFY(t.apply(onState(*stateNamed(*s, "produce")), ed));
+    codegen::HlsOptions o;
+    auto p = codegen::generateHls(*s, o);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QCOMPARE(p->kernels.size(), size_t(2));
+    const std::string& k = p->kernelsSource;
+    QCOMPARE(count(k, "void kernel_"), 2);
+    QVERIFY(k.find("#pragma HLS INTERFACE m_axi port=") != std::string::npos);
+    QVERIFY(k.find("bundle=gmem1") != std::string::npos); // one bundle per global array of a kernel
+    QVERIFY(k.find("#pragma HLS INTERFACE s_axilite port=return") != std::string::npos);
+    QCOMPARE(count(k, "#pragma HLS PIPELINE II=1"), 2);
+    QVERIFY(k.find("dcw_rt::at(") == std::string::npos); // no host runtime in device code
+    // The host launches each kernel where the control flow reaches its state.
+    for (auto& kern : p->kernels) QVERIFY(p->code.source.find(kern.function + "(") != std::string::npos);
+    // The source map points the kernels' lines at their states.
+    bool mapped = false;
+    for (auto& e : p->code.sourceMap)
+      if (e.element == stateNamed(*s, "consume")->id() && p->code.source.find("void " + p->kernels[1].function) != std::string::npos)
+        mapped = true;
+    QVERIFY(mapped);
+  }
+
+  void refusals() {
+    transforms::FpgaTransform t;
+    Diagnostics why;
+    auto s = twoStates();
+    edit::Editor ed(*s);
+    QVERIFY(t.apply(onState(*stateNamed(*s, "produce")), ed));
+    QVERIFY(!t.canApply(onState(*stateNamed(*s, "consume")), *s, &why));
+    QVERIFY(why.firstError()->message.find("device state already") != std::string::npos);
+    why = {};
+    QVERIFY(!t.canApply(onState(*stateNamed(*s, "host_to_device")), *s, &why));
+    QVERIFY(why.firstError()->message.find("computes nothing") != std::string::npos);
+    // Data that steers control flow stays on the host.
+    auto c = twoStates();
+    c->addSymbol("n");
+    auto edges = c->outEdges(stateNamed(*c, "produce")->id());
+    edges[0]->assignments.push_back({"n", sym::Expr::symbol("T")});
+    why = {};
+    QVERIFY(!t.canApply(onState(*stateNamed(*c, "produce")), *c, &why));
+    QVERIFY(why.firstError()->message.find("steers the control flow") != std::string::npos);
+  }
+
+  void cpuTargetRefusesFpgaData() {
+    auto s = twoStates();
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*s, "produce")), ed));
+    auto cpu = codegen::findTarget("cpu");
+    QVERIFY(cpu);
+    auto d = codegen::checkTarget(*s, *cpu);
+    QVERIFY(d.firstError());
+    QVERIFY(d.firstError()->message.find("fpga_global is not supported by target cpu") != std::string::npos);
+    QVERIFY(d.firstError()->hint.find("--target fpga-sim") != std::string::npos);
+    auto sim = codegen::findTarget("fpga-sim");
+    QVERIFY(sim);
+    QVERIFY(!codegen::checkTarget(*s, *sim).firstError());
+  }
+
+  void movingTheModelForTheFpgaTargets() {
+    auto s = twoStates();
+    edit::Editor ed(*s);
+    auto moved = transforms::moveModelToFpga(ed);
+    QVERIFY(moved);
+    QCOMPARE(*moved, pathOf(*stateNamed(*s, "produce")));
+    QCOMPARE(deviceStates(*s), 2);
+    auto again = transforms::moveModelToFpga(ed); // a model on the device already stays as it is
+    QVERIFY(again && again->empty());
+  }
+
+  void estimateOfPipelinedLoops() {
+    // An elementwise map over 4x5: one pipelined loop, II 1, 20 trips.
+    auto s = twoStates();
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*s, "produce")), ed));
+    auto e = codegen::estimateFpga(*s, {});
+    QVERIFY2(e, e ? "" : e.error().str().c_str());
+    QCOMPARE(e->kernels.size(), size_t(2));
+    const auto& l = e->kernels[0].loops.at(0);
+    QVERIFY(l.pipelined);
+    QCOMPARE(l.trips, int64_t(20));
+    QCOMPARE(l.ii, int64_t(1));
+    QCOMPARE(l.cycles, l.depth + 19);
+    QVERIFY(e->kernels[0].resources.dsp >= 3); // a float multiplier
+    // A row sum accumulates into S[i] while j runs: II is the adder's latency.
+    auto r = rowSum(8, 64);
+    edit::Editor ed2(*r);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*r, "sum")), ed2));
+    auto e2 = codegen::estimateFpga(*r, {});
+    QVERIFY(e2);
+    const auto& l2 = e2->kernels.at(0).loops.at(0);
+    QVERIFY(l2.ii > 1);
+    QVERIFY(l2.iiReason.find("accumulation into") != std::string::npos);
+    QCOMPARE(l2.cycles, l2.depth + l2.ii * (8 * 64 - 1));
+    QVERIFY(rowSum(8, 64) != nullptr);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestFpgaTransform)
+#include "tst_FpgaTransform.moc"
