@@ -4,13 +4,15 @@
 
 #include "codegen/cpu/CpuTarget.h"
 #include "codegen/fpga/FpgaSimTarget.h"
+#include "codegen/fpga/FpgaTarget.h"
 
 namespace dcw::codegen {
 
 const std::vector<const Target*>& targets() {
   static const CpuTarget cpu;
   static const FpgaSimTarget fpgaSim;
-  static const std::vector<const Target*> list = {&cpu, &fpgaSim};
+  static const FpgaTarget fpga;
+  static const std::vector<const Target*> list = {&cpu, &fpgaSim, &fpga};
   return list;
 }
 

@@ -10,8 +10,14 @@
 #include "codegen/Target.h"
 #include "codegen/fpga/CycleEstimate.h"
 #include "codegen/fpga/HlsGenerator.h"
+#include "codegen/run/ProfileReport.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/Tasklet.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <fstream>
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -209,6 +215,69 @@ private slots:
       if (e.element == stateNamed(*s, "consume")->id() && p->code.source.find("void " + p->kernels[1].function) != std::string::npos)
         mapped = true;
     QVERIFY(mapped);
+  }
+
+  void projectForAVitisBuild() {
+    auto s = twoStates();
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*s, "produce")), ed));
+    auto fpga = codegen::findTarget("fpga");
+    QVERIFY(fpga);
+    auto code = fpga->generate(*s, {});
+    QVERIFY2(code, code ? "" : code.error().str().c_str());
+    QCOMPARE(code->mainFile, std::string("host.cpp"));
+    std::map<std::string, std::string> files;
+    for (auto& f : code->extraFiles) files[f.name] = f.text;
+    for (const char* n : {"kernels.cpp", "dcw_math.h", "dcw_xrt.h", "link.cfg", "Makefile", "README.md"}) QVERIFY2(files.count(n), n);
+    // The host launches both kernels through XRT and has a main; device memory is XRT buffer objects.
+    QCOMPARE(count(code->source, "dcw_xrt::launch(\"kernel_"), 2);
+    QVERIFY(code->source.find("dcw_xrt::DeviceBuffer<float>") != std::string::npos);
+    QVERIFY(code->source.find("int main(int argc, char** argv)") != std::string::npos);
+    QVERIFY(code->source.find("#pragma HLS") == std::string::npos); // the kernels are in kernels.cpp only
+    // One compute unit per kernel; every global argument connected to a bank.
+    QCOMPARE(count(files["link.cfg"], "nk=kernel_"), 2);
+    QCOMPARE(count(files["link.cfg"], ":DDR[0]"), 4);
+    QCOMPARE(count(files["Makefile"], "v++ -c"), 2);
+    QVERIFY(files["README.md"].find("`X` (input): float [4, 5]") != std::string::npos);
+    // The kernels compile as C++17 against the vendor headers' interface (DCW's stand-ins here).
+    QTemporaryDir dir;
+    for (auto& [name, text] : files) std::ofstream(dir.filePath(QString::fromStdString(name)).toStdString()) << text;
+    for (const char* h : {"ap_int.h", "ap_fixed.h", "hls_stream.h"})
+      std::ofstream(dir.filePath(h).toStdString()) << "#include \"" DCW_SOURCE_DIR "/codegen/fpga/shim/dcw_hls_sim.h\"\n";
+    QProcess gxx;
+    gxx.start("g++", {"-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-I" + dir.path(),
+                      dir.filePath("kernels.cpp")});
+    QVERIFY(gxx.waitForFinished(120000));
+    QVERIFY2(gxx.exitCode() == 0, gxx.readAllStandardError().constData());
+    // The source map places kernel lines in kernels.cpp.
+    bool inKernels = false;
+    for (auto& e : code->sourceMap) inKernels = inKernels || e.file == "kernels.cpp";
+    QVERIFY(inKernels);
+    // Building is Vitis's job: refused with the way forward.
+    auto built = fpga->build(*code, {});
+    QVERIFY(!built);
+    QVERIFY(built.error().hint.find("--target fpga-sim") != std::string::npos);
+  }
+
+  void profileReportKeepsTheEstimate() {
+    auto s = twoStates();
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*s, "produce")), ed));
+    auto e = codegen::estimateFpga(*s, {}, *codegen::findFpgaDevice("u280"));
+    QVERIFY(e);
+    codegen::ProfileReport r;
+    r.target = "fpga-sim";
+    r.fpga = *e;
+    auto back = codegen::parseReport(codegen::reportJson(r), "report");
+    QVERIFY2(back, back ? "" : back.error().str().c_str());
+    QVERIFY(back->fpga);
+    QCOMPARE(back->fpga->device->name, std::string("u280"));
+    QCOMPARE(back->fpga->cycles, e->cycles);
+    QCOMPARE(back->fpga->kernels.size(), e->kernels.size());
+    QCOMPARE(back->fpga->kernels[0].loops[0].ii, e->kernels[0].loops[0].ii);
+    QVERIFY(codegen::reportJson(r).find("\"evidence\": \"estimate\"") != std::string::npos);
+    const std::string text = codegen::formatEstimate(*e);
+    QVERIFY(text.rfind("FPGA estimate (not measured) for Alveo U280", 0) == 0);
   }
 
   void refusals() {

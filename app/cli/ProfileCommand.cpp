@@ -1,4 +1,4 @@
-// `dcw profile MODEL [--script S] [--target cpu] [--repeat R] [--warmup W] [--threads N] [--dim N=V]
+// `dcw profile MODEL [--script S] [--target cpu|fpga-sim [--fpga-device u250|u280]] [--repeat R] [--warmup W] [--threads N] [--dim N=V]
 //               [--instrument all|states|maps|nodes|model|PATH...] [--no-counters] [--software-counters]
 //               [--no-peaks] [--remeasure-peaks] [--in-process | --time-limit S --memory-limit MIB]
 //               --report OUT.json [--trace OUT.trace.json]`
@@ -27,7 +27,7 @@ namespace dcw::cli {
 
 std::function<int()> setupProfile(CLI::App& sub) {
   struct Opts {
-    std::string model, script, target = "cpu", report, trace;
+    std::string model, script, target = "cpu", report, trace, fpgaDevice = "u250";
     int repeat = 10, warmup = 1, threads = 0;
     size_t top = 0;
     std::vector<std::string> instrument, dims, compare, prefer;
@@ -42,6 +42,8 @@ std::function<int()> setupProfile(CLI::App& sub) {
   sub.add_option("--repeat", o->repeat, "Timed runs")->check(CLI::Range(1, 100000));
   sub.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
+  sub.add_option("--fpga-device", o->fpgaDevice, "FPGA targets: the board the cycle and resource estimates are for")
+      ->check(CLI::IsMember({"u250", "u280"}));
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension, NAME=VALUE (default 1)");
   sub.add_option("--instrument", o->instrument,
                  "What to time: all (default), states, maps (top-level maps), nodes (library nodes: nested SDFGs of pure "
@@ -103,6 +105,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
     po.threads = o->threads;
     po.counters = !o->noCounters;
     po.softwareCounters = o->softwareCounters;
+    po.fpgaDevice = o->fpgaDevice;
     auto report = codegen::profileRuns(*p.executor, *inputs, po);
     if (!report) return reportError(report.error());
     report->model = o->model;
@@ -127,7 +130,9 @@ std::function<int()> setupProfile(CLI::App& sub) {
     std::snprintf(line, sizeof line, "profiled %zu elements over %d runs: wall median %.3f ms (min %.3f, max %.3f); peak memory +%.1f MiB\n",
                   report->elements.size(), report->repeat, report->wallMs.median, report->wallMs.min, report->wallMs.max,
                   static_cast<double>(report->memory.peakDeltaBytes) / (1 << 20));
-    std::cout << line << "report: " << o->report << (o->trace.empty() ? "" : ", trace: " + o->trace) << "\n";
+    std::cout << line;
+    if (report->fpga) std::cout << codegen::formatEstimate(*report->fpga);
+    std::cout << "report: " << o->report << (o->trace.empty() ? "" : ", trace: " + o->trace) << "\n";
     return kExitOk;
   };
 }

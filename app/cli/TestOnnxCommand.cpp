@@ -1,4 +1,4 @@
-// `dcw test-onnx DIR...`: runs ONNX backend test case folders (model.onnx + test_data_set_*) and
+// `dcw test-onnx DIR... [--target T]`: runs ONNX backend test case folders (model.onnx + test_data_set_*) and
 // prints one line per case and the closing `N passed, M failed, K skipped` line. A DIR that holds
 // case folders (like .../data/node) runs all of them. Cases run in parallel with --jobs.
 // --expected-failures FILE names the cases expected not to pass (pipeline::ExpectedFailures): any
@@ -28,6 +28,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     std::vector<std::string> filter;
     std::string expectedFailures;
     std::vector<std::string> prefer;
+    std::string target = "cpu";
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("DIR", o->dirs, "Test case folders, or folders of test case folders")->required();
@@ -38,6 +39,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
   sub.add_option("--expected-failures", o->expectedFailures,
                  "File of the cases expected not to pass (NAME STATUS  # reason, one a line); exit 1 on any disagreement");
   addPreferOption(sub, o->prefer);
+  addTargetOption(sub, o->target);
   return [o]() -> int {
     std::optional<pipeline::ExpectedFailures> expected;
     if (!o->expectedFailures.empty()) {
@@ -76,6 +78,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     pipeline::Options opts;
     opts.threads = 1;
     opts.prefer = o->prefer;
+    opts.target = o->target;
     // Test programs are small and run once: compile time dominates, so optimise lightly.
     for (auto& f : opts.compile.flags)
       if (f == "-O3") f = "-O1";

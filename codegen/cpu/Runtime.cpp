@@ -2,10 +2,12 @@
 // with it; everything lives in namespace dcw_rt.
 #include "codegen/cpu/Runtime.h"
 
+#include <string>
+
 namespace dcw::codegen {
 
 namespace {
-constexpr std::string_view kRuntime = R"DCWRT(#include <algorithm>
+constexpr std::string_view kRuntimeHead = R"DCWRT(#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -161,7 +163,10 @@ template <class T> struct Buffer {
   Buffer& operator=(const Buffer&) = delete;
 };
 
-// ---- exact integer arithmetic for symbolic expressions (floor semantics, as in Python) ----
+)DCWRT";
+
+// The math the generated code calls (pure functions; device code uses them too, see kernelMathSource).
+constexpr std::string_view kMath = R"DCWMATH(// ---- exact integer arithmetic for symbolic expressions (floor semantics, as in Python) ----
 inline int64_t floordiv(int64_t a, int64_t b) {
   if (b == 0) return 0;
   if (b == -1) return a == INT64_MIN ? a : -a;
@@ -310,7 +315,9 @@ inline double random_uniform(double seed, double index) {
 // ---- write-conflict resolution ----
 template <class T> inline T wmin(T a, T b) { return b < a ? b : a; }
 template <class T> inline T wmax(T a, T b) { return b > a ? b : a; }
-template <class T> inline void atomic_min(T* p, T v) {
+)DCWMATH";
+
+constexpr std::string_view kRuntimeTail = R"DCWRT(template <class T> inline void atomic_min(T* p, T v) {
   T cur;
   __atomic_load(p, &cur, __ATOMIC_RELAXED);
   while (v < cur && !__atomic_compare_exchange(p, &cur, &v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -464,7 +471,16 @@ extern "C" void dcw_profile_set_counters(const int* groupFds, int groups, int co
 }
 )DCWPR";
 
-std::string_view cpuRuntimeSource() { return kRuntime; }
+std::string_view cpuRuntimeSource() {
+  static const std::string text = std::string(kRuntimeHead) + std::string(kMath) + std::string(kRuntimeTail);
+  return text;
+}
+
+std::string_view kernelMathSource() {
+  static const std::string text = "#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <limits>\n\nnamespace dcw_rt {\n\n" +
+                                  std::string(kMath) + "} // namespace dcw_rt\n";
+  return text;
+}
 std::string_view cpuProfileRuntimeSource() { return kProfileRuntime; }
 
 } // namespace dcw::codegen

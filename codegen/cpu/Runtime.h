@@ -11,6 +11,9 @@
 namespace dcw::codegen {
 
 std::string_view cpuRuntimeSource();
+// The pure math part of it alone (exact integer helpers, casts, 16-bit floats, math wrappers, the
+// write-conflict min/max), self-contained: what device code (an FPGA project's kernels) includes.
+std::string_view kernelMathSource();
 // The profiling runtime (namespace dcw_prof): event buffer, timers and perf_event counter reads, pasted
 // after cpuRuntimeSource() only into instrumented programs (CpuOptions::instrument).
 std::string_view cpuProfileRuntimeSource();

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <set>
@@ -445,6 +446,49 @@ Expected<FpgaEstimate> estimateFpga(const Sdfg& expanded, const std::map<std::st
   out.device = &device;
   Estimator e(expanded, device, out);
   if (auto r = e.run(symbols); !r) return r.takeError();
+  return out;
+}
+
+std::string formatEstimate(const FpgaEstimate& e, size_t maxLoops) {
+  char buf[512];
+  std::string out;
+  const FpgaDevice* d = e.device;
+  auto share = [&](int64_t used, int64_t avail) {
+    std::snprintf(buf, sizeof buf, "%lld/%lld (%.1f%%)", static_cast<long long>(used), static_cast<long long>(avail),
+                  avail > 0 ? 100.0 * double(used) / double(avail) : 0.0);
+    return std::string(buf);
+  };
+  auto resources = [&](const FpgaResources& r) {
+    if (!d) return std::string();
+    return "DSP " + share(r.dsp, d->available.dsp) + ", LUT " + share(r.lut, d->available.lut) + ", BRAM18K " +
+           share(r.bram18k, d->available.bram18k) + ", URAM " + share(r.uram, d->available.uram);
+  };
+  std::snprintf(buf, sizeof buf, "FPGA estimate (not measured) for %s at %.0f MHz: %lld cycles = %.3f ms per run\n",
+                d ? d->part.c_str() : "an unknown board", d ? d->clockMHz : 0.0, static_cast<long long>(e.cycles), e.seconds * 1e3);
+  out += buf;
+  out += "  resources (all kernels): " + resources(e.resources) + "\n";
+  for (auto& k : e.kernels) {
+    std::snprintf(buf, sizeof buf, "  kernel %s: %lld cycles x %lld launch%s\n", k.statePath.c_str(), static_cast<long long>(k.cycles),
+                  static_cast<long long>(k.launches), k.launches == 1 ? "" : "es");
+    out += buf;
+    out += "    " + resources(k.resources) + "\n";
+    std::vector<const LoopEstimate*> loops;
+    for (auto& l : k.loops)
+      if (l.pipelined || l.unrolled) loops.push_back(&l);
+    std::sort(loops.begin(), loops.end(),
+              [](const LoopEstimate* a, const LoopEstimate* b) { return a->cycles * a->executions > b->cycles * b->executions; });
+    for (size_t i = 0; i < loops.size() && i < maxLoops; ++i) {
+      const LoopEstimate& l = *loops[i];
+      std::snprintf(buf, sizeof buf, "    %s %s: %lld trips, depth %lld, II %lld (target 1), %lld cycles x %lld\n",
+                    l.unrolled ? "unrolled" : "pipelined", l.path.c_str(), static_cast<long long>(l.trips),
+                    static_cast<long long>(l.depth), static_cast<long long>(l.ii), static_cast<long long>(l.cycles),
+                    static_cast<long long>(l.executions));
+      out += buf;
+      if (!l.iiReason.empty()) out += "      II > 1: " + l.iiReason + "\n";
+    }
+    if (loops.size() > maxLoops) out += "    ... " + std::to_string(loops.size() - maxLoops) + " more loops in the report\n";
+  }
+  for (auto& n : e.notes) out += "  note: " + n + "\n";
   return out;
 }
 

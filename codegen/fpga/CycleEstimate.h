@@ -72,6 +72,10 @@ struct FpgaEstimate {
 Expected<FpgaEstimate> estimateFpga(const ir::Sdfg& expanded, const std::map<std::string, int64_t>& symbols,
                                     const FpgaDevice& device = defaultFpgaDevice());
 
+// The estimate as text for a terminal, labelled as an estimate: totals, then per kernel its cycles and
+// resources against the board, and its `maxLoops` slowest loops with trips, depth and II (and why).
+std::string formatEstimate(const FpgaEstimate& e, size_t maxLoops = 8);
+
 // The latency in cycles of one tasklet language operation ("+", "*", "exp", ...) at 300 MHz, for a
 // float (dtype f32), double (f64) or integer operand; 0 for wiring (casts, select).
 int operatorLatency(const std::string& op, bool floating, bool doublePrecision);

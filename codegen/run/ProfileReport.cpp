@@ -63,6 +63,80 @@ std::optional<double> optFrom(const json& j, const char* key) {
   return it->get<double>();
 }
 
+json resourcesJson(const FpgaResources& r) {
+  return json{{"dsp", r.dsp}, {"lut", r.lut}, {"ff", r.ff}, {"bram18k", r.bram18k}, {"uram", r.uram}};
+}
+
+FpgaResources resourcesFrom(const json& j) {
+  FpgaResources r;
+  if (!j.is_object()) return r;
+  r.dsp = j.value("dsp", int64_t(0));
+  r.lut = j.value("lut", int64_t(0));
+  r.ff = j.value("ff", int64_t(0));
+  r.bram18k = j.value("bram18k", int64_t(0));
+  r.uram = j.value("uram", int64_t(0));
+  return r;
+}
+
+json fpgaJson(const FpgaEstimate& e) {
+  json kernels = json::array();
+  for (auto& k : e.kernels) {
+    json loops = json::array();
+    for (auto& l : k.loops) {
+      json x{{"path", l.path}, {"trips", l.trips}, {"pipelined", l.pipelined}, {"unrolled", l.unrolled}, {"depth", l.depth},
+             {"ii", l.ii}, {"target_ii", 1}, {"cycles", l.cycles}, {"executions", l.executions}};
+      if (!l.iiReason.empty()) x["ii_reason"] = l.iiReason;
+      loops.push_back(std::move(x));
+    }
+    kernels.push_back(json{{"state", k.statePath}, {"cycles", k.cycles}, {"launches", k.launches}, {"seconds", k.seconds},
+                           {"resources", resourcesJson(k.resources)}, {"loops", std::move(loops)}});
+  }
+  json j{{"evidence", "estimate"}, {"device", e.device ? e.device->name : std::string()},
+         {"part", e.device ? e.device->part : std::string()}, {"clock_mhz", e.device ? e.device->clockMHz : 0.0},
+         {"cycles", e.cycles}, {"seconds", e.seconds}, {"resources", resourcesJson(e.resources)},
+         {"available", e.device ? resourcesJson(e.device->available) : json()}, {"kernels", std::move(kernels)}};
+  if (!e.notes.empty()) j["notes"] = e.notes;
+  return j;
+}
+
+FpgaEstimate fpgaFrom(const json& j) {
+  FpgaEstimate e;
+  e.device = findFpgaDevice(j.value("device", std::string()));
+  e.cycles = j.value("cycles", int64_t(0));
+  e.seconds = j.value("seconds", 0.0);
+  e.resources = resourcesFrom(j.value("resources", json()));
+  if (auto n = j.value("notes", json()); n.is_array())
+    for (auto& t : n)
+      if (t.is_string()) e.notes.push_back(t.get<std::string>());
+  if (auto ks = j.value("kernels", json()); ks.is_array())
+    for (auto& kj : ks) {
+      if (!kj.is_object()) continue;
+      KernelEstimate k;
+      k.statePath = kj.value("state", std::string());
+      k.cycles = kj.value("cycles", int64_t(0));
+      k.launches = kj.value("launches", int64_t(1));
+      k.seconds = kj.value("seconds", 0.0);
+      k.resources = resourcesFrom(kj.value("resources", json()));
+      if (auto ls = kj.value("loops", json()); ls.is_array())
+        for (auto& lj : ls) {
+          if (!lj.is_object()) continue;
+          LoopEstimate l;
+          l.path = lj.value("path", std::string());
+          l.trips = lj.value("trips", int64_t(0));
+          l.pipelined = lj.value("pipelined", false);
+          l.unrolled = lj.value("unrolled", false);
+          l.depth = lj.value("depth", int64_t(0));
+          l.ii = lj.value("ii", int64_t(1));
+          l.iiReason = lj.value("ii_reason", std::string());
+          l.cycles = lj.value("cycles", int64_t(0));
+          l.executions = lj.value("executions", int64_t(1));
+          k.loops.push_back(std::move(l));
+        }
+      e.kernels.push_back(std::move(k));
+    }
+  return e;
+}
+
 } // namespace
 
 std::string reportJson(const ProfileReport& r) {
@@ -104,6 +178,7 @@ std::string reportJson(const ProfileReport& r) {
     els[e.path] = std::move(x);
   }
   j["elements"] = std::move(els);
+  if (r.fpga) j["fpga"] = fpgaJson(*r.fpga);
   return j.dump(2) + "\n";
 }
 
@@ -160,6 +235,7 @@ Expected<ProfileReport> parseReport(const std::string& text, const std::string& 
       p.cached = m.value("cached", false);
       r.peaks = p;
     }
+    if (auto f = j.value("fpga", json()); f.is_object()) r.fpga = fpgaFrom(f);
     auto els = j.value("elements", json());
     if (!els.is_object()) return fail(where, "has no \"elements\" object", "give a report written by `dcw profile --report`");
     for (auto& [path, x] : els.items()) {

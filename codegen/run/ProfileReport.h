@@ -1,10 +1,12 @@
 // ProfileReport: what `dcw profile` measures, as data — per element (keyed by element path) the time
 // over repeated runs (median and spread), calls, static FLOPs and bytes (core/analysis/Cost) with the
 // achieved FLOP/s and GB/s, counter medians; for the whole run the wall time, peak memory, which
-// counters were available (and why not), the machine peaks. Written and read as JSON so that two
+// counters were available (and why not), the machine peaks; for an FPGA target the kernels' cycle
+// and resource estimates (labelled as such: "evidence": "estimate"). Written and read as JSON so that two
 // profiles of the same model (different histories, scripts or machines) can be compared by path.
 #pragma once
 
+#include "codegen/fpga/CycleEstimate.h"
 #include "codegen/run/MachinePeaks.h"
 #include "core/support/Expected.h"
 
@@ -75,6 +77,9 @@ struct ProfileReport {
   size_t droppedEvents = 0;
   std::optional<MachinePeaks> peaks;
   std::vector<ElementProfile> elements; // program order; [0] is the whole model
+  // An FPGA target's kernels: estimated cycles per kernel and loop (depth, II and why), resources
+  // against the board. Estimates, never measured: the C-simulation's times above say nothing of them.
+  std::optional<FpgaEstimate> fpga;
   std::vector<TraceEvent> trace;     // the run with the median wall time (not part of the JSON report)
   double traceRunWallUs = 0;
 

@@ -259,6 +259,13 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
     r.trace.push_back(std::move(t));
   }
   r.traceRunWallUs = wall[pick] * 1e3;
+  // An FPGA program's times are the C-simulation's on this CPU: what the board would take is estimated.
+  if (ex.code().target.rfind("fpga", 0) == 0) {
+    const FpgaDevice* device = findFpgaDevice(o.fpgaDevice);
+    if (!device) return fail(where, "no FPGA device '" + o.fpgaDevice + "'", "the devices are u250 and u280");
+    DCW_TRY(FpgaEstimate e, estimateFpga(sdfg, r.symbols, *device));
+    r.fpga = std::move(e);
+  }
   return r;
 }
 

@@ -1,0 +1,27 @@
+// FpgaProject: the files beside the kernels that make a generated FPGA program a Vitis project a user
+// with the vendor tools builds and runs (`dcw codegen --target fpga -o DIR`):
+//  - dcw_math.h   the math helpers the kernels call (the CPU runtime's pure part);
+//  - dcw_xrt.h    the host's device layer on XRT's native C++ API: global memory as host-mapped
+//                 buffer objects in the bank the link configuration gives, each kernel launch
+//                 synchronising its buffers to the device before and back after;
+//  - link.cfg     one compute unit per kernel, every global-memory argument connected to its bank;
+//  - Makefile     v++ compile (one .xo per kernel) and link (the .xclbin), and the host with XRT;
+//  - README.md    how to build, the inputs and outputs the host reads and writes.
+// Nothing here can be built without Vitis and XRT, which DCW's machines do not have: C-simulation
+// (target fpga-sim) is how DCW runs the same kernels.
+#pragma once
+
+#include "codegen/GeneratedCode.h"
+#include "codegen/fpga/HlsGenerator.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dcw::codegen {
+
+std::string_view xrtHostRuntimeSource();
+// The project's further files for the kernels and signature of `program` (bank: every argument's).
+std::vector<GeneratedFile> fpgaProjectFiles(const HlsProgram& program, const std::string& modelName, const std::string& bank = "DDR[0]");
+
+} // namespace dcw::codegen
