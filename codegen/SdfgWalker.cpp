@@ -499,7 +499,9 @@ Expected<void> SdfgWalker::planTransients(const Sdfg& s, Ctx& c) {
   for (auto& dp : s.data()) {
     const DataDescriptor& d = *dp;
     if (!d.transient || d.constant) continue;
-    if (d.dataKind == DataKind::Stream) return fail(path(d.id()), "stream data is not supported by the " + targetName_ + " target");
+    if (d.dataKind == DataKind::Stream && !streamsAllowed())
+      return fail(path(d.id()), "stream data is not supported by the " + targetName_ + " target",
+                  "streams connect FPGA processing elements: compile with --target fpga-sim or fpga");
     auto it = uses.find(d.name());
     if (it == uses.end() && !controlFlowData.count(d.name())) continue; // never used: never allocated
     std::set<const State*> states;
@@ -904,7 +906,10 @@ Expected<void> SdfgWalker::emitTasklet(const StateInfo& si, const Tasklet& t) {
     std::string id = pr.localId(conn->name);
     bool scalar = (*d)->dataKind == DataKind::Scalar || e->memlet.subset.volume() == sym::Expr(1);
     bool inout = outNames.count(conn->name) > 0;
-    if (scalar) {
+    if ((*d)->dataKind == DataKind::Stream) { // one element popped (a blocking read)
+      line("const " + cpu::cppType(*k) + " " + id + " = " + cpu::loadValue(storage, *ptr + ".read()", *k) + ";");
+      pr.bind(conn->name, {id, *k, false, storage, false});
+    } else if (scalar) {
       line(std::string(inout ? "" : "const ") + cpu::cppType(*k) + " " + id + " = " +
            cpu::loadValue(storage, *ptr + "[" + *off + "]", *k) + ";");
       pr.bind(conn->name, {id, *k, false, storage, inout});
@@ -950,11 +955,15 @@ Expected<void> SdfgWalker::emitTasklet(const StateInfo& si, const Tasklet& t) {
       std::string ew = path(e->id());
       auto d = descriptor(e->memlet.data, ew);
       if (!d) return d.takeError();
+      auto ptr = pointer(e->memlet.data, ew);
+      if (!ptr) return ptr.takeError();
+      if ((*d)->dataKind == DataKind::Stream) { // one element pushed (a blocking write)
+        line(*ptr + ".write(" + cpu::storeValue((*d)->dtype, o.id, o.kind) + ");");
+        continue;
+      }
       if ((*d)->dataKind != DataKind::Scalar && e->memlet.subset.volume() != sym::Expr(1))
         return fail(ew, "output '" + o.name + "' writes [" + e->memlet.subset.str() + "], more than one element",
                     "a tasklet output is one element; use a map around the tasklet");
-      auto ptr = pointer(e->memlet.data, ew);
-      if (!ptr) return ptr.takeError();
       auto off = offsetOf(**d, e->memlet.subset, ew);
       if (!off) return off.takeError();
       DCW_CHECK(emitWrite(**d, *ptr + "[" + *off + "]", o.id, o.kind, e->memlet.wcr,

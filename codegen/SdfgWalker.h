@@ -89,6 +89,9 @@ protected:
   virtual bool insideParallelLoop() const = 0;
   // The statement that times the enclosing block as profiled element `index`.
   virtual std::string timerStatement(int index, const std::string& localName, bool masterOnly) const = 0;
+  // Whether stream data may be allocated where the walk is now (FPGA kernels); a tasklet pops its
+  // stream inputs (`s.read()`) and pushes its stream outputs (`s.write(v)`).
+  virtual bool streamsAllowed() const { return false; }
   // One state of the control flow: a block of the entry point (a target with device code replaces a
   // device state by a launch, writing the kernel with defer()).
   virtual Expected<void> emitState(const ir::State& st);

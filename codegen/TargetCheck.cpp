@@ -17,13 +17,17 @@ namespace dcw::codegen {
 
 namespace {
 
+// "fpga-sim (or fpga)": the other targets that own the schedule or storage, the first as the one to use.
 std::string ownersOf(bool schedule, int value, const Target& self) {
-  std::string out;
+  std::vector<std::string> names;
   for (const Target* t : targets()) {
     if (t == &self) continue;
     bool owns = schedule ? t->ownsSchedule(ir::Schedule(value)) : t->ownsStorage(ir::StorageType(value));
-    if (owns) out += (out.empty() ? "" : ", ") + std::string(t->name());
+    if (owns) names.emplace_back(t->name());
   }
+  std::string out = names.empty() ? std::string() : names[0];
+  for (size_t k = 1; k < names.size(); ++k) out += (k == 1 ? " (or " : ", ") + names[k];
+  if (names.size() > 1) out += ")";
   return out;
 }
 

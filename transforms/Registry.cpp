@@ -22,6 +22,7 @@
 #include "transforms/catalogue/RedundantSecondArray.h"
 #include "transforms/catalogue/SiluFusion.h"
 #include "transforms/catalogue/StateFusion.h"
+#include "transforms/catalogue/StreamingComposition.h"
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
 #include "transforms/catalogue/GeluFusion.h"
@@ -81,6 +82,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<MatMulAddToGemm>());
     // Targets
     r.add(std::make_unique<FpgaTransform>());
+    r.add(std::make_unique<StreamingComposition>());
     r.add(std::make_unique<ConvBatchNormFolding>());
     r.add(std::make_unique<GeluFusion>());
     r.add(std::make_unique<SiluFusion>());

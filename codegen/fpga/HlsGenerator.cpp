@@ -138,6 +138,8 @@ private:
     return emitKernel(st);
   }
 
+  bool streamsAllowed() const override { return true; } // allocated in kernels only (allocate())
+
   void loopBody(const StateInfo& si, const MapEntry& me) override {
     if (!inKernel_) return;
     if (me.schedule == Schedule::Unrolled) line("#pragma HLS UNROLL");
@@ -166,8 +168,25 @@ private:
       c.data[d.name()] = id;
       return {};
     }
+    if (!inKernel_ && d.dataKind == DataKind::Stream)
+      return fail(path(d.id()), "stream '" + d.name() + "' is used outside an FPGA kernel", "streams connect processing elements of a device state");
     if (!inKernel_) return CpuGenerator::allocate(d, c);
     std::string where = path(d.id());
+    if (d.dataKind == DataKind::Stream) {
+      // A FIFO between processing elements; its depth is the descriptor's one dimension.
+      std::string t = cpu::storageType(d.dtype);
+      auto depth = d.shape.size() == 1 ? d.shape[0].constantValue() : std::nullopt;
+      if (t.empty() || !depth || *depth < 1)
+        return fail(where, "stream '" + d.name() + "' needs an element type and a constant depth (its one dimension)");
+      std::string id = fresh(d.name());
+      line("hls::stream<" + t + "> " + id + "(\"" + commentText(d.name()) + "\");");
+      line("#pragma HLS STREAM variable=" + id + " depth=" + std::to_string(*depth));
+      line("#ifdef DCW_HLS_SIM");
+      line(id + ".set_depth(" + std::to_string(*depth) + ");");
+      line("#endif");
+      c.data[d.name()] = id;
+      return {};
+    }
     if (d.storage == StorageType::FpgaGlobal)
       return fail(where, "data '" + d.name() + "' is in FPGA global memory but lives in one state only, so a kernel would allocate it",
                   "set its lifetime to sdfg (the host allocates global memory), or its storage to fpga_local");
@@ -311,88 +330,279 @@ private:
       k.args.push_back({name, id, true, ""});
     }
 
-    // The launch, in the host's code.
+    // The launch, in the host's code (in C-simulation a deadlock or a failing element throws: reported
+    // as the run's error, named by the kernel's state).
     int first = nextLine();
     markProgress(st.id());
     std::string args;
     for (auto& c : call) args += (args.empty() ? "" : ", ") + c;
-    if (project()) line("dcw_xrt::launch(\"" + k.function + "\"" + (args.empty() ? "" : ", ") + args + "); // kernel of state " + commentText(where));
-    else line(k.function + "(" + args + "); // kernel of state " + commentText(where));
+    if (project()) {
+      line("dcw_xrt::launch(\"" + k.function + "\"" + (args.empty() ? "" : ", ") + args + "); // kernel of state " + commentText(where));
+    } else {
+      line("try { // kernel of state " + commentText(where));
+      line("  " + k.function + "(" + args + ");");
+      line("} catch (const std::exception& e) {");
+      line("  return dcw_rt::report(error, errorSize, (std::string(\"" + commentText(where) + ": \") + e.what()).c_str());");
+      line("}");
+    }
     record(first, st.id());
 
-    // The kernel, written aside: the walk's output, lines, source map and work list are swapped out.
-    std::string savedOut = std::move(out_);
-    out_.clear();
-    const int savedLine = line_, savedIndent = indent_, savedDepth = mapDepth_;
-    std::vector<SourceMapEntry> savedMap = std::move(sourceMap_);
-    sourceMap_.clear();
-    std::vector<Step> savedSteps = std::move(steps_);
-    steps_.clear();
-    line_ = 0;
-    indent_ = 0;
-    mapDepth_ = 0;
-    ctx_ = &inner;
-    inKernel_ = true;
-    progressMarks_ = false;
-    auto restore = [&] {
-      kernelText_ = std::move(out_);
-      out_ = std::move(savedOut);
-      kernelMap_ = std::move(sourceMap_);
-      sourceMap_ = std::move(savedMap);
-      steps_ = std::move(savedSteps);
-      line_ = savedLine;
-      indent_ = savedIndent;
-      mapDepth_ = savedDepth;
-      ctx_ = &outer;
-      inKernel_ = false;
-      progressMarks_ = true;
-    };
-    int kfirst = nextLine();
-    line("// kernel of state " + commentText(where));
-    std::string sig;
-    for (auto& p : params) sig += (sig.empty() ? "" : ", ") + p;
-    line("extern \"C\" void " + k.function + "(" + sig + ") {");
-    ++indent_;
-    for (auto& a : k.args) {
-      if (a.isSymbol) line("#pragma HLS INTERFACE s_axilite port=" + a.id);
-      else line("#pragma HLS INTERFACE m_axi port=" + a.id + " offset=slave bundle=" + a.bundle);
-    }
-    line("#pragma HLS INTERFACE s_axilite port=return");
-    for (auto& a : k.args) line("(void)" + a.id + ";");
-    auto body = SdfgWalker::emitState(st);
-    if (body) body = drive();
-    if (!body) {
-      restore();
-      return body;
-    }
-    --indent_;
-    line("}");
-    record(kfirst, st.id());
-    restore();
+    // The kernel; a dataflow state (its parts joined by streams) has processing elements, written
+    // before it.
+    Fragment all;
+    std::vector<std::vector<const Node*>> pes = processingElements(st);
+    auto kernel = aside(inner, [&]() -> Expected<void> {
+      int kfirst = nextLine();
+      line("// kernel of state " + commentText(where));
+      std::string sig;
+      for (auto& p : params) sig += (sig.empty() ? "" : ", ") + p;
+      line("extern \"C\" void " + k.function + "(" + sig + ") {");
+      ++indent_;
+      for (auto& a : k.args) {
+        if (a.isSymbol) line("#pragma HLS INTERFACE s_axilite port=" + a.id);
+        else line("#pragma HLS INTERFACE m_axi port=" + a.id + " offset=slave bundle=" + a.bundle);
+      }
+      line("#pragma HLS INTERFACE s_axilite port=return");
+      for (auto& a : k.args) line("(void)" + a.id + ";");
+      if (pes.empty()) {
+        DCW_CHECK(SdfgWalker::emitState(st));
+        DCW_CHECK(drive());
+      } else {
+        // The processing elements run side by side, joined by the state's streams.
+        line("#pragma HLS DATAFLOW");
+        auto si = stateInfo(st);
+        if (!si) return si.takeError();
+        DCW_CHECK(allocateScope(**si, nullptr));
+        std::vector<std::string> peCalls, peNames;
+        for (auto& pe : pes) {
+          DCW_TRY(Fragment f, emitProcessingElement(st, pe, inner, peCalls, peNames));
+          append(all, std::move(f));
+        }
+        line("#ifdef DCW_HLS_SIM");
+        line("dcw_hls::Dataflow dataflow;");
+        for (size_t i = 0; i < peCalls.size(); ++i) line("dataflow.add(\"" + peNames[i] + "\", [&] { " + peCalls[i] + "; });");
+        line("dataflow.run();");
+        line("#else");
+        for (auto& c : peCalls) line(c + ";");
+        line("#endif");
+      }
+      --indent_;
+      line("}");
+      record(kfirst, st.id());
+      return {};
+    });
+    if (!kernel) return kernel.takeError();
+    append(all, std::move(*kernel));
     // The kernel's lines in kernels.cpp (project) or before the entry point (simulation).
     const int before = int(std::count(kernelsSource_.begin(), kernelsSource_.end(), '\n')) +
                        int(std::count(kKernelsHeader, kKernelsHeader + std::strlen(kKernelsHeader), '\n'));
-    kernelsSource_ += kernelText_ + "\n";
+    kernelsSource_ += all.text + "\n";
     if (project()) {
-      for (auto& e : kernelMap_) {
+      for (auto& e : all.map) {
         e.firstLine += before;
         e.lastLine += before;
         e.file = "kernels.cpp";
         projectMap_.push_back(std::move(e));
       }
     } else {
-      defer(kernelText_ + "\n", std::move(kernelMap_));
+      defer(all.text + "\n", std::move(all.map));
     }
     kernels_.push_back(std::move(k));
     return {};
+  }
+
+  // Code written aside from the walk's output (a kernel, a processing element): its text and source map
+  // with lines counted from its first line.
+  struct Fragment {
+    std::string text;
+    std::vector<SourceMapEntry> map;
+  };
+  static void append(Fragment& to, Fragment from) {
+    const int lines = int(std::count(to.text.begin(), to.text.end(), '\n'));
+    for (auto& e : from.map) {
+      e.firstLine += lines;
+      e.lastLine += lines;
+      to.map.push_back(std::move(e));
+    }
+    to.text += from.text;
+  }
+  // Runs `body` with the output, lines, source map and work list swapped out and `ctx` as the context.
+  Expected<Fragment> aside(Ctx& ctx, const std::function<Expected<void>()>& body) {
+    std::string savedOut = std::move(out_);
+    out_.clear();
+    const int savedLine = line_, savedIndent = indent_, savedDepth = mapDepth_;
+    const bool savedKernel = inKernel_, savedMarks = progressMarks_;
+    std::vector<SourceMapEntry> savedMap = std::move(sourceMap_);
+    sourceMap_.clear();
+    std::vector<Step> savedSteps = std::move(steps_);
+    steps_.clear();
+    Ctx* savedCtx = ctx_;
+    line_ = 0;
+    indent_ = 0;
+    mapDepth_ = 0;
+    ctx_ = &ctx;
+    inKernel_ = true;
+    progressMarks_ = false;
+    auto r = body();
+    Fragment f{std::move(out_), std::move(sourceMap_)};
+    out_ = std::move(savedOut);
+    sourceMap_ = std::move(savedMap);
+    steps_ = std::move(savedSteps);
+    line_ = savedLine;
+    indent_ = savedIndent;
+    mapDepth_ = savedDepth;
+    ctx_ = savedCtx;
+    inKernel_ = savedKernel;
+    progressMarks_ = savedMarks;
+    if (!r) return r.takeError();
+    return f;
+  }
+
+  Expected<std::shared_ptr<StateInfo>> stateInfo(const State& st) {
+    auto si = std::make_shared<StateInfo>();
+    si->state = &st;
+    auto order = st.topologicalOrder();
+    if (!order) return fail(path(st.id()), order.error().message, order.error().hint);
+    auto scopes = st.scopeOf();
+    if (!scopes) return fail(path(st.id()), scopes.error().message, scopes.error().hint);
+    si->scopes = std::move(*scopes);
+    for (Node* n : *order) {
+      if (n->kind() == ElementKind::MapExit) continue;
+      auto it = si->scopes.find(n->id());
+      si->children[it == si->scopes.end() ? nullptr : it->second].push_back(n);
+    }
+    return si;
+  }
+
+  bool isStream(const std::string& data) const {
+    const DataDescriptor* d = ctx_->sdfg ? ctx_->sdfg->findData(data) : nullptr;
+    return d && d->dataKind == DataKind::Stream;
+  }
+
+  // A state's processing elements: the parts that remain connected without its stream access nodes,
+  // each as its top-level nodes in topological order; none when the state has no stream.
+  std::vector<std::vector<const Node*>> processingElements(const State& st) {
+    std::map<ElementId, ElementId> parent;
+    std::function<ElementId(ElementId)> find = [&](ElementId x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    bool streams = false;
+    for (auto& n : st.nodes()) {
+      parent[n->id()] = n->id();
+      if (auto* a = dynamic_cast<const AccessNode*>(n.get()); a && isStream(a->data())) streams = true;
+    }
+    if (!streams) return {};
+    auto streamNode = [&](ElementId id) {
+      auto* a = dynamic_cast<const AccessNode*>(st.node(id));
+      return a && isStream(a->data());
+    };
+    for (auto& e : st.edges())
+      if (!streamNode(e->src) && !streamNode(e->dst)) parent[find(e->src)] = find(e->dst);
+    for (auto& n : st.nodes()) // a map's entry and exit belong together
+      if (auto* me = dynamic_cast<const MapEntry*>(n.get()); me && me->exitId != kNoId) parent[find(me->id())] = find(me->exitId);
+    auto order = st.topologicalOrder();
+    auto scopes = st.scopeOf();
+    std::map<ElementId, size_t> index;
+    std::vector<std::vector<const Node*>> out;
+    if (!order || !scopes) return {};
+    for (Node* n : *order) {
+      if (n->kind() == ElementKind::MapExit || streamNode(n->id())) continue;
+      auto sc = scopes->find(n->id());
+      if (sc != scopes->end() && sc->second) continue; // inside a map: emitted with it
+      ElementId root = find(n->id());
+      auto it = index.find(root);
+      if (it == index.end()) {
+        it = index.emplace(root, out.size()).first;
+        out.emplace_back();
+      }
+      out[it->second].push_back(n);
+    }
+    return out;
+  }
+
+  // One processing element as a function of its own (arrays by pointer, streams by reference,
+  // symbols by value); `calls` receives the call the kernel makes.
+  Expected<Fragment> emitProcessingElement(const State& st, const std::vector<const Node*>& top, const Ctx& kernel,
+                                           std::vector<std::string>& calls, std::vector<std::string>& names) {
+    auto si = stateInfo(st);
+    if (!si) return si.takeError();
+    // Every node below the top-level ones, for the data the element touches.
+    std::vector<const Node*> all;
+    for (const Node* n : top) {
+      all.push_back(n);
+      if (auto* me = dynamic_cast<const MapEntry*>(n)) collectSubtree(**si, me, all);
+    }
+    std::set<ElementId> mine;
+    for (const Node* n : all) mine.insert(n->id());
+    std::vector<std::string> data;
+    auto use = [&](const std::string& name) {
+      if (std::find(data.begin(), data.end(), name) == data.end()) data.push_back(name);
+    };
+    for (auto& e : st.edges())
+      if ((mine.count(e->src) || mine.count(e->dst)) && !e->memlet.isEmpty()) use(e->memlet.data);
+    for (const Node* n : all)
+      if (auto* a = dynamic_cast<const AccessNode*>(n)) use(a->data());
+    std::string label = top.empty() ? std::string("pe") : top.front()->label();
+    for (const Node* n : top)
+      if (n->kind() == ElementKind::MapEntry) {
+        label = n->label();
+        break;
+      }
+    const std::string function = fresh("pe_" + label);
+    Ctx pe;
+    pe.sdfg = kernel.sdfg;
+    if (auto it = kernel.scopeAlloc.find(&st); it != kernel.scopeAlloc.end()) {
+      pe.scopeAlloc[&st] = it->second;
+      pe.scopeAlloc[&st].erase(nullptr); // the state's own transients (streams among them) are the kernel's
+    }
+    std::vector<std::string> params, args;
+    for (auto& name : data) {
+      auto outer = kernel.data.find(name);
+      if (outer == kernel.data.end()) continue; // allocated inside the element
+      const DataDescriptor* d = ctx_->sdfg->findData(name);
+      std::string t = cpu::storageType(d->dtype);
+      std::string id = fresh(name);
+      params.push_back(d->dataKind == DataKind::Stream ? "hls::stream<" + t + ">& " + id : t + "* " + id);
+      args.push_back(outer->second);
+      pe.data[name] = id;
+    }
+    for (auto& [name, outer] : kernel.symbols) {
+      std::string id = fresh(name);
+      params.push_back("int64_t " + id);
+      args.push_back(outer);
+      pe.symbols[name] = id;
+    }
+    auto pesi = std::make_shared<StateInfo>(**si);
+    pesi->children[nullptr] = top;
+    auto f = aside(pe, [&]() -> Expected<void> {
+      int first = nextLine();
+      std::string sig;
+      for (auto& p : params) sig += (sig.empty() ? "" : ", ") + p;
+      line("// processing element " + commentText(label) + " of state " + commentText(path(st.id())));
+      line("static void " + function + "(" + sig + ") {");
+      ++indent_;
+      for (auto& [name, id] : pe.data) line("(void)" + id + ";");
+      DCW_CHECK(emitScope(*pesi, nullptr));
+      DCW_CHECK(drive());
+      --indent_;
+      line("}");
+      line("");
+      for (const Node* n : top) record(first, n->id());
+      return {};
+    });
+    if (!f) return f.takeError();
+    std::string call;
+    for (auto& a : args) call += (call.empty() ? "" : ", ") + a;
+    calls.push_back(function + "(" + call + ")");
+    names.push_back(label);
+    return f;
   }
 
   HlsOptions hls_;
   bool inKernel_ = false;
   std::vector<HlsKernel> kernels_;
   std::string kernelsSource_;
-  std::string kernelText_;
-  std::vector<SourceMapEntry> kernelMap_;
   std::vector<SourceMapEntry> projectMap_; // project: the kernels' lines in kernels.cpp
 };
 

@@ -39,6 +39,8 @@
 // that flag -Wall warns about each one.
 #ifndef DCW_HLS_SIM_H
 #define DCW_HLS_SIM_H
+// Generated code tests this to run dataflow regions as threads (synthesis runs them as hardware).
+#define DCW_HLS_SIM 1
 
 #include <algorithm>
 #include <chrono>

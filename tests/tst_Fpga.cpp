@@ -1,11 +1,15 @@
-// FpgaTransform and the FPGA targets' code: structure (device copies, explicit host/device states,
+// The FPGA target: FpgaTransform and StreamingComposition with the code the FPGA targets generate —
+// FpgaTransform's structure (device copies, explicit host/device states,
 // transients moved, pipelined top-level maps, undo and redo exact) and numbers (the transformed model
 // run in C-simulation by target fpga-sim equals the CPU before) on hand-built SDFGs and on expanded
 // ONNX node models; the generated HLS (a kernel per device state, m_axi bundles, PIPELINE II=1 on
 // innermost loops, on-chip transients, ROM constants); refusals with their reasons; the cpu target
-// refusing FPGA storage; the cycle estimate of simple kernels.
+// refusing FPGA storage; the cycle estimate of simple kernels; the Vitis project; streams joining
+// processing elements that C-simulation runs side by side, and a stream too shallow for a reconvergent
+// dataflow reported as a deadlock naming the streams and elements.
 #include "support/TransformTestSupport.h"
 #include "transforms/catalogue/FpgaTransform.h"
+#include "transforms/catalogue/StreamingComposition.h"
 
 #include "codegen/Target.h"
 #include "codegen/fpga/CycleEstimate.h"
@@ -14,6 +18,7 @@
 #include "core/ir/AccessNode.h"
 #include "core/ir/Tasklet.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -106,6 +111,72 @@ std::unique_ptr<Sdfg> rowSum(int R, int C) {
 }
 
 // The state of that label, or the one the editor made unique from it (host_to_device2).
+// map[i=0:N] { code } over 1-D arrays of N floats: inputs read at [i], outputs written at [i]; the
+// tasklet's connectors are the data names in lower case.
+void map1d(State* st, const std::vector<std::string>& ins, const std::vector<std::string>& outs, const std::string& code, int N,
+           const std::string& label) {
+  auto* me = st->add<MapEntry>(label);
+  auto* mx = st->add<MapExit>(label + "_exit");
+  me->params = {"i"};
+  me->range = Subset({Range::full(N)});
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  auto* t = st->add<Tasklet>(label + "_t", code);
+  auto lower = [](std::string x) {
+    for (auto& c : x) c = char(std::tolower(c));
+    return x;
+  };
+  auto nodeOf = [&](const std::string& data) -> AccessNode* {
+    for (auto& n : st->nodes())
+      if (auto* a = dynamic_cast<AccessNode*>(n.get()); a && a->data() == data) return a;
+    return st->add<AccessNode>(data);
+  };
+  for (auto& in : ins) {
+    t->addIn({lower(in), DType::Float32});
+    me->addIn({"IN_" + in});
+    me->addOut({"OUT_" + in});
+    st->addEdge(*nodeOf(in), "", *me, "IN_" + in, Memlet::simple(in, Subset({Range::full(N)})));
+    st->addEdge(*me, "OUT_" + in, *t, lower(in), Memlet::simple(in, *Subset::parse("i")));
+  }
+  for (auto& out : outs) {
+    t->addOut({lower(out), DType::Float32});
+    mx->addIn({"IN_" + out});
+    mx->addOut({"OUT_" + out});
+    st->addEdge(*t, lower(out), *mx, "IN_" + out, Memlet::simple(out, *Subset::parse("i")));
+    st->addEdge(*mx, "OUT_" + out, *nodeOf(out), "", Memlet::simple(out, Subset({Range::full(N)})));
+  }
+}
+
+// One state: X -> first { a = 2x; tmp = x + 0.5 } -> A, TMP; TMP -> second { b = 3 tmp } -> B;
+// A, B -> third { y = a + b } -> Y. Streams on A and B make the first and second maps one processing
+// element (joined by TMP) that fills A before B, and the third one that reads A and B in turn: a
+// reconvergent dataflow, which deadlocks when A cannot hold what the third cannot yet take.
+std::unique_ptr<Sdfg> reconvergent(int N) {
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {N});
+  for (const char* t : {"A", "B", "TMP"}) s->addArray(t, DType::Float32, {N}, true)->lifetime = Lifetime::Sdfg;
+  s->addArray("Y", DType::Float32, {N});
+  s->inputs = {"X"};
+  s->outputs = {"Y"};
+  auto* st = s->addState("compute");
+  map1d(st, {"X"}, {"A", "TMP"}, "a = x * 2.0\ntmp = x + 0.5", N, "first");
+  map1d(st, {"TMP"}, {"B"}, "b = tmp * 3.0", N, "second");
+  map1d(st, {"A", "B"}, {"Y"}, "y = a + b", N, "third");
+  return s;
+}
+
+transforms::Match streamOf(const Sdfg& s, const std::string& data, int depth) {
+  const State* st = s.allStates().front();
+  const AccessNode* a = nullptr;
+  for (auto& n : st->nodes())
+    if (auto* x = dynamic_cast<const AccessNode*>(n.get()); x && x->data() == data) a = x;
+  auto in = st->inEdges(a->id());
+  auto out = st->outEdges(a->id());
+  return {"StreamingComposition",
+          {{"first_exit", pathOf(s, in.at(0)->src)}, {"array", pathOf(*a)}, {"second_entry", pathOf(s, out.at(0)->dst)}},
+          {{"depth", std::to_string(depth)}}};
+}
+
 const State* stateNamed(const Sdfg& s, const std::string& label) {
   for (State* st : s.allStates())
     if (st->label() == label) return st;
@@ -128,7 +199,7 @@ int count(const std::string& text, const std::string& what) {
 
 } // namespace
 
-class TestFpgaTransform : public QObject {
+class TestFpga : public QObject {
   Q_OBJECT
 private slots:
   void wholeModelMovesWithExplicitCopies() {
@@ -280,6 +351,84 @@ private slots:
     QVERIFY(text.rfind("FPGA estimate (not measured) for Alveo U280", 0) == 0);
   }
 
+  void streamsJoinProcessingElements() {
+    // The matches, found on a copy moved to the FPGA (FpgaTransform keeps the transients' nodes).
+    auto moved = reconvergent(16);
+    edit::Editor med(*moved);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*moved->allStates().front()), med));
+    auto s = reconvergent(16);
+    auto ref = reconvergent(16);
+    auto inputs = randomInputsFor(*ref);
+    auto expected = runModel(*ref, inputs);
+    QVERIFY(!expected.empty());
+    // Deep enough: the numbers are the CPU's (checked with undo and redo).
+    const transforms::FpgaTransform toFpga;
+    const transforms::StreamingComposition streaming;
+    std::vector<std::unique_ptr<edit::Command>> steps;
+    steps.push_back(std::make_unique<ApplyDirect>(toFpga, onState(*s->allStates().front())));
+    steps.push_back(std::make_unique<ApplyDirect>(streaming, streamOf(*moved, "A", 16)));
+    steps.push_back(std::make_unique<ApplyDirect>(streaming, streamOf(*moved, "B", 16)));
+    QVERIFY(checkSteps(*s, std::move(steps), 1e-6, true, "fpga-sim"));
+    QCOMPARE(s->findData("A")->dataKind, DataKind::Stream);
+    QCOMPARE(s->findData("A")->storage, StorageType::FpgaLocal);
+    auto out = runModel(*s, inputs, "fpga-sim");
+    QVERIFY(!out.empty());
+    QVERIFY(codegen::compareOutputs(expected, out).maxAbs < 1e-6);
+    // Two processing elements under DATAFLOW, the streams between them, threads in C-simulation.
+    auto p = codegen::generateHls(*s, {});
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QCOMPARE(count(p->kernelsSource, "static void pe_"), 2);
+    QVERIFY(p->kernelsSource.find("#pragma HLS DATAFLOW") != std::string::npos);
+    QCOMPARE(count(p->kernelsSource, "hls::stream<float> "), 2);
+    QVERIFY(p->kernelsSource.find("#pragma HLS STREAM variable=") != std::string::npos);
+    QVERIFY(p->kernelsSource.find("dcw_hls::Dataflow dataflow;") != std::string::npos);
+    QVERIFY(p->kernelsSource.find(".write(") != std::string::npos && p->kernelsSource.find(".read()") != std::string::npos);
+  }
+
+  void shallowStreamDeadlockIsNamed() {
+    auto s = reconvergent(16);
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*s->allStates().front()), ed));
+    QVERIFY(transforms::StreamingComposition().apply(streamOf(*s, "A", 2), ed));
+    QVERIFY(transforms::StreamingComposition().apply(streamOf(*s, "B", 2), ed));
+    codegen::RunOptions o;
+    o.target = "fpga-sim";
+    o.isolated = true; // a failing run must not take the test down either
+    auto ex = codegen::Executor::create(*s, o);
+    QVERIFY2(ex, ex ? "" : ex.error().str().c_str());
+    QElapsedTimer clock;
+    clock.start();
+    auto inputs = codegen::randomInputs((*ex)->code().signature, 7);
+    QVERIFY(inputs);
+    auto out = (*ex)->run(*inputs);
+    QVERIFY(!out);
+    const std::string m = out.error().str();
+    qInfo("the run failed as it should: %s", m.c_str());
+    QVERIFY2(m.find("deadlock") != std::string::npos, m.c_str());
+    QVERIFY2(m.find("stream 'A'") != std::string::npos && m.find("stream 'B'") != std::string::npos, m.c_str());
+    QVERIFY2(m.find("PE 'first'") != std::string::npos && m.find("PE 'third'") != std::string::npos, m.c_str());
+    QVERIFY2(m.find("main/compute") != std::string::npos, m.c_str()); // the kernel's state
+    QVERIFY(clock.elapsed() < 60000);
+  }
+
+  void streamingRefusals() {
+    transforms::StreamingComposition t;
+    Diagnostics why;
+    auto s = reconvergent(8);
+    QVERIFY(!t.canApply(streamOf(*s, "A", 2), *s, &why)); // not on the FPGA yet
+    QVERIFY(why.firstError()->message.find("not in FPGA memory") != std::string::npos);
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*s->allStates().front()), ed));
+    why = {};
+    QVERIFY(!t.canApply(streamOf(*s, "A", 0), *s, &why));
+    QVERIFY(why.firstError()->message.find("at least 1") != std::string::npos);
+    QVERIFY(t.canApply(streamOf(*s, "A", 2), *s, nullptr));
+    QVERIFY(t.apply(streamOf(*s, "A", 2), ed));
+    why = {};
+    QVERIFY(!t.canApply(streamOf(*s, "A", 2), *s, &why));
+    QVERIFY(why.firstError()->message.find("stream already") != std::string::npos);
+  }
+
   void refusals() {
     transforms::FpgaTransform t;
     Diagnostics why;
@@ -355,5 +504,5 @@ private slots:
   }
 };
 
-QTEST_GUILESS_MAIN(TestFpgaTransform)
-#include "tst_FpgaTransform.moc"
+QTEST_GUILESS_MAIN(TestFpga)
+#include "tst_Fpga.moc"
