@@ -383,6 +383,18 @@ private slots:
     QVERIFY(p->kernelsSource.find("#pragma HLS STREAM variable=") != std::string::npos);
     QVERIFY(p->kernelsSource.find("dcw_hls::Dataflow dataflow;") != std::string::npos);
     QVERIFY(p->kernelsSource.find(".write(") != std::string::npos && p->kernelsSource.find(".read()") != std::string::npos);
+    // The estimate runs the elements side by side: the slower (first and second maps) sets the pace.
+    auto e = codegen::estimateFpga(*s, {});
+    QVERIFY(e);
+    QCOMPARE(e->kernels.size(), size_t(1));
+    int64_t first = 0, second = 0, third = 0;
+    for (auto& l : e->kernels[0].loops) {
+      if (l.path.find("/first") != std::string::npos) first = l.cycles;
+      if (l.path.find("/second") != std::string::npos) second = l.cycles;
+      if (l.path.find("/third") != std::string::npos) third = l.cycles;
+    }
+    QVERIFY(first > 0 && second > 0 && third > 0);
+    QCOMPARE(e->kernels[0].cycles, std::max(first + second, third) + 2);
   }
 
   void shallowStreamDeadlockIsNamed() {

@@ -73,6 +73,7 @@ FpgaResources operatorResources(const std::string& op, bool floating, bool dbl) 
 constexpr int kGlobalReadLatency = 7; // an m_axi read once its burst is under way
 constexpr int kLocalReadLatency = 2;
 constexpr int kWriteLatency = 1;
+constexpr int kStreamLatency = 2; // a FIFO's write-to-read latency
 
 struct TaskletCost {
   int64_t depth = 0;
@@ -205,13 +206,21 @@ private:
       auto it = s.of.find(n->id());
       s.children[it == s.of.end() ? nullptr : it->second].push_back(n);
     }
-    int64_t total = 0;
-    for (const Node* n : s.children[nullptr]) {
-      auto c = nodeCycles(st, s, *n, env);
-      if (!c) return c;
-      total += *c;
+    // A dataflow state runs its processing elements side by side: it takes as long as the slowest
+    // (plus a few cycles for the streams' first elements); any other runs its nodes one after another.
+    auto pes = env.sdfg ? dataflowElements(*env.sdfg, st) : std::vector<std::vector<const Node*>>{};
+    if (pes.empty()) pes.push_back(s.children[nullptr]);
+    int64_t slowest = 0;
+    for (auto& pe : pes) {
+      int64_t total = 0;
+      for (const Node* n : pe) {
+        auto c = nodeCycles(st, s, *n, env);
+        if (!c) return c;
+        total += *c;
+      }
+      slowest = std::max(slowest, total);
     }
-    return total;
+    return slowest + (pes.size() > 1 ? kStreamLatency * int64_t(pes.size() - 1) : 0);
   }
 
   Expected<int64_t> nodeCycles(const State& st, Scopes& s, const Node& n, Env& env) {

@@ -11,8 +11,8 @@
 //    bundle serves one read and one write per cycle, an on-chip array two accesses);
 //  - an outer loop runs its body trips times (plus a cycle of loop control each time); an unrolled
 //    map runs its copies side by side (hardware times trips, time once);
-//  - the nodes of a state, and the states of a nested SDFG, run one after the other (a dataflow
-//    region would run at the pace of its slowest element); a loop region runs its body trip times,
+//  - the nodes of a state, and the states of a nested SDFG, run one after the other (a dataflow state,
+//    processing elements joined by streams, at the pace of its slowest); a loop region its body trip times,
 //    a conditional its longest branch; copies move one element a cycle, or as fast as the bank allows;
 //  - resources: DSPs and LUTs per floating-point and integer operator, block RAM or UltraRAM per
 //    on-chip array by its bits, and an m_axi adapter per kernel argument, against the board's totals.

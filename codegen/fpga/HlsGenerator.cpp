@@ -34,6 +34,43 @@ bool isDeviceState(const Sdfg& sdfg, const State& st) {
   return computes && onDevice;
 }
 
+std::vector<std::vector<const Node*>> dataflowElements(const Sdfg& sdfg, const State& st) {
+  auto streamNode = [&](ElementId id) {
+    auto* a = dynamic_cast<const AccessNode*>(st.node(id));
+    const DataDescriptor* d = a ? sdfg.findData(a->data()) : nullptr;
+    return d && d->dataKind == DataKind::Stream;
+  };
+  std::map<ElementId, ElementId> parent;
+  std::function<ElementId(ElementId)> find = [&](ElementId x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  bool streams = false;
+  for (auto& n : st.nodes()) {
+    parent[n->id()] = n->id();
+    streams = streams || streamNode(n->id());
+  }
+  if (!streams) return {};
+  for (auto& e : st.edges())
+    if (!streamNode(e->src) && !streamNode(e->dst)) parent[find(e->src)] = find(e->dst);
+  for (auto& n : st.nodes()) // a map's entry and exit belong together
+    if (auto* me = dynamic_cast<const MapEntry*>(n.get()); me && me->exitId != kNoId) parent[find(me->id())] = find(me->exitId);
+  auto order = st.topologicalOrder();
+  auto scopes = st.scopeOf();
+  if (!order || !scopes) return {};
+  std::map<ElementId, size_t> index;
+  std::vector<std::vector<const Node*>> out;
+  for (Node* n : *order) {
+    if (n->kind() == ElementKind::MapExit || streamNode(n->id())) continue;
+    auto sc = scopes->find(n->id());
+    if (sc != scopes->end() && sc->second) continue; // inside a map: part of it
+    auto it = index.emplace(find(n->id()), out.size()).first;
+    if (it->second == out.size()) out.emplace_back();
+    out[it->second].push_back(n);
+  }
+  return out;
+}
+
 namespace {
 
 class HlsGenerator final : public CpuGenerator {
@@ -350,7 +387,7 @@ private:
     // The kernel; a dataflow state (its parts joined by streams) has processing elements, written
     // before it.
     Fragment all;
-    std::vector<std::vector<const Node*>> pes = processingElements(st);
+    std::vector<std::vector<const Node*>> pes = dataflowElements(*ctx_->sdfg, st);
     auto kernel = aside(inner, [&]() -> Expected<void> {
       int kfirst = nextLine();
       line("// kernel of state " + commentText(where));
@@ -472,53 +509,6 @@ private:
       si->children[it == si->scopes.end() ? nullptr : it->second].push_back(n);
     }
     return si;
-  }
-
-  bool isStream(const std::string& data) const {
-    const DataDescriptor* d = ctx_->sdfg ? ctx_->sdfg->findData(data) : nullptr;
-    return d && d->dataKind == DataKind::Stream;
-  }
-
-  // A state's processing elements: the parts that remain connected without its stream access nodes,
-  // each as its top-level nodes in topological order; none when the state has no stream.
-  std::vector<std::vector<const Node*>> processingElements(const State& st) {
-    std::map<ElementId, ElementId> parent;
-    std::function<ElementId(ElementId)> find = [&](ElementId x) {
-      while (parent[x] != x) x = parent[x] = parent[parent[x]];
-      return x;
-    };
-    bool streams = false;
-    for (auto& n : st.nodes()) {
-      parent[n->id()] = n->id();
-      if (auto* a = dynamic_cast<const AccessNode*>(n.get()); a && isStream(a->data())) streams = true;
-    }
-    if (!streams) return {};
-    auto streamNode = [&](ElementId id) {
-      auto* a = dynamic_cast<const AccessNode*>(st.node(id));
-      return a && isStream(a->data());
-    };
-    for (auto& e : st.edges())
-      if (!streamNode(e->src) && !streamNode(e->dst)) parent[find(e->src)] = find(e->dst);
-    for (auto& n : st.nodes()) // a map's entry and exit belong together
-      if (auto* me = dynamic_cast<const MapEntry*>(n.get()); me && me->exitId != kNoId) parent[find(me->id())] = find(me->exitId);
-    auto order = st.topologicalOrder();
-    auto scopes = st.scopeOf();
-    std::map<ElementId, size_t> index;
-    std::vector<std::vector<const Node*>> out;
-    if (!order || !scopes) return {};
-    for (Node* n : *order) {
-      if (n->kind() == ElementKind::MapExit || streamNode(n->id())) continue;
-      auto sc = scopes->find(n->id());
-      if (sc != scopes->end() && sc->second) continue; // inside a map: emitted with it
-      ElementId root = find(n->id());
-      auto it = index.find(root);
-      if (it == index.end()) {
-        it = index.emplace(root, out.size()).first;
-        out.emplace_back();
-      }
-      out[it->second].push_back(n);
-    }
-    return out;
   }
 
   // One processing element as a function of its own (arrays by pointer, streams by reference,

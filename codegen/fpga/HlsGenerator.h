@@ -23,6 +23,7 @@
 #include <vector>
 
 namespace dcw::ir {
+class Node;
 class Sdfg;
 class State;
 } // namespace dcw::ir
@@ -63,5 +64,9 @@ Expected<HlsProgram> generateHls(const ir::Sdfg& sdfg, const HlsOptions& options
 
 // Whether a state of the root computes on FPGA data (and so becomes a kernel).
 bool isDeviceState(const ir::Sdfg& sdfg, const ir::State& st);
+
+// A dataflow state's processing elements: the parts that stay connected without its stream access
+// nodes, each as its top-level nodes in topological order; empty when the state has no stream.
+std::vector<std::vector<const ir::Node*>> dataflowElements(const ir::Sdfg& sdfg, const ir::State& st);
 
 } // namespace dcw::codegen
