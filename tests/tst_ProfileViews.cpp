@@ -3,7 +3,8 @@
 // timeline (bars that map back to elements) and the roofline; clicks in them select the element on
 // the canvas; measured-time overlays colour the canvas; profiles before and after a history step are
 // compared; Edit ▸ Differentiate's dialog lists the weights and the intermediates with their bytes and
-// builds the command, which is one undoable history step.
+// builds the command, which is one undoable history step; Run ▸ Target ▸ FPGA profiles the kernels in
+// C-simulation and the FPGA tab shows the estimated cycles per kernel and loop, labelled as estimates.
 #include "app/gui/MainWindow.h"
 #include "support/GuiTestSupport.h"
 
@@ -110,6 +111,36 @@ private slots:
     report = panel->report();
     QVERIFY(report->find("main/state0/block1.conv1.Conv"));
     QVERIFY(report->elements.size() <= 3);
+  }
+
+  void fpgaTargetShowsEstimates() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(openModel(w, kMlp));
+    auto* panel = w.profilePanel();
+    QVERIFY(panel->tabs()->indexOf(panel->fpgaTable()->parentWidget()) < 0); // no FPGA tab for a CPU profile
+    QAction* fpga = w.findChild<QAction*>(QStringLiteral("actionTarget_fpga_sim"));
+    QVERIFY(fpga);
+    fpga->trigger();
+    QCOMPARE(w.target(), std::string("fpga-sim"));
+    QSignalSpy done(&w, &MainWindow::profileFinished);
+    w.profile(2);
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 1; }, 300000));
+    QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+    QVERIFY(panel->report() && panel->report()->fpga);
+    QCOMPARE(panel->report()->target, std::string("fpga-sim"));
+    QVERIFY(panel->summary().startsWith(QStringLiteral("C-simulation on this CPU")));
+    QVERIFY(panel->tabs()->indexOf(panel->fpgaTable()->parentWidget()) >= 0);
+    QVERIFY(panel->fpgaSummary().startsWith(QStringLiteral("Estimated, not measured, for Alveo U250")));
+    QTableWidget* t = panel->fpgaTable();
+    QVERIFY(t->rowCount() > 1);
+    QVERIFY(t->item(0, 0)->text().startsWith(QStringLiteral("kernel ")));
+    QCOMPARE(t->item(0, 1)->data(Qt::DisplayRole).toLongLong(), qlonglong(panel->report()->fpga->kernels[0].cycles));
+    // A loop's row selects its map on the canvas's path.
+    QSignalSpy clicked(panel, &views::ProfilePanel::elementClicked);
+    emit t->cellClicked(1, 0);
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.last().at(0).toString(), t->item(1, 0)->data(Qt::UserRole).toString());
   }
 
   void compareBeforeAndAfterAStep() {

@@ -12,6 +12,7 @@
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 namespace dcw::views {
@@ -59,6 +60,28 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   tabs_->addTab(timelineScroll, tr("Timeline"));
   tabs_->addTab(roofline_, tr("Roofline"));
   tabs_->addTab(compare_, tr("Compare"));
+  fpga_ = new QWidget;
+  fpga_->setObjectName(QStringLiteral("profileFpga"));
+  auto* fl = new QVBoxLayout(fpga_);
+  fl->setContentsMargins(0, 0, 0, 0);
+  fpgaSummary_ = new QLabel(fpga_);
+  fpgaSummary_->setWordWrap(true);
+  fpgaSummary_->setContentsMargins(6, 4, 6, 4);
+  fpgaSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  fpgaTable_ = new QTableWidget(fpga_);
+  fpgaTable_->setObjectName(QStringLiteral("profileFpgaTable"));
+  fpgaTable_->setColumnCount(8);
+  fpgaTable_->setHorizontalHeaderLabels({tr("Kernel / loop"), tr("Est. cycles"), tr("Runs"), tr("Trips"), tr("Depth"), tr("II"),
+                                         tr("Target II"), tr("What holds II back")});
+  fpgaTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  fpgaTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  fpgaTable_->verticalHeader()->hide();
+  fpgaTable_->horizontalHeader()->setStretchLastSection(true);
+  connect(fpgaTable_, &QTableWidget::cellClicked, this, [this](int row, int) {
+    if (auto* item = fpgaTable_->item(row, 0)) emit elementClicked(item->data(Qt::UserRole).toString());
+  });
+  fl->addWidget(fpgaSummary_);
+  fl->addWidget(fpgaTable_, 1);
   layout->addWidget(summary_);
   layout->addWidget(tabs_, 1);
 }
@@ -78,6 +101,7 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
   timeline_->setReport(report_.get());
   roofline_->setReport(report_.get());
   tableView_->resizeColumnsToContents();
+  showFpga(report_ && report_->fpga ? &*report_->fpga : nullptr);
   if (!report_) return;
   const auto& r = *report_;
   QString counters = r.counters.kind == "hardware"
@@ -94,7 +118,11 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
                                 .arg(r.peaks->bandwidthGBs, 0, 'f', 1)
                                 .arg(how.isEmpty() ? QString() : tr(", %1").arg(how))
                           : tr("machine peaks not measured");
-  summary_->setText(tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB · %7 elements timed · %8 · %9")
+  // An FPGA target's times are its C-simulation's, on this CPU: said so, the board's time is the FPGA tab's.
+  const QString simulated = r.target.rfind("fpga", 0) == 0
+                                ? tr("C-simulation on this CPU (FPGA cycles are estimated in the FPGA tab) · ")
+                                : QString();
+  summary_->setText(simulated + tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB · %7 elements timed · %8 · %9")
                         .arg(r.wallMs.median, 0, 'f', 3)
                         .arg(r.wallMs.min, 0, 'f', 3)
                         .arg(r.wallMs.max, 0, 'f', 3)
@@ -124,6 +152,61 @@ void ProfilePanel::highlightPath(const QString& path) {
   tableView_->selectRow(idx.row());
   tableView_->scrollTo(idx);
 }
+
+// The FPGA tab, present only for a profile of an FPGA target.
+void ProfilePanel::showFpga(const codegen::FpgaEstimate* e) {
+  const int at = tabs_->indexOf(fpga_);
+  if (!e) {
+    if (at >= 0) tabs_->removeTab(at);
+    fpgaTable_->setRowCount(0);
+    fpgaSummary_->clear();
+    return;
+  }
+  if (at < 0) tabs_->addTab(fpga_, tr("FPGA (estimated)"));
+  const codegen::FpgaDevice* d = e->device;
+  auto share = [&](int64_t used, int64_t avail) {
+    return tr("%1 of %2 (%3%)").arg(used).arg(avail).arg(avail > 0 ? 100.0 * double(used) / double(avail) : 0.0, 0, 'f', 1);
+  };
+  QString text = tr("Estimated, not measured, for %1 at %2 MHz: %3 cycles = %4 ms per run. Resources: DSP %5, LUT %6, BRAM18K %7, URAM %8.")
+                     .arg(d ? QString::fromStdString(d->part) : tr("an unknown board"))
+                     .arg(d ? d->clockMHz : 0.0, 0, 'f', 0)
+                     .arg(e->cycles)
+                     .arg(e->seconds * 1e3, 0, 'f', 3)
+                     .arg(d ? share(e->resources.dsp, d->available.dsp) : QString::number(e->resources.dsp))
+                     .arg(d ? share(e->resources.lut, d->available.lut) : QString::number(e->resources.lut))
+                     .arg(d ? share(e->resources.bram18k, d->available.bram18k) : QString::number(e->resources.bram18k))
+                     .arg(d ? share(e->resources.uram, d->available.uram) : QString::number(e->resources.uram));
+  for (auto& n : e->notes) text += QStringLiteral("\n") + tr("Note: %1").arg(QString::fromStdString(n));
+  fpgaSummary_->setText(text);
+  fpgaTable_->setSortingEnabled(false);
+  fpgaTable_->setRowCount(0);
+  auto add = [&](const QString& label, const std::string& path, QVector<QVariant> cells) {
+    const int row = fpgaTable_->rowCount();
+    fpgaTable_->insertRow(row);
+    auto* first = new QTableWidgetItem(label);
+    first->setData(Qt::UserRole, QString::fromStdString(path));
+    first->setToolTip(QString::fromStdString(path));
+    fpgaTable_->setItem(row, 0, first);
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem;
+      item->setData(Qt::DisplayRole, cells[c]);
+      fpgaTable_->setItem(row, c + 1, item);
+    }
+  };
+  for (auto& k : e->kernels) {
+    add(tr("kernel %1").arg(QString::fromStdString(k.statePath)), k.statePath, {QVariant::fromValue<qlonglong>(k.cycles), QVariant::fromValue<qlonglong>(k.launches)});
+    for (auto& l : k.loops) {
+      if (!l.pipelined && !l.unrolled) continue;
+      add(QStringLiteral("    ") + QString::fromStdString(l.path), l.path,
+          {QVariant::fromValue<qlonglong>(l.cycles), QVariant::fromValue<qlonglong>(l.executions), QVariant::fromValue<qlonglong>(l.trips),
+           QVariant::fromValue<qlonglong>(l.depth), l.unrolled ? QVariant(tr("unrolled")) : QVariant::fromValue<qlonglong>(l.ii), 1,
+           QString::fromStdString(l.iiReason)});
+    }
+  }
+  fpgaTable_->resizeColumnsToContents();
+}
+
+QString ProfilePanel::fpgaSummary() const { return fpgaSummary_->text(); }
 
 QString ProfilePanel::summary() const { return summary_->text(); }
 QString ProfilePanel::comparisonText() const { return compare_->toPlainText(); }

@@ -1,7 +1,10 @@
 // ProfilePanel: the measured profile of the model in three views that share one selection — a
 // sortable table of elements by time, the timeline of one run, and the roofline — plus a summary
 // (wall time, peak memory, counters or why there are none) and a comparison of two profiles (before
-// and after a history step). Clicking an element in any of them emits elementClicked(path).
+// and after a history step). A profile of an FPGA target adds the FPGA tab: per kernel and loop the
+// estimated cycles, trips, depth and achieved II against the target (and what holds it back), and the
+// resources against the board — labelled as estimates, never mixed with the C-simulation's times.
+// Clicking an element in any of them emits elementClicked(path).
 #pragma once
 
 #include "codegen/run/ProfileReport.h"
@@ -14,6 +17,7 @@ class QLabel;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
+class QTableWidget;
 class QPlainTextEdit;
 
 namespace dcw::views {
@@ -39,6 +43,8 @@ public:
   TimelineView* timeline() const { return timeline_; }
   RooflineView* roofline() const { return roofline_; }
   QTabWidget* tabs() const { return tabs_; }
+  QTableWidget* fpgaTable() const { return fpgaTable_; }
+  QString fpgaSummary() const;
   QString summary() const;
   QString comparisonText() const;
 
@@ -55,6 +61,10 @@ private:
   TimelineView* timeline_ = nullptr;
   RooflineView* roofline_ = nullptr;
   QPlainTextEdit* compare_ = nullptr;
+  QWidget* fpga_ = nullptr;
+  QLabel* fpgaSummary_ = nullptr;
+  QTableWidget* fpgaTable_ = nullptr;
+  void showFpga(const codegen::FpgaEstimate* e);
 };
 
 } // namespace dcw::views

@@ -122,13 +122,14 @@ static std::shared_ptr<LoadResult> loadInBackground(const QString& path) {
 // Runs on a worker thread on its own copy of the model (loaded again, the history's steps replayed,
 // lowered and generated through the pipeline, exactly as `dcw codegen --script` does), so the model on
 // screen is never changed.
-std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps) {
+std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps, std::string target) {
   auto r = std::make_shared<CodeResult>();
   r->path = path;
   try {
     pipeline::Steps s;
     s.lines = std::move(steps);
     pipeline::Options opts;
+    opts.target = std::move(target);
     auto prepared = pipeline::prepare(path.toStdString(), s, opts);
     if (!prepared) {
       r->error = failureText(path, prepared.error());
@@ -746,7 +747,8 @@ void MainWindow::generateCode() {
     if (serial != codeSerial_) return; // a newer model is being generated
     finishCode(watcher->result());
   });
-  watcher->setFuture(QtConcurrent::run(&generateInBackground, file_, scriptLines(model_ && model_->history ? model_->history->position() : 0)));
+  watcher->setFuture(
+      QtConcurrent::run(&generateInBackground, file_, scriptLines(model_ && model_->history ? model_->history->position() : 0), target_));
 }
 
 void MainWindow::finishCode(std::shared_ptr<CodeResult> r) {

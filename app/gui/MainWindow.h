@@ -184,6 +184,9 @@ public:
   // "model", or element paths (Run ▸ Instrumentation ▸ Selected Element) — as for `dcw profile --instrument`.
   void setInstrumentation(std::vector<std::string> what) { instrument_ = std::move(what); }
   const std::vector<std::string>& instrumentation() const { return instrument_; }
+  // Run ▸ Target: the target Profile builds for and the Code panel shows ("cpu", "fpga-sim").
+  void setTarget(const std::string& target);
+  const std::string& target() const { return target_; }
   views::ProfilePanel* profilePanel() const { return profile_; }
   // Edit ▸ Differentiate with Respect to…: the selected output (or the only one), a dialog to choose
   // inputs/weights and store or recompute, then one `differentiate` step in the history.
@@ -306,6 +309,7 @@ private:
   QDockWidget* profileDock_ = nullptr;
   bool profiling_ = false;
   std::vector<std::string> instrument_{"all"};
+  std::string target_ = "cpu";
   quint64 profileSerial_ = 0;
   std::shared_ptr<std::atomic<bool>> profileCancel_;
   void createProfiling();

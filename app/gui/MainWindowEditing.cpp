@@ -577,10 +577,10 @@ void MainWindow::showCodeDiff(int step) {
     codeDiff_->setDiff(tr("Step %1, %2: +%3 −%4 lines").arg(step).arg(title).arg(r->stats.added).arg(r->stats.removed), r->diff);
     emit codeDiffReady(step, int(r->stats.added), int(r->stats.removed));
   });
-  watcher->setFuture(QtConcurrent::run([path, before, after, step]() {
+  watcher->setFuture(QtConcurrent::run([path, before, after, step, target = target_]() {
     auto r = std::make_shared<DiffResult>();
-    auto a = generateInBackground(path, before);
-    auto b = generateInBackground(path, after);
+    auto a = generateInBackground(path, before, target);
+    auto b = generateInBackground(path, after, target);
     if (!a->error.isEmpty() || !b->error.isEmpty()) {
       r->error = !a->error.isEmpty() ? a->error : b->error;
       return r;

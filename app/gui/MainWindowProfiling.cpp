@@ -46,7 +46,8 @@ struct ProfileOutcome {
 };
 
 // Runs on a worker thread on its own copy of the model.
-ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>& steps, const std::vector<std::string>& instrument, int repeat,
+ProfileOutcome profileAt(const std::string& path, const std::string& target, const std::vector<std::string>& steps,
+                         const std::vector<std::string>& instrument, int repeat,
                          const std::shared_ptr<std::atomic<bool>>& cancelFlag, const std::function<void(int, QString)>& report) {
   ProfileOutcome out;
   const std::atomic<bool>& cancel = *cancelFlag;
@@ -59,6 +60,7 @@ ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>
     auto dims = pipeline::dimsFromValues(path, {});
     if (!dims) return failWith(dims.error());
     pipeline::Options opts;
+    opts.target = target;
     opts.fixedDims = *dims;
     opts.generate.instrument = codegen::parseInstrumentation(instrument);
     // Generated code never runs in the app's process; the cancel flag kills the worker at once.
@@ -90,6 +92,7 @@ ProfileOutcome profileAt(const std::string& path, const std::vector<std::string>
     if (!r && cancel) return out.cancelled = true, out;
     if (!r) return failWith(r.error());
     r->model = path;
+    r->target = target;
     r->instrument.clear();
     for (auto& w : instrument) r->instrument += (r->instrument.empty() ? "" : " ") + w;
     if (peaks) r->peaks = *peaks;
@@ -153,10 +156,31 @@ void MainWindow::createProfiling() {
     if (p.empty()) statusBar()->showMessage(tr("Select an element first"), 5000);
     else instrument_ = {"model", p};
   });
+  // Run ▸ Target: what Profile builds and runs, and what the Code panel shows.
+  QMenu* targets = run->addMenu(tr("&Target"));
+  targets->setObjectName(QStringLiteral("menuTarget"));
+  auto* targetGroup = new QActionGroup(this);
+  auto targetChoice = [&](const QString& text, const std::string& name) {
+    QAction* a = targets->addAction(text);
+    a->setObjectName(QStringLiteral("actionTarget_") + QString::fromStdString(name).replace('-', '_'));
+    a->setCheckable(true);
+    a->setChecked(name == target_);
+    targetGroup->addAction(a);
+    connect(a, &QAction::triggered, this, [this, name] { setTarget(name); });
+  };
+  targetChoice(tr("&CPU (C++ with OpenMP)"), "cpu");
+  targetChoice(tr("&FPGA in C-simulation (HLS kernels; estimated cycles and resources)"), "fpga-sim");
   QAction* stop = run->addAction(tr("C&ancel"), this, &MainWindow::cancelProfile);
   stop->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   for (QMenu* m : menuBar()->findChildren<QMenu*>())
     if (m->title() == tr("&View")) m->addAction(profileDock_->toggleViewAction());
+}
+
+void MainWindow::setTarget(const std::string& target) {
+  if (target == target_) return;
+  target_ = target;
+  statusBar()->showMessage(tr("Target: %1 (Profile and the Code panel use it)").arg(QString::fromStdString(target)), 5000);
+  generateCode();
 }
 
 void MainWindow::cancelProfile() {
@@ -169,6 +193,7 @@ void MainWindow::profile(int repeat) {
   profileCancel_ = std::make_shared<std::atomic<bool>>(false);
   const quint64 serial = ++profileSerial_;
   const std::string path = file_.toStdString();
+  const std::string target = target_;
   auto steps = scriptLines(model_->history->position());
   auto cancel = profileCancel_;
   profileDock_->show();
@@ -210,7 +235,7 @@ void MainWindow::profile(int repeat) {
     emit profileFinished(true, profile_->summary());
   });
   auto what = instrument_;
-  watcher->setFuture(QtConcurrent::run([path, steps, what, repeat, cancel, report] { return profileAt(path, steps, what, repeat, cancel, report); }));
+  watcher->setFuture(QtConcurrent::run([path, target, steps, what, repeat, cancel, report] { return profileAt(path, target, steps, what, repeat, cancel, report); }));
 }
 
 void MainWindow::compareStepProfiles(int step, int repeat) {
@@ -219,6 +244,7 @@ void MainWindow::compareStepProfiles(int step, int repeat) {
   profileCancel_ = std::make_shared<std::atomic<bool>>(false);
   const quint64 serial = ++profileSerial_;
   const std::string path = file_.toStdString();
+  const std::string target = target_;
   auto before = scriptLines(size_t(step - 1));
   auto after = scriptLines(size_t(step));
   auto cancel = profileCancel_;
@@ -254,11 +280,11 @@ void MainWindow::compareStepProfiles(int step, int repeat) {
     emit comparisonFinished(true, profile_->comparisonText());
   });
   auto what = instrument_;
-  watcher->setFuture(QtConcurrent::run([path, before, after, what, repeat, cancel, report] {
+  watcher->setFuture(QtConcurrent::run([path, target, before, after, what, repeat, cancel, report] {
     Pair p;
-    p.a = profileAt(path, before, what, repeat, cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
+    p.a = profileAt(path, target, before, what, repeat, cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
     if (p.a.report && !*cancel)
-      p.b = profileAt(path, after, what, repeat, cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
+      p.b = profileAt(path, target, after, what, repeat, cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
     return p;
   }));
 }

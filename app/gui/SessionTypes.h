@@ -34,7 +34,7 @@ struct CodeResult {
 };
 // Loads the model file again, replays `steps` (script lines) on that copy, expands it and generates
 // the CPU code. Runs on a worker thread; touches nothing of the window.
-std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps);
+std::shared_ptr<CodeResult> generateInBackground(const QString& path, std::vector<std::string> steps, std::string target);
 
 struct PendingProject {
   QString file;               // the .dcwproj

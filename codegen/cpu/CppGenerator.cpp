@@ -5,6 +5,8 @@
 // critical section, timers from the CPU runtime (codegen/cpu/Runtime.h).
 #include "codegen/cpu/CppGenerator.h"
 
+#include "codegen/cpu/CpuGenerator.h"
+
 #include "codegen/SdfgWalker.h"
 #include "codegen/cpu/Runtime.h"
 #include "codegen/cpu/TaskletPrinter.h"

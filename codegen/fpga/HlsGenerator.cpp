@@ -2,7 +2,7 @@
 // generator's, sequential) for everything else. See HlsGenerator.h.
 #include "codegen/fpga/HlsGenerator.h"
 
-#include "codegen/cpu/CppGenerator.h"
+#include "codegen/cpu/CpuGenerator.h"
 #include "codegen/cpu/Runtime.h"
 #include "codegen/fpga/FpgaProject.h"
 #include "codegen/fpga/HlsShim.h"

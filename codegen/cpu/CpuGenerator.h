@@ -1,0 +1,48 @@
+// CpuGenerator: the CPU target's policy on the shared walk (codegen/SdfgWalker.h), as a class that other
+// targets' generators derive from when their host code is CPU code (the FPGA targets' HlsGenerator).
+// Code that only needs to generate CPU code calls generateCpp (codegen/cpu/CppGenerator.h).
+#pragma once
+
+#include "codegen/SdfgWalker.h"
+#include "codegen/cpu/CppGenerator.h"
+
+namespace dcw::codegen {
+
+// The OpenMP loop being emitted, if any.
+struct Parallel {
+  bool active = false;
+  const void* ctx = nullptr;      // the Ctx the loop was opened in
+  std::set<std::string> params;   // the parameters distributed over threads
+  std::set<std::string> varying;  // every parameter that changes inside the parallel loop
+};
+
+class CpuGenerator : public SdfgWalker {
+public:
+  CpuGenerator(const ir::Sdfg& root, const CpuOptions& o, std::string targetName = "cpu");
+
+protected:
+  void emitPrologue(bool instrumented) override;
+  Expected<void> emitMap(const StateInfo& si, const ir::MapEntry& me) override;
+  Expected<void> allocate(const ir::DataDescriptor& d, Ctx& c) override;
+  Expected<void> emitCopy(const StateInfo& si, const ir::DataflowEdge& e, const ir::AccessNode& src, const ir::AccessNode& dst) override;
+  Expected<void> emitWrite(const ir::DataDescriptor& d, const std::string& lvalue, const std::string& value, cpu::ValueKind kind,
+                           const std::string& wcr, bool atomic, const std::string& where) override;
+  bool needsAtomic(const std::string& data, const ir::Subset& subset) const override;
+  bool insideParallelLoop() const override { return par_.active; }
+  std::string timerStatement(int index, const std::string& local, bool masterOnly) const override;
+  // The first lines inside a map's loop nest, before its body (HLS: the loop's pipeline and unroll
+  // pragmas); nothing on the CPU.
+  virtual void loopBody(const StateInfo& si, const ir::MapEntry& me) { (void)si, (void)me; }
+
+  static bool conflictFree(const ir::Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
+  int chooseCollapse(const StateInfo& si, const ir::MapEntry& me, int independent);
+  static int enoughCollapse(const ir::MapEntry& me, int collapse);
+  const std::set<std::string>& writtenWholeByLibraryCalls(const ir::Sdfg& s);
+  std::map<const ir::Sdfg*, std::set<std::string>> libraryWritten_;
+
+  CpuOptions opt_;
+  Parallel par_;
+};
+
+
+} // namespace dcw::codegen
