@@ -7,7 +7,7 @@
 //                                                      without asking; print `autosaved: steps=N position=P
 //                                                      file=PATH` on stderr each time the session is on disk
 //   dcw-gui [--script S.dcws] [--select PATH] ...       replay a script into the history / select an element
-//   dcw-gui --profile [--profile-view table|timeline|roofline] [--overlay time|gflops|gbs] ...   profile after loading
+//   dcw-gui --profile [--target cpu|fpga-sim] [--profile-view table|timeline|roofline|fpga] [--overlay time|gflops|gbs] ...   profile after loading
 //   dcw-gui --screenshot OUT.png [--expand-all] [--theme dark|light] [--size WxH] [--overlay KIND] MODEL
 //                                                      headless: load, lay out, save a picture of the window
 //   dcw-gui --export-svg OUT.svg [--expand-all] [--theme dark|light] MODEL
@@ -114,8 +114,11 @@ int main(int argc, char** argv) {
   QCommandLineOption profileOpt(QStringLiteral("profile"),
                                 QStringLiteral("After loading (and --script), profile the model (Run ▸ Profile); with "
                                                "--screenshot, the picture is taken when the profile is shown."));
-  QCommandLineOption profileTab(QStringLiteral("profile-view"), QStringLiteral("Profile tab to show: table, timeline, roofline."),
+  QCommandLineOption profileTab(QStringLiteral("profile-view"), QStringLiteral("Profile tab to show: table, timeline, roofline, fpga."),
                                 QStringLiteral("VIEW"));
+  QCommandLineOption targetOpt(QStringLiteral("target"),
+                               QStringLiteral("Target that Profile builds for and the Code panel shows (Run ▸ Target): cpu, fpga-sim."),
+                               QStringLiteral("TARGET"));
   QCommandLineOption recoverOpt(QStringLiteral("recover"),
                                 QStringLiteral("Without MODEL: reopen the newest recoverable autosave without asking "
                                                "(for automation; unreadable autosaves are reported on stderr)."));
@@ -126,6 +129,7 @@ int main(int argc, char** argv) {
   parser.addOption(printAutosaves);
   parser.addOption(profileOpt);
   parser.addOption(profileTab);
+  parser.addOption(targetOpt);
   parser.addOption(script);
   parser.addOption(selectPath);
   parser.addOption(screenshot);
@@ -177,6 +181,12 @@ int main(int argc, char** argv) {
     if (kind == O::None && o != QLatin1String("none"))
       return fail(QStringLiteral("--overlay: expected params, flops, bytes, time, gflops, gbs or none, got '%1'").arg(o), 1);
     window.setOverlay(kind);
+  }
+
+  if (parser.isSet(targetOpt)) {
+    const std::string t = parser.value(targetOpt).toStdString();
+    if (t != "cpu" && t != "fpga-sim") return fail(QStringLiteral("--target: expected cpu or fpga-sim, got '%1'").arg(parser.value(targetOpt)), 1);
+    window.setTarget(t);
   }
 
   // --script and --select act once the model is on screen (both interactive and headless).
@@ -283,7 +293,7 @@ int main(int argc, char** argv) {
       const QString v = parser.value(profileTab).toLower();
       auto* tabs = window.profilePanel()->tabs();
       for (int i = 0; i < tabs->count(); ++i)
-        if (tabs->tabText(i).toLower() == v) tabs->setCurrentIndex(i);
+        if (tabs->tabText(i).toLower().startsWith(v)) tabs->setCurrentIndex(i);
     }
     window.canvas()->fitToView(); // the profile dock took room from the canvas
     QTimer::singleShot(200, finish);
