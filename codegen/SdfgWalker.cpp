@@ -453,28 +453,7 @@ Expected<void> SdfgWalker::embedConstant(const DataDescriptor& d, Ctx& c) {
 Expected<void> SdfgWalker::planTransients(const Sdfg& s, Ctx& c) {
   // Where each transient is used: (state, innermost scope) pairs.
   std::map<std::string, std::vector<std::pair<const State*, const MapEntry*>>> uses;
-  std::set<std::string> controlFlowData;
-  std::function<void(const ControlFlowBlock&)> cfRefs = [&](const ControlFlowBlock& b) {
-    auto addSyms = [&](const sym::Expr& e) {
-      for (auto& n : e.freeSymbols()) controlFlowData.insert(n);
-    };
-    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
-      for (auto& e : r->edges()) {
-        addSyms(e->condition);
-        for (auto& [n, v] : e->assignments) addSyms(v);
-      }
-      if (auto* l = dynamic_cast<const LoopRegion*>(r)) {
-        addSyms(l->init);
-        addSyms(l->condition);
-        addSyms(l->update);
-      }
-      if (auto* br = dynamic_cast<const BranchRegion*>(r); br && br->condition) addSyms(*br->condition);
-      for (auto& ch : r->blocks()) cfRefs(*ch);
-    } else if (auto* cr = dynamic_cast<const ConditionalRegion*>(&b)) {
-      for (auto& br : cr->branches()) cfRefs(*br);
-    }
-  };
-  cfRefs(s);
+  const std::set<std::string> controlFlowData = namesReadByControlFlow(s);
   // Scopes per state, computed once: asking again per transient made a 5,000-node program quadratic.
   std::map<const State*, std::map<ElementId, const MapEntry*>> scopesOf;
   for (State* st : s.allStates()) {

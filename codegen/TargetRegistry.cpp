@@ -3,15 +3,14 @@
 #include "codegen/Target.h"
 
 #include "codegen/cpu/CpuTarget.h"
-#include "codegen/fpga/FpgaSimTarget.h"
 #include "codegen/fpga/FpgaTarget.h"
 
 namespace dcw::codegen {
 
 const std::vector<const Target*>& targets() {
   static const CpuTarget cpu;
-  static const FpgaSimTarget fpgaSim;
-  static const FpgaTarget fpga;
+  static const FpgaTarget fpgaSim(HlsOptions::Output::Simulation);
+  static const FpgaTarget fpga(HlsOptions::Output::Project);
   static const std::vector<const Target*> list = {&cpu, &fpgaSim, &fpga};
   return list;
 }

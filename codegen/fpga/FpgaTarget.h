@@ -1,25 +1,35 @@
-// FpgaTarget: the `fpga` target — the same HLS kernels as fpga-sim, written as a Vitis project (kernels,
-// XRT host program, link configuration, Makefile: codegen/fpga/FpgaProject.h) by `dcw codegen --target
-// fpga -o DIR`. It builds nothing here: a bitstream needs Vitis and XRT, which DCW's machines lack, so a
-// build says so and points at fpga-sim, which runs the same kernels in C-simulation.
+// FpgaTarget: the FPGA targets, one class with two outputs of the same HLS kernels
+// (codegen/fpga/HlsGenerator.h):
+//  - `fpga-sim`: the kernels run in C-simulation, compiled with the system g++ against DCW's
+//    stand-ins for the Vitis HLS headers into a shared library with the usual C ABI, so `dcw
+//    run/test-onnx/profile --target fpga-sim` give the kernels' real outputs on any machine. It
+//    measures no time (cycle estimates and RTL simulation say that).
+//  - `fpga`: a Vitis project (kernels, XRT host program, link configuration, Makefile:
+//    codegen/fpga/FpgaProject.h), written by `dcw codegen --target fpga -o DIR`. It builds nothing here:
+//    a bitstream needs Vitis and XRT, which DCW's machines lack, so a build says so and points at fpga-sim.
+// Both own the FPGA schedules and storages plus those of a sequential host; library nodes get their
+// implementations for target fpga.
 #pragma once
 
 #include "codegen/Target.h"
+#include "codegen/fpga/HlsGenerator.h"
 
 namespace dcw::codegen {
 
 class FpgaTarget final : public Target {
 public:
-  std::string_view name() const override { return "fpga"; }
-  std::string_view description() const override {
-    return "a Vitis project: HLS kernels, an XRT host program, link configuration and Makefile (built with Vitis, not here)";
-  }
+  explicit FpgaTarget(HlsOptions::Output output) : output_(output) {}
+  std::string_view name() const override { return output_ == HlsOptions::Output::Simulation ? "fpga-sim" : "fpga"; }
+  std::string_view description() const override;
   std::string_view implementationTarget() const override { return "fpga"; }
   bool available(std::string* whyNot) const override;
   bool ownsSchedule(ir::Schedule s) const override;
   bool ownsStorage(ir::StorageType s) const override;
   Expected<GeneratedCode> generate(const ir::Sdfg& sdfg, const GenerateOptions& options) const override;
   Expected<CompiledLibrary> build(const GeneratedCode& code, const CompileOptions& options) const override;
+
+private:
+  HlsOptions::Output output_;
 };
 
 } // namespace dcw::codegen

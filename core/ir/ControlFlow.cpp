@@ -142,4 +142,32 @@ BranchRegion* ConditionalRegion::addBranch(std::unique_ptr<BranchRegion> branch)
   return branches_.back().get();
 }
 
+std::set<std::string> namesReadByControlFlow(const ControlFlowBlock& top) {
+  std::set<std::string> out;
+  auto add = [&](const sym::Expr& e) {
+    for (auto& n : e.freeSymbols()) out.insert(n);
+  };
+  std::vector<const ControlFlowBlock*> work{&top};
+  while (!work.empty()) {
+    const ControlFlowBlock* b = work.back();
+    work.pop_back();
+    if (auto* r = dynamic_cast<const ControlFlowRegion*>(b)) {
+      for (auto& e : r->edges()) {
+        add(e->condition);
+        for (auto& [n, v] : e->assignments) add(v);
+      }
+      if (auto* l = dynamic_cast<const LoopRegion*>(r)) {
+        add(l->init);
+        add(l->condition);
+        add(l->update);
+      }
+      if (auto* br = dynamic_cast<const BranchRegion*>(r); br && br->condition) add(*br->condition);
+      for (auto& c : r->blocks()) work.push_back(c.get());
+    } else if (auto* c = dynamic_cast<const ConditionalRegion*>(b)) {
+      for (auto& br : c->branches()) work.push_back(br.get());
+    }
+  }
+  return out;
+}
+
 } // namespace dcw::ir

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -114,5 +115,9 @@ public:
 private:
   std::vector<std::unique_ptr<BranchRegion>> branches_;
 };
+
+// The names that the control flow in and below `b` reads: interstate conditions and assignments, loop
+// bounds and updates, branch conditions (symbols, and data read as symbols). Nested SDFGs not included.
+std::set<std::string> namesReadByControlFlow(const ControlFlowBlock& b);
 
 } // namespace dcw::ir

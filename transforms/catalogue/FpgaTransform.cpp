@@ -36,33 +36,6 @@ bool isDevice(const Sdfg& root, const State& st) {
   return false;
 }
 
-// The names that interstate conditions, assignments and loop bounds of the root read.
-std::set<std::string> controlFlowNames(const Sdfg& root) {
-  std::set<std::string> out;
-  auto add = [&](const sym::Expr& e) {
-    for (auto& n : e.freeSymbols()) out.insert(n);
-  };
-  std::function<void(const ControlFlowBlock&)> walk = [&](const ControlFlowBlock& b) {
-    if (auto* r = dynamic_cast<const ControlFlowRegion*>(&b)) {
-      for (auto& e : r->edges()) {
-        add(e->condition);
-        for (auto& [n, v] : e->assignments) add(v);
-      }
-      if (auto* l = dynamic_cast<const LoopRegion*>(r)) {
-        add(l->init);
-        add(l->condition);
-        add(l->update);
-      }
-      if (auto* br = dynamic_cast<const BranchRegion*>(r); br && br->condition) add(*br->condition);
-      for (auto& c : r->blocks()) walk(*c);
-    } else if (auto* c = dynamic_cast<const ConditionalRegion*>(&b)) {
-      for (auto& br : c->branches()) walk(*br);
-    }
-  };
-  walk(root);
-  return out;
-}
-
 struct Use {
   bool read = false, written = false;
 };
@@ -116,7 +89,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     for (auto& n : st->nodes())
       if (auto* a = dynamic_cast<const AccessNode*>(n.get())) elsewhere.insert(a->data());
   }
-  const std::set<std::string> steering = controlFlowNames(root);
+  const std::set<std::string> steering = namesReadByControlFlow(root);
   for (auto& [name, u] : p.uses) {
     const DataDescriptor* d = root.findData(name);
     if (steering.count(name))
