@@ -230,6 +230,32 @@ private slots:
     for (auto* me : allNodes<MapEntry>(*s)) QCOMPARE(me->schedule, Schedule::FpgaPipeline);
   }
 
+  void twoNodesOfOneInputKeepUniqueLabels() {
+    // X read through two access nodes of one state (labels X and X_1): both name fpga_X afterwards,
+    // with labels still unique, and undo gives back the labels exactly (checkTransformation).
+    auto s = std::make_unique<Sdfg>("main");
+    s->addArray("X", DType::Float32, {4, 5});
+    s->addArray("Y", DType::Float32, {4, 5});
+    s->addArray("Z", DType::Float32, {4, 5});
+    s->inputs = {"X"};
+    s->outputs = {"Y", "Z"};
+    auto* st = s->addState("both");
+    elementwise(st, "X", "Y", "y = x * 2.0");
+    elementwise(st, "X", "Z", "y = x + 1.0");
+    int xs = 0;
+    for (auto& n : st->nodes())
+      if (auto* a = dynamic_cast<AccessNode*>(n.get()); a && a->data() == "X") ++xs;
+    QCOMPARE(xs, 2);
+    QVERIFY(checkTransformation(*s, transforms::FpgaTransform(), onState(*st), 1e-6, true, "fpga-sim"));
+    std::set<std::string> labels;
+    int fx = 0;
+    for (auto& n : st->nodes()) {
+      QVERIFY2(labels.insert(n->label()).second, n->label().c_str());
+      if (auto* a = dynamic_cast<AccessNode*>(n.get()); a && a->data() == "fpga_X") ++fx;
+    }
+    QCOMPARE(fx, 2);
+  }
+
   void oneStateMovesWithCopiesAroundIt() {
     auto s = twoStates();
     QVERIFY(checkTransformation(*s, transforms::FpgaTransform(), onState(*stateNamed(*s, "consume"), false), 1e-6, true, "fpga-sim"));

@@ -156,19 +156,24 @@ struct ElementLabelEdit : Edit {
   std::string other;
 };
 
+// An access node's data and label changed together; undo gives back both as they were (the old label
+// need not be the old data's name: labels are unique in a state, e.g. "X" and "X_1" for two nodes of X).
 struct AccessDataEdit : Edit {
-  AccessDataEdit(AccessNode* n, std::string data) : node(n), other(std::move(data)) { swap(); }
+  AccessDataEdit(AccessNode* n, std::string data, std::string label) : node(n), otherData(std::move(data)), otherLabel(std::move(label)) {
+    swap();
+  }
   void undo() override { swap(); }
   void redo() override { swap(); }
   void swap() {
-    std::string cur = node->data();
-    node->setData(other);
-    if (node->parent()) node->parent()->relabel(*node, other);
-    else node->setLabel(other);
-    other = std::move(cur);
+    std::string data = node->data(), label = node->label();
+    node->setData(otherData);
+    if (node->parent()) node->parent()->relabel(*node, otherLabel);
+    else node->setLabel(otherLabel);
+    otherData = std::move(data);
+    otherLabel = std::move(label);
   }
   AccessNode* node;
-  std::string other;
+  std::string otherData, otherLabel;
 };
 
 // A symbol added (`added`) or removed (otherwise).
@@ -359,7 +364,11 @@ void Editor::relabel(Element& e, std::string label) {
 
 void Editor::setAccessData(AccessNode& n, const std::string& data) {
   if (n.data() == data && n.label() == data) return;
-  record(std::make_unique<AccessDataEdit>(&n, data));
+  // The label is the data's name, made unique in the state when another node has it already.
+  std::string label = data;
+  if (auto* st = n.parent(); st && st->nodeByLabel(data) && st->nodeByLabel(data) != &n) label = st->uniqueNodeLabel(data);
+  if (n.data() == data && n.label() == label) return;
+  record(std::make_unique<AccessDataEdit>(&n, data, std::move(label)));
 }
 
 void Editor::rollbackTo(size_t mark) {

@@ -75,7 +75,7 @@ public:
   void setValue(V& slot, V value) {
     record(std::make_unique<FieldEdit<V>>(&slot, std::move(value)));
   }
-  void setAccessData(ir::AccessNode& n, const std::string& data); // the data name and the label
+  void setAccessData(ir::AccessNode& n, const std::string& data); // the data name and the label (unique in its state)
 
   // --- journal ----------------------------------------------------------------------------------
   size_t mark() const { return journal_.size(); }
