@@ -772,18 +772,9 @@ Expected<void> SdfgWalker::emitBlock(const ControlFlowBlock& b) {
 Expected<void> SdfgWalker::emitState(const State& st) {
   std::string where = path(st.id());
   // Shared with the steps of the state's nodes and maps, which refer to it until the closing step.
-  auto si = std::make_shared<StateInfo>();
-  si->state = &st;
-  auto order = st.topologicalOrder();
-  if (!order) return fail(where, order.error().message, order.error().hint);
-  auto scopes = st.scopeOf();
+  auto scopes = StateScopes::of(st);
   if (!scopes) return fail(where, scopes.error().message, scopes.error().hint);
-  si->scopes = std::move(*scopes);
-  for (Node* n : *order) {
-    if (n->kind() == ElementKind::MapExit) continue;
-    auto it = si->scopes.find(n->id());
-    si->children[it == si->scopes.end() ? nullptr : it->second].push_back(n);
-  }
+  auto si = std::make_shared<StateInfo>(std::move(*scopes));
   int first = nextLine();
   line("{ // state " + commentText(where));
   ++indent_;

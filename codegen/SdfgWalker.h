@@ -22,6 +22,7 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
+#include "core/ir/StateScopes.h"
 #include "core/ir/Tasklet.h"
 #include "core/support/Expected.h"
 
@@ -51,11 +52,7 @@ protected:
   SdfgWalker(const ir::Sdfg& root, std::string targetName, const Instrumentation& instrument);
 
   // One state's dataflow, grouped by map scope in topological order (map exits omitted).
-  struct StateInfo {
-    const ir::State* state = nullptr;
-    std::map<ir::ElementId, const ir::MapEntry*> scopes;
-    std::map<const ir::MapEntry*, std::vector<const ir::Node*>> children;
-  };
+  using StateInfo = ir::StateScopes;
   // What the code of one SDFG (the root or a nested one) sees.
   struct Ctx {
     const ir::Sdfg* sdfg = nullptr;

@@ -187,7 +187,7 @@ const State* stateNamed(const Sdfg& s, const std::string& label) {
 
 int deviceStates(const Sdfg& s) {
   int n = 0;
-  for (State* st : s.allStates()) n += codegen::isDeviceState(s, *st) ? 1 : 0;
+  for (State* st : s.allStates()) n += isDeviceState(s, *st) ? 1 : 0;
   return n;
 }
 
@@ -221,7 +221,7 @@ private slots:
     QVERIFY(pre && post);
     QCOMPARE(s->startBlock(), pre->id());
     QVERIFY(s->outEdges(post->id()).empty());
-    QVERIFY(!codegen::isDeviceState(*s, *pre) && !codegen::isDeviceState(*s, *post));
+    QVERIFY(!isDeviceState(*s, *pre) && !isDeviceState(*s, *post));
     QCOMPARE(pre->edges().size(), size_t(1));
     QCOMPARE(pre->edges().front()->memlet.data, std::string("X"));
     QCOMPARE(post->edges().size(), size_t(1));
@@ -260,7 +260,7 @@ private slots:
     auto s = twoStates();
     QVERIFY(checkTransformation(*s, transforms::FpgaTransform(), onState(*stateNamed(*s, "consume"), false), 1e-6, true, "fpga-sim"));
     QCOMPARE(deviceStates(*s), 1);
-    QVERIFY(codegen::isDeviceState(*s, *stateNamed(*s, "consume")));
+    QVERIFY(isDeviceState(*s, *stateNamed(*s, "consume")));
     // T is shared with the host state before: it gets a device copy, filled just before the kernel.
     QVERIFY(s->findData("fpga_T"));
     const State* pre = stateNamed(*s, "host_to_device");

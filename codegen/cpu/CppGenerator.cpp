@@ -453,6 +453,15 @@ const std::set<std::string>& CpuGenerator::writtenWholeByLibraryCalls(const Sdfg
   return it->second;
 }
 
+sym::Expr CpuGenerator::storageExtent(const DataDescriptor& d) {
+  sym::Expr extent = d.totalSize() + d.offset;
+  if (!d.shape.empty() && d.strides.size() == d.shape.size() && d.strides != DataDescriptor::contiguousStrides(d.shape)) {
+    extent = d.offset + 1;
+    for (size_t k = 0; k < d.shape.size(); ++k) extent = extent + (d.shape[k] - 1) * d.strides[k];
+  }
+  return extent;
+}
+
 Expected<void> CpuGenerator::allocate(const DataDescriptor& d, Ctx& c) {
   std::string where = path(d.id());
   if (!d.wrappers.empty() || !d.rankKnown)
@@ -460,12 +469,7 @@ Expected<void> CpuGenerator::allocate(const DataDescriptor& d, Ctx& c) {
   std::string t = cpu::storageType(d.dtype);
   if (t.empty())
     return fail(where, "data '" + d.name() + "' has type " + std::string(dtypeName(d.dtype)) + ", which the CPU target does not support");
-  // Extent in elements: offset + the furthest element + 1 (the plain product for contiguous strides).
-  sym::Expr extent = d.totalSize() + d.offset;
-  if (!d.shape.empty() && d.strides.size() == d.shape.size() && d.strides != DataDescriptor::contiguousStrides(d.shape)) {
-    extent = d.offset + 1;
-    for (size_t k = 0; k < d.shape.size(); ++k) extent = extent + (d.shape[k] - 1) * d.strides[k];
-  }
+  sym::Expr extent = storageExtent(d);
   // Alive across states (or through control flow): allocated before a data-dependent extent is
   // known, so at its bound.
   if (c.sdfg == &root_ && std::find(c.sdfgAlloc.begin(), c.sdfgAlloc.end(), &d) != c.sdfgAlloc.end()) extent = atBounds(extent);

@@ -34,6 +34,9 @@ protected:
   // pragmas); nothing on the CPU.
   virtual void loopBody(const StateInfo& si, const ir::MapEntry& me) { (void)si, (void)me; }
 
+  // Extent of the data's buffer in elements: offset + the furthest element + 1 (the plain product for
+  // contiguous strides).
+  static sym::Expr storageExtent(const ir::DataDescriptor& d);
   static bool conflictFree(const ir::Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
   int chooseCollapse(const StateInfo& si, const ir::MapEntry& me, int independent);
   static int enoughCollapse(const ir::MapEntry& me, int collapse);

@@ -8,6 +8,7 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/State.h"
+#include "core/ir/StateScopes.h"
 #include "core/ir/Tasklet.h"
 #include "core/tasklet/TaskletCode.h"
 
@@ -189,23 +190,12 @@ private:
     return trips * (body + (trips > 1 ? 1 : 0));
   }
 
-  struct Scopes {
-    std::map<ElementId, const MapEntry*> of;
-    std::map<const MapEntry*, std::vector<const Node*>> children;
-  };
+  using Scopes = StateScopes;
 
   Expected<int64_t> stateCycles(const State& st, Env& env) {
-    auto order = st.topologicalOrder();
-    if (!order) return order.takeError();
-    auto scopes = st.scopeOf();
+    auto scopes = StateScopes::of(st);
     if (!scopes) return scopes.takeError();
-    Scopes s;
-    s.of = std::move(*scopes);
-    for (Node* n : *order) {
-      if (n->kind() == ElementKind::MapExit) continue;
-      auto it = s.of.find(n->id());
-      s.children[it == s.of.end() ? nullptr : it->second].push_back(n);
-    }
+    Scopes& s = *scopes;
     // A dataflow state runs its processing elements side by side: it takes as long as the slowest
     // (plus a few cycles for the streams' first elements); any other runs its nodes one after another.
     auto pes = env.sdfg ? dataflowElements(*env.sdfg, st) : std::vector<std::vector<const Node*>>{};

@@ -2,6 +2,7 @@
 
 #include "codegen/cpu/Runtime.h"
 #include "codegen/cpu/TaskletPrinter.h"
+#include "core/ir/DType.h"
 
 namespace dcw::codegen {
 
@@ -87,6 +88,48 @@ template <class... A> void launch(const char* name, A... args) {
 } // namespace
 
 std::string_view xrtHostRuntimeSource() { return kXrtHost; }
+
+Expected<std::string> hostMainSource(const ProgramSignature& sig, const std::string& where) {
+  std::string sizes, roles;
+  for (auto& a : sig.args) {
+    sym::Expr n(1);
+    for (auto& d : a.shape) n = n * d;
+    auto v = n.constantValue();
+    if (!v)
+      return fail(where, "argument '" + a.name + "' has the dynamic shape size " + n.str() + ", which an FPGA project cannot allocate",
+                  "specialize the model's dynamic dims (dcw codegen --dim NAME=VALUE)");
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(*v * int64_t(ir::dtypeSize(a.dtype))) + "LL";
+    roles += (roles.empty() ? "" : ", ") + std::string(a.role == ProgramArg::Role::Output ? "1" : "0");
+  }
+  const std::string n = std::to_string(sig.args.size()), ns = std::to_string(sig.symbols.size());
+  return "\n#include <fstream>\n#include <iostream>\n#include <string>\n\n"
+         "// ./host kernels.xclbin FILE... [SYMBOL...]: one raw file per argument (README.md), then symbol values.\n"
+         "int main(int argc, char** argv) {\n"
+         "  const int args = " + n + ", symbols = " + ns + ";\n"
+         "  const long long bytes[] = {" + (sizes.empty() ? std::string("0") : sizes) + "};\n"
+         "  const int output[] = {" + (roles.empty() ? std::string("0") : roles) + "};\n"
+         "  if (argc != 2 + args + symbols) {\n"
+         "    std::cerr << \"usage: \" << argv[0] << \" kernels.xclbin \" << args << \" argument files, \" << symbols << \" symbol values (README.md)\\n\";\n"
+         "    return 2;\n  }\n"
+         "  try {\n    dcw_xrt::open(argv[1]);\n  } catch (const std::exception& e) {\n"
+         "    std::cerr << argv[1] << \": \" << e.what() << \"\\n\";\n    return 1;\n  }\n"
+         "  std::vector<std::vector<char>> data(args);\n  std::vector<void*> pointers(args);\n"
+         "  for (int k = 0; k < args; ++k) {\n"
+         "    data[k].resize(static_cast<size_t>(bytes[k]) + 1);\n    pointers[k] = data[k].data();\n"
+         "    if (output[k]) continue;\n"
+         "    std::ifstream in(argv[2 + k], std::ios::binary);\n"
+         "    if (!in.read(data[k].data(), bytes[k]) || in.peek() != EOF) {\n"
+         "      std::cerr << argv[2 + k] << \": expected exactly \" << bytes[k] << \" bytes\\n\";\n      return 1;\n    }\n  }\n"
+         "  std::vector<int64_t> values(symbols + 1);\n"
+         "  for (int k = 0; k < symbols; ++k) values[k] = std::stoll(argv[2 + args + k]);\n"
+         "  char error[1024] = {};\n"
+         "  if (dcw_program(pointers.data(), values.data(), error, sizeof error) != 0) {\n"
+         "    std::cerr << \"error: \" << error << \"\\n\";\n    return 1;\n  }\n"
+         "  for (int k = 0; k < args; ++k)\n"
+         "    if (output[k] && !std::ofstream(argv[2 + k], std::ios::binary).write(data[k].data(), bytes[k])) {\n"
+         "      std::cerr << argv[2 + k] << \": cannot write\\n\";\n      return 1;\n    }\n"
+         "  return 0;\n}\n";
+}
 
 std::vector<GeneratedFile> fpgaProjectFiles(const HlsProgram& p, const std::string& modelName, const std::string& bank) {
   std::vector<GeneratedFile> out;

@@ -13,6 +13,7 @@
 
 #include "codegen/GeneratedCode.h"
 #include "codegen/fpga/HlsGenerator.h"
+#include "core/support/Expected.h"
 
 #include <string>
 #include <string_view>
@@ -21,6 +22,9 @@
 namespace dcw::codegen {
 
 std::string_view xrtHostRuntimeSource();
+// The host executable's main() after the program (host.cpp): the arguments read from raw files, the
+// program run, the outputs written. Fails (located at `where`) on a shape whose size is not constant.
+Expected<std::string> hostMainSource(const ProgramSignature& sig, const std::string& where);
 // The project's further files for the kernels and signature of `program` (bank: every argument's).
 std::vector<GeneratedFile> fpgaProjectFiles(const HlsProgram& program, const std::string& modelName, const std::string& bank = "DDR[0]");
 

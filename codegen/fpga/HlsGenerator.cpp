@@ -22,18 +22,6 @@ namespace dcw::codegen {
 
 using namespace dcw::ir;
 
-bool isDeviceState(const Sdfg& sdfg, const State& st) {
-  bool computes = false, onDevice = false;
-  for (auto& n : st.nodes()) {
-    if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
-      if (const DataDescriptor* d = sdfg.findData(a->data()); d && isFpgaStorage(d->storage)) onDevice = true;
-    } else if (n->kind() != ElementKind::MapExit) {
-      computes = true;
-    }
-  }
-  return computes && onDevice;
-}
-
 std::vector<std::vector<const Node*>> dataflowElements(const Sdfg& sdfg, const State& st) {
   auto streamNode = [&](ElementId id) {
     auto* a = dynamic_cast<const AccessNode*>(st.node(id));
@@ -86,7 +74,7 @@ public:
     p.kernels = std::move(kernels_);
     p.kernelsSource = kKernelsHeader + kernelsSource_;
     if (project()) {
-      DCW_TRY(std::string main, hostMain(p.code.signature));
+      DCW_TRY(std::string main, hostMainSource(p.code.signature, root_.name()));
       p.code.source += main;
       p.code.mainFile = "host.cpp";
       p.code.extraFiles.push_back({"kernels.cpp", p.kernelsSource});
@@ -127,49 +115,6 @@ private:
     if (instrumented) raw(cpuProfileRuntimeSource());
   }
 
-  // The project's host executable: reads the arguments from raw files, runs the program, writes the outputs.
-  Expected<std::string> hostMain(const ProgramSignature& sig) {
-    std::string sizes, roles;
-    for (auto& a : sig.args) {
-      sym::Expr n(1);
-      for (auto& d : a.shape) n = n * d;
-      auto v = n.constantValue();
-      if (!v)
-        return fail(root_.name(), "argument '" + a.name + "' has the dynamic shape size " + n.str() + ", which an FPGA project cannot allocate",
-                    "specialize the model's dynamic dims (dcw codegen --dim NAME=VALUE)");
-      sizes += (sizes.empty() ? "" : ", ") + std::to_string(*v * int64_t(dtypeSize(a.dtype))) + "LL";
-      roles += (roles.empty() ? "" : ", ") + std::string(a.role == ProgramArg::Role::Output ? "1" : "0");
-    }
-    const std::string n = std::to_string(sig.args.size()), ns = std::to_string(sig.symbols.size());
-    return "\n#include <fstream>\n#include <iostream>\n#include <string>\n\n"
-           "// ./host kernels.xclbin FILE... [SYMBOL...]: one raw file per argument (README.md), then symbol values.\n"
-           "int main(int argc, char** argv) {\n"
-           "  const int args = " + n + ", symbols = " + ns + ";\n"
-           "  const long long bytes[] = {" + (sizes.empty() ? std::string("0") : sizes) + "};\n"
-           "  const int output[] = {" + (roles.empty() ? std::string("0") : roles) + "};\n"
-           "  if (argc != 2 + args + symbols) {\n"
-           "    std::cerr << \"usage: \" << argv[0] << \" kernels.xclbin \" << args << \" argument files, \" << symbols << \" symbol values (README.md)\\n\";\n"
-           "    return 2;\n  }\n"
-           "  try {\n    dcw_xrt::open(argv[1]);\n  } catch (const std::exception& e) {\n"
-           "    std::cerr << argv[1] << \": \" << e.what() << \"\\n\";\n    return 1;\n  }\n"
-           "  std::vector<std::vector<char>> data(args);\n  std::vector<void*> pointers(args);\n"
-           "  for (int k = 0; k < args; ++k) {\n"
-           "    data[k].resize(static_cast<size_t>(bytes[k]) + 1);\n    pointers[k] = data[k].data();\n"
-           "    if (output[k]) continue;\n"
-           "    std::ifstream in(argv[2 + k], std::ios::binary);\n"
-           "    if (!in.read(data[k].data(), bytes[k]) || in.peek() != EOF) {\n"
-           "      std::cerr << argv[2 + k] << \": expected exactly \" << bytes[k] << \" bytes\\n\";\n      return 1;\n    }\n  }\n"
-           "  std::vector<int64_t> values(symbols + 1);\n"
-           "  for (int k = 0; k < symbols; ++k) values[k] = std::stoll(argv[2 + args + k]);\n"
-           "  char error[1024] = {};\n"
-           "  if (dcw_program(pointers.data(), values.data(), error, sizeof error) != 0) {\n"
-           "    std::cerr << \"error: \" << error << \"\\n\";\n    return 1;\n  }\n"
-           "  for (int k = 0; k < args; ++k)\n"
-           "    if (output[k] && !std::ofstream(argv[2 + k], std::ios::binary).write(data[k].data(), bytes[k])) {\n"
-           "      std::cerr << argv[2 + k] << \": cannot write\\n\";\n      return 1;\n    }\n"
-           "  return 0;\n}\n";
-  }
-
   Expected<void> emitState(const State& st) override {
     if (inKernel_ || ctx_->sdfg != &root_ || !isDeviceState(root_, st)) return SdfgWalker::emitState(st);
     return emitKernel(st);
@@ -197,7 +142,7 @@ private:
       // Global memory: a buffer object of the device, mapped into the host's address space.
       std::string t = cpu::storageType(d.dtype);
       if (t.empty()) return fail(path(d.id()), "data '" + d.name() + "' has a type the FPGA target does not support");
-      auto size = sym(atBounds(d.totalSize() + d.offset), path(d.id()));
+      auto size = sym(atBounds(storageExtent(d)), path(d.id()));
       if (!size) return size.takeError();
       std::string id = fresh(d.name()), buf = fresh(d.name() + "_buffer");
       line("dcw_xrt::DeviceBuffer<" + t + "> " + buf + "(" + *size + "); // " + commentText(d.name()) + ", FPGA global memory");
@@ -230,11 +175,7 @@ private:
     std::string t = cpu::storageType(d.dtype);
     if (t.empty() || !d.wrappers.empty() || !d.rankKnown)
       return fail(where, "data '" + d.name() + "' has a type the FPGA target cannot hold on chip");
-    sym::Expr extent = d.totalSize() + d.offset;
-    if (!d.shape.empty() && d.strides.size() == d.shape.size() && d.strides != DataDescriptor::contiguousStrides(d.shape)) {
-      extent = d.offset + 1;
-      for (size_t k = 0; k < d.shape.size(); ++k) extent = extent + (d.shape[k] - 1) * d.strides[k];
-    }
+    const sym::Expr extent = storageExtent(d);
     auto n = extent.constantValue();
     if (!n)
       return fail(where, "data '" + d.name() + "' is kept on chip by a kernel, so its size must be a constant, not " + extent.str(),
@@ -496,19 +437,9 @@ private:
   }
 
   Expected<std::shared_ptr<StateInfo>> stateInfo(const State& st) {
-    auto si = std::make_shared<StateInfo>();
-    si->state = &st;
-    auto order = st.topologicalOrder();
-    if (!order) return fail(path(st.id()), order.error().message, order.error().hint);
-    auto scopes = st.scopeOf();
+    auto scopes = StateScopes::of(st);
     if (!scopes) return fail(path(st.id()), scopes.error().message, scopes.error().hint);
-    si->scopes = std::move(*scopes);
-    for (Node* n : *order) {
-      if (n->kind() == ElementKind::MapExit) continue;
-      auto it = si->scopes.find(n->id());
-      si->children[it == si->scopes.end() ? nullptr : it->second].push_back(n);
-    }
-    return si;
+    return std::make_shared<StateInfo>(std::move(*scopes));
   }
 
   // One processing element as a function of its own (arrays by pointer, streams by reference,

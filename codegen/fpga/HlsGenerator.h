@@ -16,7 +16,7 @@
 #pragma once
 
 #include "codegen/GeneratedCode.h"
-#include "core/ir/DataDescriptor.h"
+#include "core/ir/DeviceState.h"
 #include "core/support/Expected.h"
 
 #include <string>
@@ -30,7 +30,6 @@ class State;
 
 namespace dcw::codegen {
 
-inline bool isFpgaStorage(ir::StorageType s) { return s == ir::StorageType::FpgaGlobal || s == ir::StorageType::FpgaLocal; }
 
 struct HlsOptions {
   enum class Output { Simulation, Project };
@@ -61,9 +60,6 @@ struct HlsProgram {
 // Fails naming the element when a state mixes host and device data, a device transient has no
 // constant size, or anything the CPU generator refuses.
 Expected<HlsProgram> generateHls(const ir::Sdfg& sdfg, const HlsOptions& options = {});
-
-// Whether a state of the root computes on FPGA data (and so becomes a kernel).
-bool isDeviceState(const ir::Sdfg& sdfg, const ir::State& st);
 
 // A dataflow state's processing elements: the parts that stay connected without its stream access
 // nodes, each as its top-level nodes in topological order; empty when the state has no stream.

@@ -2,6 +2,7 @@
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/ControlFlow.h"
+#include "core/ir/DeviceState.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Sdfg.h"
@@ -19,22 +20,6 @@ namespace dcw::transforms {
 using namespace dcw::ir;
 
 namespace {
-
-bool isFpga(StorageType s) { return s == StorageType::FpgaGlobal || s == StorageType::FpgaLocal; }
-
-bool computes(const State& st) {
-  for (auto& n : st.nodes())
-    if (n->kind() != ElementKind::AccessNode && n->kind() != ElementKind::MapExit) return true;
-  return false;
-}
-
-bool isDevice(const Sdfg& root, const State& st) {
-  if (!computes(st)) return false;
-  for (auto& n : st.nodes())
-    if (auto* a = dynamic_cast<const AccessNode*>(n.get()))
-      if (const DataDescriptor* d = root.findData(a->data()); d && isFpga(d->storage)) return true;
-  return false;
-}
 
 struct Use {
   bool read = false, written = false;
@@ -60,13 +45,13 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   p.state = bind->get<State>("state");
   if (!p.state) return fail("the element is not a state");
   if (p.state->sdfg() != &root) return fail("the state is inside a nested SDFG; only states of the model's top level become kernels");
-  if (!computes(*p.state)) return fail("the state computes nothing (it only holds data or copies)");
-  if (isDevice(root, *p.state)) return fail("the state is a device state already");
+  if (!stateComputes(*p.state)) return fail("the state computes nothing (it only holds data or copies)");
+  if (isDeviceState(root, *p.state)) return fail("the state is a device state already");
   const std::string whole = match.options.count("whole_sdfg") ? match.options.at("whole_sdfg") : "true";
   p.whole = whole != "false" && whole != "0";
   if (p.whole) {
     for (State* st : root.allStates())
-      if (!isDevice(root, *st) && !st->nodes().empty()) p.device.push_back(st);
+      if (!isDeviceState(root, *st) && !st->nodes().empty()) p.device.push_back(st);
   } else {
     p.device.push_back(p.state);
   }
@@ -77,7 +62,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
       if (!a) continue;
       const DataDescriptor* d = root.findData(a->data());
       if (!d) return fail("access node '" + a->label() + "' names data '" + a->data() + "', which does not exist");
-      if (isFpga(d->storage)) continue;
+      if (isFpgaStorage(d->storage)) continue;
       Use& u = p.uses[a->data()];
       if (!st->outEdges(a->id()).empty()) u.read = true;
       if (!st->inEdges(a->id()).empty()) u.written = true;
@@ -255,15 +240,15 @@ void scheduleDeviceMaps(edit::Editor& ed) {
     }
   };
   for (State* st : root.allStates())
-    if (isDevice(root, *st)) visit(*st, true);
+    if (isDeviceState(root, *st)) visit(*st, true);
 }
 
 Expected<std::string> moveModelToFpga(edit::Editor& ed) {
   Sdfg& root = ed.root();
   State* first = nullptr;
   for (State* st : root.allStates()) {
-    if (isDevice(root, *st)) return std::string();
-    if (!first && computes(*st)) first = st;
+    if (isDeviceState(root, *st)) return std::string();
+    if (!first && stateComputes(*st)) first = st;
   }
   if (!first) return std::string();
   Match m;

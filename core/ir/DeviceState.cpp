@@ -1,0 +1,23 @@
+#include "core/ir/DeviceState.h"
+
+#include "core/ir/AccessNode.h"
+#include "core/ir/Sdfg.h"
+#include "core/ir/State.h"
+
+namespace dcw::ir {
+
+bool stateComputes(const State& st) {
+  for (auto& n : st.nodes())
+    if (n->kind() != ElementKind::AccessNode && n->kind() != ElementKind::MapExit) return true;
+  return false;
+}
+
+bool isDeviceState(const Sdfg& sdfg, const State& st) {
+  if (!stateComputes(st)) return false;
+  for (auto& n : st.nodes())
+    if (auto* a = dynamic_cast<const AccessNode*>(n.get()))
+      if (const DataDescriptor* d = sdfg.findData(a->data()); d && isFpgaStorage(d->storage)) return true;
+  return false;
+}
+
+} // namespace dcw::ir
