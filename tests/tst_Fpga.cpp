@@ -7,6 +7,7 @@
 // refusing FPGA storage; the cycle estimate of simple kernels; the Vitis project; streams joining
 // processing elements that C-simulation runs side by side, and a stream too shallow for a reconvergent
 // dataflow reported as a deadlock naming the streams and elements.
+#include "support/SdfgFixtures.h"
 #include "support/TransformTestSupport.h"
 #include "transforms/catalogue/FpgaTransform.h"
 #include "transforms/catalogue/StreamingComposition.h"
@@ -34,30 +35,6 @@ transforms::Match onState(const State& st, bool whole = true) {
   transforms::Match m{"FpgaTransform", {{"state", pathOf(st)}}, {}};
   if (!whole) m.options["whole_sdfg"] = "false";
   return m;
-}
-
-// in -> map(i, j){ out = code(in) } -> out, on [R, C] arrays.
-void elementwise(State* st, const std::string& in, const std::string& out, const std::string& code, int R = 4, int C = 5) {
-  const std::string full = "0:" + std::to_string(R) + ", 0:" + std::to_string(C);
-  auto* a = st->add<AccessNode>(in);
-  auto* b = st->add<AccessNode>(out);
-  auto* me = st->add<MapEntry>(st->uniqueNodeLabel(out + "_map"));
-  auto* mx = st->add<MapExit>(st->uniqueNodeLabel(out + "_map_exit"));
-  me->params = {"i", "j"};
-  me->range = *Subset::parse(full);
-  me->exitId = mx->id();
-  mx->entryId = me->id();
-  auto* t = st->add<Tasklet>(st->uniqueNodeLabel(out + "_t"), code);
-  t->addIn({"x", DType::Float32});
-  t->addOut({"y", DType::Float32});
-  me->addIn({"IN_" + in});
-  me->addOut({"OUT_" + in});
-  mx->addIn({"IN_" + out});
-  mx->addOut({"OUT_" + out});
-  st->addEdge(*a, "", *me, "IN_" + in, Memlet::simple(in, *Subset::parse(full)));
-  st->addEdge(*me, "OUT_" + in, *t, "x", Memlet::simple(in, *Subset::parse("i, j")));
-  st->addEdge(*t, "y", *mx, "IN_" + out, Memlet::simple(out, *Subset::parse("i, j")));
-  st->addEdge(*mx, "OUT_" + out, *b, "", Memlet::simple(out, *Subset::parse(full)));
 }
 
 // X -> (x * 2) -> T ; T -> (x + 1) -> Y, in two states.

@@ -2,6 +2,7 @@
 // nodes, write-after-write ordered by an empty memlet, nested SDFGs moved whole) and numbers (same
 // outputs) on hand-built two-state SDFGs and on the multi-state expansions of real ONNX node models;
 // refusals name their reason.
+#include "support/SdfgFixtures.h"
 #include "support/TransformTestSupport.h"
 #include "transforms/catalogue/StateFusion.h"
 
@@ -16,29 +17,6 @@ namespace {
 
 transforms::Match fuse(const ControlFlowBlock& a, const ControlFlowBlock& b) {
   return {"StateFusion", {{"first", pathOf(a)}, {"second", pathOf(b)}}, {}};
-}
-
-// in -> map(i, j){ out = code(in) } -> out, on [4, 5] arrays.
-void elementwise(State* st, const std::string& in, const std::string& out, const std::string& code) {
-  auto* a = st->add<AccessNode>(in);
-  auto* b = st->add<AccessNode>(out);
-  auto* me = st->add<MapEntry>(st->uniqueNodeLabel(out + "_map"));
-  auto* mx = st->add<MapExit>(st->uniqueNodeLabel(out + "_map_exit"));
-  me->params = {"i", "j"};
-  me->range = *Subset::parse("0:4, 0:5");
-  me->exitId = mx->id();
-  mx->entryId = me->id();
-  auto* t = st->add<Tasklet>(st->uniqueNodeLabel(out + "_t"), code);
-  t->addIn({"x"});
-  t->addOut({"y"});
-  me->addIn({"IN_" + in});
-  me->addOut({"OUT_" + in});
-  mx->addIn({"IN_" + out});
-  mx->addOut({"OUT_" + out});
-  st->addEdge(*a, "", *me, "IN_" + in, Memlet::simple(in, *Subset::parse("0:4, 0:5")));
-  st->addEdge(*me, "OUT_" + in, *t, "x", Memlet::simple(in, *Subset::parse("i, j")));
-  st->addEdge(*t, "y", *mx, "IN_" + out, Memlet::simple(out, *Subset::parse("i, j")));
-  st->addEdge(*mx, "OUT_" + out, *b, "", Memlet::simple(out, *Subset::parse("0:4, 0:5")));
 }
 
 std::unique_ptr<Sdfg> twoStates(bool conflicting) {

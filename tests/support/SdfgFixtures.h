@@ -2,6 +2,7 @@
 // particular maps (fusion, maps, data and control-flow groups), so that each suite keeps only its own
 // models and checks:
 //  - buildSdfg / addArg: a root SDFG written with the expansion builder, as pure expansions write them;
+//  - elementwise: one map over [4, 5] arrays applying a tasklet element by element;
 //  - loopModel: a LoopRegion over the rows of X whose body maps Y[row, j] = 2 X[row, j] + 1;
 //  - mapNamed, dataIn, whyNot, applyNow, tile: finding maps and data by name, asking a transformation
 //    object why it refuses, applying one without a History (to set a model up);
@@ -43,6 +44,31 @@ inline void addArg(ir::Sdfg& s, const std::string& name, std::vector<sym::Expr> 
 }
 
 inline ir::Subset S(const char* text) { return *ir::Subset::parse(text); }
+
+// in -> map(i, j){ y = code(x) } -> out over [4, 5] float32 arrays, as one map in `st` (labels made
+// unique in the state, so a state may hold several).
+inline void elementwise(ir::State* st, const std::string& in, const std::string& out, const std::string& code) {
+  using namespace ir;
+  auto* a = st->add<AccessNode>(in);
+  auto* b = st->add<AccessNode>(out);
+  auto* me = st->add<MapEntry>(st->uniqueNodeLabel(out + "_map"));
+  auto* mx = st->add<MapExit>(st->uniqueNodeLabel(out + "_map_exit"));
+  me->params = {"i", "j"};
+  me->range = S("0:4, 0:5");
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  auto* t = st->add<Tasklet>(st->uniqueNodeLabel(out + "_t"), code);
+  t->addIn({"x", DType::Float32});
+  t->addOut({"y", DType::Float32});
+  me->addIn({"IN_" + in});
+  me->addOut({"OUT_" + in});
+  mx->addIn({"IN_" + out});
+  mx->addOut({"OUT_" + out});
+  st->addEdge(*a, "", *me, "IN_" + in, Memlet::simple(in, S("0:4, 0:5")));
+  st->addEdge(*me, "OUT_" + in, *t, "x", Memlet::simple(in, S("i, j")));
+  st->addEdge(*t, "y", *mx, "IN_" + out, Memlet::simple(out, S("i, j")));
+  st->addEdge(*mx, "OUT_" + out, *b, "", Memlet::simple(out, S("0:4, 0:5")));
+}
 
 // Y[row, j] = f(X[row, j]) for j in 0:5, as one map in `st` (row: the loop variable's index text).
 inline void rowMap(ir::State* st, const char* xRow, const char* yRow, const char* xFull, const char* yFull,
