@@ -12,6 +12,7 @@ packages=(
   libgraphviz-dev                                                           # graph layout
   libdnnl-dev ocl-icd-opencl-dev                                            # oneDNN implementations
   libonnx-testdata                                                          # ONNX conformance models
+  verilator make                                                            # RTL simulation of FPGA kernels (Verilator builds with make)
   python3 python3-onnx python3-torch python3-torchvision                    # reference models
   clang libclang-rt-14-dev                                                  # libFuzzer target
   xvfb xauth time                                                           # GUI tests, benchmarks

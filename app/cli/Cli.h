@@ -49,6 +49,7 @@ std::function<int()> setupOptimize(CLI::App& sub);
 std::function<int()> setupProfile(CLI::App& sub);
 std::function<int()> setupGrad(CLI::App& sub);
 std::function<int()> setupTrain(CLI::App& sub);
+std::function<int()> setupRtlSim(CLI::App& sub);
 
 // Prints the warnings located at the script file (e.g. recorded on another model).
 void reportScriptWarnings(const Diagnostics& d, const std::string& script);

@@ -24,6 +24,7 @@ const std::vector<Command>& commands() {
       {"optimize", "Auto-optimize a model: expand, apply the transformation pipeline, parallelize", setupOptimize},
       {"grad", "Differentiate an output w.r.t. inputs or weights; write the gradients as TensorProto files", setupGrad},
       {"train", "Train a model's weights on a scalar loss with SGD or Adam in generated code", setupTrain},
+      {"rtl-sim", "Simulate the FPGA kernels as RTL with Verilator: measured cycles against the estimate, outputs against C-simulation", setupRtlSim},
   };
   return list;
 }

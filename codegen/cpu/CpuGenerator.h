@@ -20,6 +20,10 @@ class CpuGenerator : public SdfgWalker {
 public:
   CpuGenerator(const ir::Sdfg& root, const CpuOptions& o, std::string targetName = "cpu");
 
+  // Extent of the data's buffer in elements: offset + the furthest element + 1 (the plain product for
+  // contiguous strides).
+  static sym::Expr storageExtent(const ir::DataDescriptor& d);
+
 protected:
   void emitPrologue(bool instrumented) override;
   Expected<void> emitMap(const StateInfo& si, const ir::MapEntry& me) override;
@@ -34,9 +38,6 @@ protected:
   // pragmas); nothing on the CPU.
   virtual void loopBody(const StateInfo& si, const ir::MapEntry& me) { (void)si, (void)me; }
 
-  // Extent of the data's buffer in elements: offset + the furthest element + 1 (the plain product for
-  // contiguous strides).
-  static sym::Expr storageExtent(const ir::DataDescriptor& d);
   static bool conflictFree(const ir::Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
   int chooseCollapse(const StateInfo& si, const ir::MapEntry& me, int independent);
   static int enoughCollapse(const ir::MapEntry& me, int collapse);

@@ -71,9 +71,9 @@ FpgaResources operatorResources(const std::string& op, bool floating, bool dbl) 
   return {12 * s, 2500 * s, 3500 * s, 0, 0};
 }
 
-constexpr int kGlobalReadLatency = 7; // an m_axi read once its burst is under way
+constexpr int kGlobalReadLatency = kFpgaGlobalReadLatency;
 constexpr int kLocalReadLatency = 2;
-constexpr int kWriteLatency = 1;
+constexpr int kWriteLatency = kFpgaWriteLatency;
 constexpr int kStreamLatency = 2; // a FIFO's write-to-read latency
 
 struct TaskletCost {
@@ -273,8 +273,10 @@ private:
     const std::string path = paths_.pathOf(me.id());
     Env inner = env;
     int64_t trips = 1;
+    std::vector<int64_t> dimTrips;
     for (size_t d = 0; d < me.params.size(); ++d) {
-      trips *= std::max<int64_t>(0, evaluate(me.range[d].size(), inner, "loop " + path));
+      dimTrips.push_back(std::max<int64_t>(0, evaluate(me.range[d].size(), inner, "loop " + path)));
+      trips *= dimTrips.back();
       if (auto b = me.range[d].begin.evaluate(inner.values)) inner.values[me.params[d]] = *b;
     }
     LoopEstimate l;
@@ -289,8 +291,9 @@ private:
       if (n->kind() == ElementKind::MapEntry || n->kind() == ElementKind::NestedSdfg) innermost = false;
     if (innermost) {
       // The body's hardware once (a pipeline) or trips times (unrolled), its latency, and what holds back II.
-      int64_t depth = 0, ii = 1;
+      int64_t depth = 0, ii = 1, combine = 0;
       std::string why;
+      std::vector<std::pair<std::string, int64_t>> revisits; // accumulated data, iterations between visits of an element
       FpgaResources hw;
       bool anyGlobalRead = false, anyLocalRead = false;
       std::map<std::string, std::pair<int64_t, int64_t>> accesses; // data -> (reads, writes) per iteration
@@ -312,12 +315,29 @@ private:
           ++accesses[e->memlet.data].second;
           if (!e->memlet.wcr.empty()) {
             ++accesses[e->memlet.data].first; // read-modify-write
+            (isGlobal(e->memlet.data, env) ? anyGlobalRead : anyLocalRead) = true; // the old value
+            // The combining operator follows the tasklet; when the element stays the same on consecutive
+            // iterations the running value waits in its output register for the next: II = its latency.
+            const DataDescriptor* d = env.sdfg->findData(e->memlet.data);
+            const bool fl = d && isFloating(d->dtype);
+            const int64_t lat = operatorLatency(e->memlet.wcr == "prod" ? "*" : e->memlet.wcr == "sum" ? "+" : e->memlet.wcr == "min" ? "min" : "max",
+                                                fl, d && d->dtype == DType::Float64);
+            combine = std::max(combine, lat);
             const std::string& inner0 = me.params.empty() ? std::string() : me.params.back();
-            if (!inner0.empty() && !e->memlet.subset.freeSymbols().count(inner0)) {
-              const DataDescriptor* d = env.sdfg->findData(e->memlet.data);
-              const bool fl = d && isFloating(d->dtype);
-              int64_t lat = operatorLatency(e->memlet.wcr == "prod" ? "*" : e->memlet.wcr == "sum" ? "+" : "max", fl,
-                                            d && d->dtype == DType::Float64) + kWriteLatency + kLocalReadLatency - 1;
+            const auto used = e->memlet.subset.freeSymbols();
+            if (!inner0.empty() && used.count(inner0)) {
+              // Another element each iteration: the accumulation goes through memory and comes back to
+              // an element every `revisit` iterations (those of the dims inside the innermost one it
+              // ignores), which must be no sooner than its previous write lands.
+              for (size_t d = me.params.size(); d-- > 0;)
+                if (!used.count(me.params[d]) && dimTrips[d] > 1) {
+                  int64_t revisit = 1;
+                  for (size_t k = d + 1; k < dimTrips.size(); ++k) revisit *= dimTrips[k];
+                  revisits.push_back({e->memlet.data, revisit});
+                  break;
+                }
+            }
+            if (!inner0.empty() && !used.count(inner0)) {
               if (lat > ii) {
                 ii = lat;
                 why = "accumulation into '" + e->memlet.data + "' across iterations of " + inner0 + " waits for the " +
@@ -336,8 +356,14 @@ private:
                 (global ? "one m_axi read and one write a cycle" : "two ports of on-chip memory") + ")";
         }
       }
-      depth += (anyGlobalRead ? kGlobalReadLatency : anyLocalRead ? kLocalReadLatency : 0) + kWriteLatency;
+      depth += combine + (anyGlobalRead ? kGlobalReadLatency : anyLocalRead ? kLocalReadLatency : 0) + kWriteLatency;
       l.depth = depth;
+      for (auto& [data, revisit] : revisits)
+        if (revisit * ii < depth) {
+          ii = (depth + revisit - 1) / revisit;
+          why = "accumulation into '" + data + "' returns to an element every " + std::to_string(revisit) +
+                " iterations, before its previous value is written (" + std::to_string(depth) + " cycles)";
+        }
       if (l.unrolled) {
         for (int64_t k = 0; k < std::min<int64_t>(trips, 1024); ++k) {
           if (kernel_) kernel_->resources += hw;

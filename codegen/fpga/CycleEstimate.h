@@ -7,7 +7,8 @@
 //  - a pipelined loop (an innermost map: its body runs no further loop) takes depth + II·(trips−1)
 //    cycles; depth is the body's critical path (operator latencies at the board's clock plus memory
 //    latency); II is the largest of 1, the recurrence (an accumulation into the same element on
-//    consecutive iterations waits for the adder: II = its latency) and the memory ports (an m_axi
+//    consecutive iterations waits for the combining operator: II = its latency, which also adds to the
+//    depth) and the memory ports (an m_axi
 //    bundle serves one read and one write per cycle, an on-chip array two accesses);
 //  - an outer loop runs its body trips times (plus a cycle of loop control each time); an unrolled
 //    map runs its copies side by side (hardware times trips, time once);
@@ -75,6 +76,11 @@ Expected<FpgaEstimate> estimateFpga(const ir::Sdfg& expanded, const std::map<std
 // The estimate as text for a terminal, labelled as an estimate: totals, then per kernel its cycles and
 // resources against the board, and its `maxLoops` slowest loops with trips, depth and II (and why).
 std::string formatEstimate(const FpgaEstimate& e, size_t maxLoops = 8);
+
+// The memory model the estimate and RTL simulation (RtlCosim.h) share: an m_axi read returns its data
+// this many cycles after it is issued, once its burst is under way; a write completes in one cycle.
+constexpr int kFpgaGlobalReadLatency = 7;
+constexpr int kFpgaWriteLatency = 1;
 
 // The latency in cycles of one tasklet language operation ("+", "*", "exp", ...) at 300 MHz, for a
 // float (dtype f32), double (f64) or integer operand; 0 for wiring (casts, select).

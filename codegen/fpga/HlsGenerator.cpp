@@ -383,7 +383,16 @@ private:
         projectMap_.push_back(std::move(e));
       }
     } else {
-      defer(all.text + "\n", std::move(all.map));
+      // C/RTL co-simulation (RtlCosim.h) builds the program with DCW_RTL_<kernel> defined for each
+      // kernel it replaces by its Verilated RTL, which then defines the function.
+      std::string sig;
+      for (auto& p : params) sig += (sig.empty() ? "" : ", ") + p;
+      for (auto& e : all.map) {
+        ++e.firstLine;
+        ++e.lastLine;
+      }
+      defer("#ifndef DCW_RTL_" + k.function + "\n" + all.text + "#else\nextern \"C\" void " + k.function + "(" + sig + ");\n#endif\n\n",
+            std::move(all.map));
     }
     kernels_.push_back(std::move(k));
     return {};

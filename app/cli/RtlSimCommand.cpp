@@ -1,0 +1,83 @@
+// `dcw rtl-sim MODEL [--dim N=V] [--script S] [--seed N] [-o DIR]`: C/RTL co-simulation of the model's
+// FPGA kernels (codegen/fpga/RtlCosim.h). The model is prepared for target fpga-sim (moved to the
+// device whole when it has no device state), its integer pipelined kernels become Verilog that
+// Verilator simulates cycle by cycle on random inputs of the seed, the rest run in C-simulation. Prints
+// per kernel the measured cycles beside the estimate, and whether the outputs equal C-simulation's.
+// Exit status 1 when they differ.
+#include "app/cli/Cli.h"
+
+#include "codegen/fpga/RtlCosim.h"
+#include "codegen/run/RandomInputs.h"
+#include "pipeline/Pipeline.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace dcw::cli {
+
+namespace fs = std::filesystem;
+
+std::function<int()> setupRtlSim(CLI::App& sub) {
+  struct Opts {
+    std::string model, out, script;
+    std::vector<std::string> dims;
+    uint64_t seed = 1;
+    int jobs = 2;
+  };
+  auto o = std::make_shared<Opts>();
+  sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
+  sub.add_option("--dim", o->dims, "Specialize a dynamic dim, NAME=VALUE (RTL fixes every size)");
+  sub.add_option("--script", o->script, "Replay this DCW script on the model first (e.g. FPGA transformations)");
+  sub.add_option("--seed", o->seed, "Seed of the random inputs (codegen/run/RandomInputs.h)");
+  sub.add_option("-o,--output", o->out, "Folder for the Verilog, testbench, builds and runs (kept); default: a temporary folder, removed after");
+  sub.add_option("-j,--jobs", o->jobs, "Parallel compile jobs for the Verilated model");
+  return [o]() -> int {
+    pipeline::Options opts;
+    opts.target = "fpga-sim";
+    std::map<std::string, int64_t> dims;
+    if (!o->dims.empty()) {
+      auto parsed = parseDimOptions(o->dims);
+      if (!parsed) return reportError(parsed.error());
+      dims = *parsed;
+      auto fixed = fixedDimsFromOptions(o->model, o->dims);
+      if (!fixed) return reportError(fixed.error());
+      opts.fixedDims = fixed->dims;
+      opts.fixedValues = fixed->values;
+    }
+    pipeline::Steps steps;
+    steps.scriptPath = o->script;
+    auto prepared = pipeline::prepare(o->model, steps, opts);
+    if (!prepared) return reportError(prepared.error());
+    reportWarnings(prepared->model.warnings);
+    auto code = pipeline::generate(*prepared, opts);
+    if (!code) return reportError(code.error());
+    auto inputs = codegen::randomInputs(code->signature, o->seed, dims);
+    if (!inputs) return reportError(inputs.error());
+
+    codegen::RtlCosimOptions co;
+    co.jobs = o->jobs;
+    bool temporary = o->out.empty();
+    if (temporary) {
+      std::string tmpl = (fs::temp_directory_path() / "dcw-rtl-XXXXXX").string();
+      if (!mkdtemp(tmpl.data())) return reportError(Diagnostic::error(tmpl, "cannot create a temporary folder"));
+      co.workDir = tmpl;
+    } else {
+      co.workDir = o->out;
+    }
+    std::cerr << "simulating " << o->model << " (building the C-simulation and the Verilated RTL in " << co.workDir << ")\n";
+    auto report = codegen::cosimulateRtl(*prepared->model.sdfg, *inputs, co);
+    std::error_code ec;
+    if (temporary) fs::remove_all(co.workDir, ec);
+    if (!report) {
+      Diagnostic d = report.error();
+      d.location = o->model + ": " + d.location;
+      return reportError(d);
+    }
+    std::cout << codegen::formatCosim(*report);
+    return report->differentElements == 0 ? kExitOk : kExitFailure;
+  };
+}
+
+} // namespace dcw::cli
