@@ -15,6 +15,7 @@
 #include "codegen/Target.h"
 #include "codegen/fpga/CycleEstimate.h"
 #include "codegen/fpga/HlsGenerator.h"
+#include "codegen/fpga/RtlGenerator.h"
 #include "codegen/run/ProfileReport.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/Tasklet.h"
@@ -489,6 +490,35 @@ private slots:
     QCOMPARE(deviceStates(*s), 2);
     auto again = transforms::moveModelToFpga(ed); // a model on the device already stays as it is
     QVERIFY(again && again->empty());
+  }
+
+  // RTL covers integer pipelined loops (tests/models/check_rtl_sim.py runs them in Verilator); what it
+  // does not cover is refused naming the element and the reason, and that kernel stays in C-simulation.
+  void rtlRefusalsNameTheElement() {
+    auto s = twoStates();
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*s, "produce")), ed));
+    auto p = codegen::generateHls(*s, {});
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    auto r = codegen::generateRtl(*s, p->kernels.at(0), {});
+    QVERIFY(!r);
+    QVERIFY2(r.error().message.find("float32 data") != std::string::npos, r.error().str().c_str());
+    QVERIFY2(r.error().location.rfind(p->kernels[0].statePath, 0) == 0, r.error().str().c_str()); // inside the kernel's state
+    // A dataflow state (streams between processing elements) is not a pipelined loop.
+    auto d = reconvergent(16);
+    edit::Editor ded(*d);
+    auto moved = reconvergent(16);
+    edit::Editor med(*moved);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*moved->allStates().front()), med));
+    QVERIFY(transforms::FpgaTransform().apply(onState(*d->allStates().front()), ded));
+    QVERIFY(applyNow(*d, transforms::StreamingComposition(), streamOf(*moved, "A", 2)));
+    auto pd = codegen::generateHls(*d, {});
+    QVERIFY(pd);
+    auto rd = codegen::generateRtl(*d, pd->kernels.at(0), {});
+    QVERIFY(!rd);
+    QVERIFY2(rd.error().message.find("stream 'A'") != std::string::npos, rd.error().str().c_str());
+    // The C-simulation program lets co-simulation replace each kernel by its RTL.
+    QVERIFY(p->code.source.find("#ifndef DCW_RTL_" + p->kernels[0].function) != std::string::npos);
   }
 
   void estimateOfPipelinedLoops() {

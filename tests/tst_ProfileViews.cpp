@@ -143,6 +143,40 @@ private slots:
     QCOMPARE(clicked.last().at(0).toString(), t->item(1, 0)->data(Qt::UserRole).toString());
   }
 
+  // Kernels measured in RTL co-simulation show their cycles beside the estimate; the others say why not.
+  void fpgaTabShowsRtlMeasuredCycles() {
+    auto r = std::make_shared<codegen::ProfileReport>();
+    r->target = "fpga-sim";
+    codegen::FpgaEstimate e;
+    e.device = &codegen::defaultFpgaDevice();
+    codegen::KernelEstimate measured, refused;
+    measured.statePath = "main/state0";
+    measured.cycles = 784;
+    measured.measuredCycles = 785;
+    refused.statePath = "main/state1";
+    refused.cycles = 90;
+    refused.unmeasuredWhy = "float32 data ('A'): RTL is generated for integer kernels";
+    e.kernels = {measured, refused};
+    e.measurement = "RTL co-simulation (Verilator 5.006): 1 of 2 kernels measured, outputs equal to C-simulation on all 8 elements";
+    r->fpga = e;
+    // Through the report's JSON, as a saved profile reopens.
+    auto back = codegen::parseReport(codegen::reportJson(*r), "report");
+    QVERIFY(back);
+    QCOMPARE(back->fpga->kernels[0].measuredCycles, int64_t(785));
+    QCOMPARE(back->fpga->kernels[1].unmeasuredWhy, refused.unmeasuredWhy);
+    QCOMPARE(back->fpga->measurement, e.measurement);
+    views::ProfilePanel panel;
+    panel.setReport(std::make_shared<codegen::ProfileReport>(*back));
+    const int tab = panel.tabs()->indexOf(panel.fpgaTable()->parentWidget());
+    QVERIFY(tab >= 0);
+    QCOMPARE(panel.tabs()->tabText(tab), QStringLiteral("FPGA (estimated; RTL-measured)"));
+    QVERIFY(panel.fpgaSummary().contains(QStringLiteral("Measured: RTL co-simulation (Verilator 5.006): 1 of 2 kernels measured")));
+    QTableWidget* t = panel.fpgaTable();
+    QCOMPARE(t->horizontalHeaderItem(8)->text(), QStringLiteral("Measured cycles (RTL simulation)"));
+    QCOMPARE(t->item(0, 8)->text(), QStringLiteral("785 (estimate -0.1%)"));
+    QCOMPARE(t->item(1, 8)->text(), QString::fromStdString(refused.unmeasuredWhy));
+  }
+
   void compareBeforeAndAfterAStep() {
     MainWindow w;
     w.setShowsDialogs(false);

@@ -70,9 +70,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   fpgaSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   fpgaTable_ = new QTableWidget(fpga_);
   fpgaTable_->setObjectName(QStringLiteral("profileFpgaTable"));
-  fpgaTable_->setColumnCount(8);
+  fpgaTable_->setColumnCount(9);
   fpgaTable_->setHorizontalHeaderLabels({tr("Kernel / loop"), tr("Est. cycles"), tr("Runs"), tr("Trips"), tr("Depth"), tr("II"),
-                                         tr("Target II"), tr("What holds II back")});
+                                         tr("Target II"), tr("What holds II back"), tr("Measured cycles (RTL simulation)")});
   fpgaTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   fpgaTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
   fpgaTable_->verticalHeader()->hide();
@@ -163,6 +163,7 @@ void ProfilePanel::showFpga(const codegen::FpgaEstimate* e) {
     return;
   }
   if (at < 0) tabs_->addTab(fpga_, tr("FPGA (estimated)"));
+  tabs_->setTabText(tabs_->indexOf(fpga_), e->measurement.empty() ? tr("FPGA (estimated)") : tr("FPGA (estimated; RTL-measured)"));
   const codegen::FpgaDevice* d = e->device;
   auto share = [&](int64_t used, int64_t avail) {
     return tr("%1 of %2 (%3%)").arg(used).arg(avail).arg(avail > 0 ? 100.0 * double(used) / double(avail) : 0.0, 0, 'f', 1);
@@ -177,6 +178,7 @@ void ProfilePanel::showFpga(const codegen::FpgaEstimate* e) {
                      .arg(d ? share(e->resources.bram18k, d->available.bram18k) : QString::number(e->resources.bram18k))
                      .arg(d ? share(e->resources.uram, d->available.uram) : QString::number(e->resources.uram));
   for (auto& n : e->notes) text += QStringLiteral("\n") + tr("Note: %1").arg(QString::fromStdString(n));
+  if (!e->measurement.empty()) text += QStringLiteral("\n") + tr("Measured: %1").arg(QString::fromStdString(e->measurement));
   fpgaSummary_->setText(text);
   fpgaTable_->setSortingEnabled(false);
   fpgaTable_->setRowCount(0);
@@ -194,7 +196,14 @@ void ProfilePanel::showFpga(const codegen::FpgaEstimate* e) {
     }
   };
   for (auto& k : e->kernels) {
-    add(tr("kernel %1").arg(QString::fromStdString(k.statePath)), k.statePath, {QVariant::fromValue<qlonglong>(k.cycles), QVariant::fromValue<qlonglong>(k.launches)});
+    QVariant measured = k.measuredCycles > 0 ? QVariant(tr("%1 (estimate %2%3%)")
+                                                            .arg(k.measuredCycles)
+                                                            .arg(k.cycles >= k.measuredCycles ? QStringLiteral("+") : QString())
+                                                            .arg(100.0 * double(k.cycles - k.measuredCycles) / double(k.measuredCycles), 0, 'f', 1))
+                                           : QVariant(QString::fromStdString(k.unmeasuredWhy));
+    add(tr("kernel %1").arg(QString::fromStdString(k.statePath)), k.statePath,
+        {QVariant::fromValue<qlonglong>(k.cycles), QVariant::fromValue<qlonglong>(k.launches), QVariant(), QVariant(), QVariant(), QVariant(),
+         QVariant(), measured});
     for (auto& l : k.loops) {
       if (!l.pipelined && !l.unrolled) continue;
       add(QStringLiteral("    ") + QString::fromStdString(l.path), l.path,

@@ -31,7 +31,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
     int repeat = 10, warmup = 1, threads = 0;
     size_t top = 0;
     std::vector<std::string> instrument, dims, compare, prefer;
-    bool noCounters = false, noPeaks = false, softwareCounters = false, remeasurePeaks = false;
+    bool noCounters = false, noPeaks = false, softwareCounters = false, remeasurePeaks = false, rtl = false;
     IsolationOptions isolation;
   };
   auto o = std::make_shared<Opts>();
@@ -44,6 +44,9 @@ std::function<int()> setupProfile(CLI::App& sub) {
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
   sub.add_option("--fpga-device", o->fpgaDevice, "FPGA targets: the board the cycle and resource estimates are for")
       ->check(CLI::IsMember({"u250", "u280"}));
+  sub.add_flag("--rtl", o->rtl,
+               "FPGA targets: also simulate the kernels RTL covers with Verilator on the same inputs; the report gives their measured "
+               "cycles beside the estimates (as `dcw rtl-sim` does)");
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension, NAME=VALUE (default 1)");
   sub.add_option("--instrument", o->instrument,
                  "What to time: all (default), states, maps (top-level maps), nodes (library nodes: nested SDFGs of pure "
@@ -106,6 +109,9 @@ std::function<int()> setupProfile(CLI::App& sub) {
     po.counters = !o->noCounters;
     po.softwareCounters = o->softwareCounters;
     po.fpgaDevice = o->fpgaDevice;
+    po.rtl = o->rtl;
+    if (o->rtl && o->target.rfind("fpga", 0) != 0)
+      return reportError(Diagnostic::error("--rtl", "RTL simulation is for FPGA kernels", "profile with --target fpga-sim"));
     auto report = codegen::profileRuns(*p.executor, *inputs, po);
     if (!report) return reportError(report.error());
     report->model = o->model;

@@ -187,6 +187,10 @@ public:
   // Run ▸ Target: the target Profile builds for and the Code panel shows ("cpu", "fpga-sim").
   void setTarget(const std::string& target);
   const std::string& target() const { return target_; }
+  // Run ▸ Target ▸ Also Simulate FPGA Kernels as RTL: an FPGA profile also measures the kernels RTL
+  // covers in Verilator co-simulation (codegen/fpga/RtlCosim.h), shown beside the estimates.
+  void setRtlProfiling(bool on);
+  bool rtlProfiling() const { return rtlProfile_; }
   views::ProfilePanel* profilePanel() const { return profile_; }
   // Edit ▸ Differentiate with Respect to…: the selected output (or the only one), a dialog to choose
   // inputs/weights and store or recompute, then one `differentiate` step in the history.
@@ -310,6 +314,7 @@ private:
   bool profiling_ = false;
   std::vector<std::string> instrument_{"all"};
   std::string target_ = "cpu";
+  bool rtlProfile_ = false;
   quint64 profileSerial_ = 0;
   std::shared_ptr<std::atomic<bool>> profileCancel_;
   void createProfiling();

@@ -47,7 +47,7 @@ struct ProfileOutcome {
 
 // Runs on a worker thread on its own copy of the model.
 ProfileOutcome profileAt(const std::string& path, const std::string& target, const std::vector<std::string>& steps,
-                         const std::vector<std::string>& instrument, int repeat,
+                         const std::vector<std::string>& instrument, int repeat, bool rtl,
                          const std::shared_ptr<std::atomic<bool>>& cancelFlag, const std::function<void(int, QString)>& report) {
   ProfileOutcome out;
   const std::atomic<bool>& cancel = *cancelFlag;
@@ -88,6 +88,8 @@ ProfileOutcome profileAt(const std::string& path, const std::string& target, con
     codegen::ProfileOptions po;
     po.repeat = repeat;
     po.threads = codegen::usableCores(); // what OpenMP uses by default
+    po.rtl = rtl && target.rfind("fpga", 0) == 0;
+    if (po.rtl) report(80, QObject::tr("Running %1 times, then simulating the FPGA kernels as RTL with Verilator…").arg(repeat));
     auto r = codegen::profileRuns(*ex, *inputs, po);
     if (!r && cancel) return out.cancelled = true, out;
     if (!r) return failWith(r.error());
@@ -170,6 +172,12 @@ void MainWindow::createProfiling() {
   };
   targetChoice(tr("&CPU (C++ with OpenMP)"), "cpu");
   targetChoice(tr("&FPGA in C-simulation (HLS kernels; estimated cycles and resources)"), "fpga-sim");
+  targets->addSeparator();
+  QAction* rtl = targets->addAction(tr("Also Simulate FPGA Kernels as &RTL (Verilator: measured cycles)"));
+  rtl->setObjectName(QStringLiteral("actionRtlProfile"));
+  rtl->setCheckable(true);
+  rtl->setChecked(rtlProfile_);
+  connect(rtl, &QAction::toggled, this, [this](bool on) { rtlProfile_ = on; });
   QAction* stop = run->addAction(tr("C&ancel"), this, &MainWindow::cancelProfile);
   stop->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
   for (QMenu* m : menuBar()->findChildren<QMenu*>())
@@ -181,6 +189,11 @@ void MainWindow::setTarget(const std::string& target) {
   target_ = target;
   statusBar()->showMessage(tr("Target: %1 (Profile and the Code panel use it)").arg(QString::fromStdString(target)), 5000);
   generateCode();
+}
+
+void MainWindow::setRtlProfiling(bool on) {
+  rtlProfile_ = on;
+  if (auto* a = findChild<QAction*>(QStringLiteral("actionRtlProfile"))) a->setChecked(on);
 }
 
 void MainWindow::cancelProfile() {
@@ -235,7 +248,10 @@ void MainWindow::profile(int repeat) {
     emit profileFinished(true, profile_->summary());
   });
   auto what = instrument_;
-  watcher->setFuture(QtConcurrent::run([path, target, steps, what, repeat, cancel, report] { return profileAt(path, target, steps, what, repeat, cancel, report); }));
+  const bool rtl = rtlProfile_;
+  watcher->setFuture(QtConcurrent::run([path, target, steps, what, repeat, rtl, cancel, report] {
+    return profileAt(path, target, steps, what, repeat, rtl, cancel, report);
+  }));
 }
 
 void MainWindow::compareStepProfiles(int step, int repeat) {
@@ -280,11 +296,12 @@ void MainWindow::compareStepProfiles(int step, int repeat) {
     emit comparisonFinished(true, profile_->comparisonText());
   });
   auto what = instrument_;
-  watcher->setFuture(QtConcurrent::run([path, target, before, after, what, repeat, cancel, report] {
+  const bool rtl = rtlProfile_;
+  watcher->setFuture(QtConcurrent::run([path, target, before, after, what, repeat, rtl, cancel, report] {
     Pair p;
-    p.a = profileAt(path, target, before, what, repeat, cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
+    p.a = profileAt(path, target, before, what, repeat, rtl, cancel, [&](int pc, QString s) { report(pc / 2, QObject::tr("Before: %1").arg(s)); });
     if (p.a.report && !*cancel)
-      p.b = profileAt(path, target, after, what, repeat, cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
+      p.b = profileAt(path, target, after, what, repeat, rtl, cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
     return p;
   }));
 }

@@ -119,6 +119,9 @@ int main(int argc, char** argv) {
   QCommandLineOption targetOpt(QStringLiteral("target"),
                                QStringLiteral("Target that Profile builds for and the Code panel shows (Run ▸ Target): cpu, fpga-sim."),
                                QStringLiteral("TARGET"));
+  QCommandLineOption rtlOpt(QStringLiteral("rtl"),
+                            QStringLiteral("With an FPGA target, Profile also simulates the kernels RTL covers with Verilator "
+                                           "(Run ▸ Target ▸ Also Simulate FPGA Kernels as RTL)."));
   QCommandLineOption recoverOpt(QStringLiteral("recover"),
                                 QStringLiteral("Without MODEL: reopen the newest recoverable autosave without asking "
                                                "(for automation; unreadable autosaves are reported on stderr)."));
@@ -130,6 +133,7 @@ int main(int argc, char** argv) {
   parser.addOption(profileOpt);
   parser.addOption(profileTab);
   parser.addOption(targetOpt);
+  parser.addOption(rtlOpt);
   parser.addOption(script);
   parser.addOption(selectPath);
   parser.addOption(screenshot);
@@ -188,6 +192,7 @@ int main(int argc, char** argv) {
     if (t != "cpu" && t != "fpga-sim") return fail(QStringLiteral("--target: expected cpu or fpga-sim, got '%1'").arg(parser.value(targetOpt)), 1);
     window.setTarget(t);
   }
+  if (parser.isSet(rtlOpt)) window.setRtlProfiling(true);
 
   // --script and --select act once the model is on screen (both interactive and headless).
   bool scriptFailed = false;

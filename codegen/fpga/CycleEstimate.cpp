@@ -488,8 +488,8 @@ std::string formatEstimate(const FpgaEstimate& e, size_t maxLoops) {
     return "DSP " + share(r.dsp, d->available.dsp) + ", LUT " + share(r.lut, d->available.lut) + ", BRAM18K " +
            share(r.bram18k, d->available.bram18k) + ", URAM " + share(r.uram, d->available.uram);
   };
-  std::snprintf(buf, sizeof buf, "FPGA estimate (not measured) for %s at %.0f MHz: %lld cycles = %.3f ms per run\n",
-                d ? d->part.c_str() : "an unknown board", d ? d->clockMHz : 0.0, static_cast<long long>(e.cycles), e.seconds * 1e3);
+  std::snprintf(buf, sizeof buf, "FPGA estimate (%s) for %s at %.0f MHz: %lld cycles = %.3f ms per run\n",
+                e.measurement.empty() ? "not measured" : "estimated; a kernel measured in RTL simulation says so", d ? d->part.c_str() : "an unknown board", d ? d->clockMHz : 0.0, static_cast<long long>(e.cycles), e.seconds * 1e3);
   out += buf;
   out += "  resources (all kernels): " + resources(e.resources) + "\n";
   for (auto& k : e.kernels) {
@@ -497,6 +497,13 @@ std::string formatEstimate(const FpgaEstimate& e, size_t maxLoops) {
                   static_cast<long long>(k.launches), k.launches == 1 ? "" : "es");
     out += buf;
     out += "    " + resources(k.resources) + "\n";
+    if (k.measuredCycles > 0) {
+      std::snprintf(buf, sizeof buf, "    measured in RTL simulation: %lld cycles (estimate %+.1f%%)\n", static_cast<long long>(k.measuredCycles),
+                    100.0 * double(k.cycles - k.measuredCycles) / double(k.measuredCycles));
+      out += buf;
+    } else if (!k.unmeasuredWhy.empty()) {
+      out += "    not measured in RTL simulation: " + k.unmeasuredWhy + "\n";
+    }
     std::vector<const LoopEstimate*> loops;
     for (auto& l : k.loops)
       if (l.pipelined || l.unrolled) loops.push_back(&l);
@@ -514,6 +521,7 @@ std::string formatEstimate(const FpgaEstimate& e, size_t maxLoops) {
     if (loops.size() > maxLoops) out += "    ... " + std::to_string(loops.size() - maxLoops) + " more loops in the report\n";
   }
   for (auto& n : e.notes) out += "  note: " + n + "\n";
+  if (!e.measurement.empty()) out += "  " + e.measurement + "\n";
   return out;
 }
 

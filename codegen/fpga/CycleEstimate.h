@@ -57,6 +57,10 @@ struct KernelEstimate {
   double seconds = 0;         // cycles × launches at the board's clock
   std::vector<LoopEstimate> loops;
   FpgaResources resources;
+  // Measured, not estimated: the cycles of one launch in RTL co-simulation (RtlCosim.h), when the
+  // profile asked for it and RTL covers the kernel (0 otherwise, with `unmeasuredWhy`).
+  int64_t measuredCycles = 0;
+  std::string unmeasuredWhy;
 };
 
 struct FpgaEstimate {
@@ -66,6 +70,7 @@ struct FpgaEstimate {
   double seconds = 0;
   FpgaResources resources;             // all kernels on the board at once
   std::vector<std::string> notes;      // what the estimate could not tell (unknown trip counts, ...)
+  std::string measurement;             // set when kernels were measured: how ("RTL co-simulation with Verilator 5.006: ...")
 };
 
 // `expanded`: a model prepared for an FPGA target (device states, every library node expanded);

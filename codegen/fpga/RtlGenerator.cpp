@@ -88,12 +88,15 @@ private:
   Expected<void> state(const State& st, const Scope& s) {
     const std::string where = paths_.pathOf(st.id());
     DCW_TRY(StateScopes scopes, StateScopes::of(st));
+    for (auto& n : st.nodes())
+      if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
+        const DataDescriptor* d = s.sdfg->findData(a->data());
+        if (d && d->dataKind == DataKind::Stream)
+          return fail(paths_.pathOf(a->id()), "stream '" + a->data() + "': RTL is generated for pipelined loops, not for dataflow states");
+      }
     for (const Node* n : scopes.children[nullptr]) {
       const std::string at = paths_.pathOf(n->id());
       if (auto* a = dynamic_cast<const AccessNode*>(n)) {
-        const DataDescriptor* d = s.sdfg->findData(a->data());
-        if (d && d->dataKind == DataKind::Stream)
-          return fail(at, "stream '" + a->data() + "': RTL is generated for pipelined loops, not for dataflow states");
         for (auto* e : st.inEdges(a->id()))
           if (!e->memlet.isEmpty() && st.node(e->src) && st.node(e->src)->kind() == ElementKind::AccessNode)
             return fail(at, "a copy into '" + a->data() + "' inside the kernel, which RTL generation does not cover");

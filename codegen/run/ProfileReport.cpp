@@ -88,14 +88,18 @@ json fpgaJson(const FpgaEstimate& e) {
       if (!l.iiReason.empty()) x["ii_reason"] = l.iiReason;
       loops.push_back(std::move(x));
     }
-    kernels.push_back(json{{"state", k.statePath}, {"cycles", k.cycles}, {"launches", k.launches}, {"seconds", k.seconds},
-                           {"resources", resourcesJson(k.resources)}, {"loops", std::move(loops)}});
+    json kj{{"state", k.statePath}, {"cycles", k.cycles}, {"launches", k.launches}, {"seconds", k.seconds},
+            {"resources", resourcesJson(k.resources)}, {"loops", std::move(loops)}};
+    if (k.measuredCycles > 0) kj["measured_cycles"] = k.measuredCycles; // evidence: RTL simulation
+    if (!k.unmeasuredWhy.empty()) kj["unmeasured_why"] = k.unmeasuredWhy;
+    kernels.push_back(std::move(kj));
   }
   json j{{"evidence", "estimate"}, {"device", e.device ? e.device->name : std::string()},
          {"part", e.device ? e.device->part : std::string()}, {"clock_mhz", e.device ? e.device->clockMHz : 0.0},
          {"cycles", e.cycles}, {"seconds", e.seconds}, {"resources", resourcesJson(e.resources)},
          {"available", e.device ? resourcesJson(e.device->available) : json()}, {"kernels", std::move(kernels)}};
   if (!e.notes.empty()) j["notes"] = e.notes;
+  if (!e.measurement.empty()) j["measurement"] = e.measurement;
   return j;
 }
 
@@ -105,6 +109,7 @@ FpgaEstimate fpgaFrom(const json& j) {
   e.cycles = j.value("cycles", int64_t(0));
   e.seconds = j.value("seconds", 0.0);
   e.resources = resourcesFrom(j.value("resources", json()));
+  e.measurement = j.value("measurement", std::string());
   if (auto n = j.value("notes", json()); n.is_array())
     for (auto& t : n)
       if (t.is_string()) e.notes.push_back(t.get<std::string>());
@@ -117,6 +122,8 @@ FpgaEstimate fpgaFrom(const json& j) {
       k.launches = kj.value("launches", int64_t(1));
       k.seconds = kj.value("seconds", 0.0);
       k.resources = resourcesFrom(kj.value("resources", json()));
+      k.measuredCycles = kj.value("measured_cycles", int64_t(0));
+      k.unmeasuredWhy = kj.value("unmeasured_why", std::string());
       if (auto ls = kj.value("loops", json()); ls.is_array())
         for (auto& lj : ls) {
           if (!lj.is_object()) continue;

@@ -3,6 +3,7 @@
 // ru_maxrss (the process's lifetime peak) and the method says so.
 #include "codegen/run/Profiler.h"
 
+#include "codegen/fpga/RtlCosim.h"
 #include "codegen/run/HardwareCounters.h"
 #include "core/analysis/Cost.h"
 #include "core/ir/MapNodes.h"
@@ -12,7 +13,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sys/resource.h>
 
@@ -103,6 +106,46 @@ Instrumentation parseInstrumentation(const std::vector<std::string>& values) {
   }
   return in;
 }
+
+namespace {
+
+// The FPGA kernels RTL covers, co-simulated on the profile's inputs: their measured cycles beside the
+// estimate, why the others were not measured, and a failure if RTL and C-simulation disagree.
+Expected<void> measureRtl(const ir::Sdfg& sdfg, const std::vector<ir::Tensor>& inputs, const ProfileOptions& o, FpgaEstimate& e) {
+  namespace fs = std::filesystem;
+  RtlCosimOptions co;
+  co.workDir = o.rtlWorkDir;
+  const bool temporary = co.workDir.empty();
+  if (temporary) {
+    std::string tmpl = (fs::temp_directory_path() / "dcw-rtl-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) return fail(tmpl, "cannot create a temporary folder for RTL simulation");
+    co.workDir = tmpl;
+  }
+  auto report = cosimulateRtl(sdfg, inputs, co);
+  std::error_code ec;
+  if (temporary) fs::remove_all(co.workDir, ec);
+  if (!report) return report.takeError();
+  if (report->differentElements > 0)
+    return fail(sdfg.name(), "RTL co-simulation's outputs differ from C-simulation's on " + std::to_string(report->differentElements) + " of " +
+                                 std::to_string(report->outputElements) + " elements (first: " + report->firstDifference + ")");
+  int measured = 0;
+  for (auto& k : e.kernels)
+    for (auto& m : report->kernels) {
+      if (m.statePath != k.statePath) continue;
+      if (m.simulated && !m.cycles.empty()) {
+        k.measuredCycles = *std::max_element(m.cycles.begin(), m.cycles.end());
+        ++measured;
+      } else {
+        k.unmeasuredWhy = m.simulated ? "never launched" : m.reason;
+      }
+    }
+  e.measurement = "RTL co-simulation (" + (report->verilatorVersion.empty() ? std::string("no kernel RTL covers") : report->verilatorVersion) +
+                  "): " + std::to_string(measured) + " of " + std::to_string(e.kernels.size()) + " kernels measured";
+  if (measured > 0) e.measurement += ", outputs equal to C-simulation on all " + std::to_string(report->outputElements) + " elements";
+  return {};
+}
+
+} // namespace
 
 Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Tensor>& inputs, const ProfileOptions& o) {
   const auto& elements = ex.code().profiled;
@@ -264,6 +307,7 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
     const FpgaDevice* device = findFpgaDevice(o.fpgaDevice);
     if (!device) return fail(where, "no FPGA device '" + o.fpgaDevice + "'", "the devices are u250 and u280");
     DCW_TRY(FpgaEstimate e, estimateFpga(sdfg, r.symbols, *device));
+    if (o.rtl) DCW_CHECK(measureRtl(sdfg, inputs, o, e));
     r.fpga = std::move(e);
   }
   return r;

@@ -4,7 +4,8 @@
 // (core/analysis/Cost, evaluated at the run's symbol values) and the achieved FLOP/s and GB/s; for the
 // whole run the host wall time, the program's own time, peak memory and the counter availability.
 // The run with the median wall time is kept as the trace (ChromeTrace). For an FPGA target the
-// report also holds the kernels' cycle and resource estimates for a board (CycleEstimate.h).
+// report also holds the kernels' cycle and resource estimates for a board (CycleEstimate.h) and, with
+// ProfileOptions::rtl, the cycles RTL co-simulation measured on the same inputs (RtlCosim.h).
 //
 // Costs by element kind: map, nested SDFG and tasklet — their own cost entry; a state — the sum over
 // its top-level nodes; the model — the SDFG's total; a copy edge has no cost entry. A per-run figure is
@@ -27,6 +28,8 @@ struct ProfileOptions {
   int threads = 0;                   // what the executor was created with (for the report)
   size_t eventCapacity = 1 << 18;    // events per run the program keeps (more are counted as dropped)
   std::string fpgaDevice = "u250";   // FPGA targets: the board the cycle and resource estimates are for
+  bool rtl = false;                  // FPGA targets: also measure the kernels RTL covers in co-simulation (RtlCosim.h)
+  std::string rtlWorkDir;            // its folder (kept); empty: a temporary one, removed after
 };
 
 // Fails when the executor's program carries no instrumentation, or a run fails.
