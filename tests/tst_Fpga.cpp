@@ -16,7 +16,9 @@
 #include "codegen/fpga/CycleEstimate.h"
 #include "codegen/fpga/HlsGenerator.h"
 #include "codegen/fpga/RtlGenerator.h"
+#include "codegen/run/Executor.h"
 #include "codegen/run/ProfileReport.h"
+#include "codegen/run/Profiler.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/Tasklet.h"
 
@@ -399,6 +401,53 @@ private slots:
     }
     QVERIFY(first > 0 && second > 0 && third > 0);
     QCOMPARE(e->kernels[0].cycles, std::max(first + second, third) + 2);
+  }
+
+  // A profile of a dataflow state reports each stream as C-simulation saw it (in process and through
+  // the worker process): its writes, how full it got, how often a processing element waited.
+  void profileReportsStreamsFromCSimulation() {
+    auto moved = reconvergent(16);
+    edit::Editor med(*moved);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*moved->allStates().front()), med));
+    auto s = reconvergent(16);
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*s->allStates().front()), ed));
+    QVERIFY(applyNow(*s, transforms::StreamingComposition(), streamOf(*moved, "A", 16)));
+    QVERIFY(applyNow(*s, transforms::StreamingComposition(), streamOf(*moved, "B", 16)));
+    for (bool isolated : {false, true}) {
+      const codegen::Target* target = codegen::findTarget("fpga-sim");
+      QVERIFY(target);
+      codegen::RunOptions ro;
+      ro.target = "fpga-sim";
+      ro.generate.instrument = codegen::parseInstrumentation({"all"});
+      ro.isolated = isolated;
+      auto code = target->generate(*s, ro.generate);
+      QVERIFY2(code, code ? "" : code.error().str().c_str());
+      auto inputs = codegen::randomInputs(code->signature, 7);
+      QVERIFY(inputs);
+      auto lib = target->build(*code, {});
+      QVERIFY2(lib, lib ? "" : lib.error().str().c_str());
+      auto ex = codegen::Executor::load(*s, std::move(*code), std::move(*lib), ro);
+      QVERIFY2(ex, ex ? "" : ex.error().str().c_str());
+      codegen::ProfileOptions po;
+      po.repeat = 2;
+      po.counters = false;
+      auto r = codegen::profileRuns(**ex, *inputs, po);
+      QVERIFY2(r, r ? "" : r.error().str().c_str());
+      QVERIFY(r->fpga);
+      QCOMPARE(r->fpga->streams.size(), size_t(2));
+      for (auto& st : r->fpga->streams) {
+        QVERIFY(st.name == "A" || st.name == "B");
+        QCOMPARE(st.depth, int64_t(16));
+        QCOMPARE(st.writes, int64_t(16)); // one run's, not the sum of the runs
+        QCOMPARE(st.reads, st.writes);
+        QVERIFY(st.maxOccupancy >= 1 && st.maxOccupancy <= 16);
+      }
+      auto back = codegen::parseReport(codegen::reportJson(*r), "report");
+      QVERIFY(back && back->fpga && back->fpga->streams.size() == 2);
+      QCOMPARE(back->fpga->streams[0].maxOccupancy, r->fpga->streams[0].maxOccupancy);
+      QVERIFY(codegen::formatEstimate(*r->fpga).find("stream A (C-simulation, one run): depth 16") != std::string::npos);
+    }
   }
 
   void shallowStreamDeadlockIsNamed() {

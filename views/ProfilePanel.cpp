@@ -179,6 +179,15 @@ void ProfilePanel::showFpga(const codegen::FpgaEstimate* e) {
                      .arg(d ? share(e->resources.uram, d->available.uram) : QString::number(e->resources.uram));
   for (auto& n : e->notes) text += QStringLiteral("\n") + tr("Note: %1").arg(QString::fromStdString(n));
   if (!e->measurement.empty()) text += QStringLiteral("\n") + tr("Measured: %1").arg(QString::fromStdString(e->measurement));
+  for (auto& s : e->streams)
+    text += QStringLiteral("\n") + tr("Stream %1 in C-simulation (one run): depth %2, %3 writes, largest occupancy %4 of %2; "
+                                       "%5 writes waited for room, %6 reads waited for data")
+                                        .arg(QString::fromStdString(s.name))
+                                        .arg(s.depth)
+                                        .arg(s.writes)
+                                        .arg(s.maxOccupancy)
+                                        .arg(s.fullWaits)
+                                        .arg(s.emptyWaits);
   fpgaSummary_->setText(text);
   fpgaTable_->setSortingEnabled(false);
   fpgaTable_->setRowCount(0);

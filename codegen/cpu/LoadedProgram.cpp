@@ -27,6 +27,8 @@ Expected<std::shared_ptr<LoadedProgram>> LoadedProgram::load(const std::string& 
   p->setCapacity_ = reinterpret_cast<int (*)(size_t)>(dlsym(h, "dcw_profile_set_capacity"));
   p->setCounters_ = reinterpret_cast<void (*)(const int*, int, int)>(dlsym(h, "dcw_profile_set_counters"));
   p->elementCount_ = reinterpret_cast<size_t (*)()>(dlsym(h, "dcw_profile_element_count"));
+  p->streamStats_ = reinterpret_cast<size_t (*)(char*, size_t)>(dlsym(h, "dcw_fpga_stream_stats"));
+  p->streamStatsReset_ = reinterpret_cast<void (*)()>(dlsym(h, "dcw_fpga_stream_stats_reset"));
   if (!p->events_ || !p->reset_ || !p->dropped_ || !p->setCapacity_ || !p->setCounters_ || !p->elementCount_)
     p->events_ = nullptr; // all or nothing: a partial profiling ABI is not used
   if (!p->entry_)
@@ -64,7 +66,15 @@ std::span<const ProfileEvent> LoadedProgram::profileEvents() const {
   return {e, n};
 }
 
+std::string LoadedProgram::fpgaStreamStats() const {
+  if (!streamStats_) return {};
+  std::string text(streamStats_(nullptr, 0), '\0');
+  text.resize(streamStats_(text.data(), text.size()));
+  return text;
+}
+
 void LoadedProgram::profileReset() const {
+  if (streamStatsReset_) streamStatsReset_();
   if (reset_) reset_();
 }
 

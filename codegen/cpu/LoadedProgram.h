@@ -40,6 +40,9 @@ public:
   bool setProfileCapacity(size_t events) const;
   // Leader fds of perf_event groups (PERF_FORMAT_GROUP, `counters` members each); groups = 0 turns off.
   void setProfileCounters(const int* groupFds, int groups, int counters) const;
+  // FPGA C-simulation programs: the streams' counts since the last profileReset, as the program's
+  // dcw_fpga_stream_stats writes them (a tab-separated line per stream); empty for other programs.
+  std::string fpgaStreamStats() const;
 
 private:
   LoadedProgram() = default;
@@ -52,6 +55,8 @@ private:
   int (*setCapacity_)(size_t) = nullptr;
   void (*setCounters_)(const int*, int, int) = nullptr;
   size_t (*elementCount_)() = nullptr;
+  size_t (*streamStats_)(char*, size_t) = nullptr;
+  void (*streamStatsReset_)() = nullptr;
   void (*teardown_)() = nullptr;          // programs with C++ tasklets (CppGenerator.h)
   std::string path_;
 };

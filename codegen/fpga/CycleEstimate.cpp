@@ -522,6 +522,14 @@ std::string formatEstimate(const FpgaEstimate& e, size_t maxLoops) {
   }
   for (auto& n : e.notes) out += "  note: " + n + "\n";
   if (!e.measurement.empty()) out += "  " + e.measurement + "\n";
+  for (auto& s : e.streams) {
+    std::snprintf(buf, sizeof buf,
+                  "  stream %s (C-simulation, one run): depth %lld, %lld writes, largest occupancy %lld/%lld, %lld writes waited (full), "
+                  "%lld reads waited (empty)\n",
+                  s.name.c_str(), static_cast<long long>(s.depth), static_cast<long long>(s.writes), static_cast<long long>(s.maxOccupancy),
+                  static_cast<long long>(s.depth), static_cast<long long>(s.fullWaits), static_cast<long long>(s.emptyWaits));
+    out += buf;
+  }
   return out;
 }
 

@@ -63,6 +63,18 @@ struct KernelEstimate {
   std::string unmeasuredWhy;
 };
 
+// A stream as C-simulation saw it in one run (observed, not estimated): how full it got and how often
+// a processing element had to wait for it — waits of threads, not cycles.
+struct StreamObservation {
+  std::string name;
+  int64_t depth = 0;
+  int64_t writes = 0;
+  int64_t reads = 0;
+  int64_t maxOccupancy = 0;
+  int64_t fullWaits = 0;   // writes that waited for room
+  int64_t emptyWaits = 0;  // reads that waited for data
+};
+
 struct FpgaEstimate {
   const FpgaDevice* device = nullptr;
   std::vector<KernelEstimate> kernels; // in control-flow order
@@ -71,6 +83,7 @@ struct FpgaEstimate {
   FpgaResources resources;             // all kernels on the board at once
   std::vector<std::string> notes;      // what the estimate could not tell (unknown trip counts, ...)
   std::string measurement;             // set when kernels were measured: how ("RTL co-simulation with Verilator 5.006: ...")
+  std::vector<StreamObservation> streams; // from the profile's C-simulation runs (the last one)
 };
 
 // `expanded`: a model prepared for an FPGA target (device states, every library node expanded);

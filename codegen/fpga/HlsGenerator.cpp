@@ -111,6 +111,18 @@ private:
           "'. Do not edit: regenerate.");
       raw(cpuRuntimeSource());
       raw(hlsShimSource());
+      // What the profiler reads after a run (LoadedProgram::fpgaStreamStats): each stream's counts
+      // since the last reset, a line each: name, depth, writes, reads, largest occupancy, writes that
+      // waited for room, reads that waited for data (tab-separated).
+      raw("extern \"C\" size_t dcw_fpga_stream_stats(char* out, size_t capacity) {\n"
+          "  std::string text;\n"
+          "  for (const dcw_hls::StreamStats& s : dcw_hls::Registry::instance().totals())\n"
+          "    text += s.name + \"\\t\" + std::to_string(s.depth) + \"\\t\" + std::to_string(s.writes) + \"\\t\" + std::to_string(s.reads) + \"\\t\" +\n"
+          "            std::to_string(s.maxOccupancy) + \"\\t\" + std::to_string(s.fullStalls) + \"\\t\" + std::to_string(s.emptyStalls) + \"\\n\";\n"
+          "  if (out && capacity) std::memcpy(out, text.data(), text.size() < capacity ? text.size() : capacity);\n"
+          "  return text.size();\n"
+          "}\n"
+          "extern \"C\" void dcw_fpga_stream_stats_reset() { dcw_hls::Registry::instance().resetTotals(); }\n");
     }
     if (instrumented) raw(cpuProfileRuntimeSource());
   }

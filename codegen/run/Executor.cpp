@@ -398,6 +398,7 @@ Expected<std::vector<Tensor>> Executor::runProgram(const std::vector<Tensor>& in
       auto events = program_->profileEvents();
       capture->events.assign(events.begin(), events.end());
       capture->dropped = program_->profileDropped();
+      capture->fpgaStreams = program_->fpgaStreamStats();
     }
   }
   if (!extents.empty()) {

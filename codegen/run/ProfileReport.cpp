@@ -100,6 +100,13 @@ json fpgaJson(const FpgaEstimate& e) {
          {"available", e.device ? resourcesJson(e.device->available) : json()}, {"kernels", std::move(kernels)}};
   if (!e.notes.empty()) j["notes"] = e.notes;
   if (!e.measurement.empty()) j["measurement"] = e.measurement;
+  if (!e.streams.empty()) {
+    json streams = json::array();
+    for (auto& s : e.streams)
+      streams.push_back(json{{"name", s.name}, {"depth", s.depth}, {"writes", s.writes}, {"reads", s.reads}, {"max_occupancy", s.maxOccupancy},
+                             {"full_waits", s.fullWaits}, {"empty_waits", s.emptyWaits}, {"evidence", "c-simulation"}});
+    j["streams"] = std::move(streams);
+  }
   return j;
 }
 
@@ -110,6 +117,19 @@ FpgaEstimate fpgaFrom(const json& j) {
   e.seconds = j.value("seconds", 0.0);
   e.resources = resourcesFrom(j.value("resources", json()));
   e.measurement = j.value("measurement", std::string());
+  if (auto ss = j.value("streams", json()); ss.is_array())
+    for (auto& sj : ss) {
+      if (!sj.is_object()) continue;
+      StreamObservation s;
+      s.name = sj.value("name", std::string());
+      s.depth = sj.value("depth", int64_t(0));
+      s.writes = sj.value("writes", int64_t(0));
+      s.reads = sj.value("reads", int64_t(0));
+      s.maxOccupancy = sj.value("max_occupancy", int64_t(0));
+      s.fullWaits = sj.value("full_waits", int64_t(0));
+      s.emptyWaits = sj.value("empty_waits", int64_t(0));
+      e.streams.push_back(std::move(s));
+    }
   if (auto n = j.value("notes", json()); n.is_array())
     for (auto& t : n)
       if (t.is_string()) e.notes.push_back(t.get<std::string>());

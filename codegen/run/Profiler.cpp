@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <sys/resource.h>
 
 namespace dcw::codegen {
@@ -308,6 +309,14 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
     if (!device) return fail(where, "no FPGA device '" + o.fpgaDevice + "'", "the devices are u250 and u280");
     DCW_TRY(FpgaEstimate e, estimateFpga(sdfg, r.symbols, *device));
     if (o.rtl) DCW_CHECK(measureRtl(sdfg, inputs, o, e));
+    std::istringstream lines(capture.fpgaStreams); // the last run's streams
+    std::string line;
+    while (std::getline(lines, line)) {
+      StreamObservation s;
+      std::istringstream f(line);
+      if (std::getline(f, s.name, '\t') && f >> s.depth >> s.writes >> s.reads >> s.maxOccupancy >> s.fullWaits >> s.emptyWaits)
+        e.streams.push_back(std::move(s));
+    }
     r.fpga = std::move(e);
   }
   return r;

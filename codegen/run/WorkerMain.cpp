@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
   auto dropped = reinterpret_cast<size_t (*)()>(dlsym(h, "dcw_profile_dropped"));
   auto setCapacity = reinterpret_cast<int (*)(size_t)>(dlsym(h, "dcw_profile_set_capacity"));
   auto elementCount = reinterpret_cast<size_t (*)()>(dlsym(h, "dcw_profile_element_count"));
+  // FPGA C-simulation programs: their streams' counts (LoadedProgram::fpgaStreamStats).
+  auto streamStats = reinterpret_cast<size_t (*)(char*, size_t)>(dlsym(h, "dcw_fpga_stream_stats"));
+  auto streamStatsReset = reinterpret_cast<void (*)()>(dlsym(h, "dcw_fpga_stream_stats_reset"));
   const bool profiling = events && resetEvents && dropped && setCapacity && elementCount;
   uint64_t capacity = 0;
   if (!reply(out, 0, "ready", profiling ? elementCount() : 0)) return 4;
@@ -145,16 +148,23 @@ int main(int argc, char** argv) {
       }
       capacity = rq.profileCapacity;
       resetEvents();
+      if (streamStatsReset) streamStatsReset();
     }
     char error[1024] = {0};
     int rc = entry(args.data(), symbols.data(), error, sizeof error);
     if (rc == 0 && profiled) {
       size_t n = 0;
       const Event* e = events(&n);
-      EventsHeader head{dropped(), n};
+      std::string streams;
+      if (streamStats) {
+        streams.resize(streamStats(nullptr, 0));
+        streams.resize(streamStats(streams.data(), streams.size()));
+      }
+      EventsHeader head{dropped(), n, streams.size()};
       std::string payload(sizeof head + n * sizeof(Event), '\0');
       std::memcpy(payload.data(), &head, sizeof head);
       if (n) std::memcpy(payload.data() + sizeof head, e, n * sizeof(Event));
+      payload += streams;
       reply(out, 0, payload);
     } else if (rc == 0) reply(out, 0, {});
     else reply(out, 1, error[0] ? std::string(error) : "the program failed (code " + std::to_string(rc) + ")");

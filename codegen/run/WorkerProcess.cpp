@@ -248,7 +248,7 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
   }
   Reply r;
   if (!readFully(sock_, &r, sizeof r) || r.magic != kMagic) return died({});
-  const uint64_t maxMessage = sizeof(EventsHeader) + uint64_t(rq.profileCapacity) * sizeof(ProfileEvent) + (1u << 16);
+  const uint64_t maxMessage = sizeof(EventsHeader) + uint64_t(rq.profileCapacity) * sizeof(ProfileEvent) + (1u << 20);
   if (r.messageBytes > maxMessage) return died("the worker answered with a malformed reply");
   std::string msg(r.messageBytes, '\0');
   if (r.messageBytes && !readFully(sock_, msg.data(), msg.size())) return died({});
@@ -268,9 +268,11 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
     EventsHeader head;
     if (msg.size() >= sizeof head) {
       std::memcpy(&head, msg.data(), sizeof head);
-      if (msg.size() != sizeof head + head.events * sizeof(ProfileEvent)) return fail(library_, "the worker sent malformed profiling events");
+      if (msg.size() != sizeof head + head.events * sizeof(ProfileEvent) + head.streamBytes)
+        return fail(library_, "the worker sent malformed profiling events");
       capture->events.resize(head.events);
       if (head.events) std::memcpy(capture->events.data(), msg.data() + sizeof head, head.events * sizeof(ProfileEvent));
+      capture->fpgaStreams = msg.substr(sizeof head + head.events * sizeof(ProfileEvent));
       capture->dropped = head.dropped;
     }
   }

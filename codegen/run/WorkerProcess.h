@@ -38,6 +38,7 @@ struct ProfileCapture {
   size_t capacity = 1 << 18;       // events kept per run
   std::vector<ProfileEvent> events;
   size_t dropped = 0;
+  std::string fpgaStreams;         // FPGA C-simulation: the streams' counts of the run (LoadedProgram::fpgaStreamStats)
 };
 
 class WorkerProcess {

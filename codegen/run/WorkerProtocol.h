@@ -24,11 +24,13 @@ struct RunRequest {
   uint64_t profileCapacity = 0; // instrumented programs: events kept per run; 0: no events wanted
 };
 
-// After a successful profiled run the reply's message is this header and `events` records of the
-// program's dcw_event layout (codegen/cpu/LoadedProgram.h: ProfileEvent, 56 bytes).
+// After a successful profiled run the reply's message is this header, `events` records of the
+// program's dcw_event layout (codegen/cpu/LoadedProgram.h: ProfileEvent, 56 bytes), then `streamBytes`
+// of an FPGA C-simulation's stream counts (LoadedProgram::fpgaStreamStats).
 struct EventsHeader {
   uint64_t dropped = 0;
   uint64_t events = 0;
+  uint64_t streamBytes = 0;
 };
 
 // worker -> host after loading (status 0: ready) and after each run (0: ok, 1: the program reported

@@ -185,6 +185,33 @@ void testProducerConsumer() {
   }
 }
 
+// A kernel's streams end with each launch: their counts stay in the totals, summed by name, until reset.
+void testTotalsKeepEndedStreams() {
+  dcw_hls::Registry::instance().resetTotals();
+  for (int launch = 0; launch < 3; ++launch) {
+    hls::stream<int> s("launch_channel", 4);
+    dcw_hls::Dataflow dataflow;
+    dataflow.add("producer", [&] {
+      for (int i = 0; i < 100; ++i) s.write(i);
+    });
+    dataflow.add("consumer", [&] {
+      for (int i = 0; i < 100; ++i) (void)s.read();
+    });
+    dataflow.run();
+  }
+  const std::vector<dcw_hls::StreamStats> all = dcw_hls::Registry::instance().totals();
+  const dcw_hls::StreamStats* stats = findStats(all, "launch_channel");
+  CHECK(stats != nullptr);
+  if (stats) {
+    CHECK(stats->depth == 4);
+    CHECK(stats->writes == 300 && stats->reads == 300);
+    CHECK(stats->maxOccupancy >= 1 && stats->maxOccupancy <= 4);
+  }
+  CHECK(findStats(dcw_hls::Registry::instance().snapshot(), "launch_channel") == nullptr); // none is live
+  dcw_hls::Registry::instance().resetTotals();
+  CHECK(findStats(dcw_hls::Registry::instance().totals(), "launch_channel") == nullptr);
+}
+
 struct RunOutcome {
   bool completed = false;
   bool deadlock = false;
@@ -408,6 +435,7 @@ int main() {
   testApInt();
   testApFixed();
   testProducerConsumer();
+  testTotalsKeepEndedStreams();
   testDeadlockDetected();
   testDeepEnoughCompletes();
   testOutsideDataflow();

@@ -616,6 +616,10 @@ public:
 
   // Every live stream's statistics, in creation order.
   std::vector<StreamStats> snapshot() const;
+  // Since the last resetTotals(): every stream's statistics, live and ended (a kernel's streams end with
+  // each launch), summed by name (the largest occupancy and depth), in order of first appearance.
+  std::vector<StreamStats> totals() const;
+  void resetTotals();
 
 private:
   friend class detail::StreamCore;
@@ -637,12 +641,44 @@ private:
 
   mutable std::mutex mutex_;
   std::vector<detail::StreamCore*> streams_;
+  std::vector<StreamStats> retired_; // ended streams since resetTotals, summed by name
   std::vector<detail::PeState*> pes_;
   std::vector<detail::RunState*> runs_;
   std::uint64_t unnamedStreams_ = 0;
   int stallTimeoutMs_ = 2000;
   Clock::time_point lastProgress_{};
 };
+
+namespace detail {
+inline void addStats(std::vector<StreamStats>& into, const StreamStats& s) {
+  for (StreamStats& t : into)
+    if (t.name == s.name) {
+      t.depth = std::max(t.depth, s.depth);
+      t.writes += s.writes;
+      t.reads += s.reads;
+      t.maxOccupancy = std::max(t.maxOccupancy, s.maxOccupancy);
+      t.fullStalls += s.fullStalls;
+      t.emptyStalls += s.emptyStalls;
+      return;
+    }
+  into.push_back(s);
+}
+} // namespace detail
+
+inline std::vector<StreamStats> Registry::totals() const {
+  std::vector<StreamStats> all;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    all = retired_;
+  }
+  for (const StreamStats& s : snapshot()) detail::addStats(all, s);
+  return all;
+}
+
+inline void Registry::resetTotals() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  retired_.clear();
+}
 
 inline std::vector<StreamStats> Registry::snapshot() const {
   std::lock_guard<std::mutex> guard(mutex_);
@@ -749,6 +785,7 @@ inline StreamCore::~StreamCore() {
   Registry& registry = Registry::instance();
   std::lock_guard<std::mutex> guard(registry.mutex_);
   registry.streams_.erase(std::find(registry.streams_.begin(), registry.streams_.end(), this));
+  addStats(registry.retired_, {name_, static_cast<int>(depth_), writes_, reads_, maxOccupancy_, fullStalls_, emptyStalls_});
 }
 
 inline std::unique_lock<std::mutex> StreamCore::lock() const {
