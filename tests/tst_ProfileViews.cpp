@@ -141,6 +141,11 @@ private slots:
     emit t->cellClicked(1, 0);
     QCOMPARE(clicked.count(), 1);
     QCOMPARE(clicked.last().at(0).toString(), t->item(1, 0)->data(Qt::UserRole).toString());
+    // The canvas overlay of FPGA cycles: the loops inside expansions count for their library nodes.
+    QVERIFY(!w.canvas()->hasOverlay());
+    w.setOverlay(MainWindow::Overlay::FpgaCycles);
+    QVERIFY(w.canvas()->hasOverlay());
+    w.setOverlay(MainWindow::Overlay::None);
   }
 
   // Kernels measured in RTL co-simulation show their cycles beside the estimate; the others say why not.

@@ -318,7 +318,7 @@ void MainWindow::createCanvasToolbar() {
   overlayBox_ = new QComboBox(bar);
   overlayBox_->setObjectName(QStringLiteral("overlayBox"));
   overlayBox_->addItems({tr("None"), tr("Parameters"), tr("FLOPs"), tr("Bytes moved"), tr("Measured time"),
-                         tr("Achieved GFLOP/s"), tr("Achieved GB/s")});
+                         tr("Achieved GFLOP/s"), tr("Achieved GB/s"), tr("FPGA cycles")});
   connect(overlayBox_, &QComboBox::currentIndexChanged, this, [this](int i) { setOverlay(Overlay(i)); });
   bar->addWidget(overlayBox_);
   bar->addSeparator();
@@ -441,12 +441,22 @@ void MainWindow::setOverlay(Overlay overlay) {
     canvas_->setOverlay({}, {});
     return;
   }
-  if (overlay == Overlay::MeasuredTime || overlay == Overlay::AchievedFlops || overlay == Overlay::AchievedBandwidth) {
+  if (overlay == Overlay::MeasuredTime || overlay == Overlay::AchievedFlops || overlay == Overlay::AchievedBandwidth ||
+      overlay == Overlay::FpgaCycles) {
     auto values = measuredOverlay(overlay);
+    const codegen::ProfileReport* r = profile_ ? profile_->report() : nullptr;
+    bool rtl = false;
+    if (r && r->fpga)
+      for (auto& k : r->fpga->kernels) rtl = rtl || k.measuredCycles > 0;
     QString title = overlay == Overlay::MeasuredTime    ? tr("Measured time per run (ms)")
                     : overlay == Overlay::AchievedFlops ? tr("Achieved GFLOP/s")
+                    : overlay == Overlay::FpgaCycles    ? (rtl ? tr("FPGA cycles/run (est.; RTL-measured kernels)")
+                                                               : tr("FPGA cycles/run (estimated)"))
                                                         : tr("Achieved GB/s");
-    if (values.empty()) statusBar()->showMessage(tr("No profile of this model yet: Run ▸ Profile"), 5000);
+    if (values.empty())
+      statusBar()->showMessage(overlay == Overlay::FpgaCycles ? tr("No FPGA profile of this model yet: Run ▸ Target ▸ FPGA, then Run ▸ Profile")
+                                                              : tr("No profile of this model yet: Run ▸ Profile"),
+                               5000);
     canvas_->setOverlay(title, std::move(values));
     return;
   }

@@ -82,7 +82,9 @@ class MainWindow : public QMainWindow {
 public:
   static constexpr int kMaxRecentFiles = 8;
   // Static cost overlays, then measured ones (from the last profile).
-  enum class Overlay { None, Parameters, Flops, Bytes, MeasuredTime, AchievedFlops, AchievedBandwidth };
+  // FpgaCycles: an FPGA profile's cycles per run — each kernel's state its total (RTL-measured where it was
+  // simulated, else estimated), each node the estimated cycles of the loops inside it.
+  enum class Overlay { None, Parameters, Flops, Bytes, MeasuredTime, AchievedFlops, AchievedBandwidth, FpgaCycles };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;

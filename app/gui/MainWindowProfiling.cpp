@@ -243,7 +243,8 @@ void MainWindow::profile(int repeat) {
     }
     profile_->setReport(r.report);
     resizeDocks({profileDock_}, {int(height() * 0.45)}, Qt::Vertical); // room for the chart and the timeline
-    if (overlay_ == Overlay::MeasuredTime || overlay_ == Overlay::AchievedFlops || overlay_ == Overlay::AchievedBandwidth)
+    if (overlay_ == Overlay::MeasuredTime || overlay_ == Overlay::AchievedFlops || overlay_ == Overlay::AchievedBandwidth ||
+        overlay_ == Overlay::FpgaCycles)
       setOverlay(overlay_);
     emit profileFinished(true, profile_->summary());
   });
@@ -310,6 +311,31 @@ std::unordered_map<ir::ElementId, double> MainWindow::measuredOverlay(Overlay ov
   std::unordered_map<ir::ElementId, double> values;
   const codegen::ProfileReport* r = profile_ ? profile_->report() : nullptr;
   if (!model_ || !r) return values;
+  if (overlay == Overlay::FpgaCycles) {
+    if (!r->fpga) return values;
+    const ir::Sdfg& sdfg = *model_->loaded.sdfg;
+    // The element a path of the prepared model lands on in the model as shown: itself, or the nearest
+    // enclosing element (a loop inside an expansion counts for its library node).
+    auto nearest = [&](std::string path) -> const ir::Element* {
+      while (!path.empty()) {
+        if (auto el = ir::resolvePath(sdfg, path)) return *el;
+        const size_t slash = path.rfind('/');
+        if (slash == std::string::npos) break;
+        path.resize(slash);
+      }
+      return nullptr;
+    };
+    for (auto& k : r->fpga->kernels) {
+      const ir::Element* state = nearest(k.statePath);
+      if (state) values[state->id()] += double(k.measuredCycles > 0 ? k.measuredCycles : k.cycles) * double(k.launches);
+      for (auto& l : k.loops) {
+        if (!l.pipelined && !l.unrolled) continue;
+        const ir::Element* at = nearest(l.path);
+        if (at && at != state) values[at->id()] += double(l.cycles) * double(l.executions) * double(k.launches);
+      }
+    }
+    return values;
+  }
   for (auto& e : r->elements) {
     if (e.kind == "model") continue;
     std::optional<double> v = overlay == Overlay::MeasuredTime    ? std::optional<double>(e.timeMs.median)

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
                                QStringLiteral("Open every state, map, library node and nested SDFG first."));
   QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("Colour theme: light or dark."),
                            QStringLiteral("dark|light"));
-  QCommandLineOption overlay(QStringLiteral("overlay"), QStringLiteral("Canvas overlay: params, flops or bytes."),
+  QCommandLineOption overlay(QStringLiteral("overlay"), QStringLiteral("Canvas overlay: params, flops, bytes; after a profile time, gflops, gbs, fpga (FPGA cycles)."),
                              QStringLiteral("KIND"));
   QCommandLineOption script(QStringLiteral("script"),
                             QStringLiteral("After loading, replay this DCW script: each command becomes a history step."),
@@ -181,9 +181,10 @@ int main(int argc, char** argv) {
     using O = dcw::gui::MainWindow::Overlay;
     O kind = o == QLatin1String("params") ? O::Parameters : o == QLatin1String("flops") ? O::Flops
            : o == QLatin1String("bytes") ? O::Bytes : o == QLatin1String("time") ? O::MeasuredTime
-           : o == QLatin1String("gflops") ? O::AchievedFlops : o == QLatin1String("gbs") ? O::AchievedBandwidth : O::None;
+           : o == QLatin1String("gflops") ? O::AchievedFlops : o == QLatin1String("gbs") ? O::AchievedBandwidth
+           : o == QLatin1String("fpga") ? O::FpgaCycles : O::None;
     if (kind == O::None && o != QLatin1String("none"))
-      return fail(QStringLiteral("--overlay: expected params, flops, bytes, time, gflops, gbs or none, got '%1'").arg(o), 1);
+      return fail(QStringLiteral("--overlay: expected params, flops, bytes, time, gflops, gbs, fpga or none, got '%1'").arg(o), 1);
     window.setOverlay(kind);
   }
 
