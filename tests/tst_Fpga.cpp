@@ -9,6 +9,7 @@
 // dataflow reported as a deadlock naming the streams and elements.
 #include "support/SdfgFixtures.h"
 #include "support/TransformTestSupport.h"
+#include "transforms/catalogue/FpgaMemoryBank.h"
 #include "transforms/catalogue/FpgaTransform.h"
 #include "transforms/catalogue/StreamingComposition.h"
 
@@ -334,6 +335,63 @@ private slots:
     auto built = fpga->build(*code, {});
     QVERIFY(!built);
     QVERIFY(built.error().hint.find("--target fpga-sim") != std::string::npos);
+  }
+
+  // FpgaMemoryBank puts an array into a bank: undoable and scripted (checkSteps: structure, undo/redo,
+  // JSON round trip); the Vitis link configuration connects its arguments there; a bank
+  // the board lacks fails the project naming the array, and the estimate says so.
+  void memoryBankAssignment() {
+    auto s = twoStates();
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*s, "produce")), ed));
+    const AccessNode* device = nullptr;
+    const AccessNode* host = nullptr;
+    for (auto& n : stateNamed(*s, "produce")->nodes())
+      if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
+        if (s->findData(a->data())->storage == StorageType::FpgaGlobal && a->data().rfind("fpga_", 0) == 0) device = a;
+      }
+    for (State* st : s->allStates())
+      for (auto& n : st->nodes())
+        if (auto* a = dynamic_cast<const AccessNode*>(n.get()))
+          if (s->findData(a->data())->storage != StorageType::FpgaGlobal) host = a;
+    QVERIFY(device && host);
+    const std::string data = device->data();
+    PathIndex paths(*s);
+    auto at = [&](const AccessNode* a, const char* bank) {
+      transforms::Match m;
+      m.transformation = "FpgaMemoryBank";
+      m.elements["array"] = paths.pathOf(a->id());
+      m.options["bank"] = bank;
+      return m;
+    };
+    const transforms::FpgaMemoryBank t;
+    QVERIFY(!t.canApply(at(host, "1"), *s, nullptr)); // host memory has no banks
+    QVERIFY(!t.canApply(at(device, "0"), *s, nullptr)); // there already
+    QVERIFY(!t.canApply(at(device, "x"), *s, nullptr));
+    std::vector<std::unique_ptr<edit::Command>> steps;
+    steps.push_back(std::make_unique<ApplyDirect>(t, at(device, "2")));
+    QVERIFY(checkSteps(*s, std::move(steps), 0, false)); // a placement: C-simulation's numbers cannot change
+    QCOMPARE(s->findData(data)->memoryBank, 2);
+    auto fpga = codegen::findTarget("fpga");
+    auto code = fpga->generate(*s, {});
+    QVERIFY2(code, code ? "" : code.error().str().c_str());
+    std::string cfg;
+    for (auto& f : code->extraFiles)
+      if (f.name == "link.cfg") cfg = f.text;
+    QCOMPARE(count(cfg, ":DDR[2]"), 1);
+    QCOMPARE(count(cfg, ":DDR[0]"), 3);
+    // Bank 7: an Alveo U250 has four.
+    edit::Editor ed2(*s);
+    QVERIFY(t.apply(at(device, "7"), ed2));
+    auto bad = fpga->generate(*s, {});
+    QVERIFY(!bad);
+    QVERIFY2(bad.error().message.find("'" + data + "' is in memory bank 7, which Alveo U250") != std::string::npos, bad.error().str().c_str());
+    auto e = codegen::estimateFpga(*s, {});
+    QVERIFY(e);
+    bool noted = false;
+    for (auto& n : e->notes) noted = noted || n.find("memory bank 7 is not on Alveo U250") != std::string::npos;
+    QVERIFY(noted);
+    QVERIFY(codegen::estimateFpga(*s, {}, *codegen::findFpgaDevice("u280"))->notes.empty()); // 34 banks there
   }
 
   void profileReportKeepsTheEstimate() {

@@ -22,6 +22,7 @@
 #include "transforms/catalogue/RedundantSecondArray.h"
 #include "transforms/catalogue/SiluFusion.h"
 #include "transforms/catalogue/StateFusion.h"
+#include "transforms/catalogue/FpgaMemoryBank.h"
 #include "transforms/catalogue/StreamingComposition.h"
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
@@ -83,6 +84,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     // Targets
     r.add(std::make_unique<FpgaTransform>());
     r.add(std::make_unique<StreamingComposition>());
+    r.add(std::make_unique<FpgaMemoryBank>());
     r.add(std::make_unique<ConvBatchNormFolding>());
     r.add(std::make_unique<GeluFusion>());
     r.add(std::make_unique<SiluFusion>());

@@ -89,6 +89,7 @@ public:
   struct Env {
     std::map<std::string, int64_t> values;
     std::map<std::string, bool> global; // data name -> in global (off-chip) memory
+    std::map<std::string, int> bank;    // data name -> its memory bank (global data)
     const Sdfg* sdfg = nullptr;
     int64_t executions = 1;             // how often this code runs per launch
   };
@@ -97,7 +98,10 @@ public:
     Env env;
     env.values = symbols;
     env.sdfg = &root_;
-    for (auto& d : root_.data()) env.global[d->name()] = d->storage == StorageType::FpgaGlobal || !d->transient;
+    for (auto& d : root_.data()) {
+      env.global[d->name()] = d->storage == StorageType::FpgaGlobal || !d->transient;
+      env.bank[d->name()] = std::max(d->memoryBank, 0);
+    }
     return launches(root_, env, 1);
   }
 
@@ -221,7 +225,7 @@ private:
         if (!src || src->kind() != ElementKind::AccessNode || e->memlet.isEmpty()) continue;
         int64_t elements = evaluate(e->memlet.volume, env, "copy into " + a->data());
         const DataDescriptor* d = env.sdfg->findData(a->data());
-        const double bytesPerCycle = dev_.banks.empty() ? 64 : dev_.banks.front().gbPerSecond * 1e9 / (dev_.clockMHz * 1e6);
+        const double bytesPerCycle = bankBytesPerCycle(bankOf(a->data(), env));
         const int64_t width = d ? int64_t(dtypeSize(d->dtype)) : 4;
         cycles += std::max<int64_t>(elements, int64_t(std::ceil(double(elements * width) / bytesPerCycle))) + kGlobalReadLatency;
       }
@@ -241,9 +245,15 @@ private:
       for (auto& [name, expr] : ns->symbolMapping)
         if (auto v = expr.evaluate(env.values)) inner.values[name] = *v;
       for (auto* e : st.inEdges(ns->id()))
-        if (!e->memlet.isEmpty()) inner.global[e->dstConnector] = isGlobal(e->memlet.data, env);
+        if (!e->memlet.isEmpty()) {
+          inner.global[e->dstConnector] = isGlobal(e->memlet.data, env);
+          inner.bank[e->dstConnector] = bankOf(e->memlet.data, env);
+        }
       for (auto* e : st.outEdges(ns->id()))
-        if (!e->memlet.isEmpty()) inner.global[e->srcConnector] = isGlobal(e->memlet.data, env);
+        if (!e->memlet.isEmpty()) {
+          inner.global[e->srcConnector] = isGlobal(e->memlet.data, env);
+          inner.bank[e->srcConnector] = bankOf(e->memlet.data, env);
+        }
       for (auto& d : ns->sdfg().data())
         if (d->transient) {
           inner.global[d->name()] = d->storage == StorageType::FpgaGlobal;
@@ -252,6 +262,22 @@ private:
       return regionCycles(ns->sdfg(), inner);
     }
     return int64_t(0);
+  }
+
+  int bankOf(const std::string& data, const Env& env) const {
+    auto it = env.bank.find(data);
+    return it == env.bank.end() ? 0 : it->second;
+  }
+
+  // A memory bank's bytes per kernel clock cycle (bank 0's for a bank the board lacks, with a note).
+  double bankBytesPerCycle(int bank) {
+    if (dev_.banks.empty()) return 64;
+    if (bank >= int(dev_.banks.size())) {
+      note("memory bank " + std::to_string(bank) + " is not on " + dev_.part + " (" + std::to_string(dev_.banks.size()) +
+           " banks); its traffic is counted against bank 0's bandwidth");
+      bank = 0;
+    }
+    return dev_.banks[size_t(bank)].gbPerSecond * 1e9 / (dev_.clockMHz * 1e6);
   }
 
   bool isGlobal(const std::string& data, const Env& env) const {
@@ -345,6 +371,23 @@ private:
               }
             }
           }
+        }
+      }
+      // Each bank serves its bytes per cycle to every array in it (an unrolled body all its copies at once).
+      std::map<int, int64_t> bankBytes;
+      for (auto& [data, rw] : accesses)
+        if (isGlobal(data, env)) {
+          const DataDescriptor* d = env.sdfg->findData(data);
+          bankBytes[bankOf(data, env)] += (rw.first + rw.second) * int64_t(d ? dtypeSize(d->dtype) : 4) * (l.unrolled ? std::max<int64_t>(trips, 1) : 1);
+        }
+      for (auto& [bank, bytes] : bankBytes) {
+        const double perCycle = bankBytesPerCycle(bank);
+        const int64_t need = int64_t(std::ceil(double(bytes) / perCycle));
+        if (need > ii) {
+          ii = need;
+          why = std::to_string(bytes) + " bytes per iteration from memory bank " +
+                (bank < int(dev_.banks.size()) ? dev_.banks[size_t(bank)].name : std::to_string(bank)) + " at " +
+                std::to_string(int64_t(perCycle)) + " bytes a cycle";
         }
       }
       for (auto& [data, rw] : accesses) {

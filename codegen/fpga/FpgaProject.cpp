@@ -15,18 +15,30 @@ constexpr std::string_view kXrtHost = R"DCWXRT(// dcw_xrt.h: the host's device l
 #include <xrt/xrt_kernel.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace dcw_xrt {
+
+// Global memory as the host sees it: page-aligned host memory, and for each memory group (bank) a
+// kernel argument reads it from, a buffer object over that same memory, made at the first launch that
+// needs it (xrt::kernel::group_id gives the bank the link configuration connected the argument to).
+struct HostBuffer {
+  void* p = nullptr;
+  size_t bytes = 0;
+  std::map<int, xrt::bo> byGroup;
+};
 
 struct Context {
   xrt::device device;
   xrt::uuid uuid;
-  std::map<const void*, xrt::bo> buffers; // host-mapped pointer -> its buffer object
+  std::map<const void*, HostBuffer> buffers; // host pointer -> its memory and buffer objects
   std::map<std::string, xrt::kernel> kernels;
 };
 inline std::unique_ptr<Context>& context() { static std::unique_ptr<Context> c; return c; }
@@ -39,17 +51,19 @@ inline void open(const std::string& xclbin, unsigned index = 0) {
   context() = std::move(c);
 }
 
-// Global memory: a buffer object in memory group `group` (bank 0 unless the link configuration says
-// otherwise), mapped into the host's address space so host code reads and writes it directly.
 template <class T> struct DeviceBuffer {
   T* p = nullptr;
-  explicit DeviceBuffer(int64_t n, int group = 0) {
+  explicit DeviceBuffer(int64_t n) {
     if (!context()) throw std::runtime_error("dcw_xrt::open was not called before the program");
-    xrt::bo bo(context()->device, static_cast<size_t>(n > 0 ? n : 1) * sizeof(T), xrt::bo::flags::normal, group);
-    p = bo.map<T*>();
-    context()->buffers.emplace(p, bo);
+    const size_t bytes = (static_cast<size_t>(n > 0 ? n : 1) * sizeof(T) + 4095) / 4096 * 4096;
+    p = static_cast<T*>(std::aligned_alloc(4096, bytes));
+    if (!p) throw std::bad_alloc();
+    context()->buffers.emplace(p, HostBuffer{p, bytes, {}});
   }
-  ~DeviceBuffer() { if (context()) context()->buffers.erase(p); }
+  ~DeviceBuffer() {
+    if (context()) context()->buffers.erase(p);
+    std::free(p);
+  }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
@@ -61,25 +75,40 @@ inline xrt::kernel& kernel(const char* name) {
   return it->second;
 }
 
-template <class A> auto argument(A a) {
+// The buffer object of host memory `p` in the bank of argument `index` of `k`.
+inline xrt::bo& bufferFor(xrt::kernel& k, int index, const void* p) {
+  auto it = context()->buffers.find(p);
+  if (it == context()->buffers.end()) throw std::runtime_error("a kernel argument is not in device memory");
+  HostBuffer& h = it->second;
+  const int group = k.group_id(index);
+  auto b = h.byGroup.find(group);
+  if (b == h.byGroup.end()) b = h.byGroup.emplace(group, xrt::bo(context()->device, h.p, h.bytes, group)).first;
+  return b->second;
+}
+
+template <class A> auto toDevice(xrt::kernel& k, int index, A a) {
   if constexpr (std::is_pointer_v<A>) {
-    auto it = context()->buffers.find(a);
-    if (it == context()->buffers.end()) throw std::runtime_error("a kernel argument is not in device memory");
-    return it->second;
+    xrt::bo& bo = bufferFor(k, index, a);
+    bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
+    return bo;
   } else {
     return a;
   }
 }
-template <class A> void sync(A a, xclBOSyncDirection direction) {
-  if constexpr (std::is_pointer_v<A>) context()->buffers.at(a).sync(direction);
+template <class A> void fromDevice(xrt::kernel& k, int index, A a) {
+  if constexpr (std::is_pointer_v<A>) bufferFor(k, index, a).sync(XCL_BO_SYNC_BO_FROM_DEVICE);
 }
 
-// One kernel run: its buffers go to the device, it runs, they come back (host code may read them).
-template <class... A> void launch(const char* name, A... args) {
-  (sync(args, XCL_BO_SYNC_BO_TO_DEVICE), ...);
-  auto run = kernel(name)(argument(args)...);
+template <class... A, size_t... I> void launchArgs(xrt::kernel& k, std::index_sequence<I...>, A... args) {
+  auto run = k(toDevice(k, int(I), args)...);
   run.wait();
-  (sync(args, XCL_BO_SYNC_BO_FROM_DEVICE), ...);
+  (fromDevice(k, int(I), args), ...);
+}
+
+// One kernel run: its buffers go to the device (each to its argument's bank), it runs, they come back
+// (host code may read them).
+template <class... A> void launch(const char* name, A... args) {
+  launchArgs(kernel(name), std::index_sequence_for<A...>{}, args...);
 }
 
 } // namespace dcw_xrt
@@ -131,16 +160,23 @@ Expected<std::string> hostMainSource(const ProgramSignature& sig, const std::str
          "  return 0;\n}\n";
 }
 
-std::vector<GeneratedFile> fpgaProjectFiles(const HlsProgram& p, const std::string& modelName, const std::string& bank) {
+Expected<std::vector<GeneratedFile>> fpgaProjectFiles(const HlsProgram& p, const std::string& modelName, const FpgaDevice& device) {
   std::vector<GeneratedFile> out;
   out.push_back({"dcw_math.h", "// dcw_math.h: the math helpers DCW's generated kernels call.\n#ifndef DCW_MATH_H\n#define DCW_MATH_H\n" +
                                    std::string(kernelMathSource()) + "#endif\n"});
   out.push_back({"dcw_xrt.h", std::string(kXrtHost)});
-  std::string cfg = "# Generated by DCW: one compute unit per kernel, every global-memory argument in " + bank + ".\n[connectivity]\n";
+  std::string cfg = "# Generated by DCW for " + device.part + ": one compute unit per kernel, every global-memory argument in its "
+                    "data's memory bank.\n[connectivity]\n";
   for (auto& k : p.kernels) cfg += "nk=" + k.function + ":1:" + k.function + "_1\n";
   for (auto& k : p.kernels)
-    for (auto& a : k.args)
-      if (!a.isSymbol) cfg += "sp=" + k.function + "_1." + a.id + ":" + bank + "\n";
+    for (auto& a : k.args) {
+      if (a.isSymbol) continue;
+      if (a.memoryBank >= int(device.banks.size()))
+        return fail(k.statePath, "'" + a.name + "' is in memory bank " + std::to_string(a.memoryBank) + ", which " + device.part + " lacks (" +
+                                     std::to_string(device.banks.size()) + " banks)",
+                    "choose a bank from 0 to " + std::to_string(device.banks.size() - 1) + " (FpgaMemoryBank)");
+      cfg += "sp=" + k.function + "_1." + a.id + ":" + device.banks[size_t(a.memoryBank)].name + "\n";
+    }
   out.push_back({"link.cfg", cfg});
   std::string xos, rules;
   for (auto& k : p.kernels) {

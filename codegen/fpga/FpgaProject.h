@@ -12,6 +12,7 @@
 #pragma once
 
 #include "codegen/GeneratedCode.h"
+#include "codegen/fpga/FpgaDevice.h"
 #include "codegen/fpga/HlsGenerator.h"
 #include "core/support/Expected.h"
 
@@ -25,7 +26,10 @@ std::string_view xrtHostRuntimeSource();
 // The host executable's main() after the program (host.cpp): the arguments read from raw files, the
 // program run, the outputs written. Fails (located at `where`) on a shape whose size is not constant.
 Expected<std::string> hostMainSource(const ProgramSignature& sig, const std::string& where);
-// The project's further files for the kernels and signature of `program` (bank: every argument's).
-std::vector<GeneratedFile> fpgaProjectFiles(const HlsProgram& program, const std::string& modelName, const std::string& bank = "DDR[0]");
+// The project's further files for the kernels and signature of `program`, for `device`'s platform: the
+// link configuration connects each kernel argument to its data's memory bank (HlsKernel::Arg). Fails
+// naming the array when its bank is not on the board.
+Expected<std::vector<GeneratedFile>> fpgaProjectFiles(const HlsProgram& program, const std::string& modelName,
+                                                      const FpgaDevice& device = defaultFpgaDevice());
 
 } // namespace dcw::codegen

@@ -78,7 +78,8 @@ public:
       p.code.source += main;
       p.code.mainFile = "host.cpp";
       p.code.extraFiles.push_back({"kernels.cpp", p.kernelsSource});
-      for (auto& f : fpgaProjectFiles(p, root_.name())) p.code.extraFiles.push_back(std::move(f));
+      DCW_TRY(std::vector<GeneratedFile> files, fpgaProjectFiles(p, root_.name()));
+      for (auto& f : files) p.code.extraFiles.push_back(std::move(f));
       for (auto& e : projectMap_) p.code.sourceMap.push_back(std::move(e));
     }
     return p;
@@ -310,7 +311,7 @@ private:
       params.push_back(t + "* " + id);
       call.push_back(outerId->second);
       inner.data[name] = id;
-      k.args.push_back({name, id, false, "gmem" + std::to_string(bank++)});
+      k.args.push_back({name, id, false, "gmem" + std::to_string(bank++), std::max(d->memoryBank, 0)});
     }
     for (auto& [name, outerId] : outer.symbols) {
       std::string id = fresh(name);

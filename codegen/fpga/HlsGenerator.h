@@ -46,7 +46,8 @@ struct HlsKernel {
     std::string name;       // the data or symbol name in the SDFG
     std::string id;         // the parameter's identifier
     bool isSymbol = false;
-    std::string bundle;     // m_axi bundle (gmem<bank>) of a data argument
+    std::string bundle;     // m_axi bundle (gmem<n>: one per data argument, each its own AXI port)
+    int memoryBank = 0;     // the board's memory bank its data lives in (DataDescriptor::memoryBank)
   };
   std::vector<Arg> args;
 };

@@ -161,6 +161,7 @@ std::unique_ptr<DataDescriptor> DataDescriptor::clone() const {
   c->rankKnown = rankKnown;
   c->wrappers = wrappers;
   c->storage = storage;
+  c->memoryBank = memoryBank;
   c->lifetime = lifetime;
   c->transient = transient;
   c->constant = constant; // shared, immutable payload

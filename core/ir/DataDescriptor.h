@@ -61,6 +61,8 @@ public:
   bool rankKnown = true;          // false: an ONNX value whose rank shape inference could not tell
   std::vector<Wrapper> wrappers;  // outermost first; empty for a plain tensor
   StorageType storage = StorageType::Default;
+  int memoryBank = -1;            // FPGA global memory: the board's bank it lives in (an index into its
+                                  // banks, e.g. DDR[2] of an Alveo U250); -1: the first
   Lifetime lifetime = Lifetime::Scope;
   bool transient = false;
   std::shared_ptr<const Tensor> constant; // set for constant arrays (initializers)

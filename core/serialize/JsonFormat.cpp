@@ -16,7 +16,7 @@
 //                edges [INTERSTATE]}
 //   DATA        {id, label (= the container's name), kind (scalar|array|view|stream), dtype,
 //                shape [expr], strides [expr], offset expr, rank_known, wrappers [sequence|optional],
-//                storage, lifetime, transient, source_name, constant? TENSOR}
+//                storage, memory_bank? (FPGA global memory), lifetime, transient, source_name, constant? TENSOR}
 //   BLOCK       {kind: "state", id, label, nodes [NODE], edges [EDGE]}
 //             | {kind: "loop", id, label, loop_variable, init, condition, update, start_block, blocks, edges}
 //             | {kind: "conditional", id, label, branches [{id, label, condition? expr, start_block, blocks,
@@ -433,6 +433,7 @@ json writeData(const DataDescriptor& d) {
   for (auto x : d.wrappers) w.push_back(wrapperName(x));
   o["wrappers"] = std::move(w);
   o["storage"] = storageName(d.storage);
+  if (d.memoryBank >= 0) o["memory_bank"] = d.memoryBank;
   o["lifetime"] = lifetimeName(d.lifetime);
   o["transient"] = d.transient;
   o["source_name"] = d.sourceName;
@@ -866,6 +867,11 @@ private:
                                         storageFromName, storageName, kStorageCount);
     d->lifetime = enumValue<Lifetime>(field(v, ptr, "lifetime", JType::String), ptr + "/lifetime", "lifetime",
                                       lifetimeFromName, lifetimeName, kLifetimeCount);
+    if (v.contains("memory_bank")) {
+      const int64_t bank = integer(v, ptr, "memory_bank");
+      if (bank < 0 || bank > 63) error(ptr + "/memory_bank", "a memory bank is 0 to 63, not " + std::to_string(bank));
+      d->memoryBank = int(bank);
+    }
     d->transient = boolean(v, ptr, "transient");
     d->sourceName = str(v, ptr, "source_name");
     if (auto it = v.find("constant"); it != v.end())
