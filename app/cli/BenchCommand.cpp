@@ -41,13 +41,9 @@ std::function<int()> setupBench(CLI::App& sub) {
     opts.target = o->target;
     opts.prefer = o->prefer;
     opts.threads = o->threads;
-    auto parsed = parseDimOptions(o->dims);
+    auto parsed = specializeFromDimOptions(o->model, o->dims, opts); // dynamic dims fixed before compiling
     if (!parsed) return reportError(parsed.error());
     std::map<std::string, int64_t> dims = *parsed;
-    auto fixed = fixedDimsFromOptions(o->model, o->dims); // specialize dynamic dims before compiling
-    if (!fixed) return reportError(fixed.error());
-    opts.fixedDims = fixed->dims;
-    opts.fixedValues = fixed->values;
     pipeline::Steps steps;
     steps.scriptPath = o->script;
     auto built = pipeline::build(o->model, steps, opts);

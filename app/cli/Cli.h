@@ -62,6 +62,10 @@ Expected<std::map<std::string, int64_t>> parseDimOptions(const std::vector<std::
 // (pipeline::specializationFromValues); a name that matches neither is warned about, naming the dims
 // there are.
 Expected<pipeline::Specialization> fixedDimsFromOptions(const std::string& model, const std::vector<std::string>& dims);
+// What run, bench, profile, codegen and rtl-sim do with `--dim`: the model specialized through `opts`
+// (fixedDimsFromOptions) before compiling; returns the values as given (for random inputs' shapes).
+Expected<std::map<std::string, int64_t>> specializeFromDimOptions(const std::string& model, const std::vector<std::string>& dims,
+                                                                   pipeline::Options& opts);
 // Adds `--target NAME` (checked against the target registry, codegen/Target.h) to a subcommand.
 CLI::Option* addTargetOption(CLI::App& sub, std::string& target);
 

@@ -34,12 +34,8 @@ std::function<int()> setupCodegen(CLI::App& sub) {
     pipeline::Options opts;
     opts.target = o->target;
     opts.prefer = o->prefer;
-    if (!o->dims.empty()) {
-      auto fixed = fixedDimsFromOptions(o->model, o->dims);
-      if (!fixed) return reportError(fixed.error());
-      opts.fixedDims = fixed->dims;
-      opts.fixedValues = fixed->values;
-    }
+    if (!o->dims.empty())
+      if (auto fixed = specializeFromDimOptions(o->model, o->dims, opts); !fixed) return reportError(fixed.error());
     pipeline::Steps steps;
     steps.scriptPath = o->script;
     auto prepared = pipeline::prepare(o->model, steps, opts);

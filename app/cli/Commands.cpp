@@ -69,6 +69,15 @@ Expected<pipeline::Specialization> fixedDimsFromOptions(const std::string& model
   return fixed;
 }
 
+Expected<std::map<std::string, int64_t>> specializeFromDimOptions(const std::string& model, const std::vector<std::string>& dims,
+                                                                   pipeline::Options& opts) {
+  DCW_TRY(auto values, parseDimOptions(dims));
+  DCW_TRY(auto fixed, fixedDimsFromOptions(model, dims));
+  opts.fixedDims = fixed.dims;
+  opts.fixedValues = fixed.values;
+  return values;
+}
+
 CLI::Option* addTargetOption(CLI::App& sub, std::string& target) {
   auto names = codegen::targetNames();
   std::string list;

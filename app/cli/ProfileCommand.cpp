@@ -86,13 +86,9 @@ std::function<int()> setupProfile(CLI::App& sub) {
     opts.threads = o->threads;
     opts.generate.instrument = codegen::parseInstrumentation(what);
     if (auto r = applyIsolationOptions(o->isolation, opts); !r) return reportError(r.error());
-    auto parsed = parseDimOptions(o->dims);
+    auto parsed = specializeFromDimOptions(o->model, o->dims, opts);
     if (!parsed) return reportError(parsed.error());
     std::map<std::string, int64_t> dims = *parsed;
-    auto fixed = fixedDimsFromOptions(o->model, o->dims);
-    if (!fixed) return reportError(fixed.error());
-    opts.fixedDims = fixed->dims;
-    opts.fixedValues = fixed->values;
     pipeline::Steps steps;
     steps.scriptPath = o->script;
     auto built = pipeline::build(o->model, steps, opts);

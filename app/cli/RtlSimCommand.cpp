@@ -36,16 +36,8 @@ std::function<int()> setupRtlSim(CLI::App& sub) {
   return [o]() -> int {
     pipeline::Options opts;
     opts.target = "fpga-sim";
-    std::map<std::string, int64_t> dims;
-    if (!o->dims.empty()) {
-      auto parsed = parseDimOptions(o->dims);
-      if (!parsed) return reportError(parsed.error());
-      dims = *parsed;
-      auto fixed = fixedDimsFromOptions(o->model, o->dims);
-      if (!fixed) return reportError(fixed.error());
-      opts.fixedDims = fixed->dims;
-      opts.fixedValues = fixed->values;
-    }
+    auto dims = specializeFromDimOptions(o->model, o->dims, opts);
+    if (!dims) return reportError(dims.error());
     pipeline::Steps steps;
     steps.scriptPath = o->script;
     auto prepared = pipeline::prepare(o->model, steps, opts);
@@ -53,7 +45,7 @@ std::function<int()> setupRtlSim(CLI::App& sub) {
     reportWarnings(prepared->model.warnings);
     auto code = pipeline::generate(*prepared, opts);
     if (!code) return reportError(code.error());
-    auto inputs = codegen::randomInputs(code->signature, o->seed, dims);
+    auto inputs = codegen::randomInputs(code->signature, o->seed, *dims);
     if (!inputs) return reportError(inputs.error());
 
     codegen::RtlCosimOptions co;

@@ -77,13 +77,9 @@ std::function<int()> setupRun(CLI::App& sub) {
                                                  std::string("is ") + (kind == onnx::InterfaceValue::Kind::Sequence ? "a sequence" : "an optional") +
                                                      ": random inputs cannot choose how many tensors it holds",
                                                  "give the inputs with --inputs DIR (input_N.pb: SequenceProto/OptionalProto files)"));
-      auto parsed = parseDimOptions(o->dims);
+      auto parsed = specializeFromDimOptions(o->model, o->dims, opts);
       if (!parsed) return reportError(parsed.error());
       dims = *parsed;
-      auto fixed = fixedDimsFromOptions(o->model, o->dims);
-      if (!fixed) return reportError(fixed.error());
-      opts.fixedDims = fixed->dims;
-      opts.fixedValues = fixed->values;
     } else {
       auto declared = pipeline::declaredValues(o->model);
       if (!declared) return reportError(declared.error());
