@@ -10,14 +10,10 @@
 #include "codegen/run/RandomInputs.h"
 #include "pipeline/Pipeline.h"
 
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
 namespace dcw::cli {
-
-namespace fs = std::filesystem;
 
 std::function<int()> setupRtlSim(CLI::App& sub) {
   struct Opts {
@@ -43,25 +39,13 @@ std::function<int()> setupRtlSim(CLI::App& sub) {
     auto prepared = pipeline::prepare(o->model, steps, opts);
     if (!prepared) return reportError(prepared.error());
     reportWarnings(prepared->model.warnings);
-    auto code = pipeline::generate(*prepared, opts);
-    if (!code) return reportError(code.error());
-    auto inputs = codegen::randomInputs(code->signature, o->seed, *dims);
-    if (!inputs) return reportError(inputs.error());
-
     codegen::RtlCosimOptions co;
     co.jobs = o->jobs;
-    bool temporary = o->out.empty();
-    if (temporary) {
-      std::string tmpl = (fs::temp_directory_path() / "dcw-rtl-XXXXXX").string();
-      if (!mkdtemp(tmpl.data())) return reportError(Diagnostic::error(tmpl, "cannot create a temporary folder"));
-      co.workDir = tmpl;
-    } else {
-      co.workDir = o->out;
-    }
-    std::cerr << "simulating " << o->model << " (building the C-simulation and the Verilated RTL in " << co.workDir << ")\n";
-    auto report = codegen::cosimulateRtl(*prepared->model.sdfg, *inputs, co);
-    std::error_code ec;
-    if (temporary) fs::remove_all(co.workDir, ec);
+    co.workDir = o->out;
+    std::cerr << "simulating " << o->model
+              << (co.workDir.empty() ? std::string() : " (builds and runs in " + co.workDir + ")") << "\n";
+    auto report = codegen::cosimulateRtl(
+        *prepared->model.sdfg, [&](const codegen::ProgramSignature& sig) { return codegen::randomInputs(sig, o->seed, *dims); }, co);
     if (!report) {
       Diagnostic d = report.error();
       d.location = o->model + ": " + d.location;

@@ -8,6 +8,7 @@
 #include "codegen/cpu/Compiler.h"
 
 #include "core/support/RunProcess.h"
+#include "core/support/TemporaryFolder.h"
 
 #include <cerrno>
 #include <map>
@@ -127,18 +128,12 @@ Expected<CompiledLibrary> compileShared(const std::string& source, const Compile
   fs::create_directories(cache, ec);
   if (ec) return fail(cache.string(), "cannot create the build cache folder: " + ec.message(), "set DCW_CACHE_DIR to a writable folder");
 
-  // A private build folder: mkdtemp gives a fresh, unpredictable name.
-  std::string tmpl = (cache / ("tmp-" + hash + "-XXXXXX")).string();
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  if (!mkdtemp(buf.data()))
-    return fail(cache.string(), std::string("cannot create a build folder: ") + std::strerror(errno));
-  fs::path tmp(buf.data());
-  auto cleanup = [&] { fs::remove_all(tmp, ec); };
-  if (!writeFile(tmp / "program.cpp", source)) {
-    cleanup();
+  // A private build folder (removed unless it becomes the cache entry or the kept failure).
+  auto folder = TemporaryFolder::create(cache, "tmp-" + hash + "-");
+  if (!folder) return folder.takeError();
+  const fs::path tmp = folder->path();
+  if (!writeFile(tmp / "program.cpp", source))
     return fail((tmp / "program.cpp").string(), "cannot write the generated source");
-  }
   std::vector<std::string> argv{options.compiler};
   for (auto& f : options.flags) argv.push_back(f);
   argv.push_back("-o");
@@ -147,17 +142,15 @@ Expected<CompiledLibrary> compileShared(const std::string& source, const Compile
   auto t0 = std::chrono::steady_clock::now();
   RunResult r = runProcess(argv);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!r.spawnError.empty()) {
-    cleanup();
+  if (!r.spawnError.empty())
     return fail(options.compiler, "cannot run the compiler: " + r.spawnError, "install g++ or set CompileOptions::compiler");
-  }
   (void)writeFile(tmp / "compile.log", r.output);
   if (r.status != 0 || !fs::is_regular_file(tmp / "program.so", ec)) {
     // Keep the failed build for inspection, replacing an older failure of the same program.
     fs::path failed = cache / ("failed-" + hash);
     fs::remove_all(failed, ec);
     fs::rename(tmp, failed, ec);
-    if (ec) cleanup();
+    if (!ec) folder->release();
     std::string log = ec ? std::string() : (failed / "compile.log").string();
     return fail((ec ? tmp : failed / "program.cpp").string(), "compilation failed: " + firstErrorLine(r.output),
                 log.empty() ? std::string() : "the full compiler output is in " + log);
@@ -169,9 +162,9 @@ Expected<CompiledLibrary> compileShared(const std::string& source, const Compile
     fs::remove_all(entry, ec2);
     fs::rename(tmp, entry, ec);
   }
+  if (!ec) folder->release();
   if (ec) {
-    // Another process finished the same program first: use its copy.
-    cleanup();
+    // Another process finished the same program first: use its copy (ours is removed).
     if (!fs::is_regular_file(entry / "program.so"))
       return fail(entry.string(), "cannot move the build into the cache: " + ec.message());
   }

@@ -118,46 +118,65 @@ template <class... A> void launch(const char* name, A... args) {
 
 std::string_view xrtHostRuntimeSource() { return kXrtHost; }
 
-Expected<std::string> hostMainSource(const ProgramSignature& sig, const std::string& where) {
-  std::string sizes, roles;
+Expected<std::vector<int64_t>> argumentBytes(const ProgramSignature& sig, const std::string& where) {
+  std::vector<int64_t> bytes;
   for (auto& a : sig.args) {
     sym::Expr n(1);
     for (auto& d : a.shape) n = n * d;
     auto v = n.constantValue();
     if (!v)
-      return fail(where, "argument '" + a.name + "' has the dynamic shape size " + n.str() + ", which an FPGA project cannot allocate",
-                  "specialize the model's dynamic dims (dcw codegen --dim NAME=VALUE)");
-    sizes += (sizes.empty() ? "" : ", ") + std::to_string(*v * int64_t(ir::dtypeSize(a.dtype))) + "LL";
-    roles += (roles.empty() ? "" : ", ") + std::string(a.role == ProgramArg::Role::Output ? "1" : "0");
+      return fail(where, "argument '" + a.name + "' has the dynamic shape size " + n.str() + ", which an FPGA program cannot allocate",
+                  "specialize the model's dynamic dims (--dim NAME=VALUE)");
+    bytes.push_back(*v * int64_t(ir::dtypeSize(a.dtype)));
   }
+  return bytes;
+}
+
+Expected<std::string> hostMainSource(const ProgramSignature& sig, const std::string& where, HostMain kind) {
+  DCW_TRY(std::vector<int64_t> bytes, argumentBytes(sig, where));
+  std::string sizes, roles;
+  for (size_t k = 0; k < sig.args.size(); ++k) {
+    sizes += (k ? ", " : "") + std::to_string(bytes[k]) + "LL";
+    roles += (k ? ", " : "") + std::string(sig.args[k].role == ProgramArg::Role::Output ? "1" : "0");
+  }
+  const bool xrt = kind == HostMain::Xrt;
   const std::string n = std::to_string(sig.args.size()), ns = std::to_string(sig.symbols.size());
-  return "\n#include <fstream>\n#include <iostream>\n#include <string>\n\n"
-         "// ./host kernels.xclbin FILE... [SYMBOL...]: one raw file per argument (README.md), then symbol values.\n"
-         "int main(int argc, char** argv) {\n"
-         "  const int args = " + n + ", symbols = " + ns + ";\n"
-         "  const long long bytes[] = {" + (sizes.empty() ? std::string("0") : sizes) + "};\n"
-         "  const int output[] = {" + (roles.empty() ? std::string("0") : roles) + "};\n"
-         "  if (argc != 2 + args + symbols) {\n"
-         "    std::cerr << \"usage: \" << argv[0] << \" kernels.xclbin \" << args << \" argument files, \" << symbols << \" symbol values (README.md)\\n\";\n"
-         "    return 2;\n  }\n"
-         "  try {\n    dcw_xrt::open(argv[1]);\n  } catch (const std::exception& e) {\n"
-         "    std::cerr << argv[1] << \": \" << e.what() << \"\\n\";\n    return 1;\n  }\n"
-         "  std::vector<std::vector<char>> data(args);\n  std::vector<void*> pointers(args);\n"
-         "  for (int k = 0; k < args; ++k) {\n"
-         "    data[k].resize(static_cast<size_t>(bytes[k]) + 1);\n    pointers[k] = data[k].data();\n"
-         "    if (output[k]) continue;\n"
-         "    std::ifstream in(argv[2 + k], std::ios::binary);\n"
-         "    if (!in.read(data[k].data(), bytes[k]) || in.peek() != EOF) {\n"
-         "      std::cerr << argv[2 + k] << \": expected exactly \" << bytes[k] << \" bytes\\n\";\n      return 1;\n    }\n  }\n"
-         "  std::vector<int64_t> values(symbols + 1);\n"
-         "  for (int k = 0; k < symbols; ++k) values[k] = std::stoll(argv[2 + args + k]);\n"
-         "  char error[1024] = {};\n"
-         "  if (dcw_program(pointers.data(), values.data(), error, sizeof error) != 0) {\n"
-         "    std::cerr << \"error: \" << error << \"\\n\";\n    return 1;\n  }\n"
-         "  for (int k = 0; k < args; ++k)\n"
-         "    if (output[k] && !std::ofstream(argv[2 + k], std::ios::binary).write(data[k].data(), bytes[k])) {\n"
-         "      std::cerr << argv[2 + k] << \": cannot write\\n\";\n      return 1;\n    }\n"
-         "  return 0;\n}\n";
+  const std::string first = xrt ? "2" : "1"; // argv index of the first argument file
+  std::string s = "\n#include <cstdint>\n#include <cstdio>\n#include <fstream>\n#include <iostream>\n#include <string>\n#include <vector>\n\n";
+  if (!xrt)
+    s += "extern \"C\" int dcw_program(void* const* args, const int64_t* symbols, char* error, size_t errorSize);\n"
+         "// Defined by a program that reports after the run (the RTL co-simulation's cycle counts).\n"
+         "extern \"C\" void dcw_after_run() __attribute__((weak));\n\n";
+  s += xrt ? "// ./host kernels.xclbin FILE... [SYMBOL...]: one raw file per argument (README.md), then symbol values.\n"
+           : "// ./program FILE... [SYMBOL...]: one raw file per argument (inputs read, outputs written), then symbol values.\n";
+  s += "int main(int argc, char** argv) {\n"
+       "  const int args = " + n + ", symbols = " + ns + ", first = " + first + ";\n"
+       "  const long long bytes[] = {" + (sizes.empty() ? std::string("0") : sizes) + "};\n"
+       "  const int output[] = {" + (roles.empty() ? std::string("0") : roles) + "};\n"
+       "  if (argc != first + args + symbols) {\n"
+       "    std::cerr << \"usage: \" << argv[0] << \"" + (xrt ? " kernels.xclbin" : "") +
+       " \" << args << \" argument files, \" << symbols << \" symbol values\\n\";\n"
+       "    return 2;\n  }\n";
+  if (xrt)
+    s += "  try {\n    dcw_xrt::open(argv[1]);\n  } catch (const std::exception& e) {\n"
+         "    std::cerr << argv[1] << \": \" << e.what() << \"\\n\";\n    return 1;\n  }\n";
+  s += "  std::vector<std::vector<char>> data(args);\n  std::vector<void*> pointers(args);\n"
+       "  for (int k = 0; k < args; ++k) {\n"
+       "    data[k].resize(static_cast<size_t>(bytes[k]) + 1);\n    pointers[k] = data[k].data();\n"
+       "    if (output[k]) continue;\n"
+       "    std::ifstream in(argv[first + k], std::ios::binary);\n"
+       "    if (!in.read(data[k].data(), bytes[k]) || in.peek() != EOF) {\n"
+       "      std::cerr << argv[first + k] << \": expected exactly \" << bytes[k] << \" bytes\\n\";\n      return 1;\n    }\n  }\n"
+       "  std::vector<int64_t> values(symbols + 1);\n"
+       "  for (int k = 0; k < symbols; ++k) values[k] = std::stoll(argv[first + args + k]);\n"
+       "  char error[1024] = {};\n"
+       "  if (dcw_program(pointers.data(), values.data(), error, sizeof error) != 0) {\n"
+       "    std::cerr << \"error: \" << error << \"\\n\";\n    return 1;\n  }\n"
+       "  for (int k = 0; k < args; ++k)\n"
+       "    if (output[k] && !std::ofstream(argv[first + k], std::ios::binary).write(data[k].data(), bytes[k])) {\n"
+       "      std::cerr << argv[first + k] << \": cannot write\\n\";\n      return 1;\n    }\n";
+  if (!xrt) s += "  if (dcw_after_run) dcw_after_run();\n";
+  return s + "  return 0;\n}\n";
 }
 
 Expected<std::vector<GeneratedFile>> fpgaProjectFiles(const HlsProgram& p, const std::string& modelName, const FpgaDevice& device) {

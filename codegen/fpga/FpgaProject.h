@@ -23,9 +23,14 @@
 namespace dcw::codegen {
 
 std::string_view xrtHostRuntimeSource();
-// The host executable's main() after the program (host.cpp): the arguments read from raw files, the
-// program run, the outputs written. Fails (located at `where`) on a shape whose size is not constant.
-Expected<std::string> hostMainSource(const ProgramSignature& sig, const std::string& where);
+// The byte size of each argument of `sig`; fails (located at `where`) on a size that is not constant.
+Expected<std::vector<int64_t>> argumentBytes(const ProgramSignature& sig, const std::string& where);
+// The main() that runs a generated program on raw files, one per argument (inputs and constants read,
+// outputs written), then the symbols' values: for the Vitis host (Xrt: after the program in host.cpp,
+// the .xclbin opened first) or for a C-simulation build (Simulation: its own file beside the program,
+// which calls a `dcw_after_run()` hook when one is linked in). Fails like argumentBytes.
+enum class HostMain { Xrt, Simulation };
+Expected<std::string> hostMainSource(const ProgramSignature& sig, const std::string& where, HostMain kind);
 // The project's further files for the kernels and signature of `program`, for `device`'s platform: the
 // link configuration connects each kernel argument to its data's memory bank (HlsKernel::Arg). Fails
 // naming the array when its bank is not on the board.

@@ -74,7 +74,7 @@ public:
     p.kernels = std::move(kernels_);
     p.kernelsSource = kKernelsHeader + kernelsSource_;
     if (project()) {
-      DCW_TRY(std::string main, hostMainSource(p.code.signature, root_.name()));
+      DCW_TRY(std::string main, hostMainSource(p.code.signature, root_.name(), HostMain::Xrt));
       p.code.source += main;
       p.code.mainFile = "host.cpp";
       p.code.extraFiles.push_back({"kernels.cpp", p.kernelsSource});

@@ -18,6 +18,7 @@
 #include "core/support/Expected.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,7 +30,7 @@ class Sdfg;
 namespace dcw::codegen {
 
 struct RtlCosimOptions {
-  std::string workDir;                  // where the sources, models and runs go (created; kept)
+  std::string workDir;                  // where the sources, builds and runs go (created; kept); empty: a temporary folder, removed after
   std::string verilator = "verilator";
   std::string compiler = "g++";
   int jobs = 2;                         // parallel compile jobs of the Verilated model
@@ -52,12 +53,16 @@ struct RtlCosimReport {
   std::string firstDifference;          // "y[12]: 5 vs 7"
   std::string verilatorVersion;
   double buildSeconds = 0;
-  std::string workDir;
+  std::string workDir;                  // the kept folder (empty when temporary)
 };
 
-// `prepared`: a model prepared for target fpga-sim with every dim fixed (pipeline::prepare);
-// `inputs`: one tensor per input argument of its program, in order.
-Expected<RtlCosimReport> cosimulateRtl(const ir::Sdfg& prepared, const std::vector<ir::Tensor>& inputs, const RtlCosimOptions& options);
+// The inputs of a run, one tensor per input argument of the program's signature, in order (random
+// inputs of a seed for `dcw rtl-sim`, the profile's inputs for `dcw profile --rtl`).
+using RtlInputs = std::function<Expected<std::vector<ir::Tensor>>(const ProgramSignature&)>;
+
+// `prepared`: a model prepared for target fpga-sim with every dim fixed (pipeline::prepare). When no
+// kernel is covered by RTL, nothing is built or run: the report gives each kernel's reason.
+Expected<RtlCosimReport> cosimulateRtl(const ir::Sdfg& prepared, const RtlInputs& inputs, const RtlCosimOptions& options);
 
 // The report as text: per kernel the measured cycles, the estimate and their difference in percent,
 // or why it ran in C-simulation; then whether the outputs agree.

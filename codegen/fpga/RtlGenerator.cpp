@@ -86,7 +86,6 @@ public:
 
 private:
   Expected<void> state(const State& st, const Scope& s) {
-    const std::string where = paths_.pathOf(st.id());
     DCW_TRY(StateScopes scopes, StateScopes::of(st));
     for (auto& n : st.nodes())
       if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
@@ -119,7 +118,6 @@ private:
       if (n->kind() == ElementKind::MapExit) continue;
       return fail(at, "a " + std::string(elementKindName(n->kind())) + " node, which RTL generation does not cover");
     }
-    (void)where;
     return {};
   }
 

@@ -113,18 +113,9 @@ namespace {
 // The FPGA kernels RTL covers, co-simulated on the profile's inputs: their measured cycles beside the
 // estimate, why the others were not measured, and a failure if RTL and C-simulation disagree.
 Expected<void> measureRtl(const ir::Sdfg& sdfg, const std::vector<ir::Tensor>& inputs, const ProfileOptions& o, FpgaEstimate& e) {
-  namespace fs = std::filesystem;
   RtlCosimOptions co;
   co.workDir = o.rtlWorkDir;
-  const bool temporary = co.workDir.empty();
-  if (temporary) {
-    std::string tmpl = (fs::temp_directory_path() / "dcw-rtl-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) return fail(tmpl, "cannot create a temporary folder for RTL simulation");
-    co.workDir = tmpl;
-  }
-  auto report = cosimulateRtl(sdfg, inputs, co);
-  std::error_code ec;
-  if (temporary) fs::remove_all(co.workDir, ec);
+  auto report = cosimulateRtl(sdfg, [&](const ProgramSignature&) -> Expected<std::vector<ir::Tensor>> { return inputs; }, co);
   if (!report) return report.takeError();
   if (report->differentElements > 0)
     return fail(sdfg.name(), "RTL co-simulation's outputs differ from C-simulation's on " + std::to_string(report->differentElements) + " of " +
