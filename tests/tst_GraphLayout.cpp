@@ -5,6 +5,7 @@
 // hits and opening one node recomputes only that node and its ancestors.
 #include "views/GraphLayout.h"
 #include "views/VisualGraph.h"
+#include "views/Theme.h"
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
@@ -13,6 +14,8 @@
 #include "core/ir/Tasklet.h"
 
 #include <QApplication>
+
+#include <set>
 #include <QTest>
 
 using namespace dcw;
@@ -183,6 +186,89 @@ private slots:
     o.showConstants = true;
     VisualGraph withW = VisualGraph::build(*s, x, o, QApplication::font());
     QVERIFY(findLabel(withW, QStringLiteral("W")) > 0);
+  }
+
+  // Weight preparation on constants (torch's Identity on shared weights, a Transpose of a weight) folds
+  // into the reader with the constant: the reader lists the prepared array; an op that reads a
+  // computed value, or writes a model output, stays a node. Library nodes carry their op's category.
+  void weightPreparationFoldsIntoItsReader() {
+    auto s = std::make_unique<Sdfg>("main");
+    auto w = std::make_shared<Tensor>();
+    w->dtype = DType::Float32;
+    w->dims = {4, 8};
+    w->bytes = std::make_shared<const std::string>(128, '\0');
+    s->addArray("W", DType::Float32, {sym::Expr(4), sym::Expr(8)})->constant = w;
+    s->addArray("W_id", DType::Float32, {sym::Expr(4), sym::Expr(8)})->transient = true;
+    s->addArray("W_t", DType::Float32, {sym::Expr(8), sym::Expr(4)})->transient = true;
+    s->addArray("X", DType::Float32, {sym::Expr(2), sym::Expr(8)});
+    s->addArray("Y", DType::Float32, {sym::Expr(2), sym::Expr(4)});
+    s->addArray("Xc", DType::Float32, {sym::Expr(2), sym::Expr(8)})->transient = true;
+    State* st = s->addState("state0");
+    auto op = [&](const char* label, const char* type, std::vector<std::string> ins) {
+      auto* l = st->add<LibraryNode>(label);
+      l->opType = type;
+      for (auto& i : ins) l->addIn({i});
+      l->addOut({"out"});
+      return l;
+    };
+    auto *wa = st->add<AccessNode>("W"), *wid = st->add<AccessNode>("W_id"), *wt = st->add<AccessNode>("W_t");
+    auto *x = st->add<AccessNode>("X"), *xc = st->add<AccessNode>("Xc"), *y = st->add<AccessNode>("Y");
+    auto* id = op("Identity_0", "Identity", {"in"});
+    auto* tr = op("Transpose_0", "Transpose", {"in"});
+    auto* xid = op("Identity_1", "Identity", {"in"}); // on a computed input: real work, stays
+    auto* mm = op("MatMul_0", "MatMul", {"A", "B"});
+    st->addEdge(*wa, "", *id, "in", Memlet::full("W", {sym::Expr(4), sym::Expr(8)}));
+    st->addEdge(*id, "out", *wid, "", Memlet::full("W_id", {sym::Expr(4), sym::Expr(8)}));
+    st->addEdge(*wid, "", *tr, "in", Memlet::full("W_id", {sym::Expr(4), sym::Expr(8)}));
+    st->addEdge(*tr, "out", *wt, "", Memlet::full("W_t", {sym::Expr(8), sym::Expr(4)}));
+    st->addEdge(*x, "", *xid, "in", Memlet::full("X", {sym::Expr(2), sym::Expr(8)}));
+    st->addEdge(*xid, "out", *xc, "", Memlet::full("Xc", {sym::Expr(2), sym::Expr(8)}));
+    st->addEdge(*xc, "", *mm, "A", Memlet::full("Xc", {sym::Expr(2), sym::Expr(8)}));
+    st->addEdge(*wt, "", *mm, "B", Memlet::full("W_t", {sym::Expr(8), sym::Expr(4)}));
+    st->addEdge(*mm, "out", *y, "", Memlet::full("Y", {sym::Expr(2), sym::Expr(4)}));
+
+    ExpansionState open;
+    VisualGraph g = VisualGraph::build(*s, open, {}, QApplication::font());
+    for (const char* gone : {"W", "W_id", "W_t", "Transpose"}) QCOMPARE(findLabel(g, QString::fromLatin1(gone)), -1);
+    QCOMPARE(g.find(id->id()), -1);
+    QCOMPARE(g.find(tr->id()), -1);
+    const int m = g.find(mm->id());
+    QVERIFY(m > 0);
+    QCOMPARE(g.nodes[size_t(m)].extra, QStringLiteral("W_t 8×4"));
+    QCOMPARE(g.nodes[size_t(m)].category, OpCategory::MatMul);
+    const int keep = g.find(xid->id());
+    QVERIFY(keep > 0);
+    QCOMPARE(g.nodes[size_t(keep)].category, OpCategory::DataMovement);
+    QVERIFY(g.find(xc->id()) > 0);
+    // The full SDFG view shows every one of them again.
+    VisualGraph::Options all;
+    all.showConstants = true;
+    VisualGraph full = VisualGraph::build(*s, open, all, QApplication::font());
+    for (auto* e : std::initializer_list<const Node*>{wa, id, wid, tr, wt}) QVERIFY(full.find(e->id()) > 0);
+    QVERIFY(full.nodes[size_t(full.find(mm->id()))].extra.isEmpty());
+  }
+
+  void opCategories() {
+    QCOMPARE(opCategory("Conv"), OpCategory::Convolution);
+    QCOMPARE(opCategory("Gemm"), OpCategory::MatMul);
+    QCOMPARE(opCategory("LayerNormalization"), OpCategory::Normalization);
+    QCOMPARE(opCategory("Relu"), OpCategory::Activation);
+    QCOMPARE(opCategory("GlobalAveragePool"), OpCategory::Pooling);
+    QCOMPARE(opCategory("Reshape"), OpCategory::DataMovement);
+    QCOMPARE(opCategory("Shape"), OpCategory::Shape);
+    QCOMPARE(opCategory("Loop"), OpCategory::ControlFlow);
+    QCOMPARE(opCategory("LSTM"), OpCategory::Recurrent);
+    QCOMPARE(opCategory("MyCustomOp"), OpCategory::Other);
+    // Every category has a name and a colour of its own in both themes.
+    for (auto kind : {ThemeKind::Light, ThemeKind::Dark}) {
+      CanvasTheme t = CanvasTheme::of(kind);
+      std::set<QRgb> colours;
+      for (int c = 0; c < kOpCategoryCount; ++c) {
+        QVERIFY(!opCategoryName(OpCategory(c)).isEmpty());
+        colours.insert(t.category(OpCategory(c)).rgb());
+      }
+      QCOMPARE(int(colours.size()), kOpCategoryCount);
+    }
   }
 
   void cachePerContainer() {

@@ -8,6 +8,7 @@
 #include "core/edit/History.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/State.h"
+#include "views/CategoryLegend.h"
 #include "views/GraphCanvas.h"
 #include "views/HistoryModel.h"
 
@@ -15,6 +16,7 @@
 #include "views/SummaryView.h"
 
 #include <QAbstractItemModelTester>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
@@ -166,6 +168,66 @@ private slots:
     w.resize(1200, 800);
     QTest::qWait(50);
     QCOMPARE(canvas->transform().m11(), zoomed);
+  }
+
+  // The first paint reads without any user action: every op on screen has its name drawn, and still
+  // has when zoomed out to where only names are drawn (0.3) — ops coloured by category with the legend
+  // in the corner; the docks with nothing to show (Problems without problems, Profile before a profile)
+  // stay out of the way and come up when they have something.
+  void firstPaintNamesTheOpsOnScreen() {
+    const QString good = sourceFile(kGoodModel);
+    DCW_REQUIRE_FIXTURE(good);
+    MainWindow w;
+    w.setShowsDialogs(false);
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.openFile(good);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+    auto* canvas = w.canvas();
+    QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayoutPending() && canvas->visualGraph(), 30000);
+    QTest::qWait(50);
+    auto opsOnScreen = [&] {
+      const QRectF seen = canvas->mapToScene(canvas->viewport()->rect()).boundingRect();
+      int n = 0;
+      for (size_t i = 0; i < canvas->visualGraph()->nodes.size(); ++i) {
+        auto& v = canvas->visualGraph()->nodes[i];
+        n += v.kind == dcw::views::VisualKind::Library && seen.contains(QRectF(canvas->visualGraph()->scenePos(int(i)), v.size));
+      }
+      return n;
+    };
+    QVERIFY(opsOnScreen() >= 3);
+    auto missing = canvas->unlabelledOpsOnScreen();
+    QVERIFY2(missing.empty(), qPrintable(QString::number(missing.size()) + " ops on screen without a name"));
+    canvas->zoomBy(0.3 / canvas->transform().m11());
+    QVERIFY(opsOnScreen() >= 3);
+    missing = canvas->unlabelledOpsOnScreen();
+    QVERIFY2(missing.empty(), qPrintable(QString::number(missing.size()) + " ops on screen without a name at zoom 0.3"));
+
+    auto* legend = canvas->categoryLegend();
+    QVERIFY(legend->isVisible());
+    bool conv = false;
+    for (auto& [c, n] : legend->categories()) conv = conv || (c == dcw::views::OpCategory::Convolution && n > 0);
+    QVERIFY(conv);
+    canvas->setOverlay(QStringLiteral("FLOPs"), {{canvas->visualGraph()->nodes[1].element, 1.0}});
+    QVERIFY(!legend->isVisible()); // the overlay's scale takes the corner
+    canvas->setOverlay({}, {});
+    QVERIFY(legend->isVisible());
+
+    auto* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"));
+    auto* profile = w.findChild<QDockWidget*>(QStringLiteral("profileDock"));
+    QVERIFY(problems && profile);
+    QCOMPARE(w.problemsList()->count(), 0);
+    QVERIFY(problems->isHidden());
+    QVERIFY(profile->isHidden());
+    // A model with problems brings the dock up; one without puts it away again.
+    w.openFile(sourceFile("tests/data/bad/unknown_domain.onnx"));
+    QTRY_VERIFY_WITH_TIMEOUT(w.problemsList()->count() > 0, 60000);
+    QTRY_VERIFY(!w.isLoading());
+    QVERIFY(!problems->isHidden());
+    w.openFile(good);
+    QTRY_VERIFY_WITH_TIMEOUT(w.problemsList()->count() == 0 && !w.isLoading(), 60000);
+    QVERIFY(problems->isHidden());
   }
 
   void missingFile() {

@@ -85,7 +85,7 @@ QColor NodeItem::fillOf(const VisualNode& n) const {
   case VisualKind::Map:
   case VisualKind::MapEntry:
   case VisualKind::MapExit: return t.map;
-  case VisualKind::Library: return t.library;
+  case VisualKind::Library: return t.category(n.category);
   case VisualKind::NestedSdfg:
   case VisualKind::Sdfg: return t.nested;
   default: return t.state;
@@ -150,6 +150,29 @@ void NodeItem::paintContainer(QPainter* p, double lod, const VisualNode& n) {
   if (n.expandable) drawMarker(p, markerRect(), true, t);
 }
 
+void NodeItem::paintFarLabel(QPainter* p, double lod, const VisualNode& n, const QRectF& r) {
+  // What a node does (an op, a map, a tasklet, a nested SDFG) stays named at small sizes; arrays,
+  // whose names are long and many, show their shape only from closer. The name may spill a little
+  // past a narrow box (nodes are spaced further apart than that).
+  if (n.kind == VisualKind::Access || lod <= 0) return;
+  const double px = CanvasPaintState::kFarLabelPixels;
+  const double room = r.width() * 1.5;
+  if (r.height() * lod < px + 2 || room * lod < 2.5 * px) return; // no room for a legible word
+  QFont f = state_->bold;
+  f.setPixelSize(std::max(1, int(std::lround(px / lod))));
+  QFontMetricsF fm(f);
+  const QString text = fm.elidedText(n.label, Qt::ElideRight, room);
+  if (text.size() < 3 && text != n.label) return;
+  p->setFont(f);
+  p->setPen(state_->theme.text);
+  p->drawText(QRectF(r.center().x() - room / 2, r.top(), room, r.height()), Qt::AlignCenter | Qt::TextDontClip, text);
+  markLabelled();
+}
+
+void NodeItem::markLabelled() const {
+  if (size_t(index_) < state_->labelled.size()) state_->labelled[size_t(index_)] = 1;
+}
+
 void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
   const CanvasTheme& t = state_->theme;
   QRectF r(0, 0, n.size.width(), n.size.height());
@@ -157,9 +180,11 @@ void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
   bool selected = state_->selected == index_;
   QColor fill = fillOf(n);
   if (lod < state_->lodShapes) {
-    // Far away: small nodes drop out, others become plain fills (selection and matches stay visible).
+    // Far away: small nodes drop out, others become plain fills (selection and matches stay visible),
+    // ops keep their name while it fits.
     if (n.kind == VisualKind::Access && lod < state_->lodSmall && !selected && !match) return;
     p->fillRect(r, selected ? t.selection : match ? t.currentMatch : fill);
+    paintFarLabel(p, lod, n, r);
     return;
   }
   QPainterPath outline = nodeOutline(n.kind, r);
@@ -174,7 +199,10 @@ void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
     p->setPen(QPen(selected ? t.selection : match == 2 ? t.currentMatch : t.match, 3.5));
     p->drawPath(outline);
   }
-  if (lod < state_->lodText) return;
+  if (lod < state_->lodText) {
+    paintFarLabel(p, lod, n, r);
+    return;
+  }
   const bool details = lod >= 0.6;
   QFontMetricsF fb(state_->bold), fs(state_->small);
   int lines = 1 + (details && !n.detail.isEmpty()) + (details && !n.extra.isEmpty());
@@ -185,6 +213,7 @@ void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
   p->setFont(state_->bold);
   p->drawText(QRectF(textRect.left(), y, textRect.width(), fb.height()), Qt::AlignCenter, n.label);
   y += fb.height();
+  markLabelled();
   if (details) {
     p->setFont(state_->small);
     p->setPen(t.textDim);

@@ -3,9 +3,10 @@
 // rectangles with the op name, states/SDFGs/nested SDFGs/opened nodes as framed boxes — and the
 // memlet edges with their `data[subset] · shape` labels.
 //
-// Level of detail keeps big graphs fast and readable: below ~0.4 px per unit text is dropped, below
-// 0.3 nodes are plain fills and edges straight lines without arrows, below 0.12 access nodes (the
-// small ones) drop out entirely. Exports set CanvasPaintState::fullDetail to draw everything.
+// Level of detail keeps big graphs fast and readable: below ~0.4 px per unit the second and third lines
+// are dropped and an op keeps only its name, drawn at a legible size on screen while it fits the node;
+// below 0.3 nodes are plain fills (library nodes coloured by what their op does, OpCategory) and edges
+// straight lines without arrows; below 0.12 access nodes (the small ones) drop out entirely. Exports set CanvasPaintState::fullDetail to draw everything.
 // Items read highlight, selection and overlay state from one CanvasPaintState owned by the canvas,
 // so changing a search or an overlay repaints without rebuilding the scene.
 #pragma once
@@ -29,6 +30,10 @@ struct CanvasPaintState {
   std::vector<unsigned char> match;  // per visual node: 0 none, 1 match, 2 current match
   std::vector<float> overlay;        // per visual node: position on the ramp in [0, 1], < 0 for none
   double lodText = 0.4, lodShapes = 0.3, lodSmall = 0.12, lodEdgeLabels = 0.7;
+  // Below lodText an op's name is still drawn this many pixels high on screen while it fits its node.
+  static constexpr double kFarLabelPixels = 8;
+  // Per visual node: whether a paint drew its name (GraphCanvas::unlabelledOpsOnScreen; paints only set it).
+  mutable std::vector<unsigned char> labelled;
 
   double lod(const QStyleOptionGraphicsItem* option, const QPainter* painter) const;
 };
@@ -47,6 +52,8 @@ public:
 private:
   void paintContainer(QPainter* p, double lod, const VisualNode& n);
   void paintLeaf(QPainter* p, double lod, const VisualNode& n);
+  void paintFarLabel(QPainter* p, double lod, const VisualNode& n, const QRectF& r);
+  void markLabelled() const;
   QColor fillOf(const VisualNode& n) const;
 
   const VisualGraph* graph_;

@@ -2,6 +2,7 @@
 
 #include "core/analysis/Cost.h"
 #include "core/ir/Sdfg.h"
+#include "views/CategoryLegend.h"
 #include "views/Minimap.h"
 #include "views/SceneExport.h"
 
@@ -50,6 +51,7 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent), cache_(std::m
   paint_.title = paint_.bold;
   paint_.title.setPointSizeF(font().pointSizeF() + 0.5);
   minimap_ = new Minimap(this, this);
+  legend_ = new CategoryLegend(this);
   // Any navigation by the user ends the first view (frameFirstView is not applied again).
   connect(minimap_, &Minimap::navigated, this, [this] { firstView_ = false; });
   for (QScrollBar* bar : {horizontalScrollBar(), verticalScrollBar()})
@@ -122,6 +124,38 @@ void GraphCanvas::setTheme(ThemeKind kind) {
   resetCachedContent();
   viewport()->update();
   minimap_->refresh();
+  updateCategoryLegend();
+}
+
+std::vector<int> GraphCanvas::unlabelledOpsOnScreen() {
+  std::vector<int> out;
+  if (!graph_) return out;
+  paint_.labelled.assign(graph_->nodes.size(), 0);
+  viewport()->repaint();
+  const QRectF seen = mapToScene(viewport()->rect()).boundingRect();
+  for (size_t i = 0; i < graph_->nodes.size(); ++i) {
+    const VisualNode& n = graph_->nodes[i];
+    if (n.kind != VisualKind::Library || n.expanded) continue;
+    if (seen.contains(QRectF(graph_->scenePos(int(i)), n.size)) && !paint_.labelled[i]) out.push_back(int(i));
+  }
+  return out;
+}
+
+void GraphCanvas::setCategoryLegendEnabled(bool on) {
+  legendEnabled_ = on;
+  updateCategoryLegend();
+}
+
+void GraphCanvas::updateCategoryLegend() {
+  std::vector<int> count(kOpCategoryCount, 0);
+  if (graph_)
+    for (auto& n : graph_->nodes)
+      if (n.kind == VisualKind::Library) ++count[size_t(n.category)];
+  std::vector<std::pair<OpCategory, int>> present;
+  for (int c = 0; c < kOpCategoryCount; ++c)
+    if (count[size_t(c)] > 0) present.emplace_back(OpCategory(c), count[size_t(c)]);
+  legend_->setCategories(std::move(present), paint_.theme);
+  legend_->setVisible(legendEnabled_ && overlay_.empty() && !legend_->categories().empty());
 }
 
 // ---- expansion --------------------------------------------------------------------------------------
@@ -262,6 +296,7 @@ void GraphCanvas::applyLayout(std::shared_ptr<Job> job) {
     centerAfterLayout_ = kNoId;
   }
   minimap_->refresh();
+  updateCategoryLegend();
   viewport()->update();
   emit layoutFinished();
 }
@@ -397,6 +432,7 @@ void GraphCanvas::setOverlay(const QString& title, std::unordered_map<ElementId,
   overlay_ = std::move(values);
   refreshOverlay();
   minimap_->refresh();
+  updateCategoryLegend();
 }
 
 void GraphCanvas::refreshOverlay() {
@@ -592,6 +628,7 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (firstView_) frameFirstView();
   minimap_->reposition();
+  legend_->reposition();
 }
 
 void GraphCanvas::scrollContentsBy(int dx, int dy) {

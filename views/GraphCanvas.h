@@ -30,6 +30,7 @@
 
 namespace dcw::views {
 
+class CategoryLegend;
 class Minimap;
 
 class GraphCanvas : public QGraphicsView {
@@ -107,6 +108,12 @@ public:
   double lastSceneBuildMs() const { return sceneBuildMs_; }
   const LayoutCache& layoutCache() const { return *cache_; }
   Minimap* minimap() const { return minimap_; }
+  CategoryLegend* categoryLegend() const { return legend_; }
+  // Repaints the view now and returns the op nodes (library nodes, visual indices) wholly on screen
+  // whose name that paint did not draw: none, at any zoom where a node is still a few letters wide.
+  std::vector<int> unlabelledOpsOnScreen();
+  // The key to the op colours in the corner (View > Op Colour Legend); on by default.
+  void setCategoryLegendEnabled(bool on);
   // Scene position of an element's box (its nearest visible container when hidden).
   QRectF sceneRectOf(ir::ElementId id) const;
 
@@ -174,6 +181,9 @@ private:
   std::unordered_map<ir::ElementId, double> overlay_;
   double overlayMin_ = 0, overlayMax_ = 0;
   Minimap* minimap_ = nullptr;
+  CategoryLegend* legend_ = nullptr;
+  bool legendEnabled_ = true;
+  void updateCategoryLegend();
   QPoint pressPos_;
 };
 

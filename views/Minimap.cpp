@@ -5,6 +5,9 @@
 #include <QMouseEvent>
 #include <QPainter>
 
+#include <algorithm>
+#include <cmath>
+
 namespace dcw::views {
 
 Minimap::Minimap(QGraphicsView* view, QWidget* parent) : QWidget(parent), view_(view) {
@@ -28,7 +31,12 @@ void Minimap::refresh() {
     update();
     return;
   }
-  QSizeF fit = sceneRect_.size().scaled(size() - QSize(8, 8), Qt::KeepAspectRatio);
+  // The widget takes the graph's proportions within 200 px across and up to 400 px down (less on a
+  // small canvas), so a tall, narrow model gets a tall, narrow overview instead of a wide empty box.
+  const int maxHeight = parentWidget() ? std::clamp(parentWidget()->height() * 3 / 5, 150, 400) : 150;
+  QSizeF fit = sceneRect_.size().scaled(QSizeF(192, maxHeight - 8), Qt::KeepAspectRatio);
+  setFixedSize(QSize(std::max(48, int(std::ceil(fit.width())) + 8), std::max(48, int(std::ceil(fit.height())) + 8)));
+  reposition();
   const qreal dpr = devicePixelRatioF();
   image_ = QImage((fit * dpr).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
   image_.setDevicePixelRatio(dpr);

@@ -4,6 +4,36 @@
 
 namespace dcw::views {
 
+namespace {
+// One hue per category, pale on the light canvas and deep on the dark one so the op names stay
+// readable; "other" keeps the plain library fill.
+std::array<QColor, kOpCategoryCount> categoryFills(ThemeKind kind, const QColor& other) {
+  const int hues[kOpCategoryCount] = {
+      215, // convolution: blue
+      265, // matmul: violet
+      185, // recurrent: teal
+      145, // normalization: green
+      5,   // activation: red
+      85,  // pooling: lime
+      35,  // arithmetic: orange
+      50,  // reduction: amber
+      25,  // data movement: brown (low saturation below)
+      220, // shape arithmetic: grey-blue (low saturation below)
+      320, // control flow: magenta
+      0,
+  };
+  std::array<QColor, kOpCategoryCount> c;
+  for (int i = 0; i < kOpCategoryCount; ++i) {
+    const auto cat = OpCategory(i);
+    const bool muted = cat == OpCategory::DataMovement || cat == OpCategory::Shape;
+    const int sat = muted ? 40 : 150;
+    c[size_t(i)] = kind == ThemeKind::Light ? QColor::fromHsl(hues[i], sat, 208) : QColor::fromHsl(hues[i], muted ? 30 : 90, 62);
+  }
+  c[size_t(OpCategory::Other)] = other;
+  return c;
+}
+} // namespace
+
 CanvasTheme CanvasTheme::light() {
   CanvasTheme t;
   t.kind = ThemeKind::Light;
@@ -34,6 +64,7 @@ CanvasTheme CanvasTheme::light() {
   t.rampLow = QColor(0xe8, 0xf3, 0xe0);
   t.rampMid = QColor(0xfd, 0xd4, 0x6a);
   t.rampHigh = QColor(0xd7, 0x3b, 0x2a);
+  t.categories = categoryFills(ThemeKind::Light, t.library);
   return t;
 }
 
@@ -67,6 +98,7 @@ CanvasTheme CanvasTheme::dark() {
   t.rampLow = QColor(0x2a, 0x4a, 0x35);
   t.rampMid = QColor(0x9c, 0x7a, 0x1c);
   t.rampHigh = QColor(0xc2, 0x3b, 0x2e);
+  t.categories = categoryFills(ThemeKind::Dark, t.library);
   return t;
 }
 

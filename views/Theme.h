@@ -4,10 +4,13 @@
 // the minimap, the legend and exported images always agree.
 #pragma once
 
+#include "views/OpCategory.h"
+
 #include <QColor>
 #include <QPalette>
 #include <QString>
 
+#include <array>
 #include <optional>
 
 namespace dcw::views {
@@ -22,6 +25,9 @@ struct CanvasTheme {
   QColor frameBorder, edge, edgeLabel, interstate;
   QColor selection, match, currentMatch;
   QColor rampLow, rampMid, rampHigh; // overlay colours from small to large values
+  std::array<QColor, kOpCategoryCount> categories; // library nodes' fills by what their op does
+
+  QColor category(OpCategory c) const { return categories[size_t(c)]; }
 
   static CanvasTheme light();
   static CanvasTheme dark();

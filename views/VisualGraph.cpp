@@ -157,16 +157,7 @@ private:
     auto outerExits = std::exchange(exits_, {});
     // Constant arrays that nothing writes are folded into their readers unless shown as nodes.
     std::unordered_set<ElementId> hidden;
-    if (!o_.showConstants)
-      for (auto& n : st.nodes())
-        if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
-          const DataDescriptor* d = sdfg.findData(a->data());
-          if (d && d->constant && st.inEdges(a->id()).empty()) {
-            hidden.insert(a->id());
-            for (auto* e : st.outEdges(a->id()))
-              folded_[e->dst].push_back(qs(a->data()) + QLatin1Char(' ') + dimsText(d->shape));
-          }
-        }
+    if (!o_.showConstants) hideConstants(st, sdfg, hidden);
     emitScope(container, kNoId, inScope, hidden, st, sdfg, scopes.ok());
 
     // Edges, placed in the innermost container holding both (visible) ends.
@@ -194,6 +185,53 @@ private:
     rep_ = std::move(outerRep);
     folded_ = std::move(outerFolded);
     exits_ = std::move(outerExits);
+  }
+
+  // Constants, and weight preparation computed from constants alone, hidden; what their readers get
+  // listed in `folded_` (the reader's third line).
+  void hideConstants(const State& st, const Sdfg& sdfg, std::unordered_set<ElementId>& hidden) {
+    std::vector<const AccessNode*> shown; // hidden arrays whose readers list them
+    for (auto& n : st.nodes())
+      if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
+        const DataDescriptor* d = sdfg.findData(a->data());
+        if (d && d->constant && st.inEdges(a->id()).empty()) {
+          hidden.insert(a->id());
+          shown.push_back(a);
+        }
+      }
+    // Weight preparation: a cheap op reading hidden arrays only, writing arrays that only it writes and
+    // that are not the model's outputs. Repeated so chains (Identity of a Transpose of a constant) fold.
+    static const std::unordered_set<std::string_view> kPreparation = {"Identity", "Cast", "Reshape", "Flatten", "Squeeze",
+                                                                     "Unsqueeze", "Transpose"};
+    for (bool changed = !hidden.empty(); changed;) {
+      changed = false;
+      for (auto& n : st.nodes()) {
+        auto* l = dynamic_cast<const LibraryNode*>(n.get());
+        if (!l || hidden.count(l->id()) || !l->domain.empty() || !kPreparation.count(l->opType)) continue;
+        auto ins = st.inEdges(l->id());
+        auto outs = st.outEdges(l->id());
+        if (ins.empty() || outs.empty()) continue;
+        bool ok = true;
+        for (auto* e : ins) ok = ok && hidden.count(e->src);
+        for (auto* e : outs) {
+          auto* a = dynamic_cast<const AccessNode*>(st.node(e->dst));
+          const DataDescriptor* d = a ? sdfg.findData(a->data()) : nullptr;
+          ok = ok && d && d->transient && st.inEdges(a->id()).size() == 1;
+        }
+        if (!ok) continue;
+        hidden.insert(l->id());
+        for (auto* e : outs) {
+          hidden.insert(e->dst);
+          shown.push_back(static_cast<const AccessNode*>(st.node(e->dst)));
+        }
+        changed = true;
+      }
+    }
+    for (const AccessNode* a : shown) {
+      const DataDescriptor* d = sdfg.findData(a->data());
+      for (auto* e : st.outEdges(a->id()))
+        if (!hidden.count(e->dst)) folded_[e->dst].push_back(qs(a->data()) + QLatin1Char(' ') + dimsText(d->shape));
+    }
   }
 
   void emitScope(int container, ElementId scope, std::map<ElementId, std::vector<const Node*>>& inScope,
@@ -256,6 +294,7 @@ private:
     if (auto* l = dynamic_cast<const LibraryNode*>(&n)) {
       QString name = qs(l->label());
       int i = add(container, VisualKind::Library, l->id(), qs(l->className()), name);
+      g_.nodes[size_t(i)].category = opCategory(l->opType);
       auto f = folded_.find(l->id());
       if (f != folded_.end()) g_.nodes[size_t(i)].extra = f->second.join(QStringLiteral(" · "));
       const bool mayExpand = o_.expansions && (!o_.canExpand || o_.canExpand(*l));

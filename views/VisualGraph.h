@@ -14,6 +14,7 @@
 #pragma once
 
 #include "core/ir/Element.h"
+#include "views/OpCategory.h"
 
 #include <QPainterPath>
 #include <QPointF>
@@ -76,6 +77,7 @@ struct VisualNode {
   bool expanded = false;             // a container whose children are shown
   bool constant = false;             // an access node of a constant array
   bool transient = false;
+  OpCategory category = OpCategory::Other; // a library node's kind of work (its colour)
   std::vector<int> children;
   std::vector<int> edges;            // edges drawn inside this container
   QSizeF size;                       // leaf: from text; container: set by layout
@@ -98,7 +100,10 @@ public:
   // The SDFG must outlive the graphs built from it and its ids must not collide with the model's.
   using ExpansionProvider = std::function<const ir::Sdfg*(const ir::LibraryNode&)>;
   struct Options {
-    bool showConstants = false; // constant arrays as access nodes (else folded into their reader's box)
+    // Constant arrays as access nodes; else folded into their reader's box (`W 64×3×7×7`), together with
+    // the weight preparation on them — Identity, Cast, reshapes and transposes of constants only, as
+    // exporters write them for shared or pre-transposed weights — whose result is then listed instead.
+    bool showConstants = false;
     ExpansionProvider expansions;
     // Cheap test whether `expansions` has an implementation for a node (called for every library node
     // on every build; the provider itself only for open nodes). Unset: every node may have one.

@@ -281,11 +281,11 @@ void MainWindow::createDocks() {
   codeDock_->setWidget(code_);
   addDockWidget(Qt::BottomDockWidgetArea, codeDock_);
   tabifyDockWidget(problemsDock_, codeDock_);
-  problemsDock_->raise();
+  problemsDock_->hide(); // until there are problems (fillProblems)
 
   resizeDocks({outlineDock_, inspectorDock_}, {300, 340}, Qt::Horizontal);
   resizeDocks({inspectorDock_, weightsDock_}, {480, 260}, Qt::Vertical);
-  resizeDocks({problemsDock_}, {110}, Qt::Vertical);
+  resizeDocks({codeDock_}, {150}, Qt::Vertical);
 }
 
 void MainWindow::createCanvasToolbar() {
@@ -385,14 +385,20 @@ void MainWindow::createActions() {
   darkAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
   connect(darkAction_, &QAction::toggled, this,
           [this](bool on) { setTheme(on ? views::ThemeKind::Dark : views::ThemeKind::Light); });
-  QAction* constants = view->addAction(tr("Show &Constants as Nodes"));
+  QAction* constants = view->addAction(tr("Show &Constants and Weight Preparation as Nodes"));
   constants->setCheckable(true);
   connect(constants, &QAction::toggled, canvas_, &views::GraphCanvas::setShowConstants);
+  QAction* legend = view->addAction(tr("Op Colour &Legend"));
+  legend->setObjectName(QStringLiteral("actionCategoryLegend"));
+  legend->setCheckable(true);
+  legend->setChecked(true);
+  connect(legend, &QAction::toggled, canvas_, &views::GraphCanvas::setCategoryLegendEnabled);
   view->addAction(tr("&Expand All"), canvas_, &views::GraphCanvas::expandAll);
   view->addAction(tr("&Collapse All"), canvas_, &views::GraphCanvas::collapseAll);
   view->addSeparator();
   for (QDockWidget* d : {outlineDock_, inspectorDock_, summaryDock_, weightsDock_, symbolsDock_, problemsDock_, codeDock_})
     view->addAction(d->toggleViewAction());
+  connect(problemsDock_->toggleViewAction(), &QAction::triggered, this, [this](bool on) { problemsChosen_ = on != (problems_->count() > 0); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keyboard"), this, [this] {
@@ -805,7 +811,16 @@ void MainWindow::fillProblems() {
   };
   for (auto& d : model_->loaded.warnings.items()) add(d);
   for (auto& d : model_->loaded.validation.items()) add(d);
-  problemsDock_->setWindowTitle(problems_->count() ? tr("Problems (%1)").arg(problems_->count()) : tr("Problems"));
+  const int count = problems_->count();
+  problemsDock_->setWindowTitle(count ? tr("Problems (%1)").arg(count) : tr("Problems"));
+  // An empty Problems dock stays out of the way; problems bring it up (unless the user closed it on
+  // problems, or opened it on none, from the View menu).
+  if (count > 0 && problemsDock_->isHidden() && !problemsChosen_) {
+    problemsDock_->show();
+    problemsDock_->raise();
+  } else if (count == 0 && !problemsDock_->isHidden() && !problemsChosen_) {
+    problemsDock_->hide();
+  }
 }
 
 void MainWindow::selectProblemElement(QListWidgetItem* item) {

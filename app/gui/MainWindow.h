@@ -276,6 +276,7 @@ private:
   bool generatingCode_ = false;
   bool loading_ = false;
   bool showsDialogs_ = true;
+  bool problemsChosen_ = false;  // the user showed or hid the Problems dock against what its count suggests
   bool syncingOutline_ = false;  // the outline follows the selection without re-requesting it
   views::ThemeKind theme_ = views::ThemeKind::Light;
   Overlay overlay_ = Overlay::None;

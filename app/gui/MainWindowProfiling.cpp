@@ -114,8 +114,9 @@ void MainWindow::createProfiling() {
   profileDock_->setObjectName(QStringLiteral("profileDock"));
   profileDock_->setWidget(profile_);
   addDockWidget(Qt::BottomDockWidgetArea, profileDock_);
-  tabifyDockWidget(problemsDock_, profileDock_);
-  problemsDock_->raise();
+  tabifyDockWidget(codeDock_, profileDock_);
+  profileDock_->hide(); // until the first profile (Run > Profile shows it), so no empty table takes room
+  codeDock_->raise();
   connect(profile_, &views::ProfilePanel::elementClicked, this, [this](const QString& path) {
     if (!model_) return;
     if (auto e = ir::resolvePath(*model_->loaded.sdfg, path.toStdString())) select((*e)->id());

@@ -97,6 +97,10 @@ int main(int argc, char** argv) {
                                 QStringLiteral("Load MODEL, save a picture of the window to OUT.png and exit."),
                                 QStringLiteral("OUT.png"));
   QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1400x900."), QStringLiteral("WxH"));
+  QCommandLineOption zoomOpt(QStringLiteral("zoom"),
+                             QStringLiteral("With --screenshot: the canvas's zoom for the picture, 'fit' (the whole graph) or a scale "
+                                            "(1 = 100%)."),
+                             QStringLiteral("fit|SCALE"));
   QCommandLineOption exportSvg(QStringLiteral("export-svg"),
                                QStringLiteral("Load MODEL, write the whole graph as SVG to OUT.svg and exit."),
                                QStringLiteral("OUT.svg"));
@@ -142,6 +146,7 @@ int main(int argc, char** argv) {
   parser.addOption(theme);
   parser.addOption(overlay);
   parser.addOption(size);
+  parser.addOption(zoomOpt);
   parser.addPositionalArgument(QStringLiteral("MODEL"),
                                QStringLiteral("An ONNX model (.onnx) or a saved SDFG (.dcw.json) to open."),
                                QStringLiteral("[MODEL]"));
@@ -269,7 +274,10 @@ int main(int argc, char** argv) {
   // Headless: load, lay out (expanded when asked), then write the picture from the event loop.
   window.setShowsDialogs(false);
   window.show();
-  auto finish = [&window, &parser, &screenshot, &exportSvg] {
+  bool zoomOk = true;
+  const double zoomScale = parser.isSet(zoomOpt) && parser.value(zoomOpt) != QLatin1String("fit") ? parser.value(zoomOpt).toDouble(&zoomOk) : 0;
+  if (!zoomOk || zoomScale < 0) return fail(QStringLiteral("--zoom: expected 'fit' or a positive scale, got '%1'").arg(parser.value(zoomOpt)), 1);
+  auto finish = [&window, &parser, &screenshot, &exportSvg, &zoomOpt, zoomScale] {
     if (parser.isSet(exportSvg)) {
       QString error;
       if (!window.canvas()->exportSvg(parser.value(exportSvg), dcw::views::GraphCanvas::ExportRegion::WholeGraph, &error)) {
@@ -281,6 +289,11 @@ int main(int argc, char** argv) {
       return;
     }
     const QString out = parser.value(screenshot);
+    if (parser.isSet(zoomOpt)) {
+      auto* canvas = window.canvas();
+      if (zoomScale > 0) canvas->zoomBy(zoomScale / canvas->transform().m11());
+      else canvas->fitToView();
+    }
     QImage image = window.grab().toImage();
     if (image.isNull() || !image.save(out)) {
       fail(QStringLiteral("%1: cannot write the image").arg(out), 1);
