@@ -248,6 +248,82 @@ private slots:
     QVERIFY(full.nodes[size_t(full.find(mm->id()))].extra.isEmpty());
   }
 
+  // Shape arithmetic as exporters write it (`Shape -> Gather -> Unsqueeze -> Concat -> Reshape`) and
+  // Constant ops fold into the real op that reads their result; the input's edge into Shape goes with
+  // them, the input itself stays (Reshape reads its data).
+  void shapeArithmeticFoldsIntoItsReader() {
+    auto s = std::make_unique<Sdfg>("main");
+    auto arr = [&](const char* name, DType t, std::vector<sym::Expr> dims, bool transient) {
+      s->addArray(name, t, std::move(dims))->transient = transient;
+    };
+    const sym::Expr n = sym::Expr::symbol("n");
+    arr("X", DType::Float32, {n, sym::Expr(6)}, false);
+    arr("Y", DType::Float32, {n, sym::Expr(2), sym::Expr(3)}, false);
+    arr("shp", DType::Int64, {sym::Expr(2)}, true);
+    arr("idx", DType::Int64, {}, true);
+    arr("dim0", DType::Int64, {}, true);
+    arr("dim0u", DType::Int64, {sym::Expr(1)}, true);
+    arr("rest", DType::Int64, {sym::Expr(2)}, true);
+    arr("target", DType::Int64, {sym::Expr(3)}, true);
+    arr("R", DType::Float32, {n, sym::Expr(2), sym::Expr(3)}, true);
+    arr("two", DType::Float32, {}, true);
+    State* st = s->addState("state0");
+    auto op = [&](const char* label, const char* type, std::vector<std::string> ins) {
+      auto* l = st->add<LibraryNode>(label);
+      l->opType = type;
+      for (auto& i : ins) l->addIn({i});
+      l->addOut({"out"});
+      return l;
+    };
+    auto acc = [&](const char* name) { return st->add<AccessNode>(name); };
+    auto m = [&](const char* name) { return Memlet::full(name, s->findData(name)->shape); };
+    auto *x = acc("X"), *shp = acc("shp"), *idx = acc("idx"), *dim0 = acc("dim0"), *dim0u = acc("dim0u"), *rest = acc("rest"),
+         *target = acc("target"), *r = acc("R"), *two = acc("two"), *y = acc("Y");
+    auto* shape = op("Shape_0", "Shape", {"data"});
+    auto* cidx = op("Constant_0", "Constant", {});
+    auto* crest = op("Constant_1", "Constant", {});
+    auto* gather = op("Gather_0", "Gather", {"data", "indices"});
+    auto* unsq = op("Unsqueeze_0", "Unsqueeze", {"data"});
+    auto* concat = op("Concat_0", "Concat", {"a", "b"});
+    auto* reshape = op("Reshape_0", "Reshape", {"data", "shape"});
+    auto* ctwo = op("Constant_2", "Constant", {});
+    auto* div = op("Div_0", "Div", {"A", "B"});
+    st->addEdge(*x, "", *shape, "data", m("X"));
+    st->addEdge(*shape, "out", *shp, "", m("shp"));
+    st->addEdge(*cidx, "out", *idx, "", m("idx"));
+    st->addEdge(*shp, "", *gather, "data", m("shp"));
+    st->addEdge(*idx, "", *gather, "indices", m("idx"));
+    st->addEdge(*gather, "out", *dim0, "", m("dim0"));
+    st->addEdge(*dim0, "", *unsq, "data", m("dim0"));
+    st->addEdge(*unsq, "out", *dim0u, "", m("dim0u"));
+    st->addEdge(*crest, "out", *rest, "", m("rest"));
+    st->addEdge(*dim0u, "", *concat, "a", m("dim0u"));
+    st->addEdge(*rest, "", *concat, "b", m("rest"));
+    st->addEdge(*concat, "out", *target, "", m("target"));
+    st->addEdge(*x, "", *reshape, "data", m("X"));
+    st->addEdge(*target, "", *reshape, "shape", m("target"));
+    st->addEdge(*reshape, "out", *r, "", m("R"));
+    st->addEdge(*ctwo, "out", *two, "", m("two"));
+    st->addEdge(*r, "", *div, "A", m("R"));
+    st->addEdge(*two, "", *div, "B", m("two"));
+    st->addEdge(*div, "out", *y, "", m("Y"));
+
+    ExpansionState open;
+    VisualGraph g = VisualGraph::build(*s, open, {}, QApplication::font());
+    for (const Node* gone : std::initializer_list<const Node*>{shape, cidx, crest, gather, unsq, concat, ctwo, shp, idx, dim0, dim0u, rest,
+                                                               target, two})
+      QVERIFY2(g.find(gone->id()) == -1, gone->label().c_str());
+    for (const Node* kept : std::initializer_list<const Node*>{x, reshape, r, div, y}) QVERIFY2(g.find(kept->id()) > 0, kept->label().c_str());
+    QCOMPARE(g.nodes[size_t(g.find(reshape->id()))].extra, QStringLiteral("shape target 3"));
+    // Selecting a folded element shows the box that lists it.
+    QCOMPARE(g.shownAs(gather->id()), g.find(reshape->id()));
+    QCOMPARE(g.shownAs(ctwo->id()), g.find(div->id()));
+    QCOMPARE(g.shownAs(div->id()), g.find(div->id()));
+    QCOMPARE(g.nodes[size_t(g.find(div->id()))].extra, QStringLiteral("two scalar"));
+    const int state = g.nodes[size_t(g.find(x->id()))].parent;
+    QCOMPARE(g.nodes[size_t(state)].edges.size(), size_t(4)); // X->Reshape, Reshape->R, R->Div, Div->Y
+  }
+
   void opCategories() {
     QCOMPARE(opCategory("Conv"), OpCategory::Convolution);
     QCOMPARE(opCategory("Gemm"), OpCategory::MatMul);

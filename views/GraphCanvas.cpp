@@ -324,7 +324,7 @@ void GraphCanvas::rebuildScene() {
 
 QRectF GraphCanvas::sceneRectOf(ElementId id) const {
   if (!graph_) return {};
-  int v = graph_->find(id);
+  int v = graph_->shownAs(id);
   if (v < 0) {
     // The nearest visible container.
     auto chain = tree_.ancestors(id);
@@ -341,7 +341,7 @@ void GraphCanvas::showSelection(ElementId id) {
   if (!graph_) return;
   refreshSelection();
   if (id == kNoId) return;
-  if (graph_->find(id) < 0 && !edgeByElement_.count(id) && tree_.find(id)) {
+  if (graph_->shownAs(id) < 0 && !edgeByElement_.count(id) && tree_.find(id)) {
     reveal(id);
     return;
   }
@@ -350,7 +350,7 @@ void GraphCanvas::showSelection(ElementId id) {
 }
 
 void GraphCanvas::refreshSelection() {
-  paint_.selected = graph_ ? graph_->find(selected_) : -1;
+  paint_.selected = graph_ ? graph_->shownAs(selected_) : -1;
   auto e = edgeByElement_.find(selected_);
   paint_.selectedEdge = e == edgeByElement_.end() ? -1 : e->second;
   viewport()->update();

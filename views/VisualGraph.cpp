@@ -11,6 +11,7 @@
 #include <QFontMetricsF>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -159,6 +160,23 @@ private:
     std::unordered_set<ElementId> hidden;
     if (!o_.showConstants) hideConstants(st, sdfg, hidden);
     emitScope(container, kNoId, inScope, hidden, st, sdfg, scopes.ok());
+    // A folded element is shown by the box that lists it: the first visible node downstream.
+    if (!hidden.empty()) {
+      std::unordered_map<ElementId, ElementId> reader;
+      std::function<ElementId(ElementId)> readerOf = [&](ElementId id) -> ElementId {
+        auto [it, fresh] = reader.try_emplace(id, kNoId);
+        if (!fresh) return it->second;
+        ElementId found = kNoId;
+        for (auto* e : st.outEdges(id)) {
+          found = hidden.count(e->dst) ? readerOf(e->dst) : e->dst;
+          if (found != kNoId) break;
+        }
+        return reader[id] = found;
+      };
+      for (ElementId id : hidden)
+        if (ElementId r = readerOf(id); r != kNoId)
+          if (auto v = rep_.find(r); v != rep_.end()) g_.foldedInto[id] = v->second;
+    }
 
     // Edges, placed in the innermost container holding both (visible) ends.
     std::set<std::tuple<int, int, int>> mergedSeen;
@@ -187,50 +205,75 @@ private:
     exits_ = std::move(outerExits);
   }
 
-  // Constants, and weight preparation computed from constants alone, hidden; what their readers get
-  // listed in `folded_` (the reader's third line).
+  // Constants, weight preparation computed from constants alone, and shape arithmetic hidden; what
+  // their readers get listed in `folded_` (the reader's third line).
   void hideConstants(const State& st, const Sdfg& sdfg, std::unordered_set<ElementId>& hidden) {
-    std::vector<const AccessNode*> shown; // hidden arrays whose readers list them
+    std::vector<std::pair<const AccessNode*, bool>> shown; // hidden arrays whose readers list them (true: a shape value)
     for (auto& n : st.nodes())
       if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
         const DataDescriptor* d = sdfg.findData(a->data());
         if (d && d->constant && st.inEdges(a->id()).empty()) {
           hidden.insert(a->id());
-          shown.push_back(a);
+          shown.emplace_back(a, false);
         }
       }
-    // Weight preparation: a cheap op reading hidden arrays only, writing arrays that only it writes and
-    // that are not the model's outputs. Repeated so chains (Identity of a Transpose of a constant) fold.
+    // An op folds when it writes arrays only it writes that are not the model's outputs, and it is
+    //  - a Constant op (a constant written as a node);
+    //  - weight preparation: a cheap op whose inputs are all hidden (constants, prepared weights);
+    //  - shape arithmetic: Shape or Size of anything (they read no data), or integer arithmetic whose
+    //    inputs are all hidden — what exporters write to compute Reshape targets, Range bounds and
+    //    position indices from dims (`Shape -> Gather -> Unsqueeze -> Concat -> Reshape`).
+    // A worklist visits an op again when one of its inputs became hidden, so chains fold whole.
     static const std::unordered_set<std::string_view> kPreparation = {"Identity", "Cast", "Reshape", "Flatten", "Squeeze",
                                                                      "Unsqueeze", "Transpose"};
-    for (bool changed = !hidden.empty(); changed;) {
-      changed = false;
-      for (auto& n : st.nodes()) {
-        auto* l = dynamic_cast<const LibraryNode*>(n.get());
-        if (!l || hidden.count(l->id()) || !l->domain.empty() || !kPreparation.count(l->opType)) continue;
-        auto ins = st.inEdges(l->id());
-        auto outs = st.outEdges(l->id());
-        if (ins.empty() || outs.empty()) continue;
-        bool ok = true;
-        for (auto* e : ins) ok = ok && hidden.count(e->src);
-        for (auto* e : outs) {
-          auto* a = dynamic_cast<const AccessNode*>(st.node(e->dst));
-          const DataDescriptor* d = a ? sdfg.findData(a->data()) : nullptr;
-          ok = ok && d && d->transient && st.inEdges(a->id()).size() == 1;
-        }
-        if (!ok) continue;
-        hidden.insert(l->id());
-        for (auto* e : outs) {
-          hidden.insert(e->dst);
-          shown.push_back(static_cast<const AccessNode*>(st.node(e->dst)));
-        }
-        changed = true;
+    static const std::unordered_set<std::string_view> kShapeArithmetic = {
+        "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast", "Add", "Sub", "Mul", "Div", "Range", "Reshape", "Equal", "Where",
+        "Expand", "Not", "Less", "Greater", "Max", "Min", "Mod", "Floor", "Ceil", "Neg", "Abs", "ConstantOfShape", "ReduceProd", "Tile",
+        "Identity", "Transpose", "Flatten", "And", "Or"};
+    auto integral = [&](const AccessNode* a) {
+      const DataDescriptor* d = sdfg.findData(a->data());
+      return d && (isInteger(d->dtype) || d->dtype == DType::Bool);
+    };
+    std::vector<const LibraryNode*> work;
+    for (auto& n : st.nodes())
+      if (auto* l = dynamic_cast<const LibraryNode*>(n.get())) work.push_back(l);
+    std::reverse(work.begin(), work.end()); // visit in the state's order (producers usually first)
+    while (!work.empty()) {
+      const LibraryNode* l = work.back();
+      work.pop_back();
+      if (hidden.count(l->id()) || !l->domain.empty()) continue;
+      auto ins = st.inEdges(l->id());
+      auto outs = st.outEdges(l->id());
+      if (outs.empty()) continue;
+      bool outputsOk = true, outputsIntegral = true;
+      for (auto* e : outs) {
+        auto* a = dynamic_cast<const AccessNode*>(st.node(e->dst));
+        const DataDescriptor* d = a ? sdfg.findData(a->data()) : nullptr;
+        outputsOk = outputsOk && d && d->transient && st.inEdges(a->id()).size() == 1;
+        outputsIntegral = outputsIntegral && a && integral(a);
+      }
+      if (!outputsOk) continue;
+      bool inputsHidden = !ins.empty();
+      for (auto* e : ins) inputsHidden = inputsHidden && hidden.count(e->src);
+      const std::string_view op = l->opType;
+      const bool constant = op == "Constant" && ins.empty();
+      const bool preparation = inputsHidden && kPreparation.count(op);
+      const bool shape = outputsIntegral && ((op == "Shape" || op == "Size") || (inputsHidden && kShapeArithmetic.count(op)));
+      if (!constant && !preparation && !shape) continue;
+      hidden.insert(l->id());
+      for (auto* e : outs) {
+        hidden.insert(e->dst);
+        auto* a = static_cast<const AccessNode*>(st.node(e->dst));
+        shown.emplace_back(a, shape);
+        for (auto* r : st.outEdges(a->id()))
+          if (auto* reader = dynamic_cast<const LibraryNode*>(st.node(r->dst))) work.push_back(reader);
       }
     }
-    for (const AccessNode* a : shown) {
+    for (auto& [a, isShape] : shown) {
       const DataDescriptor* d = sdfg.findData(a->data());
+      const QString text = (isShape ? QStringLiteral("shape ") : QString()) + qs(a->data()) + QLatin1Char(' ') + dimsText(d->shape);
       for (auto* e : st.outEdges(a->id()))
-        if (!hidden.count(e->dst)) folded_[e->dst].push_back(qs(a->data()) + QLatin1Char(' ') + dimsText(d->shape));
+        if (!hidden.count(e->dst)) folded_[e->dst].push_back(text);
     }
   }
 
@@ -411,6 +454,12 @@ VisualGraph VisualGraph::build(const Sdfg& root, const ExpansionState& expansion
 int VisualGraph::find(ElementId id) const {
   auto it = byElement.find(id);
   return it == byElement.end() ? -1 : it->second;
+}
+
+int VisualGraph::shownAs(ElementId id) const {
+  if (int v = find(id); v >= 0) return v;
+  auto it = foldedInto.find(id);
+  return it == foldedInto.end() ? -1 : it->second;
 }
 
 std::vector<int> VisualGraph::predecessors(int i) const {

@@ -101,8 +101,10 @@ public:
   using ExpansionProvider = std::function<const ir::Sdfg*(const ir::LibraryNode&)>;
   struct Options {
     // Constant arrays as access nodes; else folded into their reader's box (`W 64×3×7×7`), together with
-    // the weight preparation on them — Identity, Cast, reshapes and transposes of constants only, as
-    // exporters write them for shared or pre-transposed weights — whose result is then listed instead.
+    // Constant ops, the weight preparation on constants (Identity, Cast, reshapes and transposes of
+    // constants only, as exporters write them for shared or pre-transposed weights) and shape
+    // arithmetic (Shape/Size and the integer ops computing on their results: Reshape targets, Range
+    // bounds, position indices), whose results the readers list instead (`shape Concat_output_0 4`).
     bool showConstants = false;
     ExpansionProvider expansions;
     // Cheap test whether `expansions` has an implementation for a node (called for every library node
@@ -123,6 +125,9 @@ public:
   int root() const { return nodes.empty() ? -1 : 0; }
   // The visual node showing element `id`, or -1 when it is hidden (inside a collapsed container).
   int find(ir::ElementId id) const;
+  // The visual node that shows element `id`: itself, or for a folded constant, weight preparation or
+  // shape arithmetic the box that lists it (-1 when neither is visible).
+  int shownAs(ir::ElementId id) const;
   bool isContainer(int i) const { return nodes[size_t(i)].expanded; }
   // Visual nodes connected by an edge, in either direction, inside the same container.
   std::vector<int> predecessors(int i) const;
@@ -134,6 +139,7 @@ public:
   size_t visibleNodeCount() const { return nodes.size(); }
 
   std::unordered_map<ir::ElementId, int> byElement;
+  std::unordered_map<ir::ElementId, int> foldedInto; // folded element -> the visual node listing it
 };
 
 } // namespace dcw::views
