@@ -192,7 +192,8 @@ private slots:
       int n = 0;
       for (size_t i = 0; i < canvas->visualGraph()->nodes.size(); ++i) {
         auto& v = canvas->visualGraph()->nodes[i];
-        n += v.kind == dcw::views::VisualKind::Library && seen.contains(QRectF(canvas->visualGraph()->scenePos(int(i)), v.size));
+        const bool op = v.kind == dcw::views::VisualKind::Library || (v.kind == dcw::views::VisualKind::Group && !v.expanded);
+        n += op && seen.contains(QRectF(canvas->visualGraph()->scenePos(int(i)), v.size));
       }
       return n;
     };
@@ -207,12 +208,36 @@ private slots:
     auto* legend = canvas->categoryLegend();
     QVERIFY(legend->isVisible());
     bool conv = false;
-    for (auto& [c, n] : legend->categories()) conv = conv || (c == dcw::views::OpCategory::Convolution && n > 0);
+    for (auto& [c, n] : legend->categories()) conv = conv || (c == dcw::views::OpCategory::MatMul && n > 0); // the fc Gemm
     QVERIFY(conv);
     canvas->setOverlay(QStringLiteral("FLOPs"), {{canvas->visualGraph()->nodes[1].element, 1.0}});
     QVERIFY(!legend->isVisible()); // the overlay's scale takes the corner
     canvas->setOverlay({}, {});
     QVERIFY(legend->isVisible());
+
+    // Module groups from the node names (/block1/conv1/Conv): the blocks start closed with their op
+    // counts; selecting an op inside one opens it; the flat SDFG is one toggle away.
+    const auto* g = canvas->visualGraph();
+    int block1 = -1;
+    for (size_t i = 0; i < g->nodes.size(); ++i)
+      if (g->nodes[i].kind == dcw::views::VisualKind::Group && g->nodes[i].label == QStringLiteral("block1")) block1 = int(i);
+    QVERIFY(block1 >= 0);
+    QVERIFY(!g->nodes[size_t(block1)].expanded);
+    QVERIFY2(g->nodes[size_t(block1)].detail.startsWith(QStringLiteral("7 ops")), qPrintable(g->nodes[size_t(block1)].detail));
+    dcw::ir::ElementId conv1 = dcw::ir::kNoId;
+    for (auto& n : w.sdfg()->allStates().front()->nodes())
+      if (n->label() == "block1.conv1.Conv") conv1 = n->id();
+    QVERIFY(conv1 != dcw::ir::kNoId);
+    QCOMPARE(canvas->visualGraph()->find(conv1), -1);
+    w.select(conv1);
+    QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayoutPending() && canvas->visualGraph()->find(conv1) >= 0, 30000);
+    const int shown = canvas->visualGraph()->find(conv1);
+    QCOMPARE(canvas->visualGraph()->nodes[size_t(canvas->visualGraph()->nodes[size_t(shown)].parent)].label, QStringLiteral("block1"));
+    canvas->setModuleGroups(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayoutPending(), 30000);
+    for (auto& n : canvas->visualGraph()->nodes) QVERIFY(n.kind != dcw::views::VisualKind::Group);
+    canvas->setModuleGroups(true);
+    QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayoutPending(), 30000);
 
     auto* problems = w.findChild<QDockWidget*>(QStringLiteral("problemsDock"));
     auto* profile = w.findChild<QDockWidget*>(QStringLiteral("profileDock"));

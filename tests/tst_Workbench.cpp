@@ -62,6 +62,7 @@ private slots:
     w.setShowsDialogs(false);
     QAbstractItemModelTester tester(w.inspectorModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
     w.show();
+    w.canvas()->setModuleGroups(false); // the flat SDFG: every op is a node of the export below
     QVERIFY(openModel(w, kModel));
     QVERIFY(w.canvas()->visualGraph()->nodes.size() > 20);
     const ir::Sdfg& s = *w.sdfg();
@@ -123,6 +124,8 @@ private slots:
     QVERIFY(qApp->palette().color(QPalette::Window).lightness() < 100);
     w.setTheme(views::ThemeKind::Light);
 
+    w.canvas()->setModuleGroups(false); // the flat SDFG: every op is a node of the export
+    QTRY_VERIFY_WITH_TIMEOUT(!w.canvas()->isLayoutPending(), 30000);
     QTemporaryDir dir;
     QString svg = dir.filePath(QStringLiteral("m.svg")), error;
     QVERIFY2(w.canvas()->exportSvg(svg, views::GraphCanvas::ExportRegion::WholeGraph, &error), qPrintable(error));

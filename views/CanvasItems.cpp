@@ -88,6 +88,7 @@ QColor NodeItem::fillOf(const VisualNode& n) const {
   case VisualKind::Library: return t.category(n.category);
   case VisualKind::NestedSdfg:
   case VisualKind::Sdfg: return t.nested;
+  case VisualKind::Group: return t.frameRegion.darker(108);
   default: return t.state;
   }
 }
@@ -192,7 +193,7 @@ void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
   p->setPen(pen);
   p->setBrush(fill);
   p->drawPath(outline);
-  if (n.kind == VisualKind::NestedSdfg || n.kind == VisualKind::State || n.kind == VisualKind::Sdfg)
+  if (n.kind == VisualKind::NestedSdfg || n.kind == VisualKind::State || n.kind == VisualKind::Sdfg || n.kind == VisualKind::Group)
     p->drawRoundedRect(r.adjusted(3, 3, -3, -3), 4, 4);
   if (selected || match) {
     p->setBrush(Qt::NoBrush);

@@ -118,6 +118,12 @@ void GraphCanvas::setShowConstants(bool on) {
   if (sdfg_) relayout();
 }
 
+void GraphCanvas::setModuleGroups(bool on) {
+  if (options_.moduleGroups == on) return;
+  options_.moduleGroups = on;
+  if (sdfg_) relayout();
+}
+
 void GraphCanvas::setTheme(ThemeKind kind) {
   paint_.theme = CanvasTheme::of(kind);
   setBackgroundBrush(paint_.theme.background);
@@ -135,7 +141,7 @@ std::vector<int> GraphCanvas::unlabelledOpsOnScreen() {
   const QRectF seen = mapToScene(viewport()->rect()).boundingRect();
   for (size_t i = 0; i < graph_->nodes.size(); ++i) {
     const VisualNode& n = graph_->nodes[i];
-    if (n.kind != VisualKind::Library || n.expanded) continue;
+    if ((n.kind != VisualKind::Library && n.kind != VisualKind::Group) || n.expanded) continue;
     if (seen.contains(QRectF(graph_->scenePos(int(i)), n.size)) && !paint_.labelled[i]) out.push_back(int(i));
   }
   return out;
@@ -214,6 +220,14 @@ void GraphCanvas::reveal(ElementId id) {
       changed = true;
     }
   }
+  if (graph_)
+    for (ElementId g : graph_->groupsHolding(id)) { // the module groups around it
+      int v = graph_->find(g);
+      if (v < 0 || !graph_->nodes[size_t(v)].expanded) {
+        expansion_.set(g, true);
+        changed = true;
+      }
+    }
   if (changed) {
     centerAfterLayout_ = id;
     relayout();
@@ -685,6 +699,11 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
   int v = visualAt(event->pos(), &marker, &edge);
   if (v >= 0 && marker) {
     toggleExpanded(graph_->nodes[size_t(v)].element);
+    return;
+  }
+  if (v >= 0 && graph_->nodes[size_t(v)].kind == VisualKind::Group) {
+    // A module group is not an element of the SDFG: a click on a closed one opens it.
+    if (!graph_->nodes[size_t(v)].expanded) toggleExpanded(graph_->nodes[size_t(v)].element);
     return;
   }
   if (v >= 0) emit selectionRequested(qulonglong(graph_->nodes[size_t(v)].element));

@@ -55,6 +55,9 @@ public:
                             std::function<bool(const ir::LibraryNode&)> canExpand = {});
   void setShowConstants(bool on);
   bool showConstants() const { return options_.showConstants; }
+  // Module groups from node names (VisualGraph::Options::moduleGroups), on by default.
+  void setModuleGroups(bool on);
+  bool moduleGroups() const { return options_.moduleGroups; }
 
   void setTheme(ThemeKind kind);
   ThemeKind theme() const { return paint_.theme.kind; }
@@ -109,7 +112,7 @@ public:
   const LayoutCache& layoutCache() const { return *cache_; }
   Minimap* minimap() const { return minimap_; }
   CategoryLegend* categoryLegend() const { return legend_; }
-  // Repaints the view now and returns the op nodes (library nodes, visual indices) wholly on screen
+  // Repaints the view now and returns the op nodes (library nodes and closed module groups, visual indices) wholly on screen
   // whose name that paint did not draw: none, at any zoom where a node is still a few letters wide.
   std::vector<int> unlabelledOpsOnScreen();
   // The key to the op colours in the corner (View > Op Colour Legend); on by default.

@@ -1,5 +1,8 @@
 #include "views/VisualGraph.h"
 
+#include "core/analysis/Cost.h"
+#include "views/ModulePath.h"
+
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -159,7 +163,10 @@ private:
     // Constant arrays that nothing writes are folded into their readers unless shown as nodes.
     std::unordered_set<ElementId> hidden;
     if (!o_.showConstants) hideConstants(st, sdfg, hidden);
+    auto outerGroups = std::exchange(groups_, {});
+    if (o_.moduleGroups) groupModules(container, st, sdfg, inScope[kNoId], hidden);
     emitScope(container, kNoId, inScope, hidden, st, sdfg, scopes.ok());
+    groups_ = std::move(outerGroups);
     // A folded element is shown by the box that lists it: the first visible node downstream.
     if (!hidden.empty()) {
       std::unordered_map<ElementId, ElementId> reader;
@@ -277,12 +284,162 @@ private:
     }
   }
 
+  // ---- module groups ----------------------------------------------------------------------------
+
+  struct Group {
+    QString path;          // "encoder/layers.0"
+    int parent = -1;       // enclosing group, -1: the state
+    int ops = 0;
+    int64_t params = 0;
+    std::unordered_set<std::string> weights; // counted once per group
+    ElementId id = kNoId;
+    int visual = -1;       // once created
+    bool open = false;
+  };
+  struct Groups {
+    std::vector<Group> list;
+    std::unordered_map<ElementId, int> of; // top-level node -> its innermost group
+    bool empty() const { return list.empty(); }
+  };
+
+  // Assigns the state's top-level nodes to module groups (ModulePath.h): an op to its module's
+  // innermost group of two ops or more; an array to the deepest module all its producers and readers
+  // share (so a module's internal tensors sit inside it, its outputs outside); a model input to none.
+  void groupModules(int container, const State& st, const Sdfg& sdfg, const std::vector<const Node*>& top,
+                    const std::unordered_set<ElementId>& hidden) {
+    std::unordered_map<ElementId, QStringList> path;
+    std::unordered_map<QString, int> count;
+    auto opPath = [&](const Node* n) -> QStringList {
+      if (auto* x = dynamic_cast<const MapExit*>(n)) {
+        const Node* e = st.node(x->entryId);
+        return e ? modulePath(e->label()) : QStringList();
+      }
+      if (auto* l = dynamic_cast<const LibraryNode*>(n)) return modulePath(l->sourceName.empty() ? l->label() : l->sourceName);
+      return modulePath(n->label());
+    };
+    for (const Node* n : top) {
+      if (hidden.count(n->id()) || n->kind() == ElementKind::AccessNode) continue;
+      QStringList p = opPath(n);
+      if (p.isEmpty()) continue;
+      if (n->kind() != ElementKind::MapExit)
+        for (qsizetype k = 1; k <= p.size(); ++k) ++count[p.mid(0, k).join(QLatin1Char('/'))];
+      path[n->id()] = std::move(p);
+    }
+    if (path.empty()) return;
+    auto common = [](const QStringList& a, const QStringList& b) {
+      qsizetype k = 0;
+      while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+      return a.mid(0, k);
+    };
+    for (const Node* n : top) {
+      if (hidden.count(n->id()) || n->kind() != ElementKind::AccessNode || st.inEdges(n->id()).empty()) continue;
+      std::optional<QStringList> shared;
+      for (auto* e : st.inEdges(n->id()))
+        if (!hidden.count(e->src)) shared = shared ? common(*shared, path[e->src]) : path[e->src];
+      for (auto* e : st.outEdges(n->id()))
+        if (!hidden.count(e->dst)) shared = shared ? common(*shared, path[e->dst]) : path[e->dst];
+      if (shared && !shared->isEmpty()) path[n->id()] = *shared;
+    }
+    // The groups: module paths with two ops or more, each under its nearest enclosing group.
+    std::unordered_map<QString, int> index;
+    std::function<int(const QStringList&)> groupFor = [&](const QStringList& p) -> int {
+      for (qsizetype k = p.size(); k >= 1; --k) {
+        const QString key = p.mid(0, k).join(QLatin1Char('/'));
+        auto c = count.find(key);
+        if (c == count.end() || c->second < 2) continue;
+        if (auto it = index.find(key); it != index.end()) return it->second;
+        Group g;
+        g.path = key;
+        g.ops = c->second;
+        g.id = VisualGraph::groupId(st.id(), key);
+        g.parent = groupFor(p.mid(0, k - 1));
+        index[key] = int(groups_.list.size());
+        groups_.list.push_back(std::move(g));
+        return int(groups_.list.size()) - 1;
+      }
+      return -1;
+    };
+    for (const Node* n : top) {
+      auto it = path.find(n->id());
+      if (it == path.end()) continue;
+      int g = groupFor(it->second);
+      if (g < 0) continue;
+      groups_.of[n->id()] = g;
+      std::vector<ElementId> chain;
+      for (int k = g; k >= 0; k = groups_.list[size_t(k)].parent) chain.insert(chain.begin(), groups_.list[size_t(k)].id);
+      g_.groupChain[n->id()] = std::move(chain);
+      for (auto* e : st.inEdges(n->id())) { // the weights the ops of the group read (constants, prepared weights)
+        auto* a = dynamic_cast<const AccessNode*>(st.node(e->src));
+        if (!a || !hidden.count(a->id())) continue;
+        const DataDescriptor* d = sdfg.findData(a->data());
+        if (!d) continue;
+        int64_t elements = 0;
+        if (d->constant) {
+          elements = d->constant->elementCount();
+        } else if (isFloating(d->dtype)) {
+          sym::Expr size(1);
+          for (auto& x : d->shape) size = size * x;
+          elements = size.constantValue().value_or(0);
+        }
+        for (int k = g; k >= 0 && elements > 0; k = groups_.list[size_t(k)].parent)
+          if (groups_.list[size_t(k)].weights.insert(a->data()).second) groups_.list[size_t(k)].params += elements;
+      }
+    }
+    // Open by default: a group with no sibling group (a lone wrapper such as `encoder`), or all under expand-all.
+    std::unordered_map<int, int> siblings;
+    for (auto& g : groups_.list) ++siblings[g.parent];
+    for (auto& g : groups_.list) {
+      const bool* set = x_.explicitSetting(g.id);
+      g.open = set ? *set : x_.expandAll() || siblings[g.parent] == 1;
+    }
+    (void)container;
+  }
+
+  // The container for top-level node `id`: its group (created on first use, inside its parents), or
+  // `state` when it has none; `inside` is set when a closed group hides it (the group is returned).
+  int placeInGroup(int state, ElementId id, bool& inside) {
+    inside = false;
+    auto it = groups_.of.find(id);
+    if (it == groups_.of.end()) return state;
+    std::vector<int> chain;
+    for (int k = it->second; k >= 0; k = groups_.list[size_t(k)].parent) chain.insert(chain.begin(), k);
+    int cur = state;
+    for (int k : chain) {
+      Group& g = groups_.list[size_t(k)];
+      if (g.visual < 0) {
+        const QString name = g.path.section(QLatin1Char('/'), -1);
+        QString detail = QStringLiteral("%1 ops").arg(g.ops);
+        if (g.params > 0) detail += QStringLiteral(" · %1 params").arg(QString::fromStdString(analysis::formatCount(double(g.params))));
+        g.visual = add(cur, VisualKind::Group, g.id, name, detail);
+        g_.nodes[size_t(g.visual)].expandable = true;
+        g_.nodes[size_t(g.visual)].expanded = g.open;
+        g_.nodes[size_t(g.visual)].extra = g.path.contains(QLatin1Char('/')) ? g.path : QString();
+      }
+      cur = g.visual;
+      if (!g.open) {
+        inside = true;
+        return cur;
+      }
+    }
+    return cur;
+  }
+
   void emitScope(int container, ElementId scope, std::map<ElementId, std::vector<const Node*>>& inScope,
                  const std::unordered_set<ElementId>& hidden, const State& st, const Sdfg& sdfg, bool scopesOk) {
     auto it = inScope.find(scope);
     if (it == inScope.end()) return;
+    const int outer = container;
     for (const Node* n : it->second) {
       if (hidden.count(n->id())) continue;
+      if (scope == kNoId && !groups_.empty()) {
+        bool inside = false;
+        container = placeInGroup(outer, n->id(), inside);
+        if (inside) { // in a closed group: its box stands for the node (and a map's insides)
+          rep_[n->id()] = container;
+          if (n->kind() == ElementKind::MapEntry) hideScope(n->id(), container, inScope);
+          continue;
+        }
+      }
       if (n->kind() == ElementKind::MapExit) {
         if (scope == kNoId) rep_[n->id()] = add(container, VisualKind::MapExit, n->id(), qs(n->label()));
         else if (static_cast<const MapExit*>(n)->entryId == scope) exits_.push_back(n);
@@ -439,6 +596,7 @@ private:
   QFont bold_, small_;
   std::unordered_map<ElementId, int> rep_;              // IR node -> visual node showing it (per state)
   std::unordered_map<ElementId, QStringList> folded_;   // reader -> folded constant descriptions
+  Groups groups_;                                       // the current state's module groups
   std::vector<const Node*> exits_;                      // exits waiting for their scope to close
 };
 
@@ -454,6 +612,17 @@ VisualGraph VisualGraph::build(const Sdfg& root, const ExpansionState& expansion
 int VisualGraph::find(ElementId id) const {
   auto it = byElement.find(id);
   return it == byElement.end() ? -1 : it->second;
+}
+
+const std::vector<ElementId>& VisualGraph::groupsHolding(ElementId id) const {
+  static const std::vector<ElementId> none;
+  auto it = groupChain.find(id);
+  return it == groupChain.end() ? none : it->second;
+}
+
+ElementId VisualGraph::groupId(ElementId state, const QString& modulePath) {
+  const size_t h = std::hash<std::string>()(std::to_string(state) + '/' + modulePath.toStdString());
+  return kGroupIdBase | (ElementId(h) & (kGroupIdBase - 1));
 }
 
 int VisualGraph::shownAs(ElementId id) const {

@@ -48,6 +48,7 @@ enum class VisualKind : unsigned char {
   Conditional,
   Branch,
   Sdfg,        // the root, a nested SDFG's body, a library node's subgraph or expansion
+  Group,       // a module of the source model (`layers.0`), from its nodes' names: a framed box
 };
 
 // Which containers are open. States, regions and SDFG bodies start open, nodes with insides start
@@ -59,6 +60,11 @@ public:
   void clear() { overrides_.clear(); expandAll_ = false; }
   void setExpandAll(bool on) { overrides_.clear(); expandAll_ = on; }
   bool expandAll() const { return expandAll_; }
+  // What the user set for `id`, if anything (module groups choose their own default otherwise).
+  const bool* explicitSetting(ir::ElementId id) const {
+    auto it = overrides_.find(id);
+    return it == overrides_.end() ? nullptr : &it->second;
+  }
 
 private:
   std::unordered_map<ir::ElementId, bool> overrides_;
@@ -106,6 +112,10 @@ public:
     // arithmetic (Shape/Size and the integer ops computing on their results: Reshape targets, Range
     // bounds, position indices), whose results the readers list instead (`shape Concat_output_0 4`).
     bool showConstants = false;
+    // A state's nodes grouped by the module their names give (ModulePath): a group for every module
+    // with two ops or more, with its op and parameter counts; a module alone in its parent starts open,
+    // modules with siblings start closed (ResNet's layer1..layer4, BERT's layers.N).
+    bool moduleGroups = true;
     ExpansionProvider expansions;
     // Cheap test whether `expansions` has an implementation for a node (called for every library node
     // on every build; the provider itself only for open nodes). Unset: every node may have one.
@@ -140,6 +150,13 @@ public:
 
   std::unordered_map<ir::ElementId, int> byElement;
   std::unordered_map<ir::ElementId, int> foldedInto; // folded element -> the visual node listing it
+  // The module groups holding an element, outermost first (empty when none); a group's id is made
+  // from its state and module path (groupId), so it is the same in every build of the graph.
+  std::unordered_map<ir::ElementId, std::vector<ir::ElementId>> groupChain;
+  const std::vector<ir::ElementId>& groupsHolding(ir::ElementId id) const;
+  static ir::ElementId groupId(ir::ElementId state, const QString& modulePath);
+  static bool isGroupId(ir::ElementId id) { return id >= kGroupIdBase; }
+  static constexpr ir::ElementId kGroupIdBase = ir::ElementId(1) << 63; // above every IR id (provisional ones start at 2^62)
 };
 
 } // namespace dcw::views

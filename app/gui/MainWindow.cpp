@@ -388,6 +388,12 @@ void MainWindow::createActions() {
   QAction* constants = view->addAction(tr("Show &Constants and Weight Preparation as Nodes"));
   constants->setCheckable(true);
   connect(constants, &QAction::toggled, canvas_, &views::GraphCanvas::setShowConstants);
+  QAction* groups = view->addAction(tr("Group by &Module"));
+  groups->setObjectName(QStringLiteral("actionModuleGroups"));
+  groups->setCheckable(true);
+  groups->setChecked(true);
+  groups->setToolTip(tr("Nodes grouped by the module their names give (layers.0, encoder/…); off: the flat SDFG"));
+  connect(groups, &QAction::toggled, canvas_, &views::GraphCanvas::setModuleGroups);
   QAction* legend = view->addAction(tr("Op Colour &Legend"));
   legend->setObjectName(QStringLiteral("actionCategoryLegend"));
   legend->setCheckable(true);
