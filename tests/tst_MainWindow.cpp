@@ -224,6 +224,11 @@ private slots:
     QVERIFY(block1 >= 0);
     QVERIFY(!g->nodes[size_t(block1)].expanded);
     QVERIFY2(g->nodes[size_t(block1)].detail.startsWith(QStringLiteral("7 ops")), qPrintable(g->nodes[size_t(block1)].detail));
+    // An overlay colours a closed group by the sum over its ops.
+    w.setOverlay(MainWindow::Overlay::Flops);
+    QVERIFY(canvas->hasOverlay());
+    QVERIFY(canvas->paintOverlayOf(block1) > 0.f);
+    w.setOverlay(MainWindow::Overlay::None);
     dcw::ir::ElementId conv1 = dcw::ir::kNoId;
     for (auto& n : w.sdfg()->allStates().front()->nodes())
       if (n->label() == "block1.conv1.Conv") conv1 = n->id();

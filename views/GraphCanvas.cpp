@@ -460,14 +460,31 @@ void GraphCanvas::refreshOverlay() {
   overlayMax_ = 0;
   for (auto& [id, v] : overlay_)
     if (v > 0) overlayMin_ = std::min(overlayMin_, v), overlayMax_ = std::max(overlayMax_, v);
+  // A closed module group shows the sum over the elements inside it.
+  std::unordered_map<ElementId, double> groupSum;
+  for (auto& [id, chain] : graph_->groupChain)
+    if (auto it = overlay_.find(id); it != overlay_.end())
+      for (ElementId g : chain) groupSum[g] += it->second;
+  for (size_t i = 0; i < graph_->nodes.size(); ++i)
+    if (graph_->nodes[i].kind == VisualKind::Group && !graph_->nodes[i].expanded)
+      if (auto it = groupSum.find(graph_->nodes[i].element); it != groupSum.end() && it->second > 0)
+        overlayMax_ = std::max(overlayMax_, it->second);
   if (!std::isfinite(overlayMin_)) overlayMin_ = overlayMax_ = 0;
   const double lo = std::log10(overlayMin_ + 1), hi = std::log10(overlayMax_ + 1);
   for (size_t i = 0; i < graph_->nodes.size(); ++i) {
     const VisualNode& n = graph_->nodes[i];
     if (n.expanded && n.kind != VisualKind::Library && n.kind != VisualKind::NestedSdfg) continue;
-    auto it = overlay_.find(n.element);
-    if (it == overlay_.end()) continue;
-    double t = hi > lo ? (std::log10(it->second + 1) - lo) / (hi - lo) : (it->second > 0 ? 1.0 : 0.0);
+    double value = 0;
+    if (n.kind == VisualKind::Group) {
+      auto it = groupSum.find(n.element);
+      if (it == groupSum.end()) continue;
+      value = it->second;
+    } else {
+      auto it = overlay_.find(n.element);
+      if (it == overlay_.end()) continue;
+      value = it->second;
+    }
+    double t = hi > lo ? (std::log10(value + 1) - lo) / (hi - lo) : (value > 0 ? 1.0 : 0.0);
     paint_.overlay[i] = float(std::clamp(t, 0.0, 1.0));
   }
   viewport()->update();

@@ -90,6 +90,8 @@ public:
   // ramp with a legend. An empty map turns the overlay off.
   void setOverlay(const QString& title, std::unordered_map<ir::ElementId, double> values);
   bool hasOverlay() const { return !overlay_.empty(); }
+  // Where visual node `v` sits on the overlay's ramp, in [0, 1]; < 0 when the overlay does not colour it.
+  float paintOverlayOf(int v) const { return size_t(v) < paint_.overlay.size() ? paint_.overlay[size_t(v)] : -1.f; }
 
   // Keyboard navigation over the visible graph.
   void moveToProducer();
