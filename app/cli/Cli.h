@@ -39,6 +39,7 @@ const std::vector<Command>& commands();
 // The commands, each in its own file.
 std::function<int()> setupInspect(CLI::App& sub);
 std::function<int()> setupConvert(CLI::App& sub);
+std::function<int()> setupImportTorch(CLI::App& sub);
 std::function<int()> setupRun(CLI::App& sub);
 std::function<int()> setupCodegen(CLI::App& sub);
 std::function<int()> setupTestOnnx(CLI::App& sub);

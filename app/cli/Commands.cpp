@@ -14,6 +14,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       {"inspect", "Summarize a model: operations, arrays, symbols, parameters, depth", setupInspect},
       {"convert", "Convert a model (.onnx or .dcw.json) to a .dcw.json file", setupConvert},
+      {"import-torch", "Export a TorchScript model (.pt) to ONNX with torch's exporter, for the other commands and the app", setupImportTorch},
       {"run", "Compile and run a model on tensors (ONNX TensorProto files) or random inputs", setupRun},
       {"codegen", "Write the generated sources of a model", setupCodegen},
       {"test-onnx", "Run ONNX backend test case folders and compare with their expected outputs", setupTestOnnx},

@@ -6,6 +6,7 @@
 #include "core/analysis/ModelSummary.h"
 #include "core/edit/History.h"
 #include "core/io/ModelFile.h"
+#include "core/io/TorchExport.h"
 #include "core/support/Sha256.h"
 #include "transforms/Project.h"
 #include "transforms/Script.h"
@@ -30,10 +31,12 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -47,6 +50,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
@@ -600,8 +604,8 @@ void MainWindow::showOpenDialog() {
   QString dir = settings.value(kLastDirKey).toString();
   QString path = QFileDialog::getOpenFileName(
       this, tr("Open Model"), dir,
-      tr("Models and projects (*.onnx *.dcw.json *.dcwproj *.dcwproj~);;ONNX models (*.onnx);;DCW SDFGs (*.dcw.json);;"
-         "DCW projects and their kept copies (*.dcwproj *.dcwproj~);;All files (*)"));
+      tr("Models and projects (*.onnx *.dcw.json *.dcwproj *.dcwproj~ *.pt *.pth);;ONNX models (*.onnx);;DCW SDFGs (*.dcw.json);;"
+         "PyTorch TorchScript models (*.pt *.pth);;DCW projects and their kept copies (*.dcwproj *.dcwproj~);;All files (*)"));
   if (path.isEmpty()) return;
   settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
   openFile(path);
@@ -609,6 +613,7 @@ void MainWindow::showOpenDialog() {
 
 void MainWindow::openFile(const QString& requested) {
   QString path = requested;
+  if (io::isTorchModelPath(path.toStdString())) return openTorchModel(path);
   pendingProject_.reset();
   // A project, or the copy of its previous version that each save keeps (NAME.dcwproj~).
   if (path.endsWith(QStringLiteral(".dcwproj"), Qt::CaseInsensitive) || path.endsWith(QStringLiteral(".dcwproj~"), Qt::CaseInsensitive)) {
@@ -634,6 +639,68 @@ void MainWindow::openFile(const QString& requested) {
     finishLoad(watcher->result());
   });
   watcher->setFuture(QtConcurrent::run(&loadInBackground, path));
+}
+
+// A TorchScript model: the shapes of its inputs (asked, or set by setTorchInputs), torch's exporter in
+// the background (core/io/TorchExport.h) into the cache, then the ONNX file opens as any other.
+void MainWindow::openTorchModel(const QString& path) {
+  QSettings settings;
+  QString spec = torchInputs_.isEmpty() ? settings.value(QStringLiteral("torch/inputs"), QStringLiteral("1x3x224x224")).toString() : torchInputs_;
+  if (showsDialogs_ && torchInputs_.isEmpty()) {
+    bool ok = false;
+    spec = QInputDialog::getText(this, tr("Open PyTorch Model"),
+                                 tr("%1 is exported to ONNX by torch (torch.onnx.export).\n"
+                                    "Shape of each input of forward(), separated by spaces:\n"
+                                    "sizes joined by x; NAME=SIZE makes a dim dynamic; :int64 sets a type.\n"
+                                    "e.g. batch=1x3x224x224    or    1x128:int64 1x128:int64")
+                                     .arg(QFileInfo(path).fileName()),
+                                 QLineEdit::Normal, spec, &ok);
+    if (!ok) return;
+  }
+  io::TorchExportOptions options;
+  for (const QString& part : spec.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    auto in = io::parseTorchInput(part.toStdString());
+    if (!in) {
+      const QString message = failureText(path, in.error());
+      emit loadFailed(message);
+      if (showsDialogs_) QMessageBox::critical(this, tr("Cannot open model"), message);
+      return;
+    }
+    options.inputs.push_back(*in);
+  }
+  settings.setValue(QStringLiteral("torch/inputs"), spec);
+  const QFileInfo info(path);
+  const std::string key = path.toStdString() + '\n' + spec.toStdString() + '\n' + std::to_string(info.lastModified().toMSecsSinceEpoch());
+  const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/torch");
+  QDir().mkpath(dir);
+  const QString onnx = dir + QLatin1Char('/') + info.completeBaseName() + QLatin1Char('-') +
+                       QString::fromStdString(sha256Hex(key).substr(0, 12)) + QStringLiteral(".onnx");
+  const quint64 serial = ++loadSerial_;
+  setBusy(true);
+  statusBar()->showMessage(tr("Exporting %1 to ONNX with torch…").arg(info.fileName()));
+  using Watcher = QFutureWatcher<QString>;
+  auto* watcher = new Watcher(this);
+  connect(watcher, &Watcher::finished, this, [this, watcher, serial, path, onnx] {
+    watcher->deleteLater();
+    if (serial != loadSerial_) return; // superseded by a later openFile()
+    setBusy(false);
+    const QString error = watcher->result();
+    if (!error.isEmpty()) {
+      statusBar()->showMessage(tr("Could not open %1").arg(QFileInfo(path).fileName()), 10000);
+      emit loadFailed(error);
+      if (showsDialogs_) QMessageBox::critical(this, tr("Cannot open model"), error);
+      return;
+    }
+    openFile(onnx);
+  });
+  watcher->setFuture(QtConcurrent::run([path, onnx, options]() -> QString {
+    if (QFileInfo::exists(onnx)) return {}; // exported before with the same shapes
+    const QString partial = onnx + QStringLiteral(".part.onnx");
+    auto r = io::exportTorchToOnnx(path.toStdString(), partial.toStdString(), options);
+    if (!r) return QString::fromStdString(r.error().str());
+    if (!QFile::rename(partial, onnx)) return onnx + QStringLiteral(": cannot move the export into place");
+    return {};
+  }));
 }
 
 bool MainWindow::isLoading() const { return loading_; }

@@ -92,6 +92,9 @@ public:
   // Starts loading `path` in the background. A later call supersedes an earlier one still running
   // (its result is dropped). Emits modelLoaded() or loadFailed() when done.
   void openFile(const QString& path);
+  // The input shapes for opening a TorchScript model without asking (tests, `dcw-gui --torch-input`):
+  // specs as `dcw import-torch --input` takes them, separated by spaces. Empty: ask when dialogs are on.
+  void setTorchInputs(const QString& specs) { torchInputs_ = specs; }
 
   // File ▸ Close: back to the empty window, the model and everything computed from it freed. A load,
   // code generation, verification or profile still running is cancelled and its result dropped. With
@@ -276,7 +279,9 @@ private:
   bool generatingCode_ = false;
   bool loading_ = false;
   bool showsDialogs_ = true;
-  bool problemsChosen_ = false;  // the user showed or hid the Problems dock against what its count suggests
+  bool problemsChosen_ = false;
+  QString torchInputs_;
+  void openTorchModel(const QString& path);  // the user showed or hid the Problems dock against what its count suggests
   bool syncingOutline_ = false;  // the outline follows the selection without re-requesting it
   views::ThemeKind theme_ = views::ThemeKind::Light;
   Overlay overlay_ = Overlay::None;

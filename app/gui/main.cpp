@@ -97,6 +97,10 @@ int main(int argc, char** argv) {
                                 QStringLiteral("Load MODEL, save a picture of the window to OUT.png and exit."),
                                 QStringLiteral("OUT.png"));
   QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1400x900."), QStringLiteral("WxH"));
+  QCommandLineOption torchInput(QStringLiteral("torch-input"),
+                                QStringLiteral("For a TorchScript MODEL (.pt): the shapes of forward()'s inputs, space-separated, as "
+                                               "`dcw import-torch --input` takes them (e.g. 'batch=1x3x224x224'); without it the app asks."),
+                                QStringLiteral("SPECS"));
   QCommandLineOption zoomOpt(QStringLiteral("zoom"),
                              QStringLiteral("With --screenshot: the canvas's zoom for the picture, 'fit' (the whole graph) or a scale "
                                             "(1 = 100%)."),
@@ -147,6 +151,7 @@ int main(int argc, char** argv) {
   parser.addOption(overlay);
   parser.addOption(size);
   parser.addOption(zoomOpt);
+  parser.addOption(torchInput);
   parser.addPositionalArgument(QStringLiteral("MODEL"),
                                QStringLiteral("An ONNX model (.onnx) or a saved SDFG (.dcw.json) to open."),
                                QStringLiteral("[MODEL]"));
@@ -157,6 +162,7 @@ int main(int argc, char** argv) {
   const QString model = args.value(0);
 
   dcw::gui::MainWindow window;
+  if (parser.isSet(torchInput)) window.setTorchInputs(parser.value(torchInput));
   const bool timing = qEnvironmentVariableIntValue("DCW_TIMING") != 0;
   auto milestone = [timing, &sinceStart](const char* what) {
     if (timing) std::fprintf(stderr, "timing: %-12s %6lld ms\n", what, (long long)sinceStart.elapsed());
