@@ -59,6 +59,15 @@ std::unique_ptr<Sdfg> sample() {
   return s;
 }
 
+// A library node of op `type` with inputs `ins` and one output, "out".
+LibraryNode* addOp(State& st, const char* label, const char* type, const std::vector<std::string>& ins) {
+  auto* l = st.add<LibraryNode>(label);
+  l->opType = type;
+  for (auto& i : ins) l->addIn({i});
+  l->addOut({"out"});
+  return l;
+}
+
 int findLabel(const VisualGraph& g, const QString& label) {
   for (size_t i = 0; i < g.nodes.size(); ++i)
     if (g.nodes[i].label == label) return int(i);
@@ -205,13 +214,7 @@ private slots:
     s->addArray("Y", DType::Float32, {sym::Expr(2), sym::Expr(4)});
     s->addArray("Xc", DType::Float32, {sym::Expr(2), sym::Expr(8)})->transient = true;
     State* st = s->addState("state0");
-    auto op = [&](const char* label, const char* type, std::vector<std::string> ins) {
-      auto* l = st->add<LibraryNode>(label);
-      l->opType = type;
-      for (auto& i : ins) l->addIn({i});
-      l->addOut({"out"});
-      return l;
-    };
+    auto op = [&](const char* label, const char* type, std::vector<std::string> ins) { return addOp(*st, label, type, ins); };
     auto *wa = st->add<AccessNode>("W"), *wid = st->add<AccessNode>("W_id"), *wt = st->add<AccessNode>("W_t");
     auto *x = st->add<AccessNode>("X"), *xc = st->add<AccessNode>("Xc"), *y = st->add<AccessNode>("Y");
     auto* id = op("Identity_0", "Identity", {"in"});
@@ -269,13 +272,7 @@ private slots:
     arr("R", DType::Float32, {n, sym::Expr(2), sym::Expr(3)}, true);
     arr("two", DType::Float32, {}, true);
     State* st = s->addState("state0");
-    auto op = [&](const char* label, const char* type, std::vector<std::string> ins) {
-      auto* l = st->add<LibraryNode>(label);
-      l->opType = type;
-      for (auto& i : ins) l->addIn({i});
-      l->addOut({"out"});
-      return l;
-    };
+    auto op = [&](const char* label, const char* type, std::vector<std::string> ins) { return addOp(*st, label, type, ins); };
     auto acc = [&](const char* name) { return st->add<AccessNode>(name); };
     auto m = [&](const char* name) { return Memlet::full(name, s->findData(name)->shape); };
     auto *x = acc("X"), *shp = acc("shp"), *idx = acc("idx"), *dim0 = acc("dim0"), *dim0u = acc("dim0u"), *rest = acc("rest"),

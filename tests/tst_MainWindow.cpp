@@ -49,6 +49,19 @@ size_t heapInUse() {
   return m.uordblks + m.hblkhd;
 }
 
+// Shows `w` at 1400x900 without dialogs, opens `path` and waits for its laid-out graph and the events
+// queued with the layout.
+void openShown(MainWindow& w, const QString& path) {
+  w.setShowsDialogs(false);
+  w.resize(1400, 900);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  w.openFile(path);
+  QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+  QTRY_VERIFY_WITH_TIMEOUT(!w.canvas()->isLayoutPending() && w.canvas()->visualGraph(), 30000);
+  QTest::qWait(50);
+}
+
 } // namespace
 
 class TestMainWindow : public QObject {
@@ -139,15 +152,9 @@ private slots:
     const QString good = sourceFile("tests/data/canvas/wide_branches.onnx"); // far wider than the window
     DCW_REQUIRE_FIXTURE(good);
     MainWindow w;
-    w.setShowsDialogs(false);
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(good);
-    QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+    openShown(w, good);
+    if (QTest::currentTestFailed()) return;
     auto* canvas = w.canvas();
-    QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayoutPending() && canvas->visualGraph(), 30000);
-    QTest::qWait(50); // the events queued with the layout
     // Opening builds and lays out the visual graph once (the refresh after loading used to do it again).
     QCOMPARE(canvas->layoutRuns(), 1);
     const QRectF seen = canvas->mapToScene(canvas->viewport()->rect()).boundingRect();
@@ -178,15 +185,9 @@ private slots:
     const QString good = sourceFile(kGoodModel);
     DCW_REQUIRE_FIXTURE(good);
     MainWindow w;
-    w.setShowsDialogs(false);
-    w.resize(1400, 900);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.openFile(good);
-    QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading(), 60000);
+    openShown(w, good);
+    if (QTest::currentTestFailed()) return;
     auto* canvas = w.canvas();
-    QTRY_VERIFY_WITH_TIMEOUT(!canvas->isLayoutPending() && canvas->visualGraph(), 30000);
-    QTest::qWait(50);
     auto opsOnScreen = [&] {
       const QRectF seen = canvas->mapToScene(canvas->viewport()->rect()).boundingRect();
       int n = 0;
