@@ -5,6 +5,7 @@
 // clicks and keyboard moves (producer/consumer), overlays, themes, level of detail while painting at
 // every zoom, and SVG/PNG export (the SVG keeps node names as text).
 #include "views/GraphCanvas.h"
+#include "views/Theme.h"
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
@@ -236,6 +237,33 @@ private slots:
     canvas_->fitToView();
     QVERIFY(canvas_->transform().m11() > 0);
     canvas_->minimap()->refresh();
+  }
+
+  // Zoomed far out, frames come from one picture of the whole graph (not item by item), with the
+  // selection marked on top; closer in, items draw again.
+  void farZoomDrawsFromThePicture() {
+    canvas_->setTransform(QTransform::fromScale(0.01, 0.01));
+    canvas_->centerOn(canvas_->scene()->itemsBoundingRect().center());
+    const int before = canvas_->overviewFrames();
+    QImage plain = canvas_->viewport()->grab().toImage();
+    QVERIFY(canvas_->overviewFrames() > before);
+    const QColor selection = views::CanvasTheme::light().selection;
+    auto count = [&](const QImage& img) {
+      int n = 0;
+      for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) n += img.pixelColor(x, y) == selection;
+      return n;
+    };
+    QCOMPARE(count(plain), 0);
+    canvas_->showSelection(idOf(*sdfg_, "X"));
+    canvas_->setTransform(QTransform::fromScale(0.01, 0.01));
+    canvas_->centerOn(canvas_->scene()->itemsBoundingRect().center());
+    QImage marked = canvas_->viewport()->grab().toImage();
+    QVERIFY(count(marked) >= 30); // at least a 6x6 mark
+    const int far = canvas_->overviewFrames();
+    canvas_->setTransform(QTransform::fromScale(0.5, 0.5));
+    (void)canvas_->viewport()->grab();
+    QCOMPARE(canvas_->overviewFrames(), far);
   }
 
   void exportSvgAndPng() {

@@ -82,6 +82,7 @@ void GraphCanvas::setSdfg(const ir::Sdfg* sdfg) {
     items_.clear();
     graph_.reset();
     minimap_->refresh();
+    overview_ = QImage();
     return;
   }
   relayout();
@@ -130,6 +131,7 @@ void GraphCanvas::setTheme(ThemeKind kind) {
   resetCachedContent();
   viewport()->update();
   minimap_->refresh();
+  overview_ = QImage();
   updateCategoryLegend();
 }
 
@@ -310,6 +312,7 @@ void GraphCanvas::applyLayout(std::shared_ptr<Job> job) {
     centerAfterLayout_ = kNoId;
   }
   minimap_->refresh();
+  overview_ = QImage();
   updateCategoryLegend();
   viewport()->update();
   emit layoutFinished();
@@ -446,6 +449,7 @@ void GraphCanvas::setOverlay(const QString& title, std::unordered_map<ElementId,
   overlay_ = std::move(values);
   refreshOverlay();
   minimap_->refresh();
+  overview_ = QImage();
   updateCategoryLegend();
 }
 
@@ -639,8 +643,51 @@ bool GraphCanvas::exportPng(const QString& path, ExportRegion region, double sca
 
 // ---- events -----------------------------------------------------------------------------------------
 
+// Zoomed out so far that nodes are a few pixels, a frame would still visit every item: the view is
+// drawn from one picture of the whole graph instead (rendered on first need after the scene changed,
+// at least as sharp as the screen), with the selection and search hits marked on top.
+bool GraphCanvas::paintOverview(QPaintEvent* event) {
+  const double s = transform().m11();
+  if (!graph_ || layoutPending_ || s >= kOverviewZoom || !scene()) return false;
+  if (overview_.isNull()) {
+    overviewRect_ = scene()->itemsBoundingRect();
+    if (overviewRect_.isEmpty()) return false;
+    const QSizeF size = overviewRect_.size().scaled(QSizeF(kOverviewPixels, kOverviewPixels), Qt::KeepAspectRatio);
+    QImage image(size.toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+    image.fill(paint_.theme.background);
+    // The picture holds no selection or hits (they change without the scene changing).
+    const int selected = std::exchange(paint_.selected, -1);
+    auto match = std::exchange(paint_.match, {});
+    {
+      QPainter p(&image);
+      scene()->render(&p, QRectF(QPointF(0, 0), size), overviewRect_, Qt::KeepAspectRatio);
+    }
+    paint_.selected = selected;
+    paint_.match = std::move(match);
+    overview_ = std::move(image);
+  }
+  if (s * devicePixelRatioF() > double(overview_.width()) / overviewRect_.width()) return false; // the picture is too coarse here
+  QPainter p(viewport());
+  p.fillRect(event->rect(), paint_.theme.background);
+  p.setRenderHint(QPainter::SmoothPixmapTransform);
+  p.drawImage(mapFromScene(overviewRect_).boundingRect(), overview_);
+  auto mark = [&](int v, const QColor& c) {
+    if (v < 0 || size_t(v) >= graph_->nodes.size()) return;
+    QRectF r = mapFromScene(QRectF(graph_->scenePos(v), graph_->nodes[size_t(v)].size)).boundingRect();
+    if (r.width() < 6) r.adjust(-(6 - r.width()) / 2, 0, (6 - r.width()) / 2, 0);
+    if (r.height() < 6) r.adjust(0, -(6 - r.height()) / 2, 0, (6 - r.height()) / 2);
+    p.fillRect(r, c);
+  };
+  for (size_t i = 0; i < paint_.match.size(); ++i)
+    if (paint_.match[i]) mark(int(i), paint_.match[i] == 2 ? paint_.theme.currentMatch : paint_.theme.match);
+  mark(paint_.selected, paint_.theme.selection);
+  if (!overlay_.empty()) paintLegend(p, QRectF(viewport()->rect()));
+  ++overviewFrames_;
+  return true;
+}
+
 void GraphCanvas::paintEvent(QPaintEvent* event) {
-  QGraphicsView::paintEvent(event);
+  if (!paintOverview(event)) QGraphicsView::paintEvent(event);
   if (!firstPaintDone_ && graph_ && !layoutPending_) {
     firstPaintDone_ = true;
     emit firstPainted();

@@ -24,6 +24,7 @@
 
 #include <QElapsedTimer>
 #include <QGraphicsView>
+#include <QImage>
 
 #include <memory>
 #include <unordered_map>
@@ -110,6 +111,8 @@ public:
   // Visual graphs built and laid out since the canvas was made (one per model shown, one per edit or
   // expand/collapse; the cost that grows with the model).
   int layoutRuns() const { return layoutRuns_; }
+  // Frames drawn from the whole-graph picture (zoomed far out) rather than item by item.
+  int overviewFrames() const { return overviewFrames_; }
   double lastSceneBuildMs() const { return sceneBuildMs_; }
   const LayoutCache& layoutCache() const { return *cache_; }
   Minimap* minimap() const { return minimap_; }
@@ -186,6 +189,13 @@ private:
   std::unordered_map<ir::ElementId, double> overlay_;
   double overlayMin_ = 0, overlayMax_ = 0;
   Minimap* minimap_ = nullptr;
+  // The picture of the whole graph that far-zoomed frames are drawn from (paintOverview).
+  QImage overview_;
+  QRectF overviewRect_;
+  static constexpr double kOverviewZoom = 0.05;  // below this scale a node is a few pixels
+  static constexpr int kOverviewPixels = 4096;   // the picture's longer side
+  bool paintOverview(QPaintEvent* event);
+  int overviewFrames_ = 0;
   CategoryLegend* legend_ = nullptr;
   bool legendEnabled_ = true;
   void updateCategoryLegend();
