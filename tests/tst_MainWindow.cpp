@@ -9,6 +9,7 @@
 #include "core/ir/Sdfg.h"
 #include "core/ir/State.h"
 #include "views/CategoryLegend.h"
+#include "views/CompareView.h"
 #include "views/GraphCanvas.h"
 #include "views/HistoryModel.h"
 
@@ -357,6 +358,43 @@ private slots:
     QModelIndex current = w.outlineView()->currentIndex();
     QCOMPARE(current.data().toString(), QStringLiteral("my_op"));
     QCOMPARE(current.data(OutlineModel::PathRole).toString(), QStringLiteral("main/state0/my_op"));
+  }
+
+  // File > Compare with the Model as Imported after a step: the compare window shows both sides, the
+  // expanded Conv (now a nested SDFG) changed on both and the rest the same; a listed difference
+  // selects its element on both sides, marked; a model that cannot load is refused.
+  void compareWithImported() {
+    const QString good = sourceFile(kGoodModel);
+    DCW_REQUIRE_FIXTURE(good);
+    MainWindow w;
+    openShown(w, good);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(w.executeCommand(QStringLiteral("apply ExpandLibraryNode node=main/state0/block1.conv1.Conv")));
+    QVERIFY(w.compareWith(QString()));
+    auto* cmp = w.compareView();
+    QVERIFY(cmp && cmp->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!cmp->leftCanvas()->isLayoutPending() && !cmp->rightCanvas()->isLayoutPending() &&
+                                 cmp->leftCanvas()->visualGraph() && cmp->rightCanvas()->visualGraph(),
+                             30000);
+    const auto& d = cmp->diff();
+    QCOMPARE(d.changed, 1);
+    QCOMPARE(d.added + d.removed, 0);
+    QVERIFY(d.same > 10);
+    QVERIFY(cmp->summary()->text().contains(QStringLiteral("changed")));
+    int conv = -1;
+    for (size_t i = 0; i < d.lines.size(); ++i)
+      if (d.lines[i].rfind("~ main/state0/block1.conv1.Conv:", 0) == 0) conv = int(i);
+    QVERIFY2(conv >= 0, "the expanded Conv is listed as changed");
+    cmp->differences()->setCurrentRow(conv);
+    const auto* right = cmp->rightCanvas();
+    QTRY_VERIFY_WITH_TIMEOUT(!right->isLayoutPending(), 30000);
+    const int v = right->visualGraph()->shownAs(right->shownSelection());
+    QVERIFY(v >= 0);
+    QCOMPARE(right->diffMarkOf(v), int(dcw::analysis::DiffMark::Changed));
+    const auto* left = cmp->leftCanvas();
+    QVERIFY(left->shownSelection() != dcw::ir::kNoId);
+    QCOMPARE(left->diffMarkOf(left->visualGraph()->shownAs(left->shownSelection())), int(dcw::analysis::DiffMark::Changed));
+    QVERIFY(!w.compareWith(sourceFile("tests/data/does_not_exist.onnx")));
   }
 
   void closeEmptiesEveryPanel() {

@@ -170,6 +170,13 @@ void NodeItem::paintFarLabel(QPainter* p, double lod, const VisualNode& n, const
   markLabelled();
 }
 
+int NodeItem::diffOf() const { return size_t(index_) < state_->diff.size() ? state_->diff[size_t(index_)] : 0; }
+
+// Added green, removed red, changed amber (analysis::DiffMark's order).
+QColor NodeItem::diffColour(int mark) {
+  return mark == 1 ? QColor(0x2e, 0xa0, 0x43) : mark == 2 ? QColor(0xd7, 0x3a, 0x31) : QColor(0xe0, 0x9b, 0x10);
+}
+
 void NodeItem::markLabelled() const {
   if (size_t(index_) < state_->labelled.size()) state_->labelled[size_t(index_)] = 1;
 }
@@ -184,7 +191,8 @@ void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
     // Far away: small nodes drop out, others become plain fills (selection and matches stay visible),
     // ops keep their name while it fits.
     if (n.kind == VisualKind::Access && lod < state_->lodSmall && !selected && !match) return;
-    p->fillRect(r, selected ? t.selection : match ? t.currentMatch : fill);
+    const int d = diffOf();
+    p->fillRect(r, selected ? t.selection : match ? t.currentMatch : d ? diffColour(d) : fill);
     paintFarLabel(p, lod, n, r);
     return;
   }
@@ -198,6 +206,10 @@ void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
   if (selected || match) {
     p->setBrush(Qt::NoBrush);
     p->setPen(QPen(selected ? t.selection : match == 2 ? t.currentMatch : t.match, 3.5));
+    p->drawPath(outline);
+  } else if (const int d = diffOf(); d) {
+    p->setBrush(Qt::NoBrush);
+    p->setPen(QPen(diffColour(d), 4));
     p->drawPath(outline);
   }
   if (lod < state_->lodText) {

@@ -29,6 +29,7 @@ struct CanvasPaintState {
   int selectedEdge = -1;             // visual edge index
   std::vector<unsigned char> match;  // per visual node: 0 none, 1 match, 2 current match
   std::vector<float> overlay;        // per visual node: position on the ramp in [0, 1], < 0 for none
+  std::vector<unsigned char> diff;   // per visual node: analysis::DiffMark (compare view), 0 for none
   double lodText = 0.4, lodShapes = 0.3, lodSmall = 0.12, lodEdgeLabels = 0.7;
   // Below lodText an op's name is still drawn this many pixels high on screen while it fits its node.
   static constexpr double kFarLabelPixels = 8;
@@ -54,6 +55,12 @@ private:
   void paintLeaf(QPainter* p, double lod, const VisualNode& n);
   void paintFarLabel(QPainter* p, double lod, const VisualNode& n, const QRectF& r);
   void markLabelled() const;
+  int diffOf() const;
+
+public:
+  static QColor diffColour(int mark);
+
+private:
   QColor fillOf(const VisualNode& n) const;
 
   const VisualGraph* graph_;

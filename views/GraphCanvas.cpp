@@ -149,6 +149,34 @@ std::vector<int> GraphCanvas::unlabelledOpsOnScreen() {
   return out;
 }
 
+void GraphCanvas::setDiffMarks(std::unordered_map<ElementId, analysis::DiffMark> marks) {
+  diff_ = std::move(marks);
+  refreshDiff();
+  overview_ = QImage();
+}
+
+void GraphCanvas::refreshDiff() {
+  if (!graph_) return;
+  paint_.diff.assign(graph_->nodes.size(), 0);
+  for (auto& [id, mark] : diff_) {
+    int v = graph_->find(id);
+    unsigned char m = static_cast<unsigned char>(mark);
+    if (v < 0) { // folded into the box that lists it, or inside a closed group: that box has changed
+      v = graph_->shownAs(id);
+      for (ElementId g : graph_->groupsHolding(id))
+        if (int gv = graph_->find(g); gv >= 0 && !graph_->nodes[size_t(gv)].expanded) {
+          v = gv;
+          break;
+        }
+      m = static_cast<unsigned char>(analysis::DiffMark::Changed);
+    }
+    if (v >= 0 && !paint_.diff[size_t(v)]) paint_.diff[size_t(v)] = m;
+  }
+  viewport()->update();
+}
+
+int GraphCanvas::diffMarkOf(int v) const { return size_t(v) < paint_.diff.size() ? paint_.diff[size_t(v)] : 0; }
+
 void GraphCanvas::setCategoryLegendEnabled(bool on) {
   legendEnabled_ = on;
   updateCategoryLegend();
@@ -288,6 +316,7 @@ void GraphCanvas::applyLayout(std::shared_ptr<Job> job) {
   scene()->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
   refreshMatches();
   refreshOverlay();
+  refreshDiff();
   refreshSelection();
   sceneBuildMs_ = double(t.nsecsElapsed()) / 1e6 + job->buildMs;
   QRectF bounds = scene()->itemsBoundingRect();
@@ -599,6 +628,7 @@ void GraphCanvas::fitToView() {
   if (bounds.isEmpty()) return;
   fitInView(bounds.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
   minimap_->update();
+  emit zoomChanged();
 }
 
 void GraphCanvas::zoomBy(double factor) {
@@ -607,6 +637,7 @@ void GraphCanvas::zoomBy(double factor) {
   if (s < 0.01 || s > 6) return;
   scale(factor, factor);
   minimap_->update();
+  emit zoomChanged();
 }
 
 // ---- export -----------------------------------------------------------------------------------------

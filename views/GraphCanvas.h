@@ -14,6 +14,7 @@
 // Expansion is view state, not a model edit, so the canvas changes it directly.
 #pragma once
 
+#include "core/analysis/GraphDiff.h"
 #include "core/ir/Element.h"
 #include "views/CanvasItems.h"
 #include "views/ElementTree.h"
@@ -117,6 +118,9 @@ public:
   const LayoutCache& layoutCache() const { return *cache_; }
   Minimap* minimap() const { return minimap_; }
   CategoryLegend* categoryLegend() const { return legend_; }
+  // Compare view: nodes outlined as added, removed or changed (analysis::GraphDiff); empty clears.
+  void setDiffMarks(std::unordered_map<ir::ElementId, analysis::DiffMark> marks);
+  int diffMarkOf(int visual) const; // the DiffMark drawn on a visual node
   // Repaints the view now and returns the op nodes (library nodes and closed module groups, visual indices) wholly on screen
   // whose name that paint did not draw: none, at any zoom where a node is still a few letters wide.
   std::vector<int> unlabelledOpsOnScreen();
@@ -132,6 +136,7 @@ signals:
   void firstPainted();                    // the first paint with a laid-out graph
   void searchChanged(int current, int total);
   void expansionChanged();
+  void zoomChanged();                     // the scale changed (wheel, keys, zoomBy, fit)
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -189,6 +194,8 @@ private:
   std::unordered_map<ir::ElementId, double> overlay_;
   double overlayMin_ = 0, overlayMax_ = 0;
   Minimap* minimap_ = nullptr;
+  std::unordered_map<ir::ElementId, analysis::DiffMark> diff_;
+  void refreshDiff();
   // The picture of the whole graph that far-zoomed frames are drawn from (paintOverview).
   QImage overview_;
   QRectF overviewRect_;

@@ -16,6 +16,7 @@
 #include "core/ir/Sdfg.h"
 #include "views/CodeDiffView.h"
 #include "views/CodeView.h"
+#include "views/CompareView.h"
 #include "views/HistoryModel.h"
 #include "views/GraphCanvas.h"
 #include "views/OutlineModel.h"
@@ -207,6 +208,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+  delete compare_; // a top-level window of its own (it keeps its own copies of the two models)
   // The views point into the model: detach them before the model goes.
   canvas_->setSdfg(nullptr);
   outline_->setSdfg(nullptr);
@@ -344,6 +346,16 @@ void MainWindow::createActions() {
   QAction* close = file->addAction(tr("&Close"), this, [this] { closeModel(); });
   close->setShortcut(QKeySequence::Close);
   close->setObjectName(QStringLiteral("actionClose"));
+  file->addSeparator();
+  QAction* cmpModel = file->addAction(tr("Compare with &Model…"), this, [this] {
+    if (!model_) return;
+    const QString other = QFileDialog::getOpenFileName(this, tr("Compare with Model"), QFileInfo(file_).absolutePath(),
+                                                       tr("Models (*.onnx *.dcw.json);;All files (*)"));
+    if (!other.isEmpty()) compareWith(other);
+  });
+  cmpModel->setObjectName(QStringLiteral("actionCompareModel"));
+  QAction* cmpImported = file->addAction(tr("Compare with the Model as &Imported"), this, [this] { compareWith(QString()); });
+  cmpImported->setObjectName(QStringLiteral("actionCompareImported"));
   file->addSeparator();
   QMenu* exp = file->addMenu(tr("&Export"));
   exp->addAction(tr("Whole Graph as &SVG…"), this, [this] { exportImage(true, true); });
@@ -701,6 +713,30 @@ void MainWindow::openTorchModel(const QString& path) {
     if (!QFile::rename(partial, onnx)) return onnx + QStringLiteral(": cannot move the export into place");
     return {};
   }));
+}
+
+// The model on screen (at the current history step) on the right, `other` on the left: another model
+// file, or (empty) this model's file as imported, i.e. before every step of the history.
+bool MainWindow::compareWith(const QString& other) {
+  if (!model_) return false;
+  const QString leftPath = other.isEmpty() ? file_ : other;
+  auto left = io::loadModel(leftPath.toStdString());
+  if (!left) {
+    const QString message = failureText(leftPath, left.error());
+    emit loadFailed(message);
+    if (showsDialogs_) QMessageBox::critical(this, tr("Cannot compare"), message);
+    return false;
+  }
+  std::shared_ptr<const ir::Sdfg> right(model_->loaded.sdfg->clone());
+  const QString name = QFileInfo(file_).fileName();
+  const QString rightTitle = model_->history->position() > 0 ? tr("%1 after %2 steps").arg(name).arg(model_->history->position()) : name;
+  const QString leftTitle = other.isEmpty() ? tr("%1 as imported").arg(name) : QFileInfo(other).fileName();
+  delete compare_;
+  compare_ = new views::CompareView(std::shared_ptr<const ir::Sdfg>(std::move(left->sdfg)), leftTitle, right, rightTitle);
+  compare_->setAttribute(Qt::WA_DeleteOnClose, false);
+  compare_->show();
+  statusBar()->showMessage(compare_->summary()->text(), 10000);
+  return true;
 }
 
 bool MainWindow::isLoading() const { return loading_; }

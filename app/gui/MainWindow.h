@@ -55,6 +55,7 @@ struct CostReport;
 namespace dcw::views {
 class CodeView;
 class CodeDiffView;
+class CompareView;
 class ProfilePanel;
 class GraphCanvas;
 class HistoryModel;
@@ -95,6 +96,10 @@ public:
   // The input shapes for opening a TorchScript model without asking (tests, `dcw-gui --torch-input`):
   // specs as `dcw import-torch --input` takes them, separated by spaces. Empty: ask when dialogs are on.
   void setTorchInputs(const QString& specs) { torchInputs_ = specs; }
+  // File > Compare: a window with `other` (a model file; empty: this model as imported) beside the model
+  // on screen at its current step, the differences marked (views/CompareView). False when it cannot load.
+  bool compareWith(const QString& other);
+  views::CompareView* compareView() const { return compare_; }
 
   // File ▸ Close: back to the empty window, the model and everything computed from it freed. A load,
   // code generation, verification or profile still running is cancelled and its result dropped. With
@@ -281,6 +286,7 @@ private:
   bool showsDialogs_ = true;
   bool problemsChosen_ = false;
   QString torchInputs_;
+  views::CompareView* compare_ = nullptr; // a top-level window, deleted with this one
   void openTorchModel(const QString& path);  // the user showed or hid the Problems dock against what its count suggests
   bool syncingOutline_ = false;  // the outline follows the selection without re-requesting it
   views::ThemeKind theme_ = views::ThemeKind::Light;

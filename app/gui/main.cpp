@@ -21,6 +21,7 @@
 #include "app/gui/MainWindow.h"
 #include "core/ir/Path.h"
 #include "transforms/Script.h"
+#include "views/CompareView.h"
 #include "views/GraphCanvas.h"
 #include "views/ProfilePanel.h"
 
@@ -33,6 +34,7 @@
 #include <QElapsedTimer>
 #include <QStyleFactory>
 #include <QImage>
+#include <QLabel>
 #include <QPixmap>
 #include <QRegularExpression>
 #include <QTimer>
@@ -101,6 +103,11 @@ int main(int argc, char** argv) {
                                 QStringLiteral("For a TorchScript MODEL (.pt): the shapes of forward()'s inputs, space-separated, as "
                                                "`dcw import-torch --input` takes them (e.g. 'batch=1x3x224x224'); without it the app asks."),
                                 QStringLiteral("SPECS"));
+  QCommandLineOption compareOpt(QStringLiteral("compare"),
+                                QStringLiteral("After loading (and --script), compare with OTHER, a model file, or 'imported' (this "
+                                               "model as imported) in the compare window (File > Compare); with --screenshot, the "
+                                               "picture is of that window."),
+                                QStringLiteral("OTHER"));
   QCommandLineOption zoomOpt(QStringLiteral("zoom"),
                              QStringLiteral("With --screenshot: the canvas's zoom for the picture, 'fit' (the whole graph) or a scale "
                                             "(1 = 100%)."),
@@ -151,6 +158,7 @@ int main(int argc, char** argv) {
   parser.addOption(overlay);
   parser.addOption(size);
   parser.addOption(zoomOpt);
+  parser.addOption(compareOpt);
   parser.addOption(torchInput);
   parser.addPositionalArgument(QStringLiteral("MODEL"),
                                QStringLiteral("An ONNX model (.onnx) or a saved SDFG (.dcw.json) to open."),
@@ -283,7 +291,7 @@ int main(int argc, char** argv) {
   bool zoomOk = true;
   const double zoomScale = parser.isSet(zoomOpt) && parser.value(zoomOpt) != QLatin1String("fit") ? parser.value(zoomOpt).toDouble(&zoomOk) : 0;
   if (!zoomOk || zoomScale < 0) return fail(QStringLiteral("--zoom: expected 'fit' or a positive scale, got '%1'").arg(parser.value(zoomOpt)), 1);
-  auto finish = [&window, &parser, &screenshot, &exportSvg, &zoomOpt, zoomScale] {
+  auto finish = [&window, &parser, &screenshot, &exportSvg, &zoomOpt, &compareOpt, zoomScale] {
     if (parser.isSet(exportSvg)) {
       QString error;
       if (!window.canvas()->exportSvg(parser.value(exportSvg), dcw::views::GraphCanvas::ExportRegion::WholeGraph, &error)) {
@@ -300,7 +308,23 @@ int main(int argc, char** argv) {
       if (zoomScale > 0) canvas->zoomBy(zoomScale / canvas->transform().m11());
       else canvas->fitToView();
     }
-    QImage image = window.grab().toImage();
+    QWidget* shown = &window;
+    if (parser.isSet(compareOpt)) {
+      const QString other = parser.value(compareOpt);
+      if (!window.compareWith(other == QLatin1String("imported") ? QString() : other)) {
+        QCoreApplication::exit(2);
+        return;
+      }
+      auto* cmp = window.compareView();
+      QElapsedTimer waited;
+      waited.start();
+      while ((cmp->leftCanvas()->isLayoutPending() || cmp->rightCanvas()->isLayoutPending()) && waited.elapsed() < 120000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+      QCoreApplication::processEvents();
+      std::fprintf(stderr, "%s\n", qPrintable(cmp->summary()->text()));
+      shown = cmp;
+    }
+    QImage image = shown->grab().toImage();
     if (image.isNull() || !image.save(out)) {
       fail(QStringLiteral("%1: cannot write the image").arg(out), 1);
       QCoreApplication::exit(1);
