@@ -246,7 +246,7 @@ EdgeItem::EdgeItem(const VisualGraph* graph, int index, const CanvasPaintState* 
   const VisualEdge& e = graph->edges[size_t(index)];
   bounds_ = e.path.boundingRect().adjusted(-6, -6, 6, 6);
   if (!e.label.isEmpty() && !e.path.isEmpty()) {
-    labelAt_ = e.path.pointAtPercent(0.5) + QPointF(5, -2);
+    labelAt_ = e.middle + QPointF(5, -2);
     QFontMetricsF fs(state->small);
     QRectF lr(labelAt_.x(), labelAt_.y() - fs.ascent(), fs.horizontalAdvance(e.label) + 4, fs.height());
     bounds_ = bounds_.united(lr.adjusted(-2, -2, 2, 2));
@@ -272,7 +272,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     QPen pen(color, 1);
     pen.setCosmetic(true);
     p->setPen(pen);
-    p->drawLine(e.path.pointAtPercent(0), e.path.currentPosition());
+    p->drawLine(e.start, e.path.currentPosition());
     return;
   }
   QPen pen(color, selected ? 2.5 : e.interstate ? 1.8 : 1.2);
@@ -282,7 +282,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
   p->drawPath(e.path);
   // Arrowhead along the last stretch of the path.
   QPointF tip = e.path.currentPosition();
-  QPointF from = e.path.pointAtPercent(std::max(0.0, 1.0 - 8.0 / std::max(8.0, e.path.length())));
+  QPointF from = e.arrowFrom;
   QPointF d = tip - from;
   double len = std::hypot(d.x(), d.y());
   if (len > 0.01) {

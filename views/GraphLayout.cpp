@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <numeric>
@@ -326,6 +327,29 @@ LayoutStats layoutVisualGraph(VisualGraph& g, LayoutCache& cache) {
     }
   }
   if (!g.nodes.empty()) g.nodes[0].center = QPointF(g.nodes[0].size.width() / 2, g.nodes[0].size.height() / 2);
+  // The points the canvas draws with, measured along each path once here (off the UI thread) rather
+  // than on every item construction and frame.
+  // From the path's points (no measuring of curves): the middle is the on-curve point halfway through
+  // the segments, the arrow comes in along the direction from the last control point.
+  for (auto& e : g.edges) {
+    const int n = e.path.elementCount();
+    if (n == 0) continue;
+    e.start = e.path.elementAt(0);
+    int onCurve = 0, segments = 0;
+    for (int k = 1; k < n; ++k) segments += e.path.elementAt(k).type != QPainterPath::CurveToDataElement;
+    for (int k = 1, seen = 0; k < n && seen <= segments / 2; ++k)
+      if (e.path.elementAt(k).type != QPainterPath::CurveToDataElement) {
+        ++seen;
+        onCurve = k + (e.path.elementAt(k).type == QPainterPath::CurveToElement ? 2 : 0);
+      }
+    e.middle = segments ? QPointF(e.path.elementAt(std::min(onCurve, n - 1))) : e.start;
+    const QPointF tip = e.path.elementAt(n - 1);
+    QPointF towards = tip;
+    for (int k = n - 2; k >= 0 && towards == tip; --k) towards = e.path.elementAt(k);
+    const QPointF d = tip - towards;
+    const double len = std::hypot(d.x(), d.y());
+    e.arrowFrom = len > 1e-9 ? tip - d * (8.0 / len) : tip;
+  }
   stats.ms = double(timer.nsecsElapsed()) / 1e6;
   return stats;
 }

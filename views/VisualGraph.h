@@ -98,6 +98,7 @@ struct VisualEdge {
   bool interstate = false;
   bool merged = false;               // stands for several edges into or out of a collapsed scope
   QPainterPath path;                 // set by layout, in the container's content coordinates
+  QPointF start, middle, arrowFrom;  // set by layout: where the path starts, its midpoint, 8 units before its end
 };
 
 class VisualGraph {
