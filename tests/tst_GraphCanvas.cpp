@@ -19,7 +19,9 @@
 #include <QImage>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QHelpEvent>
 #include <QTest>
+#include <QToolTip>
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -264,6 +266,19 @@ private slots:
     canvas_->setTransform(QTransform::fromScale(0.5, 0.5));
     (void)canvas_->viewport()->grab();
     QCOMPARE(canvas_->overviewFrames(), far);
+  }
+
+  // Hovering a node shows its lines as a tooltip, made when asked (items keep no strings of their own).
+  void tooltipOnHover() {
+    const QRectF r = canvas_->sceneRectOf(idOf(*sdfg_, "X"));
+    QVERIFY(!r.isEmpty());
+    canvas_->centerOn(r.center());
+    const QPoint at = canvas_->mapFromScene(r.center());
+    QHelpEvent help(QEvent::ToolTip, at, canvas_->viewport()->mapToGlobal(at));
+    QCoreApplication::sendEvent(canvas_->viewport(), &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().startsWith(QStringLiteral("X")), qPrintable(QToolTip::text()));
+    QToolTip::hideText();
   }
 
   void exportSvgAndPng() {

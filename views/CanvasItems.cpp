@@ -56,11 +56,7 @@ QPainterPath nodeOutline(VisualKind k, const QRectF& r) {
 NodeItem::NodeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent)
     : QGraphicsItem(parent), graph_(graph), index_(index), state_(state) {
   const VisualNode& n = graph->nodes[size_t(index)];
-  QString tip = n.label;
-  if (!n.detail.isEmpty()) tip += QLatin1Char('\n') + n.detail;
-  if (!n.extra.isEmpty()) tip += QLatin1Char('\n') + n.extra;
-  setToolTip(tip);
-  setZValue(n.expanded ? 0 : 2);
+  setZValue(n.expanded ? 0 : 2); // tooltips come on demand (GraphCanvas::viewportEvent), not one string per item
 }
 
 QRectF NodeItem::boundingRect() const {
@@ -250,7 +246,6 @@ EdgeItem::EdgeItem(const VisualGraph* graph, int index, const CanvasPaintState* 
     QFontMetricsF fs(state->small);
     QRectF lr(labelAt_.x(), labelAt_.y() - fs.ascent(), fs.horizontalAdvance(e.label) + 4, fs.height());
     bounds_ = bounds_.united(lr.adjusted(-2, -2, 2, 2));
-    setToolTip(e.label);
   }
   setZValue(1);
 }

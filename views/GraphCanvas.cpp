@@ -8,7 +8,9 @@
 
 #include <QFutureWatcher>
 #include <QGraphicsScene>
+#include <QHelpEvent>
 #include <QKeyEvent>
+#include <QToolTip>
 #include <QLinearGradient>
 #include <QPainter>
 #include <QScrollBar>
@@ -774,6 +776,27 @@ int GraphCanvas::visualAt(const QPoint& pos, bool* onMarker, int* edge) const {
     return n->index();
   }
   return -1;
+}
+
+bool GraphCanvas::viewportEvent(QEvent* event) {
+  if (event->type() == QEvent::ToolTip && graph_) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    int edge = -1;
+    const int v = visualAt(help->pos(), nullptr, &edge);
+    QString tip;
+    if (v >= 0) {
+      const VisualNode& n = graph_->nodes[size_t(v)];
+      tip = n.label;
+      if (!n.detail.isEmpty()) tip += QLatin1Char('\n') + n.detail;
+      if (!n.extra.isEmpty()) tip += QLatin1Char('\n') + n.extra;
+    } else if (edge >= 0) {
+      tip = graph_->edges[size_t(edge)].label;
+    }
+    if (tip.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(help->globalPos(), tip, viewport());
+    return true;
+  }
+  return QGraphicsView::viewportEvent(event);
 }
 
 void GraphCanvas::mousePressEvent(QMouseEvent* event) {

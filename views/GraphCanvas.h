@@ -144,6 +144,7 @@ protected:
   void resizeEvent(QResizeEvent* event) override;
   void frameFirstView();
   void wheelEvent(QWheelEvent* event) override;
+  bool viewportEvent(QEvent* event) override; // tooltips of nodes and edges, made when asked
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
