@@ -133,6 +133,41 @@ private slots:
     QVERIFY2(err.contains(QStringLiteral("mlp.pt")) && err.contains(QStringLiteral("2x9 and 8x4")), qPrintable(err));
   }
 
+  // A Python file and the name of its nn.Module class: built with no arguments and exported the same way.
+  void pythonFileAndClass() {
+    QTemporaryDir dir;
+    const QString py = dir.filePath(QStringLiteral("net.py")), onnx = dir.filePath(QStringLiteral("net.onnx"));
+    QFile f(py);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("import torch\n"
+            "class Net(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.conv = torch.nn.Conv2d(3, 4, 3)\n"
+            "    def forward(self, x):\n"
+            "        return torch.relu(self.conv(x)).mean(dim=(2, 3))\n");
+    f.close();
+    QProcess probe;
+    probe.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), QStringLiteral("import torch")});
+    QVERIFY(probe.waitForFinished(60000));
+    if (probe.exitCode() != 0) QSKIP("python3-torch is not installed");
+    io::TorchExportOptions o;
+    o.inputs.push_back(*io::parseTorchInput("batch=1x3x16x16"));
+    auto missing = io::exportTorchToOnnx(py.toStdString(), onnx.toStdString(), o);
+    QVERIFY(!missing);
+    QVERIFY(missing.error().message.find("name of the model's class") != std::string::npos);
+    o.className = "Nope";
+    auto wrong = io::exportTorchToOnnx(py.toStdString(), onnx.toStdString(), o);
+    QVERIFY(!wrong);
+    QVERIFY2(wrong.error().message.find("defines no 'Nope'") != std::string::npos, wrong.error().message.c_str());
+    o.className = "Net";
+    auto r = io::exportTorchToOnnx(py.toStdString(), onnx.toStdString(), o);
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    auto loaded = io::loadModel(onnx.toStdString());
+    QVERIFY2(loaded, loaded ? "" : loaded.error().str().c_str());
+    QVERIFY(loaded->sdfg->symbols().count("batch"));
+  }
+
   void exporterFailuresAreNamed() {
     QTemporaryDir dir;
     const QString pt = dir.filePath(QStringLiteral("mlp.pt"));

@@ -616,8 +616,8 @@ void MainWindow::showOpenDialog() {
   QString dir = settings.value(kLastDirKey).toString();
   QString path = QFileDialog::getOpenFileName(
       this, tr("Open Model"), dir,
-      tr("Models and projects (*.onnx *.dcw.json *.dcwproj *.dcwproj~ *.pt *.pth);;ONNX models (*.onnx);;DCW SDFGs (*.dcw.json);;"
-         "PyTorch TorchScript models (*.pt *.pth);;DCW projects and their kept copies (*.dcwproj *.dcwproj~);;All files (*)"));
+      tr("Models and projects (*.onnx *.dcw.json *.dcwproj *.dcwproj~ *.pt *.pth *.py);;ONNX models (*.onnx);;DCW SDFGs (*.dcw.json);;"
+         "PyTorch models (*.pt *.pth *.py);;DCW projects and their kept copies (*.dcwproj *.dcwproj~);;All files (*)"));
   if (path.isEmpty()) return;
   settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
   openFile(path);
@@ -658,6 +658,19 @@ void MainWindow::openFile(const QString& requested) {
 void MainWindow::openTorchModel(const QString& path) {
   QSettings settings;
   QString spec = torchInputs_.isEmpty() ? settings.value(QStringLiteral("torch/inputs"), QStringLiteral("1x3x224x224")).toString() : torchInputs_;
+  QString className = torchClass_;
+  const bool python = path.endsWith(QStringLiteral(".py"));
+  if (python && className.isEmpty()) {
+    className = settings.value(QStringLiteral("torch/class"), QStringLiteral("Net")).toString();
+    if (showsDialogs_) {
+      bool ok = false;
+      className = QInputDialog::getText(this, tr("Open PyTorch Model"),
+                                        tr("The nn.Module class of %1 to build (with no arguments):").arg(QFileInfo(path).fileName()),
+                                        QLineEdit::Normal, className, &ok);
+      if (!ok) return;
+    }
+    settings.setValue(QStringLiteral("torch/class"), className);
+  }
   if (showsDialogs_ && torchInputs_.isEmpty()) {
     bool ok = false;
     spec = QInputDialog::getText(this, tr("Open PyTorch Model"),
@@ -670,6 +683,7 @@ void MainWindow::openTorchModel(const QString& path) {
     if (!ok) return;
   }
   io::TorchExportOptions options;
+  options.className = python ? className.toStdString() : std::string();
   for (const QString& part : spec.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
     auto in = io::parseTorchInput(part.toStdString());
     if (!in) {
@@ -682,7 +696,8 @@ void MainWindow::openTorchModel(const QString& path) {
   }
   settings.setValue(QStringLiteral("torch/inputs"), spec);
   const QFileInfo info(path);
-  const std::string key = path.toStdString() + '\n' + spec.toStdString() + '\n' + std::to_string(info.lastModified().toMSecsSinceEpoch());
+  const std::string key = path.toStdString() + '\n' + spec.toStdString() + '\n' + options.className + '\n' +
+                          std::to_string(info.lastModified().toMSecsSinceEpoch());
   const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/torch");
   QDir().mkpath(dir);
   const QString onnx = dir + QLatin1Char('/') + info.completeBaseName() + QLatin1Char('-') +

@@ -96,6 +96,8 @@ public:
   // The input shapes for opening a TorchScript model without asking (tests, `dcw-gui --torch-input`):
   // specs as `dcw import-torch --input` takes them, separated by spaces. Empty: ask when dialogs are on.
   void setTorchInputs(const QString& specs) { torchInputs_ = specs; }
+  // For a Python file: the nn.Module class to build without asking (`dcw-gui --torch-class`).
+  void setTorchClass(const QString& name) { torchClass_ = name; }
   // File > Compare: a window with `other` (a model file; empty: this model as imported) beside the model
   // on screen at its current step, the differences marked (views/CompareView). False when it cannot load.
   bool compareWith(const QString& other);
@@ -285,7 +287,7 @@ private:
   bool loading_ = false;
   bool showsDialogs_ = true;
   bool problemsChosen_ = false;
-  QString torchInputs_;
+  QString torchInputs_, torchClass_;
   views::CompareView* compare_ = nullptr; // a top-level window, deleted with this one
   void openTorchModel(const QString& path);  // the user showed or hid the Problems dock against what its count suggests
   bool syncingOutline_ = false;  // the outline follows the selection without re-requesting it

@@ -108,6 +108,9 @@ int main(int argc, char** argv) {
                                                "model as imported) in the compare window (File > Compare); with --screenshot, the "
                                                "picture is of that window."),
                                 QStringLiteral("OTHER"));
+  QCommandLineOption torchClass(QStringLiteral("torch-class"),
+                                QStringLiteral("For a Python MODEL (.py): the nn.Module class to build (no arguments); without it the app asks."),
+                                QStringLiteral("CLASS"));
   QCommandLineOption zoomOpt(QStringLiteral("zoom"),
                              QStringLiteral("With --screenshot: the canvas's zoom for the picture, 'fit' (the whole graph) or a scale "
                                             "(1 = 100%)."),
@@ -159,6 +162,7 @@ int main(int argc, char** argv) {
   parser.addOption(size);
   parser.addOption(zoomOpt);
   parser.addOption(compareOpt);
+  parser.addOption(torchClass);
   parser.addOption(torchInput);
   parser.addPositionalArgument(QStringLiteral("MODEL"),
                                QStringLiteral("An ONNX model (.onnx) or a saved SDFG (.dcw.json) to open."),
@@ -171,6 +175,7 @@ int main(int argc, char** argv) {
 
   dcw::gui::MainWindow window;
   if (parser.isSet(torchInput)) window.setTorchInputs(parser.value(torchInput));
+  if (parser.isSet(torchClass)) window.setTorchClass(parser.value(torchClass));
   const bool timing = qEnvironmentVariableIntValue("DCW_TIMING") != 0;
   auto milestone = [timing, &sinceStart](const char* what) {
     if (timing) std::fprintf(stderr, "timing: %-12s %6lld ms\n", what, (long long)sinceStart.elapsed());

@@ -22,11 +22,30 @@ except Exception as e:
     sys.exit(3)
 spec = json.loads(sys.argv[1])
 types = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}
-try:
-    model = torch.jit.load(spec["model"], map_location="cpu").eval()
-except Exception as e:
-    print("dcw-torch-error: not a TorchScript file torch can load: " + str(e).strip().splitlines()[0])
-    sys.exit(4)
+if spec["class"]:
+    import importlib.util, os
+    try:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(spec["model"])))
+        source = importlib.util.spec_from_file_location("dcw_user_model", spec["model"])
+        module = importlib.util.module_from_spec(source)
+        source.loader.exec_module(module)
+    except Exception as e:
+        print("dcw-torch-error: the Python file does not run: " + type(e).__name__ + ": " + str(e).strip().splitlines()[0])
+        sys.exit(4)
+    if not hasattr(module, spec["class"]):
+        print("dcw-torch-error: the file defines no '" + spec["class"] + "'")
+        sys.exit(4)
+    try:
+        model = getattr(module, spec["class"])().eval()
+    except Exception as e:
+        print("dcw-torch-error: " + spec["class"] + "() fails (it must build with no arguments): " + str(e).strip().splitlines()[0])
+        sys.exit(4)
+else:
+    try:
+        model = torch.jit.load(spec["model"], map_location="cpu").eval()
+    except Exception as e:
+        print("dcw-torch-error: not a TorchScript file torch can load: " + str(e).strip().splitlines()[0])
+        sys.exit(4)
 examples, names, axes = [], [], {}
 for k, i in enumerate(spec["inputs"]):
     t = types[i["dtype"]]
@@ -66,7 +85,7 @@ std::string jsonString(const std::string& s) {
 
 bool isTorchModelPath(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".pt" || ext == ".pth" || ext == ".torchscript";
+  return ext == ".pt" || ext == ".pth" || ext == ".torchscript" || ext == ".py";
 }
 
 Expected<TorchInput> parseTorchInput(const std::string& text) {
@@ -128,7 +147,12 @@ Expected<void> exportTorchToOnnx(const std::string& model, const std::string& on
     }
     inputs += (inputs.empty() ? "" : ",") + std::string("{\"shape\":[") + shape + "],\"dims\":[" + names + "],\"dtype\":" + jsonString(in.dtype) + "}";
   }
-  const std::string spec = "{\"model\":" + jsonString(model) + ",\"out\":" + jsonString(onnxPath) + ",\"opset\":" + std::to_string(o.opset) +
+  const bool python = std::filesystem::path(model).extension() == ".py";
+  if (python && o.className.empty())
+    return fail(model, "a Python file needs the name of the model's class (an nn.Module built with no arguments)",
+                "give it, e.g. --class MyNet");
+  const std::string spec = "{\"model\":" + jsonString(model) + ",\"class\":" + jsonString(python ? o.className : "") +
+                           ",\"out\":" + jsonString(onnxPath) + ",\"opset\":" + std::to_string(o.opset) +
                            ",\"inputs\":[" + inputs + "]}";
   RunResult r = runProcess({o.python, "-c", kScript, spec});
   if (!r.spawnError.empty())
