@@ -150,7 +150,9 @@ private slots:
     QProcess probe;
     probe.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral("-c"), QStringLiteral("import torch")});
     QVERIFY(probe.waitForFinished(60000));
-    if (probe.exitCode() != 0) QSKIP("python3-torch is not installed");
+    if (QString::fromUtf8(probe.readAllStandardError()).contains(QStringLiteral("No module named 'torch'")))
+      QSKIP("python3-torch is not installed");
+    QVERIFY2(probe.exitCode() == 0, "torch is installed but does not import");
     io::TorchExportOptions o;
     o.inputs.push_back(*io::parseTorchInput("batch=1x3x16x16"));
     auto missing = io::exportTorchToOnnx(py.toStdString(), onnx.toStdString(), o);

@@ -1,5 +1,7 @@
 #include "views/CanvasItems.h"
 
+#include "core/analysis/GraphDiff.h"
+
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPathStroker>
@@ -168,9 +170,13 @@ void NodeItem::paintFarLabel(QPainter* p, double lod, const VisualNode& n, const
 
 int NodeItem::diffOf() const { return size_t(index_) < state_->diff.size() ? state_->diff[size_t(index_)] : 0; }
 
-// Added green, removed red, changed amber (analysis::DiffMark's order).
+// Added green, removed red, changed amber.
 QColor NodeItem::diffColour(int mark) {
-  return mark == 1 ? QColor(0x2e, 0xa0, 0x43) : mark == 2 ? QColor(0xd7, 0x3a, 0x31) : QColor(0xe0, 0x9b, 0x10);
+  switch (analysis::DiffMark(mark)) {
+  case analysis::DiffMark::Added: return QColor(0x2e, 0xa0, 0x43);
+  case analysis::DiffMark::Removed: return QColor(0xd7, 0x3a, 0x31);
+  default: return QColor(0xe0, 0x9b, 0x10);
+  }
 }
 
 void NodeItem::markLabelled() const {

@@ -83,8 +83,7 @@ void GraphCanvas::setSdfg(const ir::Sdfg* sdfg) {
     scene()->clear();
     items_.clear();
     graph_.reset();
-    minimap_->refresh();
-    overview_ = QImage();
+    refreshPictures();
     return;
   }
   relayout();
@@ -121,6 +120,13 @@ void GraphCanvas::setShowConstants(bool on) {
   if (sdfg_) relayout();
 }
 
+// The scene's looks changed (layout, theme, overlay, diff marks): the minimap renders it again and the
+// far-zoom picture is rendered again when next needed.
+void GraphCanvas::refreshPictures() {
+  minimap_->refresh();
+  overview_ = QImage();
+}
+
 void GraphCanvas::setModuleGroups(bool on) {
   if (options_.moduleGroups == on) return;
   options_.moduleGroups = on;
@@ -132,8 +138,7 @@ void GraphCanvas::setTheme(ThemeKind kind) {
   setBackgroundBrush(paint_.theme.background);
   resetCachedContent();
   viewport()->update();
-  minimap_->refresh();
-  overview_ = QImage();
+  refreshPictures();
   updateCategoryLegend();
 }
 
@@ -154,7 +159,7 @@ std::vector<int> GraphCanvas::unlabelledOpsOnScreen() {
 void GraphCanvas::setDiffMarks(std::unordered_map<ElementId, analysis::DiffMark> marks) {
   diff_ = std::move(marks);
   refreshDiff();
-  overview_ = QImage();
+  refreshPictures();
 }
 
 void GraphCanvas::refreshDiff() {
@@ -342,8 +347,7 @@ void GraphCanvas::applyLayout(std::shared_ptr<Job> job) {
     centerOnElement(centerAfterLayout_);
     centerAfterLayout_ = kNoId;
   }
-  minimap_->refresh();
-  overview_ = QImage();
+  refreshPictures();
   updateCategoryLegend();
   viewport()->update();
   emit layoutFinished();
@@ -479,8 +483,7 @@ void GraphCanvas::setOverlay(const QString& title, std::unordered_map<ElementId,
   overlayTitle_ = title;
   overlay_ = std::move(values);
   refreshOverlay();
-  minimap_->refresh();
-  overview_ = QImage();
+  refreshPictures();
   updateCategoryLegend();
 }
 

@@ -203,6 +203,7 @@ private:
   static constexpr double kOverviewZoom = 0.05;  // below this scale a node is a few pixels
   static constexpr int kOverviewPixels = 4096;   // the picture's longer side
   bool paintOverview(QPaintEvent* event);
+  void refreshPictures();
   int overviewFrames_ = 0;
   CategoryLegend* legend_ = nullptr;
   bool legendEnabled_ = true;

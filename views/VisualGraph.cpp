@@ -160,11 +160,11 @@ private:
     auto outerRep = std::exchange(rep_, {});
     auto outerFolded = std::exchange(folded_, {});
     auto outerExits = std::exchange(exits_, {});
-    // Constant arrays that nothing writes are folded into their readers unless shown as nodes.
+    // Constants, weight preparation and shape arithmetic fold into their readers unless shown as nodes.
     std::unordered_set<ElementId> hidden;
-    if (!o_.showConstants) hideConstants(st, sdfg, hidden);
+    if (!o_.showConstants) foldIntoReaders(st, sdfg, hidden);
     auto outerGroups = std::exchange(groups_, {});
-    if (o_.moduleGroups) groupModules(container, st, sdfg, inScope[kNoId], hidden);
+    if (o_.moduleGroups) groupModules(st, sdfg, inScope[kNoId], hidden);
     emitScope(container, kNoId, inScope, hidden, st, sdfg, scopes.ok());
     groups_ = std::move(outerGroups);
     // A folded element is shown by the box that lists it: the first visible node downstream.
@@ -214,7 +214,7 @@ private:
 
   // Constants, weight preparation computed from constants alone, and shape arithmetic hidden; what
   // their readers get listed in `folded_` (the reader's third line).
-  void hideConstants(const State& st, const Sdfg& sdfg, std::unordered_set<ElementId>& hidden) {
+  void foldIntoReaders(const State& st, const Sdfg& sdfg, std::unordered_set<ElementId>& hidden) {
     std::vector<std::pair<const AccessNode*, bool>> shown; // hidden arrays whose readers list them (true: a shape value)
     for (auto& n : st.nodes())
       if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
@@ -305,7 +305,7 @@ private:
   // Assigns the state's top-level nodes to module groups (ModulePath.h): an op to its module's
   // innermost group of two ops or more; an array to the deepest module all its producers and readers
   // share (so a module's internal tensors sit inside it, its outputs outside); a model input to none.
-  void groupModules(int container, const State& st, const Sdfg& sdfg, const std::vector<const Node*>& top,
+  void groupModules(const State& st, const Sdfg& sdfg, const std::vector<const Node*>& top,
                     const std::unordered_set<ElementId>& hidden) {
     std::unordered_map<ElementId, QStringList> path;
     std::unordered_map<QString, int> count;
@@ -392,7 +392,6 @@ private:
       const bool* set = x_.explicitSetting(g.id);
       g.open = set ? *set : x_.expandAll() || siblings[g.parent] == 1;
     }
-    (void)container;
   }
 
   // The container for top-level node `id`: its group (created on first use, inside its parents), or
