@@ -16,7 +16,7 @@
 
 #include "core/analysis/GraphDiff.h"
 #include "core/ir/Element.h"
-#include "views/CanvasItems.h"
+#include "views/GraphItem.h"
 #include "views/ElementTree.h"
 #include "views/GraphLayout.h"
 #include "views/GraphSearch.h"
@@ -114,7 +114,8 @@ public:
   int layoutRuns() const { return layoutRuns_; }
   // Frames drawn from the whole-graph picture (zoomed far out) rather than item by item.
   int overviewFrames() const { return overviewFrames_; }
-  double lastSceneBuildMs() const { return sceneBuildMs_; }
+  double lastGraphBuildMs() const { return graphBuildMs_; } // VisualGraph::build, UI thread
+  double lastSceneBuildMs() const { return sceneBuildMs_; } // the scene from the laid-out graph, UI thread
   const LayoutCache& layoutCache() const { return *cache_; }
   Minimap* minimap() const { return minimap_; }
   CategoryLegend* categoryLegend() const { return legend_; }
@@ -174,7 +175,7 @@ private:
   std::unique_ptr<VisualGraph> graph_;
   std::shared_ptr<LayoutCache> cache_;
   CanvasPaintState paint_;
-  std::vector<QGraphicsItem*> items_;       // per visual node
+  GraphItem* graphItem_ = nullptr;          // owned by the scene
   std::unordered_map<ir::ElementId, int> edgeByElement_;
   quint64 serial_ = 0;
   int layoutRuns_ = 0;
@@ -183,7 +184,7 @@ private:
   bool firstView_ = false; // the first view is kept (framed again on resize) until the user navigates
   bool firstPaintDone_ = false;
   LayoutStats stats_;
-  double sceneBuildMs_ = 0;
+  double sceneBuildMs_ = 0, graphBuildMs_ = 0;
   ir::ElementId anchor_ = ir::kNoId;
   QPointF anchorOffset_;                    // view centre minus the anchor's scene position
   ir::ElementId centerAfterLayout_ = ir::kNoId;

@@ -2,6 +2,7 @@
 
 #include "core/analysis/Cost.h"
 #include "views/ModulePath.h"
+#include "views/TextMeasure.h"
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
@@ -11,7 +12,6 @@
 #include "core/ir/Tasklet.h"
 
 #include <QFont>
-#include <QFontMetricsF>
 
 #include <algorithm>
 #include <functional>
@@ -536,10 +536,16 @@ private:
     if (m.isEmpty()) return {};
     const DataDescriptor* d = sdfg.findData(m.data);
     QString text = qs(m.data);
-    bool full = d && d->rankKnown && m.subset == Subset::fullOf(d->shape);
+    // The whole array (0:d for every dim d of its shape): no subset shown, and the shape is its size.
+    bool full = d && d->rankKnown && m.subset.rank() == d->shape.size();
+    for (size_t i = 0; full && i < m.subset.rank(); ++i) {
+      const Range& r = m.subset[i];
+      full = r.begin.isConstant() && *r.begin.constantValue() == 0 && r.step.isConstant() && *r.step.constantValue() == 1 &&
+             r.end == d->shape[i];
+    }
     if (!full && !m.subset.empty()) text += QLatin1Char('[') + qs(m.subset.str()) + QLatin1Char(']');
     if (d && !d->rankKnown) return text + QStringLiteral(" · ?");
-    if (!m.subset.empty() || (d && d->shape.empty())) text += QStringLiteral(" · ") + dimsText(m.subset.sizes());
+    if (!m.subset.empty() || (d && d->shape.empty())) text += QStringLiteral(" · ") + dimsText(full ? d->shape : m.subset.sizes());
     if (m.dynamic) text += QStringLiteral(" (dyn)");
     if (!m.wcr.empty()) text += QStringLiteral(" (CR: %1)").arg(qs(m.wcr));
     return text;
@@ -560,21 +566,21 @@ private:
 
   // Leaf sizes from the text they show (containers get theirs from layout).
   void finishSizes() {
-    QFontMetricsF fb(bold_), fs(small_);
+    TextMeasure fb(bold_), fs(small_);
     const double maxText = 240;
-    for (auto& e : g_.edges) e.label = fs.elidedText(e.label, Qt::ElideMiddle, 260);
+    for (auto& e : g_.edges) e.label = fs.elided(e.label, Qt::ElideMiddle, 260);
     for (auto& n : g_.nodes) {
       if (n.expanded) { // a container: layout sizes it; keep room for its title
-        n.size = QSizeF(fb.horizontalAdvance(n.label) + fs.horizontalAdvance(n.detail) + 2 * VisualGraph::kPad + 40, 0);
+        n.size = QSizeF(fb.width(n.label) + fs.width(n.detail) + 2 * VisualGraph::kPad + 40, 0);
         continue;
       }
-      n.detail = fs.elidedText(n.detail, Qt::ElideRight, maxText);
-      n.extra = fs.elidedText(n.extra, Qt::ElideRight, maxText);
-      n.label = fb.elidedText(n.label, Qt::ElideMiddle, maxText);
-      double w = fb.horizontalAdvance(n.label);
+      n.detail = fs.elided(n.detail, Qt::ElideRight, maxText);
+      n.extra = fs.elided(n.extra, Qt::ElideRight, maxText);
+      n.label = fb.elided(n.label, Qt::ElideMiddle, maxText);
+      double w = fb.width(n.label);
       int lines = 1;
-      if (!n.detail.isEmpty()) w = std::max(w, fs.horizontalAdvance(n.detail)), ++lines;
-      if (!n.extra.isEmpty()) w = std::max(w, fs.horizontalAdvance(n.extra)), ++lines;
+      if (!n.detail.isEmpty()) w = std::max(w, fs.width(n.detail)), ++lines;
+      if (!n.extra.isEmpty()) w = std::max(w, fs.width(n.extra)), ++lines;
       double h = fb.height() + (lines - 1) * fs.height() + 12;
       switch (n.kind) {
       case VisualKind::Access: w += 36; h += 4; break;

@@ -278,8 +278,10 @@ Expected<std::vector<Node*>> State::topologicalOrder() const {
 
 Expected<std::map<ElementId, const MapEntry*>> State::scopeOf() const {
   DCW_TRY(auto order, topologicalOrder());
-  std::map<ElementId, const MapEntry*> scope;
-  std::map<ElementId, const MapEntry*> entryById;
+  // Hashed while computing (a node's inputs are looked up once per edge), ordered for the callers.
+  std::unordered_map<ElementId, const MapEntry*> scope;
+  std::unordered_map<ElementId, const MapEntry*> entryById;
+  scope.reserve(nodes_.size());
   for (auto& n : nodes_)
     if (auto* me = dynamic_cast<const MapEntry*>(n.get())) entryById[me->id()] = me;
   for (Node* n : order) {
@@ -312,7 +314,11 @@ Expected<std::map<ElementId, const MapEntry*>> State::scopeOf() const {
     }
     scope[n->id()] = mine;
   }
-  return scope;
+  std::vector<std::pair<ElementId, const MapEntry*>> sorted(scope.begin(), scope.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::map<ElementId, const MapEntry*> out;
+  for (auto& kv : sorted) out.emplace_hint(out.end(), kv);
+  return out;
 }
 
 } // namespace dcw::ir

@@ -1,21 +1,25 @@
-// CanvasItems: the QGraphicsItems that draw a laid-out VisualGraph in DaCe's visual language —
+// CanvasPainting: how one node or edge of a laid-out VisualGraph is drawn, in DaCe's visual language —
 // access nodes as ellipses, tasklets as octagons, map entry/exit as trapezoids, library nodes as
 // rectangles with the op name, states/SDFGs/nested SDFGs/opened nodes as framed boxes — and the
-// memlet edges with their `data[subset] · shape` labels.
+// memlet edges with their `data[subset] · shape` labels. GraphItem decides which ones a frame draws.
 //
 // Level of detail keeps big graphs fast and readable: below ~0.4 px per unit the second and third lines
 // are dropped and an op keeps only its name, drawn at a legible size on screen while it fits the node;
 // below 0.3 nodes are plain fills (library nodes coloured by what their op does, OpCategory) and edges
 // straight lines without arrows; below 0.12 access nodes (the small ones) drop out entirely. Exports set CanvasPaintState::fullDetail to draw everything.
-// Items read highlight, selection and overlay state from one CanvasPaintState owned by the canvas,
-// so changing a search or an overlay repaints without rebuilding the scene.
+// Painting reads highlight, selection and overlay state from one CanvasPaintState owned by the canvas,
+// so changing a search or an overlay repaints without rebuilding anything.
 #pragma once
 
 #include "views/Theme.h"
 #include "views/VisualGraph.h"
 
 #include <QFont>
-#include <QGraphicsItem>
+#include <QPainterPath>
+
+class QFontMetricsF;
+class QPainter;
+class QStyleOptionGraphicsItem;
 
 #include <vector>
 
@@ -39,52 +43,17 @@ struct CanvasPaintState {
   double lod(const QStyleOptionGraphicsItem* option, const QPainter* painter) const;
 };
 
-class NodeItem : public QGraphicsItem {
-public:
-  enum { Type = UserType + 1 };
-  NodeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent = nullptr);
-  int type() const override { return Type; }
-  int index() const { return index_; }
-  QRectF boundingRect() const override;
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
-  // The expand/collapse marker, in item coordinates (empty when not expandable).
-  QRectF markerRect() const;
-
-private:
-  void paintContainer(QPainter* p, double lod, const VisualNode& n);
-  void paintLeaf(QPainter* p, double lod, const VisualNode& n);
-  void paintFarLabel(QPainter* p, double lod, const VisualNode& n, const QRectF& r);
-  void markLabelled() const;
-  int diffOf() const;
-
-public:
-  static QColor diffColour(int mark);
-
-private:
-  QColor fillOf(const VisualNode& n) const;
-
-  const VisualGraph* graph_;
-  int index_;
-  const CanvasPaintState* state_;
-};
-
-class EdgeItem : public QGraphicsItem {
-public:
-  enum { Type = UserType + 2 };
-  EdgeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent = nullptr);
-  int type() const override { return Type; }
-  int index() const { return index_; }
-  QRectF boundingRect() const override { return bounds_; }
-  QPainterPath shape() const override;
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
-
-private:
-  const VisualGraph* graph_;
-  int index_;
-  const CanvasPaintState* state_;
-  QRectF bounds_;
-  QPointF labelAt_;
-};
+// Node v with its top-left corner at the painter's origin; lod: pixels per unit on screen.
+void paintNode(QPainter& p, const VisualGraph& g, int v, const CanvasPaintState& state, double lod);
+// Edge e in its container's content coordinates (the content origin at the painter's origin).
+void paintEdge(QPainter& p, const VisualGraph& g, int e, const CanvasPaintState& state, double lod);
+// What edge e covers in its container's content coordinates: its path and, roughly, its label
+// (`small`: the label font's metrics).
+QRectF edgeBounds(const VisualEdge& e, const QFontMetricsF& small);
+// The expand/collapse marker of node n, in node coordinates (empty when not expandable).
+QRectF markerRect(const VisualNode& n);
+// Compare marks: added green, removed red, changed amber.
+QColor diffColour(int mark);
 
 // The outline of a node of kind k in rect r (ellipse, octagon, trapezoid, rectangle).
 QPainterPath nodeOutline(VisualKind k, const QRectF& r);

@@ -1,10 +1,9 @@
-#include "views/CanvasItems.h"
+#include "views/CanvasPainting.h"
 
 #include "core/analysis/GraphDiff.h"
 
 #include <QFontMetricsF>
 #include <QPainter>
-#include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
 
 #include <cmath>
@@ -55,25 +54,48 @@ QPainterPath nodeOutline(VisualKind k, const QRectF& r) {
 
 // ---- nodes ------------------------------------------------------------------------------------------
 
-NodeItem::NodeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent)
-    : QGraphicsItem(parent), graph_(graph), index_(index), state_(state) {
-  const VisualNode& n = graph->nodes[size_t(index)];
-  setZValue(n.expanded ? 0 : 2); // tooltips come on demand (GraphCanvas::viewportEvent), not one string per item
-}
-
-QRectF NodeItem::boundingRect() const {
-  const VisualNode& n = graph_->nodes[size_t(index_)];
-  return QRectF(-2, -2, n.size.width() + 4, n.size.height() + 4); // room for highlight strokes
-}
-
-QRectF NodeItem::markerRect() const {
-  const VisualNode& n = graph_->nodes[size_t(index_)];
+QRectF markerRect(const VisualNode& n) {
   if (!n.expandable) return {};
   if (n.expanded) return QRectF(n.size.width() - 20, 5, 14, 14);
   return QRectF(n.size.width() - 18, 4, 12, 12);
 }
 
-QColor NodeItem::fillOf(const VisualNode& n) const {
+// Added green, removed red, changed amber.
+QColor diffColour(int mark) {
+  switch (analysis::DiffMark(mark)) {
+  case analysis::DiffMark::Added: return QColor(0x2e, 0xa0, 0x43);
+  case analysis::DiffMark::Removed: return QColor(0xd7, 0x3a, 0x31);
+  default: return QColor(0xe0, 0x9b, 0x10);
+  }
+}
+
+namespace {
+
+// One node's paint: the node, the graph and the canvas state it reads.
+class NodePainter {
+public:
+  NodePainter(const VisualGraph& g, int index, const CanvasPaintState& state) : graph_(&g), index_(index), state_(&state) {}
+  void paint(QPainter* p, double lod) {
+    const VisualNode& n = graph_->nodes[size_t(index_)];
+    if (n.expanded) paintContainer(p, lod, n);
+    else paintLeaf(p, lod, n);
+  }
+
+private:
+  void paintContainer(QPainter* p, double lod, const VisualNode& n);
+  void paintLeaf(QPainter* p, double lod, const VisualNode& n);
+  void paintFarLabel(QPainter* p, double lod, const VisualNode& n, const QRectF& r);
+  void markLabelled() const;
+  int diffOf() const;
+  QColor fillOf(const VisualNode& n) const;
+  QRectF markerRect() const { return views::markerRect(graph_->nodes[size_t(index_)]); }
+
+  const VisualGraph* graph_;
+  int index_;
+  const CanvasPaintState* state_;
+};
+
+QColor NodePainter::fillOf(const VisualNode& n) const {
   const CanvasTheme& t = state_->theme;
   if (size_t(index_) < state_->overlay.size() && state_->overlay[size_t(index_)] >= 0)
     return t.ramp(state_->overlay[size_t(index_)]);
@@ -91,14 +113,7 @@ QColor NodeItem::fillOf(const VisualNode& n) const {
   }
 }
 
-void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
-  const VisualNode& n = graph_->nodes[size_t(index_)];
-  const double lod = state_->lod(option, p);
-  if (n.expanded) paintContainer(p, lod, n);
-  else paintLeaf(p, lod, n);
-}
-
-static void drawMarker(QPainter* p, const QRectF& r, bool expanded, const CanvasTheme& t) {
+void drawMarker(QPainter* p, const QRectF& r, bool expanded, const CanvasTheme& t) {
   p->setPen(QPen(t.textDim, 1));
   p->setBrush(Qt::NoBrush);
   p->drawRect(r);
@@ -108,7 +123,7 @@ static void drawMarker(QPainter* p, const QRectF& r, bool expanded, const Canvas
   if (!expanded) p->drawLine(QPointF(c.x(), c.y() - h), QPointF(c.x(), c.y() + h));
 }
 
-void NodeItem::paintContainer(QPainter* p, double lod, const VisualNode& n) {
+void NodePainter::paintContainer(QPainter* p, double lod, const VisualNode& n) {
   const CanvasTheme& t = state_->theme;
   QRectF r(0, 0, n.size.width(), n.size.height());
   QColor fill;
@@ -149,7 +164,7 @@ void NodeItem::paintContainer(QPainter* p, double lod, const VisualNode& n) {
   if (n.expandable) drawMarker(p, markerRect(), true, t);
 }
 
-void NodeItem::paintFarLabel(QPainter* p, double lod, const VisualNode& n, const QRectF& r) {
+void NodePainter::paintFarLabel(QPainter* p, double lod, const VisualNode& n, const QRectF& r) {
   // What a node does (an op, a map, a tasklet, a nested SDFG) stays named at small sizes; arrays,
   // whose names are long and many, show their shape only from closer. The name may spill a little
   // past a narrow box (nodes are spaced further apart than that).
@@ -168,22 +183,13 @@ void NodeItem::paintFarLabel(QPainter* p, double lod, const VisualNode& n, const
   markLabelled();
 }
 
-int NodeItem::diffOf() const { return size_t(index_) < state_->diff.size() ? state_->diff[size_t(index_)] : 0; }
+int NodePainter::diffOf() const { return size_t(index_) < state_->diff.size() ? state_->diff[size_t(index_)] : 0; }
 
-// Added green, removed red, changed amber.
-QColor NodeItem::diffColour(int mark) {
-  switch (analysis::DiffMark(mark)) {
-  case analysis::DiffMark::Added: return QColor(0x2e, 0xa0, 0x43);
-  case analysis::DiffMark::Removed: return QColor(0xd7, 0x3a, 0x31);
-  default: return QColor(0xe0, 0x9b, 0x10);
-  }
-}
-
-void NodeItem::markLabelled() const {
+void NodePainter::markLabelled() const {
   if (size_t(index_) < state_->labelled.size()) state_->labelled[size_t(index_)] = 1;
 }
 
-void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
+void NodePainter::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
   const CanvasTheme& t = state_->theme;
   QRectF r(0, 0, n.size.width(), n.size.height());
   int match = size_t(index_) < state_->match.size() ? state_->match[size_t(index_)] : 0;
@@ -241,35 +247,36 @@ void NodeItem::paintLeaf(QPainter* p, double lod, const VisualNode& n) {
   if (n.expandable) drawMarker(p, markerRect(), false, t);
 }
 
+} // namespace
+
+void paintNode(QPainter& p, const VisualGraph& g, int v, const CanvasPaintState& state, double lod) {
+  NodePainter(g, v, state).paint(&p, lod);
+}
+
 // ---- edges ------------------------------------------------------------------------------------------
 
-EdgeItem::EdgeItem(const VisualGraph* graph, int index, const CanvasPaintState* state, QGraphicsItem* parent)
-    : QGraphicsItem(parent), graph_(graph), index_(index), state_(state) {
-  const VisualEdge& e = graph->edges[size_t(index)];
-  bounds_ = e.path.boundingRect().adjusted(-6, -6, 6, 6);
+static QPointF labelAt(const VisualEdge& e) { return e.middle + QPointF(5, -2); }
+
+QRectF edgeBounds(const VisualEdge& e, const QFontMetricsF& small) {
+  QRectF bounds = e.path.boundingRect().adjusted(-6, -6, 6, 6);
   if (!e.label.isEmpty() && !e.path.isEmpty()) {
-    labelAt_ = e.middle + QPointF(5, -2);
-    QFontMetricsF fs(state->small);
-    QRectF lr(labelAt_.x(), labelAt_.y() - fs.ascent(), fs.horizontalAdvance(e.label) + 4, fs.height());
-    bounds_ = bounds_.united(lr.adjusted(-2, -2, 2, 2));
+    // The label's width from its length (measuring 100k labels costs more than the culling saves;
+    // the estimate errs on the wide side).
+    const QPointF at = labelAt(e);
+    QRectF lr(at.x(), at.y() - small.ascent(), small.averageCharWidth() * 1.5 * double(e.label.size()) + 4, small.height());
+    bounds = bounds.united(lr.adjusted(-2, -2, 2, 2));
   }
-  setZValue(1);
+  return bounds;
 }
 
-QPainterPath EdgeItem::shape() const {
-  QPainterPathStroker s;
-  s.setWidth(8);
-  return s.createStroke(graph_->edges[size_t(index_)].path);
-}
-
-void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
-  const VisualEdge& e = graph_->edges[size_t(index_)];
+void paintEdge(QPainter& painter, const VisualGraph& g, int index, const CanvasPaintState& state, double lod) {
+  QPainter* p = &painter;
+  const VisualEdge& e = g.edges[size_t(index)];
   if (e.path.isEmpty()) return;
-  const CanvasTheme& t = state_->theme;
-  const double lod = state_->lod(option, p);
-  const bool selected = state_->selectedEdge == index_;
+  const CanvasTheme& t = state.theme;
+  const bool selected = state.selectedEdge == index;
   QColor color = selected ? t.selection : e.interstate ? t.interstate : t.edge;
-  if (lod < state_->lodShapes) { // far away: one straight cosmetic line, no arrow
+  if (lod < state.lodShapes) { // far away: one straight cosmetic line, no arrow
     QPen pen(color, 1);
     pen.setCosmetic(true);
     p->setPen(pen);
@@ -295,10 +302,10 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     p->setBrush(color);
     p->drawPolygon(head);
   }
-  if (!e.label.isEmpty() && lod >= state_->lodEdgeLabels) {
-    p->setFont(state_->small);
+  if (!e.label.isEmpty() && lod >= state.lodEdgeLabels) {
+    p->setFont(state.small);
     p->setPen(selected ? t.selection : t.edgeLabel);
-    p->drawText(labelAt_, e.label);
+    p->drawText(labelAt(e), e.label);
   }
 }
 
