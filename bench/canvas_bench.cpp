@@ -13,10 +13,12 @@
 // --synthetic-expansions gives every library node a stand-in `pure` implementation (a map with a
 // tasklet; bench/SyntheticExpansion.h) so "fully expanded" has the size it will have once lowering
 // exists. --synthetic N builds a ResNet-like chain (op, its weights, skip connections every 3 ops);
-// --modules names its ops as torch does (`/stages.S/blocks.B/Conv_i`: 10 stages of 50-op blocks), so
-// the canvas groups them by module (closed at first, open with --expand-all).
+// --modules makes it look as torch exports it: ops named by module (`/stages.S/blocks.B/Conv_i`: 10
+// stages of 50-op blocks), so the canvas groups them (closed at first, open with --expand-all), and
+// weights as initializers, drawn inside their ops.
 #include "bench/SyntheticExpansion.h"
 #include "core/io/ModelFile.h"
+#include "core/ir/Tensor.h"
 #include "views/GraphCanvas.h"
 #include "views/PureExpansions.h"
 
@@ -42,13 +44,24 @@ std::unique_ptr<ir::Sdfg> synthesize(int n, bool modules) {
   s->addArray("x0", ir::DType::Float32, shape);
   ir::AccessNode* prev = st->add<ir::AccessNode>("x0");
   std::vector<ir::AccessNode*> history{prev};
+  // As torch exports a model: weights are initializers (constants; one payload shared by all, the
+  // values do not matter here) and names carry the module (`/stages.S/blocks.B/Conv_i`).
+  auto payload = std::make_shared<ir::Tensor>();
+  payload->dtype = ir::DType::Float32;
+  payload->dims = {64, 64, 3, 3};
+  payload->bytes = std::make_shared<const std::string>(size_t(64 * 64 * 9 * 4), '\0');
   for (int i = 0; i < n; ++i) {
-    std::string out = "x" + std::to_string(i + 1), w = "w" + std::to_string(i);
+    const std::string module = "/stages." + std::to_string(i * 10 / std::max(1, n)) + "/blocks." + std::to_string(i / 50) + "/";
+    const std::string name = (modules ? module : "") + (i % 3 == 2 ? "Add_" : "Conv_") + std::to_string(i);
+    std::string out = modules ? name + "_output_0" : "x" + std::to_string(i + 1);
+    std::string w = modules ? "stages." + std::to_string(i * 10 / std::max(1, n)) + ".blocks." + std::to_string(i / 50) + ".conv" +
+                                  std::to_string(i) + ".weight"
+                            : "w" + std::to_string(i);
     s->addArray(out, ir::DType::Float32, shape, true);
-    s->addArray(w, ir::DType::Float32, {64, 64, 3, 3});
-    std::string name = (i % 3 == 2 ? "Add_" : "Conv_") + std::to_string(i);
-    if (modules) // 10 stages, blocks of 50 ops
-      name = "/stages." + std::to_string(i * 10 / std::max(1, n)) + "/blocks." + std::to_string(i / 50) + "/" + name;
+    if (i % 3 != 2) {
+      ir::DataDescriptor* wd = s->addArray(w, ir::DType::Float32, {64, 64, 3, 3});
+      if (modules) wd->constant = payload;
+    }
     auto* op = st->add<ir::LibraryNode>(name);
     op->opType = i % 3 == 2 ? "Add" : "Conv";
     op->addIn({"X", ir::DType::Float32, false});
