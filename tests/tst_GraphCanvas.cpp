@@ -269,6 +269,49 @@ private slots:
   }
 
   // Hovering a node shows its lines as a tooltip, made when asked (items keep no strings of their own).
+  // A frame paints what lies on screen, not the whole graph: the item's index gives the frame only the
+  // nodes and edges meeting the exposed area (and the containers around them), bottom to top, and
+  // every node on screen is among them.
+  void drawsWhatIsOnScreen() {
+    auto chain = std::make_unique<Sdfg>("chain");
+    State* st = chain->addState("state0");
+    chain->addArray("a0", DType::Float32, {sym::Expr(8)});
+    AccessNode* prev = st->add<AccessNode>("a0");
+    for (int i = 0; i < 300; ++i) {
+      const std::string out = "a" + std::to_string(i + 1);
+      chain->addArray(out, DType::Float32, {sym::Expr(8)}, true);
+      auto* op = st->add<LibraryNode>("Relu_" + std::to_string(i));
+      op->opType = "Relu";
+      op->addIn({"X"});
+      op->addOut({"Y"});
+      auto* o = st->add<AccessNode>(out);
+      st->addEdge(*prev, "", *op, "X", Memlet::full(prev->data(), {sym::Expr(8)}));
+      st->addEdge(*op, "Y", *o, "", Memlet::full(out, {sym::Expr(8)}));
+      prev = o;
+    }
+    QSignalSpy done(canvas_.get(), &GraphCanvas::layoutFinished);
+    canvas_->setSdfg(chain.get());
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 20000);
+    canvas_->setTransform(QTransform());
+    canvas_->centerOn(canvas_->sceneRectOf(idOf(*chain, "Relu_150")).center());
+    const QRectF seen = canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect();
+    const views::GraphItem* item = canvas_->graphItem();
+    QVERIFY(item);
+    const std::vector<int> drawn = item->ranksIn(seen);
+    QVERIFY2(drawn.size() * 10 < size_t(item->rankCount()), qPrintable(QString::number(drawn.size())));
+    QVERIFY(std::is_sorted(drawn.begin(), drawn.end()));
+    const auto* g = canvas_->visualGraph();
+    int onScreen = 0;
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+      if (g->nodes[i].expanded || !seen.intersects(QRectF(g->scenePos(int(i)), g->nodes[i].size))) continue;
+      ++onScreen;
+      const auto hit = item->hit(QRectF(g->scenePos(int(i)), g->nodes[i].size).center());
+      QCOMPARE(hit.node, int(i)); // found where it is drawn
+    }
+    QVERIFY(onScreen > 3);
+    canvas_->setSdfg(nullptr);
+  }
+
   void tooltipOnHover() {
     const QRectF r = canvas_->sceneRectOf(idOf(*sdfg_, "X"));
     QVERIFY(!r.isEmpty());

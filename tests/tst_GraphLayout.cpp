@@ -198,6 +198,44 @@ private slots:
     QVERIFY(findLabel(withW, QStringLiteral("W")) > 0);
   }
 
+  // A memo keeps what a build works out about each state between builds: builds with it equal builds
+  // without, when a container opens, when the options change, and after an edit changes a state.
+  void memoKeepsFactsBetweenBuilds() {
+    auto s = sample();
+    auto same = [](const VisualGraph& a, const VisualGraph& b) {
+      if (a.nodes.size() != b.nodes.size() || a.edges.size() != b.edges.size()) return false;
+      for (size_t i = 0; i < a.nodes.size(); ++i)
+        if (a.nodes[i].label != b.nodes[i].label || a.nodes[i].parent != b.nodes[i].parent ||
+            a.nodes[i].extra != b.nodes[i].extra || a.nodes[i].expanded != b.nodes[i].expanded)
+          return false;
+      for (size_t i = 0; i < a.edges.size(); ++i)
+        if (a.edges[i].label != b.edges[i].label || a.edges[i].src != b.edges[i].src || a.edges[i].dst != b.edges[i].dst)
+          return false;
+      return true;
+    };
+    auto memo = VisualGraph::newMemo();
+    ExpansionState x;
+    const QFont font = QApplication::font();
+    QVERIFY(same(VisualGraph::build(*s, x, {}, font, memo.get()), VisualGraph::build(*s, x, {}, font)));
+    x.set(s->allStates()[0]->nodeByLabel("map_i")->id(), true);
+    VisualGraph open = VisualGraph::build(*s, x, {}, font, memo.get());
+    QVERIFY(findLabel(open, QStringLiteral("t")) > 0);
+    QVERIFY(same(open, VisualGraph::build(*s, x, {}, font)));
+    VisualGraph::Options o;
+    o.showConstants = true;
+    VisualGraph withW = VisualGraph::build(*s, x, o, font, memo.get());
+    QVERIFY(findLabel(withW, QStringLiteral("W")) > 0);
+    QVERIFY(same(withW, VisualGraph::build(*s, x, o, font)));
+    // An edit the memo was not told of: the state's size changed, so it is worked out again.
+    State* st = s->allStates()[0];
+    s->addArray("V", DType::Float32, {sym::Expr(4)});
+    auto* v = st->add<AccessNode>("V");
+    st->addEdge(*st->nodeByLabel("Z"), "", *v, "", Memlet::full("Z", {sym::Expr(4)}));
+    VisualGraph edited = VisualGraph::build(*s, x, o, font, memo.get());
+    QVERIFY(findLabel(edited, QStringLiteral("V")) > 0);
+    QVERIFY(same(edited, VisualGraph::build(*s, x, o, font)));
+  }
+
   // Weight preparation on constants (torch's Identity on shared weights, a Transpose of a weight) folds
   // into the reader with the constant: the reader lists the prepared array; an op that reads a
   // computed value, or writes a model output, stays a node. Library nodes carry their op's category.

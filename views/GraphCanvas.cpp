@@ -70,6 +70,7 @@ void GraphCanvas::setSdfg(const ir::Sdfg* sdfg) {
   sdfg_ = sdfg;
   expansion_.clear();
   cache_ = std::make_shared<LayoutCache>();
+  memo_ = VisualGraph::newMemo();
   hits_.clear();
   current_ = -1;
   selected_ = kNoId;
@@ -95,6 +96,7 @@ void GraphCanvas::setSdfg(const ir::Sdfg* sdfg) {
 
 void GraphCanvas::modelEdited() {
   if (!sdfg_) return;
+  memo_ = VisualGraph::newMemo();
   tree_ = ElementTree(*sdfg_);
   if (selected_ != kNoId && !tree_.find(selected_)) selected_ = kNoId;
   hits_.clear();
@@ -116,6 +118,7 @@ void GraphCanvas::setExpansionProvider(VisualGraph::ExpansionProvider provider,
                                        std::function<bool(const ir::LibraryNode&)> canExpand) {
   options_.expansions = std::move(provider);
   options_.canExpand = std::move(canExpand);
+  memo_ = VisualGraph::newMemo(); // the expansions' states are other objects now
 }
 
 void GraphCanvas::setShowConstants(bool on) {
@@ -287,7 +290,7 @@ void GraphCanvas::relayout(ElementId anchor) {
   auto job = std::make_shared<Job>();
   job->serial = ++serial_;
   ++layoutRuns_;
-  job->graph = VisualGraph::build(*sdfg_, expansion_, options_, paint_.font);
+  job->graph = VisualGraph::build(*sdfg_, expansion_, options_, paint_.font, memo_.get());
   job->buildMs = double(t.nsecsElapsed()) / 1e6;
   // Keep the anchor (the toggled node) where it is on screen.
   anchor_ = kNoId;

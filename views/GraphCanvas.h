@@ -114,6 +114,7 @@ public:
   int layoutRuns() const { return layoutRuns_; }
   // Frames drawn from the whole-graph picture (zoomed far out) rather than item by item.
   int overviewFrames() const { return overviewFrames_; }
+  const GraphItem* graphItem() const { return graphItem_; } // null before the first layout
   double lastGraphBuildMs() const { return graphBuildMs_; } // VisualGraph::build, UI thread
   double lastSceneBuildMs() const { return sceneBuildMs_; } // the scene from the laid-out graph, UI thread
   const LayoutCache& layoutCache() const { return *cache_; }
@@ -174,6 +175,7 @@ private:
   VisualGraph::Options options_;
   std::unique_ptr<VisualGraph> graph_;
   std::shared_ptr<LayoutCache> cache_;
+  std::shared_ptr<VisualGraph::Memo> memo_ = VisualGraph::newMemo(); // per-state facts while the model is unchanged
   CanvasPaintState paint_;
   GraphItem* graphItem_ = nullptr;          // owned by the scene
   std::unordered_map<ir::ElementId, int> edgeByElement_;

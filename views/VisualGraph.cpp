@@ -47,10 +47,66 @@ QString dimsText(const std::vector<sym::Expr>& dims) {
   return parts.join(QChar(0x00D7)); // ×
 }
 
+} // namespace
+
+namespace detail {
+
+struct Group {
+  QString path;          // "encoder/layers.0"
+  int parent = -1;       // enclosing group, -1: the state
+  int ops = 0;
+  int64_t params = 0;
+  std::unordered_set<std::string> weights; // counted once per group
+  ElementId id = kNoId;
+  int visual = -1;       // once created
+  bool open = false;
+};
+struct Groups {
+  std::vector<Group> list;
+  std::unordered_map<ElementId, int> of; // top-level node -> its innermost group
+  bool empty() const { return list.empty(); }
+};
+
+
+// What VisualGraph::build works out about one state whatever is open: the map scopes, what folds into
+// its readers, module groups. Kept in a VisualGraph::Memo while the model does not change.
+struct StateFacts {
+  size_t nodes = 0, edges = 0; // the state's size when worked out (a guard against an edit not reported)
+  bool scopesOk = false;
+  std::map<ElementId, std::vector<const Node*>> inScope; // entry id (kNoId: top) -> nodes in order
+  std::unordered_set<ElementId> hidden;                  // folded into readers
+  std::unordered_map<ElementId, QStringList> folded;     // reader -> the descriptions it lists
+  std::unordered_map<ElementId, ElementId> hiddenReader; // folded element -> the node that lists it
+  Groups groups;
+  std::unordered_map<ElementId, std::vector<ElementId>> groupChain;
+  std::unordered_map<ElementId, QString> edgeLabels;     // filled as edges are drawn
+};
+
+} // namespace detail
+
+struct VisualGraph::Memo {
+  bool showConstants = false, moduleGroups = false, set = false;
+  std::unordered_map<const State*, std::unique_ptr<detail::StateFacts>> states;
+};
+
+std::shared_ptr<VisualGraph::Memo> VisualGraph::newMemo() { return std::make_shared<Memo>(); }
+
+namespace {
+
+using detail::Group;
+using detail::Groups;
+using detail::StateFacts;
+
 class Builder {
 public:
-  Builder(VisualGraph& g, const ExpansionState& x, const VisualGraph::Options& o, const QFont& font)
-      : g_(g), x_(x), o_(o), bold_(font), small_(font) {
+  Builder(VisualGraph& g, const ExpansionState& x, const VisualGraph::Options& o, const QFont& font, VisualGraph::Memo* memo)
+      : g_(g), x_(x), o_(o), bold_(font), small_(font), memo_(memo) {
+    if (memo_ && (!memo_->set || memo_->showConstants != o.showConstants || memo_->moduleGroups != o.moduleGroups)) {
+      memo_->states.clear(); // worked out under other options
+      memo_->set = true;
+      memo_->showConstants = o.showConstants;
+      memo_->moduleGroups = o.moduleGroups;
+    }
     bold_.setBold(true);
     small_.setPointSizeF(std::max(6.0, font.pointSizeF() - 1.5));
   }
@@ -146,44 +202,25 @@ private:
   // ---- states ---------------------------------------------------------------------------------------
 
   void state(int container, const State& st, const Sdfg& sdfg) {
-    auto scopes = st.scopeOf();
-    std::map<ElementId, std::vector<const Node*>> inScope; // entry id (kNoId: top) -> nodes in order
-    for (auto& n : st.nodes()) {
-      ElementId scope = kNoId;
-      if (scopes) {
-        auto it = scopes->find(n->id());
-        if (it != scopes->end() && it->second) scope = it->second->id();
-      }
-      inScope[scope].push_back(n.get());
-    }
+    StateFacts& f = facts(st, sdfg);
     // Bodies of nodes in this state are built recursively: keep the outer state's maps aside.
     auto outerRep = std::exchange(rep_, {});
-    auto outerFolded = std::exchange(folded_, {});
+    auto outerFolded = std::exchange(folded_, &f.folded);
     auto outerExits = std::exchange(exits_, {});
-    // Constants, weight preparation and shape arithmetic fold into their readers unless shown as nodes.
-    std::unordered_set<ElementId> hidden;
-    if (!o_.showConstants) foldIntoReaders(st, sdfg, hidden);
-    auto outerGroups = std::exchange(groups_, {});
-    if (o_.moduleGroups) groupModules(st, sdfg, inScope[kNoId], hidden);
-    emitScope(container, kNoId, inScope, hidden, st, sdfg, scopes.ok());
+    auto outerGroups = std::exchange(groups_, f.groups);
+    // Open by default: a group with no sibling group (a lone wrapper such as `encoder`), or all under expand-all.
+    std::unordered_map<int, int> siblings;
+    for (auto& g : groups_.list) ++siblings[g.parent];
+    for (auto& g : groups_.list) {
+      const bool* set = x_.explicitSetting(g.id);
+      g.open = set ? *set : x_.expandAll() || siblings[g.parent] == 1;
+    }
+    for (auto& [id, chain] : f.groupChain) g_.groupChain[id] = chain;
+    emitScope(container, kNoId, f.inScope, f.hidden, st, sdfg, f.scopesOk);
     groups_ = std::move(outerGroups);
     // A folded element is shown by the box that lists it: the first visible node downstream.
-    if (!hidden.empty()) {
-      std::unordered_map<ElementId, ElementId> reader;
-      std::function<ElementId(ElementId)> readerOf = [&](ElementId id) -> ElementId {
-        auto [it, fresh] = reader.try_emplace(id, kNoId);
-        if (!fresh) return it->second;
-        ElementId found = kNoId;
-        for (auto* e : st.outEdges(id)) {
-          found = hidden.count(e->dst) ? readerOf(e->dst) : e->dst;
-          if (found != kNoId) break;
-        }
-        return reader[id] = found;
-      };
-      for (ElementId id : hidden)
-        if (ElementId r = readerOf(id); r != kNoId)
-          if (auto v = rep_.find(r); v != rep_.end()) g_.foldedInto[id] = v->second;
-    }
+    for (auto& [id, r] : f.hiddenReader)
+      if (auto v = rep_.find(r); v != rep_.end()) g_.foldedInto[id] = v->second;
 
     // Edges, placed in the innermost container holding both (visible) ends.
     std::set<std::tuple<int, int, int>> mergedSeen;
@@ -205,16 +242,68 @@ private:
       int c = g_.nodes[size_t(la)].parent;
       bool merged = collapsed || la != a || lb != b;
       if (merged && !mergedSeen.insert({c, la, lb}).second) continue;
-      addEdge(c, la, lb, e->id(), edgeLabel(e->memlet, sdfg), false, merged);
+      auto [label, fresh] = f.edgeLabels.try_emplace(e->id());
+      if (fresh) label->second = edgeLabel(e->memlet, sdfg);
+      addEdge(c, la, lb, e->id(), label->second, false, merged);
     }
     rep_ = std::move(outerRep);
     folded_ = std::move(outerFolded);
     exits_ = std::move(outerExits);
   }
 
+  // What the build works out about a state whatever is open (VisualGraph::Memo keeps it between builds).
+  StateFacts& facts(const State& st, const Sdfg& sdfg) {
+    std::unique_ptr<StateFacts> local;
+    StateFacts* f = nullptr;
+    if (memo_) {
+      auto& slot = memo_->states[&st];
+      if (slot && (slot->nodes != st.nodes().size() || slot->edges != st.edges().size())) slot.reset(); // edited unseen
+      if (slot) return *slot;
+      slot = std::make_unique<StateFacts>();
+      f = slot.get();
+    } else {
+      local = std::make_unique<StateFacts>();
+      f = local.get();
+      scratch_.push_back(std::move(local));
+    }
+    f->nodes = st.nodes().size();
+    f->edges = st.edges().size();
+    auto scopes = st.scopeOf();
+    f->scopesOk = scopes.ok();
+    for (auto& n : st.nodes()) { // entry id (kNoId: top) -> nodes in order
+      ElementId scope = kNoId;
+      if (scopes) {
+        auto it = scopes->find(n->id());
+        if (it != scopes->end() && it->second) scope = it->second->id();
+      }
+      f->inScope[scope].push_back(n.get());
+    }
+    // Constants, weight preparation and shape arithmetic fold into their readers unless shown as nodes.
+    if (!o_.showConstants) foldIntoReaders(st, sdfg, f->hidden, f->folded);
+    if (o_.moduleGroups) groupModules(st, sdfg, f->inScope[kNoId], f->hidden, *f);
+    // The reader a folded element is shown by: the first node downstream that is not folded.
+    if (!f->hidden.empty()) {
+      std::unordered_map<ElementId, ElementId> reader;
+      std::function<ElementId(ElementId)> readerOf = [&](ElementId id) -> ElementId {
+        auto [it, fresh] = reader.try_emplace(id, kNoId);
+        if (!fresh) return it->second;
+        ElementId found = kNoId;
+        for (auto* e : st.outEdges(id)) {
+          found = f->hidden.count(e->dst) ? readerOf(e->dst) : e->dst;
+          if (found != kNoId) break;
+        }
+        return reader[id] = found;
+      };
+      for (ElementId id : f->hidden)
+        if (ElementId r = readerOf(id); r != kNoId) f->hiddenReader[id] = r;
+    }
+    return *f;
+  }
+
   // Constants, weight preparation computed from constants alone, and shape arithmetic hidden; what
-  // their readers get listed in `folded_` (the reader's third line).
-  void foldIntoReaders(const State& st, const Sdfg& sdfg, std::unordered_set<ElementId>& hidden) {
+  // their readers get listed in `folded` (the reader's third line).
+  void foldIntoReaders(const State& st, const Sdfg& sdfg, std::unordered_set<ElementId>& hidden,
+                       std::unordered_map<ElementId, QStringList>& folded) {
     std::vector<std::pair<const AccessNode*, bool>> shown; // hidden arrays whose readers list them (true: a shape value)
     for (auto& n : st.nodes())
       if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
@@ -280,33 +369,18 @@ private:
       const DataDescriptor* d = sdfg.findData(a->data());
       const QString text = (isShape ? QStringLiteral("shape ") : QString()) + qs(a->data()) + QLatin1Char(' ') + dimsText(d->shape);
       for (auto* e : st.outEdges(a->id()))
-        if (!hidden.count(e->dst)) folded_[e->dst].push_back(text);
+        if (!hidden.count(e->dst)) folded[e->dst].push_back(text);
     }
   }
 
   // ---- module groups ----------------------------------------------------------------------------
 
-  struct Group {
-    QString path;          // "encoder/layers.0"
-    int parent = -1;       // enclosing group, -1: the state
-    int ops = 0;
-    int64_t params = 0;
-    std::unordered_set<std::string> weights; // counted once per group
-    ElementId id = kNoId;
-    int visual = -1;       // once created
-    bool open = false;
-  };
-  struct Groups {
-    std::vector<Group> list;
-    std::unordered_map<ElementId, int> of; // top-level node -> its innermost group
-    bool empty() const { return list.empty(); }
-  };
-
   // Assigns the state's top-level nodes to module groups (ModulePath.h): an op to its module's
   // innermost group of two ops or more; an array to the deepest module all its producers and readers
   // share (so a module's internal tensors sit inside it, its outputs outside); a model input to none.
   void groupModules(const State& st, const Sdfg& sdfg, const std::vector<const Node*>& top,
-                    const std::unordered_set<ElementId>& hidden) {
+                    const std::unordered_set<ElementId>& hidden, StateFacts& f) {
+    Groups& groups_ = f.groups;
     std::unordered_map<ElementId, QStringList> path;
     std::unordered_map<QString, int> count;
     auto opPath = [&](const Node* n) -> QStringList {
@@ -367,7 +441,7 @@ private:
       groups_.of[n->id()] = g;
       std::vector<ElementId> chain;
       for (int k = g; k >= 0; k = groups_.list[size_t(k)].parent) chain.insert(chain.begin(), groups_.list[size_t(k)].id);
-      g_.groupChain[n->id()] = std::move(chain);
+      f.groupChain[n->id()] = std::move(chain);
       for (auto* e : st.inEdges(n->id())) { // the weights the ops of the group read (constants, prepared weights)
         auto* a = dynamic_cast<const AccessNode*>(st.node(e->src));
         if (!a || !hidden.count(a->id())) continue;
@@ -385,13 +459,7 @@ private:
           if (groups_.list[size_t(k)].weights.insert(a->data()).second) groups_.list[size_t(k)].params += elements;
       }
     }
-    // Open by default: a group with no sibling group (a lone wrapper such as `encoder`), or all under expand-all.
-    std::unordered_map<int, int> siblings;
-    for (auto& g : groups_.list) ++siblings[g.parent];
-    for (auto& g : groups_.list) {
-      const bool* set = x_.explicitSetting(g.id);
-      g.open = set ? *set : x_.expandAll() || siblings[g.parent] == 1;
-    }
+    for (auto& g : groups_.list) g.weights.clear(); // counted: the facts are copied on every build
   }
 
   // The container for top-level node `id`: its group (created on first use, inside its parents), or
@@ -423,7 +491,7 @@ private:
     return cur;
   }
 
-  void emitScope(int container, ElementId scope, std::map<ElementId, std::vector<const Node*>>& inScope,
+  void emitScope(int container, ElementId scope, const std::map<ElementId, std::vector<const Node*>>& inScope,
                  const std::unordered_set<ElementId>& hidden, const State& st, const Sdfg& sdfg, bool scopesOk) {
     auto it = inScope.find(scope);
     if (it == inScope.end()) return;
@@ -467,7 +535,7 @@ private:
   }
 
   // Everything inside a collapsed map is represented by the map's box.
-  void hideScope(ElementId scope, int rep, std::map<ElementId, std::vector<const Node*>>& inScope) {
+  void hideScope(ElementId scope, int rep, const std::map<ElementId, std::vector<const Node*>>& inScope) {
     auto it = inScope.find(scope);
     if (it == inScope.end()) return;
     for (const Node* n : it->second) {
@@ -494,8 +562,8 @@ private:
       QString name = qs(l->label());
       int i = add(container, VisualKind::Library, l->id(), qs(l->className()), name);
       g_.nodes[size_t(i)].category = opCategory(l->opType);
-      auto f = folded_.find(l->id());
-      if (f != folded_.end()) g_.nodes[size_t(i)].extra = f->second.join(QStringLiteral(" · "));
+      auto f = folded_->find(l->id());
+      if (f != folded_->end()) g_.nodes[size_t(i)].extra = f->second.join(QStringLiteral(" · "));
       const bool mayExpand = o_.expansions && (!o_.canExpand || o_.canExpand(*l));
       if (l->subgraphs().empty() && !mayExpand) return i;
       if (expandInto(i, l->id(), VisualKind::Library)) {
@@ -600,7 +668,9 @@ private:
   const VisualGraph::Options& o_;
   QFont bold_, small_;
   std::unordered_map<ElementId, int> rep_;              // IR node -> visual node showing it (per state)
-  std::unordered_map<ElementId, QStringList> folded_;   // reader -> folded constant descriptions
+  const std::unordered_map<ElementId, QStringList>* folded_ = nullptr; // reader -> folded constant descriptions
+  VisualGraph::Memo* memo_ = nullptr;                   // facts kept between builds, or none
+  std::vector<std::unique_ptr<StateFacts>> scratch_;    // facts of this build when there is no memo
   Groups groups_;                                       // the current state's module groups
   std::vector<const Node*> exits_;                      // exits waiting for their scope to close
 };
@@ -608,9 +678,9 @@ private:
 } // namespace
 
 VisualGraph VisualGraph::build(const Sdfg& root, const ExpansionState& expansion, const Options& options,
-                               const QFont& font) {
+                               const QFont& font, Memo* memo) {
   VisualGraph g;
-  Builder(g, expansion, options, font).buildRoot(root);
+  Builder(g, expansion, options, font, memo).buildRoot(root);
   return g;
 }
 

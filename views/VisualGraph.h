@@ -22,6 +22,7 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -127,8 +128,14 @@ public:
   static constexpr double kPad = 14;
   static constexpr double kHeader = 24;
 
+  // What a build works out about each state whatever is open (scopes, folded elements, module
+  // groups, edge labels), kept between builds of an unchanged model so that opening a group of a 50k-op
+  // graph does not work it all out again. Drop it (newMemo) when the model, its expansions or the
+  // options change; a state whose node or edge count changed is worked out again anyway.
+  struct Memo;
+  static std::shared_ptr<Memo> newMemo();
   static VisualGraph build(const ir::Sdfg& root, const ExpansionState& expansion, const Options& options,
-                           const QFont& font);
+                           const QFont& font, Memo* memo = nullptr);
 
   std::vector<VisualNode> nodes;
   std::vector<VisualEdge> edges;
