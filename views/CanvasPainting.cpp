@@ -269,7 +269,8 @@ QRectF edgeBounds(const VisualEdge& e, const QFontMetricsF& small) {
   return bounds;
 }
 
-void paintEdge(QPainter& painter, const VisualGraph& g, int index, const CanvasPaintState& state, double lod) {
+void paintEdge(QPainter& painter, const VisualGraph& g, int index, const CanvasPaintState& state, double lod,
+               std::vector<QRectF>* labels) {
   QPainter* p = &painter;
   const VisualEdge& e = g.edges[size_t(index)];
   if (e.path.isEmpty()) return;
@@ -303,9 +304,17 @@ void paintEdge(QPainter& painter, const VisualGraph& g, int index, const CanvasP
     p->drawPolygon(head);
   }
   if (!e.label.isEmpty() && lod >= state.lodEdgeLabels) {
+    const QPointF at = labelAt(e);
+    if (labels && !selected) { // a label where another one is already drawn is left out
+      const QFontMetricsF fs(state.small);
+      const QRectF r = p->worldTransform().mapRect(QRectF(at.x(), at.y() - fs.ascent(), fs.horizontalAdvance(e.label), fs.height()));
+      for (const QRectF& other : *labels)
+        if (other.intersects(r)) return;
+      labels->push_back(r);
+    }
     p->setFont(state.small);
     p->setPen(selected ? t.selection : t.edgeLabel);
-    p->drawText(labelAt(e), e.label);
+    p->drawText(at, e.label);
   }
 }
 

@@ -45,8 +45,11 @@ struct CanvasPaintState {
 
 // Node v with its top-left corner at the painter's origin; lod: pixels per unit on screen.
 void paintNode(QPainter& p, const VisualGraph& g, int v, const CanvasPaintState& state, double lod);
-// Edge e in its container's content coordinates (the content origin at the painter's origin).
-void paintEdge(QPainter& p, const VisualGraph& g, int e, const CanvasPaintState& state, double lod);
+// Edge e in its container's content coordinates (the content origin at the painter's origin). With
+// `labels` (device rectangles of the labels this paint drew so far), a label that would overlap one
+// of them is left out, and its rectangle is added when drawn.
+void paintEdge(QPainter& p, const VisualGraph& g, int e, const CanvasPaintState& state, double lod,
+               std::vector<QRectF>* labels = nullptr);
 // What edge e covers in its container's content coordinates: its path and, roughly, its label
 // (`small`: the label font's metrics).
 QRectF edgeBounds(const VisualEdge& e, const QFontMetricsF& small);

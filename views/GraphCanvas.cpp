@@ -121,6 +121,14 @@ void GraphCanvas::setExpansionProvider(VisualGraph::ExpansionProvider provider,
   memo_ = VisualGraph::newMemo(); // the expansions' states are other objects now
 }
 
+void GraphCanvas::setNodeFlops(std::unordered_map<ElementId, double> flops, bool relayoutNow) {
+  options_.flops = &flops_;
+  if (flops == flops_) return;
+  flops_ = std::move(flops);
+  memo_ = VisualGraph::newMemo(); // group totals are worked out with the facts
+  if (sdfg_ && relayoutNow) relayout();
+}
+
 void GraphCanvas::setShowConstants(bool on) {
   if (options_.showConstants == on) return;
   options_.showConstants = on;

@@ -55,6 +55,9 @@ public:
   // Where library nodes' implementations come from; takes effect with the next setSdfg().
   void setExpansionProvider(VisualGraph::ExpansionProvider provider,
                             std::function<bool(const ir::LibraryNode&)> canExpand = {});
+  // FLOPs per op (analysis::Cost under the current symbol values): module groups show their sum.
+  // Lays out again when they changed, unless `relayoutNow` is false (a setSdfg/modelEdited follows).
+  void setNodeFlops(std::unordered_map<ir::ElementId, double> flops, bool relayoutNow = true);
   void setShowConstants(bool on);
   bool showConstants() const { return options_.showConstants; }
   // Module groups from node names (VisualGraph::Options::moduleGroups), on by default.
@@ -175,6 +178,7 @@ private:
   VisualGraph::Options options_;
   std::unique_ptr<VisualGraph> graph_;
   std::shared_ptr<LayoutCache> cache_;
+  std::unordered_map<ir::ElementId, double> flops_; // Options::flops points here
   std::shared_ptr<VisualGraph::Memo> memo_ = VisualGraph::newMemo(); // per-state facts while the model is unchanged
   CanvasPaintState paint_;
   GraphItem* graphItem_ = nullptr;          // owned by the scene

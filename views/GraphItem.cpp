@@ -86,10 +86,11 @@ std::vector<int> GraphItem::ranksIn(const QRectF& area) const {
 void GraphItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const double lod = state_->lod(option, painter);
   const QTransform base = painter->worldTransform();
+  std::vector<QRectF> labels; // edge labels drawn so far: one does not cover another
   for (int r : ranksIn(option->exposedRect)) {
     const Entry& w = what_[size_t(r)];
     painter->setWorldTransform(QTransform::fromTranslate(w.origin.x(), w.origin.y()) * base);
-    if (w.edge) paintEdge(*painter, *graph_, w.index, *state_, lod);
+    if (w.edge) paintEdge(*painter, *graph_, w.index, *state_, lod, state_->fullDetail ? nullptr : &labels);
     else paintNode(*painter, *graph_, w.index, *state_, lod);
   }
   painter->setWorldTransform(base);

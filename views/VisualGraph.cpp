@@ -1,7 +1,7 @@
 #include "views/VisualGraph.h"
 
 #include "core/analysis/Cost.h"
-#include "views/ModulePath.h"
+#include "views/ModuleGroups.h"
 #include "views/TextMeasure.h"
 
 #include "core/ir/AccessNode.h"
@@ -51,22 +51,13 @@ QString dimsText(const std::vector<sym::Expr>& dims) {
 
 namespace detail {
 
-struct Group {
-  QString path;          // "encoder/layers.0"
-  int parent = -1;       // enclosing group, -1: the state
-  int ops = 0;
-  int64_t params = 0;
-  std::unordered_set<std::string> weights; // counted once per group
-  ElementId id = kNoId;
-  int visual = -1;       // once created
-  bool open = false;
-};
+// The module groups of a state, with what one build decides about each: open, and its box.
 struct Groups {
-  std::vector<Group> list;
-  std::unordered_map<ElementId, int> of; // top-level node -> its innermost group
-  bool empty() const { return list.empty(); }
+  ModuleGroups groups;
+  std::vector<int> visual;  // per group: its visual node once created, -1 before
+  std::vector<char> open;
+  bool empty() const { return groups.empty(); }
 };
-
 
 // What VisualGraph::build works out about one state whatever is open: the map scopes, what folds into
 // its readers, module groups. Kept in a VisualGraph::Memo while the model does not change.
@@ -78,7 +69,6 @@ struct StateFacts {
   std::unordered_map<ElementId, QStringList> folded;     // reader -> the descriptions it lists
   std::unordered_map<ElementId, ElementId> hiddenReader; // folded element -> the node that lists it
   Groups groups;
-  std::unordered_map<ElementId, std::vector<ElementId>> groupChain;
   std::unordered_map<ElementId, QString> edgeLabels;     // filled as edges are drawn
 };
 
@@ -93,7 +83,6 @@ std::shared_ptr<VisualGraph::Memo> VisualGraph::newMemo() { return std::make_sha
 
 namespace {
 
-using detail::Group;
 using detail::Groups;
 using detail::StateFacts;
 
@@ -207,15 +196,21 @@ private:
     auto outerRep = std::exchange(rep_, {});
     auto outerFolded = std::exchange(folded_, &f.folded);
     auto outerExits = std::exchange(exits_, {});
-    auto outerGroups = std::exchange(groups_, f.groups);
+    auto outerGroups = std::exchange(groups_, &f.groups);
     // Open by default: a group with no sibling group (a lone wrapper such as `encoder`), or all under expand-all.
+    const auto& list = f.groups.groups.list;
     std::unordered_map<int, int> siblings;
-    for (auto& g : groups_.list) ++siblings[g.parent];
-    for (auto& g : groups_.list) {
-      const bool* set = x_.explicitSetting(g.id);
-      g.open = set ? *set : x_.expandAll() || siblings[g.parent] == 1;
+    for (auto& g : list) ++siblings[g.parent];
+    f.groups.visual.assign(list.size(), -1);
+    f.groups.open.assign(list.size(), 0);
+    for (size_t k = 0; k < list.size(); ++k) {
+      const bool* set = x_.explicitSetting(list[k].id);
+      f.groups.open[k] = set ? *set : x_.expandAll() || siblings[list[k].parent] == 1;
+      std::vector<ElementId> chain; // a group is held by its parents
+      for (int p = list[k].parent; p >= 0; p = list[size_t(p)].parent) chain.insert(chain.begin(), list[size_t(p)].id);
+      g_.groupChain[list[k].id] = std::move(chain);
     }
-    for (auto& [id, chain] : f.groupChain) g_.groupChain[id] = chain;
+    for (auto& [id, chain] : f.groups.groups.chain) g_.groupChain[id] = chain;
     emitScope(container, kNoId, f.inScope, f.hidden, st, sdfg, f.scopesOk);
     groups_ = std::move(outerGroups);
     // A folded element is shown by the box that lists it: the first visible node downstream.
@@ -280,7 +275,7 @@ private:
     }
     // Constants, weight preparation and shape arithmetic fold into their readers unless shown as nodes.
     if (!o_.showConstants) foldIntoReaders(st, sdfg, f->hidden, f->folded);
-    if (o_.moduleGroups) groupModules(st, sdfg, f->inScope[kNoId], f->hidden, *f);
+    if (o_.moduleGroups) f->groups.groups = groupByModule(st, sdfg, f->inScope[kNoId], f->hidden, o_.flops);
     // The reader a folded element is shown by: the first node downstream that is not folded.
     if (!f->hidden.empty()) {
       std::unordered_map<ElementId, ElementId> reader;
@@ -375,115 +370,27 @@ private:
 
   // ---- module groups ----------------------------------------------------------------------------
 
-  // Assigns the state's top-level nodes to module groups (ModulePath.h): an op to its module's
-  // innermost group of two ops or more; an array to the deepest module all its producers and readers
-  // share (so a module's internal tensors sit inside it, its outputs outside); a model input to none.
-  void groupModules(const State& st, const Sdfg& sdfg, const std::vector<const Node*>& top,
-                    const std::unordered_set<ElementId>& hidden, StateFacts& f) {
-    Groups& groups_ = f.groups;
-    std::unordered_map<ElementId, QStringList> path;
-    std::unordered_map<QString, int> count;
-    auto opPath = [&](const Node* n) -> QStringList {
-      if (auto* x = dynamic_cast<const MapExit*>(n)) {
-        const Node* e = st.node(x->entryId);
-        return e ? modulePath(e->label()) : QStringList();
-      }
-      if (auto* l = dynamic_cast<const LibraryNode*>(n)) return modulePath(l->sourceName.empty() ? l->label() : l->sourceName);
-      return modulePath(n->label());
-    };
-    for (const Node* n : top) {
-      if (hidden.count(n->id()) || n->kind() == ElementKind::AccessNode) continue;
-      QStringList p = opPath(n);
-      if (p.isEmpty()) continue;
-      if (n->kind() != ElementKind::MapExit)
-        for (qsizetype k = 1; k <= p.size(); ++k) ++count[p.mid(0, k).join(QLatin1Char('/'))];
-      path[n->id()] = std::move(p);
-    }
-    if (path.empty()) return;
-    auto common = [](const QStringList& a, const QStringList& b) {
-      qsizetype k = 0;
-      while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
-      return a.mid(0, k);
-    };
-    for (const Node* n : top) {
-      if (hidden.count(n->id()) || n->kind() != ElementKind::AccessNode || st.inEdges(n->id()).empty()) continue;
-      std::optional<QStringList> shared;
-      for (auto* e : st.inEdges(n->id()))
-        if (!hidden.count(e->src)) shared = shared ? common(*shared, path[e->src]) : path[e->src];
-      for (auto* e : st.outEdges(n->id()))
-        if (!hidden.count(e->dst)) shared = shared ? common(*shared, path[e->dst]) : path[e->dst];
-      if (shared && !shared->isEmpty()) path[n->id()] = *shared;
-    }
-    // The groups: module paths with two ops or more, each under its nearest enclosing group.
-    std::unordered_map<QString, int> index;
-    std::function<int(const QStringList&)> groupFor = [&](const QStringList& p) -> int {
-      for (qsizetype k = p.size(); k >= 1; --k) {
-        const QString key = p.mid(0, k).join(QLatin1Char('/'));
-        auto c = count.find(key);
-        if (c == count.end() || c->second < 2) continue;
-        if (auto it = index.find(key); it != index.end()) return it->second;
-        Group g;
-        g.path = key;
-        g.ops = c->second;
-        g.id = VisualGraph::groupId(st.id(), key);
-        g.parent = groupFor(p.mid(0, k - 1));
-        index[key] = int(groups_.list.size());
-        groups_.list.push_back(std::move(g));
-        return int(groups_.list.size()) - 1;
-      }
-      return -1;
-    };
-    for (const Node* n : top) {
-      auto it = path.find(n->id());
-      if (it == path.end()) continue;
-      int g = groupFor(it->second);
-      if (g < 0) continue;
-      groups_.of[n->id()] = g;
-      std::vector<ElementId> chain;
-      for (int k = g; k >= 0; k = groups_.list[size_t(k)].parent) chain.insert(chain.begin(), groups_.list[size_t(k)].id);
-      f.groupChain[n->id()] = std::move(chain);
-      for (auto* e : st.inEdges(n->id())) { // the weights the ops of the group read (constants, prepared weights)
-        auto* a = dynamic_cast<const AccessNode*>(st.node(e->src));
-        if (!a || !hidden.count(a->id())) continue;
-        const DataDescriptor* d = sdfg.findData(a->data());
-        if (!d) continue;
-        int64_t elements = 0;
-        if (d->constant) {
-          elements = d->constant->elementCount();
-        } else if (isFloating(d->dtype)) {
-          sym::Expr size(1);
-          for (auto& x : d->shape) size = size * x;
-          elements = size.constantValue().value_or(0);
-        }
-        for (int k = g; k >= 0 && elements > 0; k = groups_.list[size_t(k)].parent)
-          if (groups_.list[size_t(k)].weights.insert(a->data()).second) groups_.list[size_t(k)].params += elements;
-      }
-    }
-    for (auto& g : groups_.list) g.weights.clear(); // counted: the facts are copied on every build
-  }
-
   // The container for top-level node `id`: its group (created on first use, inside its parents), or
   // `state` when it has none; `inside` is set when a closed group hides it (the group is returned).
   int placeInGroup(int state, ElementId id, bool& inside) {
     inside = false;
-    auto it = groups_.of.find(id);
-    if (it == groups_.of.end()) return state;
+    const auto& list = groups_->groups.list;
+    auto it = groups_->groups.of.find(id);
+    if (it == groups_->groups.of.end()) return state;
     std::vector<int> chain;
-    for (int k = it->second; k >= 0; k = groups_.list[size_t(k)].parent) chain.insert(chain.begin(), k);
+    for (int k = it->second; k >= 0; k = list[size_t(k)].parent) chain.insert(chain.begin(), k);
     int cur = state;
     for (int k : chain) {
-      Group& g = groups_.list[size_t(k)];
-      if (g.visual < 0) {
-        const QString name = g.path.section(QLatin1Char('/'), -1);
-        QString detail = QStringLiteral("%1 ops").arg(g.ops);
-        if (g.params > 0) detail += QStringLiteral(" · %1 params").arg(QString::fromStdString(analysis::formatCount(double(g.params))));
-        g.visual = add(cur, VisualKind::Group, g.id, name, detail);
-        g_.nodes[size_t(g.visual)].expandable = true;
-        g_.nodes[size_t(g.visual)].expanded = g.open;
-        g_.nodes[size_t(g.visual)].extra = g.path.contains(QLatin1Char('/')) ? g.path : QString();
+      const ModuleGroup& g = list[size_t(k)];
+      int& visual = groups_->visual[size_t(k)];
+      if (visual < 0) {
+        visual = add(cur, VisualKind::Group, g.id, g.name(), g.counts());
+        g_.nodes[size_t(visual)].expandable = true;
+        g_.nodes[size_t(visual)].expanded = groups_->open[size_t(k)];
+        g_.nodes[size_t(visual)].extra = g.path.contains(QLatin1Char('/')) ? g.path : QString();
       }
-      cur = g.visual;
-      if (!g.open) {
+      cur = visual;
+      if (!groups_->open[size_t(k)]) {
         inside = true;
         return cur;
       }
@@ -498,7 +405,7 @@ private:
     const int outer = container;
     for (const Node* n : it->second) {
       if (hidden.count(n->id())) continue;
-      if (scope == kNoId && !groups_.empty()) {
+      if (scope == kNoId && !groups_->empty()) {
         bool inside = false;
         container = placeInGroup(outer, n->id(), inside);
         if (inside) { // in a closed group: its box stands for the node (and a map's insides)
@@ -671,7 +578,7 @@ private:
   const std::unordered_map<ElementId, QStringList>* folded_ = nullptr; // reader -> folded constant descriptions
   VisualGraph::Memo* memo_ = nullptr;                   // facts kept between builds, or none
   std::vector<std::unique_ptr<StateFacts>> scratch_;    // facts of this build when there is no memo
-  Groups groups_;                                       // the current state's module groups
+  Groups* groups_ = nullptr;                            // the current state's module groups
   std::vector<const Node*> exits_;                      // exits waiting for their scope to close
 };
 
@@ -695,10 +602,6 @@ const std::vector<ElementId>& VisualGraph::groupsHolding(ElementId id) const {
   return it == groupChain.end() ? none : it->second;
 }
 
-ElementId VisualGraph::groupId(ElementId state, const QString& modulePath) {
-  const size_t h = std::hash<std::string>()(std::to_string(state) + '/' + modulePath.toStdString());
-  return kGroupIdBase | (ElementId(h) & (kGroupIdBase - 1));
-}
 
 int VisualGraph::shownAs(ElementId id) const {
   if (int v = find(id); v >= 0) return v;

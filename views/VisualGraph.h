@@ -122,6 +122,9 @@ public:
     // Cheap test whether `expansions` has an implementation for a node (called for every library node
     // on every build; the provider itself only for open nodes). Unset: every node may have one.
     std::function<bool(const ir::LibraryNode&)> canExpand;
+    // FLOPs of each op under the current symbol values (analysis::Cost), for module groups' totals;
+    // none: groups show op and parameter counts only. Owned by the caller, read during build().
+    const std::unordered_map<ir::ElementId, double>* flops = nullptr;
   };
 
   // Container padding and title height, shared by layout and painting.
@@ -158,11 +161,10 @@ public:
 
   std::unordered_map<ir::ElementId, int> byElement;
   std::unordered_map<ir::ElementId, int> foldedInto; // folded element -> the visual node listing it
-  // The module groups holding an element, outermost first (empty when none); a group's id is made
-  // from its state and module path (groupId), so it is the same in every build of the graph.
+  // The module groups holding an element or a group, outermost first (empty when none); a group's id is
+  // made from its state and module path (moduleGroupId), so it is the same in every build of the graph.
   std::unordered_map<ir::ElementId, std::vector<ir::ElementId>> groupChain;
   const std::vector<ir::ElementId>& groupsHolding(ir::ElementId id) const;
-  static ir::ElementId groupId(ir::ElementId state, const QString& modulePath);
   static bool isGroupId(ir::ElementId id) { return id >= kGroupIdBase; }
   static constexpr ir::ElementId kGroupIdBase = ir::ElementId(1) << 63; // above every IR id (provisional ones start at 2^62)
 };

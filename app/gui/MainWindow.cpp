@@ -198,6 +198,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(selection_, &views::Selection::currentChanged, this, [this](qulonglong id) { followSelection(id); });
   connect(symbols_, &views::SymbolsView::valuesChanged, this, [this] {
+    if (model_) canvas_->setNodeFlops(nodeFlops(model_->cost, symbols_->values()));
     refreshTotals();
     refreshInspector();
     setOverlay(overlay_);
@@ -590,6 +591,15 @@ void MainWindow::refreshInspector() {
   inspectorView_->expandAll();
 }
 
+std::unordered_map<ir::ElementId, double> MainWindow::nodeFlops(const analysis::CostReport& cost,
+                                                                const std::map<std::string, int64_t>& symbols) {
+  std::unordered_map<ir::ElementId, double> out;
+  out.reserve(cost.nodes.size());
+  for (auto& [id, c] : cost.nodes)
+    if (auto v = analysis::evaluate(c.flops, symbols); v && *v > 0) out[id] = *v;
+  return out;
+}
+
 void MainWindow::refreshTotals() {
   if (!model_) {
     totals_->clear();
@@ -784,6 +794,7 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   canvas_->setSdfg(nullptr); // the old provider goes with the old model
   canvas_->setExpansionProvider([pure](const ir::LibraryNode& l) { return pure->get(l); },
                                 [pure](const ir::LibraryNode& l) { return pure->has(l); });
+  canvas_->setNodeFlops(nodeFlops(next->cost, {}), false);
   canvas_->setSdfg(next->loaded.sdfg.get());
   model_ = std::move(next);
   file_ = r->path;

@@ -250,6 +250,9 @@ private:
   void followSelection(ir::ElementId id);
   void refreshInspector();
   void refreshTotals();
+  // Each op's FLOPs under symbol values (unset symbols 1), for the canvas's module group totals.
+  static std::unordered_map<ir::ElementId, double> nodeFlops(const analysis::CostReport& cost,
+                                                            const std::map<std::string, int64_t>& symbols);
   void runSearch();
   void showSearchState(int current, int total);
   void exportImage(bool svg, bool wholeGraph);

@@ -245,6 +245,7 @@ void MainWindow::afterHistoryChange(bool modelChanged) {
     // No re-validation here: the history validated every state it can reach when its command ran.
     outline_->setSdfg(&sdfg);
     expandOutlineTop();
+    canvas_->setNodeFlops(nodeFlops(model_->cost, symbols_->values()), false);
     canvas_->modelEdited();
     summary_->setSummary(model_->summary);
     symbols_->setSymbols(model_->cost.symbols, views::SymbolsView::extentNotes(*model_->loaded.sdfg));
