@@ -29,7 +29,9 @@ void CategoryLegend::setCategories(std::vector<std::pair<OpCategory, int>> count
 }
 
 void CategoryLegend::reposition() {
-  if (parentWidget()) move(12, parentWidget()->height() - height() - 12 - 16); // above a horizontal scroll bar
+  // Top right, left of a vertical scroll bar: the first view frames the graph's start at the left and
+  // the minimap keeps the bottom right.
+  if (parentWidget()) move(parentWidget()->width() - width() - 12 - 16, 12);
 }
 
 void CategoryLegend::paintEvent(QPaintEvent*) {
