@@ -3,6 +3,7 @@
 // of each column, the id and path roles, indexForId() round trips, resets (nullptr, a new SDFG), and
 // QAbstractItemModelTester over all of it.
 #include "views/OutlineModel.h"
+#include "views/ModuleGroups.h"
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
@@ -11,6 +12,7 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
+#include "core/ir/Tensor.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
@@ -124,6 +126,75 @@ class TestOutlineModel : public QObject {
   Q_OBJECT
 
 private slots:
+  // As on the canvas: a state's nodes under rows for their modules (`encoder` > `layer.0`), with op
+  // counts, ids the canvas selects and no IR path; a weight under the op that reads it. Either can be
+  // turned off: the weight then sits in its readers' module, and without groups the state is flat.
+  void modulesAndFoldedWeights() {
+    auto s = std::make_unique<Sdfg>("main");
+    auto payload = std::make_shared<Tensor>();
+    payload->dtype = DType::Float32;
+    payload->dims = {4, 4};
+    payload->bytes = std::make_shared<const std::string>(64, '\0');
+    s->addArray("X", DType::Float32, {sym::Expr(4)});
+    State* st = s->addState("state0");
+    AccessNode* prev = st->add<AccessNode>("X");
+    for (int layer = 0; layer < 2; ++layer) {
+      const std::string w = "encoder.layer." + std::to_string(layer) + ".weight";
+      s->addArray(w, DType::Float32, {sym::Expr(4), sym::Expr(4)})->constant = payload;
+      for (const char* op : {"MatMul", "Add"}) {
+        const std::string module = "/encoder/layer." + std::to_string(layer) + "/";
+        auto* l = st->add<LibraryNode>(module + op);
+        l->opType = op;
+        l->addIn({"A"});
+        l->addIn({"B"});
+        l->addOut({"C"});
+        const std::string out = module + op + "_output_0";
+        s->addArray(out, DType::Float32, {sym::Expr(4)}, true);
+        st->addEdge(*prev, "", *l, "A", Memlet::full(prev->data(), {sym::Expr(4)}));
+        if (std::string(op) == "MatMul") {
+          auto* wa = st->add<AccessNode>(w);
+          st->addEdge(*wa, "", *l, "B", Memlet::full(w, {sym::Expr(4), sym::Expr(4)}));
+        } else {
+          st->addEdge(*prev, "", *l, "B", Memlet::full(prev->data(), {sym::Expr(4)}));
+        }
+        auto* o = st->add<AccessNode>(out);
+        st->addEdge(*l, "C", *o, "", Memlet::full(out, {sym::Expr(4)}));
+        prev = o;
+      }
+    }
+    OutlineModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    m.setSdfg(s.get());
+    const QModelIndex state = findByName(m, QStringLiteral("state0"));
+    QVERIFY(state.isValid());
+    QCOMPARE(m.rowCount(state), 2); // X, encoder
+    const QModelIndex encoder = m.index(1, 0, state);
+    QCOMPARE(encoder.data().toString(), QStringLiteral("encoder"));
+    QCOMPARE(m.index(1, OutlineModel::KindColumn, state).data().toString(), QStringLiteral("module"));
+    QVERIFY(m.index(1, OutlineModel::DetailsColumn, state).data().toString().startsWith(QStringLiteral("4 ops · 32 params")));
+    QCOMPARE(m.rowCount(encoder), 3); // layer.0, the array between the layers, layer.1
+    const QModelIndex layer0 = findByName(m, QStringLiteral("layer.0"));
+    const ElementId groupId = views::moduleGroupId(st->id(), QStringLiteral("encoder/layer.0"));
+    QCOMPARE(layer0.data(OutlineModel::ElementIdRole).toULongLong(), qulonglong(groupId));
+    QCOMPARE(m.idForIndex(layer0), groupId);
+    QCOMPARE(m.indexForId(groupId), layer0);
+    QVERIFY(!layer0.data(OutlineModel::PathRole).isValid());
+    QCOMPARE(layer0.data(Qt::ToolTipRole).toString().section(QLatin1Char('\n'), 0, 0), QStringLiteral("encoder/layer.0"));
+    const QModelIndex matmul = findByName(m, QStringLiteral("/encoder/layer.0/MatMul"));
+    QCOMPARE(matmul.parent(), layer0);
+    QCOMPARE(m.rowCount(matmul), 1); // its weight
+    QCOMPARE(m.index(0, 0, matmul).data().toString(), QStringLiteral("encoder.layer.0.weight"));
+    // Weights where they are: in their readers' module.
+    m.setFoldIntoReaders(false);
+    const QModelIndex weight = findByName(m, QStringLiteral("encoder.layer.0.weight"), findByName(m, QStringLiteral("state0")));
+    QCOMPARE(weight.parent().data().toString(), QStringLiteral("layer.0"));
+    // No groups: the state's nodes flat (weights still under their ops when folded).
+    m.setFoldIntoReaders(true);
+    m.setModuleGroups(false);
+    QCOMPARE(findByName(m, QStringLiteral("encoder")), QModelIndex());
+    QCOMPARE(findByName(m, QStringLiteral("/encoder/layer.1/Add")).parent(), findByName(m, QStringLiteral("state0")));
+  }
+
   void emptyModel() {
     OutlineModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::Fatal);

@@ -7,8 +7,10 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
+#include "views/FoldedElements.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace dcw::views {
@@ -36,11 +38,24 @@ OutlineModel::OutlineModel(QObject* parent) : QAbstractItemModel(parent) { items
 
 OutlineModel::~OutlineModel() = default;
 
+void OutlineModel::setFoldIntoReaders(bool on) {
+  if (foldIntoReaders_ == on) return;
+  foldIntoReaders_ = on;
+  setSdfg(sdfg_);
+}
+
+void OutlineModel::setModuleGroups(bool on) {
+  if (moduleGroups_ == on) return;
+  moduleGroups_ = on;
+  setSdfg(sdfg_);
+}
+
 void OutlineModel::setSdfg(const Sdfg* sdfg) {
   beginResetModel();
   sdfg_ = sdfg;
   items_.clear();
   byId_.clear();
+  modules_.clear();
   paths_.reset();
   items_.emplace_back(); // invisible root
   if (sdfg_) {
@@ -83,21 +98,21 @@ void OutlineModel::buildSdfgBody(int parent, const Sdfg& sdfg) {
       data.emplace(d->name(), d.get());
     }
   }
-  for (auto& b : sdfg.blocks()) buildBlock(parent, *b, data);
+  for (auto& b : sdfg.blocks()) buildBlock(parent, *b, sdfg, data);
 }
 
-void OutlineModel::buildBlock(int parent, const ControlFlowBlock& block, const DataMap& data) {
+void OutlineModel::buildBlock(int parent, const ControlFlowBlock& block, const Sdfg& sdfg, const DataMap& data) {
   int idx = addItem(parent, ItemType::Block, &block);
   if (auto* st = dynamic_cast<const State*>(&block)) {
-    buildState(idx, *st, data);
+    buildState(idx, *st, sdfg, data);
   } else if (auto* region = dynamic_cast<const ControlFlowRegion*>(&block)) {
-    for (auto& b : region->blocks()) buildBlock(idx, *b, data);
+    for (auto& b : region->blocks()) buildBlock(idx, *b, sdfg, data);
   } else if (auto* cond = dynamic_cast<const ConditionalRegion*>(&block)) {
-    for (auto& br : cond->branches()) buildBlock(idx, *br, data);
+    for (auto& br : cond->branches()) buildBlock(idx, *br, sdfg, data);
   }
 }
 
-void OutlineModel::buildState(int parent, const State& state, const DataMap& data) {
+void OutlineModel::buildState(int parent, const State& state, const Sdfg& sdfg, const DataMap& data) {
   // Nodes inside a map scope hang under their MapEntry (the MapExit last), as in DaCe's scope tree.
   // If the scopes are malformed (validation reports that), the nodes are listed flat instead.
   std::unordered_map<ElementId, std::vector<const Node*>> inScope; // entry id (kNoId: top) -> nodes
@@ -113,8 +128,30 @@ void OutlineModel::buildState(int parent, const State& state, const DataMap& dat
   for (auto& [scope, nodes] : inScope)
     std::stable_partition(nodes.begin(), nodes.end(), [](const Node* n) { return !n->isScopeExit(); });
 
+  // As on the canvas: weights, their preparation and shape arithmetic hang under the op that reads
+  // them (unless shown as nodes), the other top-level nodes under their module groups (created as
+  // their first node comes).
+  const FoldedElements folded = foldIntoReaders_ ? foldIntoReaders(state, sdfg) : FoldedElements();
+  const ModuleGroups groups = moduleGroups_ ? groupByModule(state, sdfg, inScope[kNoId], folded.hidden, nullptr) : ModuleGroups();
+  std::vector<int> groupItem(groups.list.size(), -1);
+  std::function<int(int)> itemOfGroup = [&](int g) -> int {
+    if (groupItem[size_t(g)] >= 0) return groupItem[size_t(g)];
+    const int at = groups.list[size_t(g)].parent < 0 ? parent : itemOfGroup(groups.list[size_t(g)].parent);
+    const int idx = addItem(at, ItemType::Module, nullptr);
+    items_[size_t(idx)].module = int(modules_.size());
+    modules_.push_back(groups.list[size_t(g)]);
+    byId_.emplace(groups.list[size_t(g)].id, idx);
+    return groupItem[size_t(g)] = idx;
+  };
+  auto placeOf = [&](int at, ElementId scope, const Node* n) {
+    if (scope != kNoId) return at;
+    auto g = groups.of.find(n->id());
+    return g == groups.of.end() ? at : itemOfGroup(g->second);
+  };
+
   size_t emitted = 0;
   std::set<ElementId> done;
+  std::unordered_map<ElementId, int> rowOf; // this state's node rows (byId_ may hold a descriptor of the same id)
   // Iterative depth-first emission: (item to attach to, scope whose nodes go there).
   std::vector<std::pair<int, ElementId>> work{{parent, kNoId}};
   while (!work.empty()) {
@@ -123,11 +160,46 @@ void OutlineModel::buildState(int parent, const State& state, const DataMap& dat
     auto it = inScope.find(scope);
     if (it == inScope.end()) continue;
     for (const Node* n : it->second) {
-      if (!done.insert(n->id()).second) continue;
-      int idx = addNode(at, *n, data);
+      if (folded.hidden.count(n->id()) || !done.insert(n->id()).second) continue;
+      int idx = addNode(placeOf(at, scope, n), *n, data);
+      rowOf[n->id()] = idx;
       ++emitted;
       if (n->isScopeEntry() && n->id() != kNoId && n->id() != scope) work.emplace_back(idx, n->id());
     }
+  }
+  // Folded nodes under each node that reads them (a shared weight under every reader; a weight under
+  // the Identity that prepares it, under the op), readers first.
+  std::vector<const Node*> pending;
+  for (auto& n : state.nodes())
+    if (folded.hidden.count(n->id()) && !done.count(n->id())) pending.push_back(n.get());
+  for (bool progress = true; progress && !pending.empty();) {
+    progress = false;
+    std::vector<const Node*> later;
+    for (const Node* n : pending) {
+      std::vector<int> under;
+      bool waiting = false;
+      for (auto* e : state.outEdges(n->id())) {
+        auto r = rowOf.find(e->dst);
+        if (r != rowOf.end()) under.push_back(r->second);
+        else waiting = waiting || folded.hidden.count(e->dst);
+      }
+      if (waiting || under.empty()) {
+        later.push_back(n);
+        continue;
+      }
+      std::sort(under.begin(), under.end());
+      under.erase(std::unique(under.begin(), under.end()), under.end());
+      for (int at : under) rowOf.try_emplace(n->id(), addNode(at, *n, data));
+      done.insert(n->id());
+      ++emitted;
+      progress = true;
+    }
+    pending.swap(later);
+  }
+  for (const Node* n : pending) { // read by nothing shown, or in a cycle: in the state
+    if (!done.insert(n->id()).second) continue;
+    addNode(parent, *n, data);
+    ++emitted;
   }
   if (emitted < state.nodes().size()) // nodes in a scope whose entry is not in this state
     for (auto& n : state.nodes())
@@ -223,12 +295,13 @@ QVariant OutlineModel::data(const QModelIndex& index, int role) const {
     default: return {};
     }
   case Qt::ToolTipRole: {
-    QString path = pathOf(*it);
+    QString path = it->type == ItemType::Module ? modules_[size_t(it->module)].path : pathOf(*it);
     QString details = detailsOf(*it);
     if (path.isEmpty()) return details;
     return details.isEmpty() ? path : path + QLatin1Char('\n') + details;
   }
   case ElementIdRole:
+    if (it->type == ItemType::Module) return QVariant::fromValue(qulonglong(modules_[size_t(it->module)].id));
     if (!it->element) return {};
     return QVariant::fromValue(qulonglong(it->element->id()));
   case PathRole:
@@ -252,6 +325,7 @@ QModelIndex OutlineModel::indexForId(ElementId id) const {
 ElementId OutlineModel::idForIndex(const QModelIndex& index) const {
   if (!index.isValid()) return kNoId;
   const Item* it = itemOf(index);
+  if (it && it->type == ItemType::Module) return modules_[size_t(it->module)].id;
   return it && it->element ? it->element->id() : kNoId;
 }
 
@@ -267,6 +341,7 @@ QString OutlineModel::pathOf(const Item& it) const {
 QString OutlineModel::nameOf(const Item& it) const {
   switch (it.type) {
   case ItemType::DataGroup: return tr("Data");
+  case ItemType::Module: return modules_[size_t(it.module)].name();
   case ItemType::Subgraph: return QString::fromStdString(*static_cast<const std::string*>(it.extra));
   default: return it.element ? QString::fromStdString(it.element->label()) : QString();
   }
@@ -278,6 +353,7 @@ QString OutlineModel::kindOf(const Item& it) const {
   case ItemType::DataGroup: return {};
   case ItemType::Sdfg: return QStringLiteral("sdfg");
   case ItemType::Subgraph: return QStringLiteral("subgraph");
+  case ItemType::Module: return QStringLiteral("module");
   case ItemType::Data:
     switch (it.role) {
     case DataRole::Input: return QStringLiteral("input");
@@ -309,6 +385,7 @@ QString OutlineModel::detailsOf(const Item& it) const {
   switch (it.type) {
   case ItemType::Root: return {};
   case ItemType::DataGroup: return countOf(it.children.size(), "container", "containers");
+  case ItemType::Module: return modules_[size_t(it.module)].counts();
   case ItemType::Data: return QString::fromStdString(it.desc->typeString());
   case ItemType::Sdfg:
   case ItemType::Subgraph: {

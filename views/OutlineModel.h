@@ -7,11 +7,14 @@
 //      ├─ X                    access   float32[1, 3, 224, 224]
 //      ├─ Conv_3               library  Conv
 //      │  └─ body              subgraph (a library node's graph attribute, expanded like an SDFG)
-//      └─ map_oc               map      [oc=0:64] cpu_multicore
-//         └─ t                 tasklet  (nodes inside a map scope hang under its MapEntry)
+//      ├─ map_oc               map      [oc=0:64] cpu_multicore
+//      │  └─ t                 tasklet  (nodes inside a map scope hang under its MapEntry)
+//      └─ layer1               module   10 ops · 215 k params (the model's modules, as on the canvas)
+//         └─ layer1.0          module   …
 //
 // Columns: Name, Kind, Type/Details. Every row except the "Data" group maps to one IR element:
-// ElementIdRole gives its stable id (qulonglong), PathRole its readable path (core/ir/Path.h). Views
+// ElementIdRole gives its stable id (qulonglong), PathRole its readable path (core/ir/Path.h); a
+// module row gives its group's id (the one the canvas selects), no path and no element kind. Views
 // select and report elements by id, never by row, because ids survive edits and rows do not.
 //
 // The model observes a `const ir::Sdfg*` owned elsewhere; the owner calls setSdfg() (also with the
@@ -22,6 +25,7 @@
 #pragma once
 
 #include "core/ir/Element.h"
+#include "views/ModuleGroups.h"
 
 #include <QAbstractItemModel>
 
@@ -57,6 +61,11 @@ public:
   // Shows `sdfg` (nullptr: empty model). Resets the model; keep the SDFG alive while it is shown.
   void setSdfg(const ir::Sdfg* sdfg);
   const ir::Sdfg* sdfg() const { return sdfg_; }
+  // Folded elements (FoldedElements: weights, weight preparation, shape arithmetic) as rows under the
+  // op that reads them, as the canvas draws them (default); off: where they are in the state.
+  void setFoldIntoReaders(bool on);
+  // A state's nodes under rows for their module groups (ModuleGroups), as on the canvas (default).
+  void setModuleGroups(bool on);
 
   // The row (column 0) of element `id`, or an invalid index when it is not shown.
   QModelIndex indexForId(ir::ElementId id) const;
@@ -83,6 +92,7 @@ private:
     Data,      // a data descriptor
     Block,     // state, loop, conditional, branch
     Node,      // any dataflow node
+    Module,    // a module group of a state's nodes (ModuleGroups), e.g. `encoder/layers.0`
   };
   enum class DataRole : unsigned char { None, Input, Output, Constant, Transient, Argument };
 
@@ -94,6 +104,7 @@ private:
     int row = 0;
     ItemType type = ItemType::Root;
     DataRole role = DataRole::None;
+    int module = -1;                         // Module rows: index into modules_
     std::vector<int> children;
   };
 
@@ -102,8 +113,8 @@ private:
 
   int addItem(int parent, ItemType type, const ir::Element* element);
   void buildSdfgBody(int parent, const ir::Sdfg& sdfg);
-  void buildBlock(int parent, const ir::ControlFlowBlock& block, const DataMap& data);
-  void buildState(int parent, const ir::State& state, const DataMap& data);
+  void buildBlock(int parent, const ir::ControlFlowBlock& block, const ir::Sdfg& sdfg, const DataMap& data);
+  void buildState(int parent, const ir::State& state, const ir::Sdfg& sdfg, const DataMap& data);
   int addNode(int parent, const ir::Node& node, const DataMap& data);
   QString nameOf(const Item& it) const;
   QString kindOf(const Item& it) const;
@@ -113,7 +124,9 @@ private:
 
   const ir::Sdfg* sdfg_ = nullptr;
   std::vector<Item> items_;                         // items_[0] is the invisible root
-  std::unordered_map<ir::ElementId, int> byId_;     // element id -> item
+  std::unordered_map<ir::ElementId, int> byId_;     // element id (or module group id) -> item
+  std::vector<ModuleGroup> modules_;                // the module groups shown
+  bool foldIntoReaders_ = true, moduleGroups_ = true;
   mutable std::unique_ptr<ir::PathIndex> paths_; // lazily, see pathOf
 };
 

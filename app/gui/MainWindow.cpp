@@ -404,13 +404,22 @@ void MainWindow::createActions() {
           [this](bool on) { setTheme(on ? views::ThemeKind::Dark : views::ThemeKind::Light); });
   QAction* constants = view->addAction(tr("Show &Constants and Weight Preparation as Nodes"));
   constants->setCheckable(true);
-  connect(constants, &QAction::toggled, canvas_, &views::GraphCanvas::setShowConstants);
+  constants->setObjectName(QStringLiteral("actionShowConstants"));
+  connect(constants, &QAction::toggled, this, [this](bool on) { // the canvas and the outline alike
+    canvas_->setShowConstants(on);
+    outline_->setFoldIntoReaders(!on);
+    expandOutlineTop();
+  });
   QAction* groups = view->addAction(tr("Group by &Module"));
   groups->setObjectName(QStringLiteral("actionModuleGroups"));
   groups->setCheckable(true);
   groups->setChecked(true);
   groups->setToolTip(tr("Nodes grouped by the module their names give (layers.0, encoder/…); off: the flat SDFG"));
-  connect(groups, &QAction::toggled, canvas_, &views::GraphCanvas::setModuleGroups);
+  connect(groups, &QAction::toggled, this, [this](bool on) {
+    canvas_->setModuleGroups(on);
+    outline_->setModuleGroups(on);
+    expandOutlineTop();
+  });
   QAction* legend = view->addAction(tr("Op Colour &Legend"));
   legend->setObjectName(QStringLiteral("actionCategoryLegend"));
   legend->setCheckable(true);
