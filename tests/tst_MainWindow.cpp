@@ -14,6 +14,7 @@
 #include "views/HistoryModel.h"
 
 #include "views/OutlineModel.h"
+#include "views/Selection.h"
 #include "views/SummaryView.h"
 
 #include <QAbstractItemModelTester>
@@ -226,6 +227,26 @@ private slots:
     QVERIFY(block1 >= 0);
     QVERIFY(!g->nodes[size_t(block1)].expanded);
     QVERIFY2(g->nodes[size_t(block1)].detail.startsWith(QStringLiteral("7 ops")), qPrintable(g->nodes[size_t(block1)].detail));
+    QVERIFY2(g->nodes[size_t(block1)].detail.endsWith(QStringLiteral("FLOPs")), qPrintable(g->nodes[size_t(block1)].detail));
+    // The same group in the outline, selected there, is the group on the canvas; search finds it by name.
+    const dcw::ir::ElementId block1Id = g->nodes[size_t(block1)].element;
+    const QModelIndex block1Row = w.outlineModel()->indexForId(block1Id);
+    QVERIFY(block1Row.isValid());
+    QCOMPARE(block1Row.data().toString(), QStringLiteral("block1"));
+    QCOMPARE(block1Row.siblingAtColumn(OutlineModel::KindColumn).data().toString(), QStringLiteral("module"));
+    w.outlineView()->setCurrentIndex(block1Row);
+    QTRY_COMPARE(w.selection()->current(), block1Id);
+    const int hits = canvas->search(QStringLiteral("block1"), dcw::views::SearchMode::Name); // its ops, and the group
+    bool found = false;
+    for (int k = 0; k < hits && !found; ++k) {
+      canvas->nextMatch();
+      found = canvas->currentMatchElement() == block1Id;
+    }
+    QVERIFY(found);
+    const int groups = int(canvas->visualGraph()->modules.size());
+    QVERIFY(groups >= 3);
+    QCOMPARE(canvas->search(QStringLiteral("module"), dcw::views::SearchMode::OpType), groups); // every group
+    canvas->clearSearch();
     // An overlay colours a closed group by the sum over its ops.
     w.setOverlay(MainWindow::Overlay::Flops);
     QVERIFY(canvas->hasOverlay());

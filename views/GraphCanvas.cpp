@@ -418,7 +418,7 @@ void GraphCanvas::centerOnElement(ElementId id) {
 }
 
 int GraphCanvas::search(const QString& text, SearchMode mode) {
-  SearchResult r = searchElements(tree_, text, mode);
+  SearchResult r = searchElements(tree_, text, mode, graph_ ? &graph_->modules : nullptr);
   hits_ = std::move(r.hits);
   searchError_ = r.error;
   current_ = -1;
@@ -463,7 +463,9 @@ void GraphCanvas::refreshMatches() {
   if (!graph_) return;
   paint_.match.assign(graph_->nodes.size(), 0);
   for (size_t k = 0; k < hits_.size(); ++k) {
-    int v = graph_->find(hits_[k]);
+    int v = graph_->shownAs(hits_[k]); // itself, or the box that lists it
+    const auto& groups = graph_->groupsHolding(hits_[k]);
+    for (auto g = groups.rbegin(); g != groups.rend() && v < 0; ++g) v = graph_->find(*g); // in a closed group
     if (v < 0) { // hidden: mark the collapsed container that holds it
       auto chain = tree_.ancestors(hits_[k]);
       for (auto it = chain.rbegin(); it != chain.rend() && v < 0; ++it) v = graph_->find(*it);

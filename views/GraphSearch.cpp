@@ -4,7 +4,8 @@
 
 namespace dcw::views {
 
-SearchResult searchElements(const ElementTree& tree, const QString& text, SearchMode mode) {
+SearchResult searchElements(const ElementTree& tree, const QString& text, SearchMode mode,
+                            const std::vector<ModuleGroup>* modules) {
   SearchResult r;
   const QString needle = text.trimmed();
   if (needle.isEmpty()) return r;
@@ -28,6 +29,16 @@ SearchResult searchElements(const ElementTree& tree, const QString& text, Search
     }
     if (hit) r.hits.push_back(e.id);
   }
+  if (modules)
+    for (const ModuleGroup& g : *modules) {
+      bool hit = false;
+      switch (mode) {
+      case SearchMode::Name: hit = g.path.contains(needle, Qt::CaseInsensitive); break;
+      case SearchMode::OpType: hit = needle.compare(QStringLiteral("module"), Qt::CaseInsensitive) == 0; break;
+      case SearchMode::Regex: hit = re.match(g.path).hasMatch(); break;
+      }
+      if (hit) r.hits.push_back(g.id);
+    }
   return r;
 }
 

@@ -206,6 +206,7 @@ private:
       g_.groupChain[list[k].id] = std::move(chain);
     }
     for (auto& [id, chain] : f.groups.groups.chain) g_.groupChain[id] = chain;
+    g_.modules.insert(g_.modules.end(), list.begin(), list.end());
     emitScope(container, kNoId, f.inScope, f.hidden, st, sdfg, f.scopesOk);
     groups_ = std::move(outerGroups);
     // A folded element is shown by the box that lists it: the first visible node downstream.

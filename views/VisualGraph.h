@@ -14,6 +14,7 @@
 #pragma once
 
 #include "core/ir/Element.h"
+#include "views/ModuleGroups.h"
 #include "views/OpCategory.h"
 
 #include <QPainterPath>
@@ -164,6 +165,7 @@ public:
   // The module groups holding an element or a group, outermost first (empty when none); a group's id is
   // made from its state and module path (moduleGroupId), so it is the same in every build of the graph.
   std::unordered_map<ir::ElementId, std::vector<ir::ElementId>> groupChain;
+  std::vector<ModuleGroup> modules; // every module group of the states shown, open, closed or inside a closed one
   const std::vector<ir::ElementId>& groupsHolding(ir::ElementId id) const;
   static bool isGroupId(ir::ElementId id) { return id >= kGroupIdBase; }
   static constexpr ir::ElementId kGroupIdBase = ir::ElementId(1) << 63; // above every IR id (provisional ones start at 2^62)
