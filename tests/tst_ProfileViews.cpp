@@ -59,7 +59,30 @@ private slots:
     const auto* report = panel->report();
     QVERIFY(report);
     QAbstractItemModelTester tester(panel->tableModel());
-    QCOMPARE(panel->tableModel()->rowCount(), int(report->elements.size()));
+    // A row per timed element, then one per module group with the time of its ops: a click on it
+    // selects the group.
+    auto* tm = panel->tableModel();
+    const int elements = int(report->elements.size());
+    QVERIFY(tm->rowCount() > elements);
+    int block1 = -1;
+    for (int r = elements; r < tm->rowCount(); ++r) {
+      QCOMPARE(tm->index(r, views::ProfileTableModel::KindColumn).data().toString(), QStringLiteral("module"));
+      if (tm->index(r, 0).data().toString() == QStringLiteral("block1")) block1 = r;
+    }
+    QVERIFY(block1 >= 0);
+    const double moduleMs = tm->index(block1, views::ProfileTableModel::TimeColumn).data(views::ProfileTableModel::SortRole).toDouble();
+    QVERIFY(moduleMs > 0 && moduleMs <= report->elements.front().timeMs.median);
+    double opsMs = 0; // the top-level ops of block1, timed on their own
+    for (auto& e : report->elements)
+      if (e.path.rfind("main/state0/block1.", 0) == 0 && e.path.find('/', 12) == std::string::npos) opsMs += e.timeMs.median;
+    QVERIFY2(std::abs(opsMs - moduleMs) < 1e-6, qPrintable(QStringLiteral("%1 vs %2").arg(opsMs).arg(moduleMs)));
+    QSignalSpy moduleClicked(panel, &views::ProfilePanel::moduleClicked);
+    QTableView* tv = panel->tableView();
+    for (int r = 0; r < tv->model()->rowCount(); ++r)
+      if (tv->model()->index(r, 0).data().toString() == QStringLiteral("block1")) emit tv->clicked(tv->model()->index(r, 0));
+    QCOMPARE(moduleClicked.count(), 1);
+    QCOMPARE(w.selection()->current(), dcw::ir::ElementId(moduleClicked.last().at(0).toULongLong()));
+    QVERIFY(w.canvas()->visualGraph()->find(w.selection()->current()) >= 0); // the group on the canvas
     QVERIFY(report->elements.size() > 20); // states, library nodes, maps
     QVERIFY(panel->summary().contains("Wall"));
 

@@ -40,7 +40,9 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   tableView_->verticalHeader()->hide();
   tableView_->horizontalHeader()->setStretchLastSection(true);
   connect(tableView_, &QTableView::clicked, this, [this](const QModelIndex& index) {
-    emit elementClicked(index.data(ProfileTableModel::PathRole).toString());
+    const QVariant group = index.data(ProfileTableModel::GroupIdRole);
+    if (group.isValid()) emit moduleClicked(group.toULongLong());
+    else emit elementClicked(index.data(ProfileTableModel::PathRole).toString());
   });
   timeline_ = new TimelineView;
   timeline_->setObjectName(QStringLiteral("profileTimeline"));

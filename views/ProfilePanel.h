@@ -50,6 +50,7 @@ public:
 
 signals:
   void elementClicked(const QString& path);
+  void moduleClicked(qulonglong groupId); // a module group's row in the table
 
 private:
   std::shared_ptr<const codegen::ProfileReport> report_;

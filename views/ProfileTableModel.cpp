@@ -5,6 +5,13 @@ namespace dcw::views {
 void ProfileTableModel::setReport(const codegen::ProfileReport* report) {
   beginResetModel();
   report_ = report;
+  modules_.clear();
+  endResetModel();
+}
+
+void ProfileTableModel::setModules(std::vector<ModuleTime> modules) {
+  beginResetModel();
+  modules_ = report_ ? std::move(modules) : std::vector<ModuleTime>();
   endResetModel();
 }
 
@@ -17,15 +24,16 @@ int ProfileTableModel::rowOfPath(const QString& path) const {
 }
 
 int ProfileTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() || !report_ ? 0 : int(report_->elements.size());
+  return parent.isValid() || !report_ ? 0 : elementRows() + int(modules_.size());
 }
 
 int ProfileTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant ProfileTableModel::data(const QModelIndex& index, int role) const {
-  if (!report_ || !index.isValid() || index.row() >= int(report_->elements.size())) return {};
-  const auto& e = report_->elements[size_t(index.row())];
+  if (!report_ || !index.isValid() || index.row() >= rowCount()) return {};
   const double total = report_->elements.empty() ? 0 : report_->elements.front().timeMs.median;
+  if (index.row() >= elementRows()) return moduleData(modules_[size_t(index.row() - elementRows())], index.column(), role, total);
+  const auto& e = report_->elements[size_t(index.row())];
   if (role == PathRole) return QString::fromStdString(e.path);
   if (role == Qt::ToolTipRole) return QString::fromStdString(e.path);
   if (role == Qt::TextAlignmentRole && index.column() >= TimeColumn && index.column() <= GbsColumn)
@@ -52,6 +60,27 @@ QVariant ProfileTableModel::data(const QModelIndex& index, int role) const {
   case GbsColumn: return opt(e.gbPerSecond, 2);
   case PathColumn: return QString::fromStdString(e.path);
   default: return {};
+  }
+}
+
+QVariant ProfileTableModel::moduleData(const ModuleTime& m, int column, int role, double total) const {
+  if (role == GroupIdRole) return QVariant::fromValue(qulonglong(m.id));
+  if (role == PathRole) return QString();
+  if (role == Qt::ToolTipRole) return tr("%1: %2 timed ops").arg(m.path).arg(m.timed);
+  if (role == Qt::TextAlignmentRole && column >= TimeColumn && column <= GbsColumn) return int(Qt::AlignRight | Qt::AlignVCenter);
+  const bool sort = role == SortRole;
+  if (role != Qt::DisplayRole && !sort) return {};
+  const QVariant none = sort ? QVariant(-1.0) : QVariant(QStringLiteral("—"));
+  switch (column) {
+  case NameColumn: return m.name;
+  case KindColumn: return QStringLiteral("module");
+  case TimeColumn: return sort ? QVariant(m.ms) : QVariant(QString::number(m.ms, 'f', 3));
+  case ShareColumn: {
+    const double share = total > 0 ? 100.0 * m.ms / total : 0;
+    return sort ? QVariant(share) : QVariant(QString::number(share, 'f', 1) + QStringLiteral(" %"));
+  }
+  case PathColumn: return m.path;
+  default: return none;
   }
 }
 

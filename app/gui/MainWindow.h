@@ -18,6 +18,7 @@
 #pragma once
 
 #include "core/ir/Element.h"
+#include "views/ProfileTableModel.h"
 #include "views/Theme.h"
 
 #include <QMainWindow>
@@ -337,6 +338,8 @@ private:
   quint64 profileSerial_ = 0;
   std::shared_ptr<std::atomic<bool>> profileCancel_;
   void createProfiling();
+  // The time of each module group's ops in a profile (rows of the profile table).
+  std::vector<views::ProfileTableModel::ModuleTime> moduleTimes(const codegen::ProfileReport& report) const;
   std::unordered_map<ir::ElementId, double> measuredOverlay(Overlay overlay) const;
   QDockWidget* codeDiffDock_ = nullptr;
   quint64 diffSerial_ = 0;

@@ -21,6 +21,7 @@
 #include "transforms/Script.h"
 #include "views/GraphCanvas.h"
 #include "views/ProfilePanel.h"
+#include "views/ProfileTableModel.h"
 #include "views/Selection.h"
 
 #include <QAction>
@@ -122,6 +123,7 @@ void MainWindow::createProfiling() {
     if (auto e = ir::resolvePath(*model_->loaded.sdfg, path.toStdString())) select((*e)->id());
     else statusBar()->showMessage(tr("%1 is inside an expansion; open the node to see it").arg(path), 5000);
   });
+  connect(profile_, &views::ProfilePanel::moduleClicked, this, [this](qulonglong id) { select(ir::ElementId(id)); });
   connect(selection_, &views::Selection::currentChanged, this, [this](qulonglong id) {
     if (model_ && id != ir::kNoId) profile_->highlightPath(QString::fromStdString(pathOfId(id)));
   });
@@ -243,6 +245,7 @@ void MainWindow::profile(int repeat) {
       return;
     }
     profile_->setReport(r.report);
+    profile_->tableModel()->setModules(moduleTimes(*r.report));
     resizeDocks({profileDock_}, {int(height() * 0.45)}, Qt::Vertical); // room for the chart and the timeline
     if (overlay_ == Overlay::MeasuredTime || overlay_ == Overlay::AchievedFlops || overlay_ == Overlay::AchievedBandwidth ||
         overlay_ == Overlay::FpgaCycles)
@@ -294,6 +297,7 @@ void MainWindow::compareStepProfiles(int step, int repeat) {
     }
     auto c = codegen::compareReports(*p.a.report, *p.b.report);
     profile_->setReport(p.b.report);
+    profile_->tableModel()->setModules(moduleTimes(*p.b.report));
     profile_->setComparison(title, c, tr("before (step %1)").arg(step - 1), tr("after (step %1)").arg(step));
     emit comparisonFinished(true, profile_->comparisonText());
   });
@@ -306,6 +310,30 @@ void MainWindow::compareStepProfiles(int step, int repeat) {
       p.b = profileAt(path, target, after, what, repeat, rtl, cancel, [&](int pc, QString s) { report(50 + pc / 2, QObject::tr("After: %1").arg(s)); });
     return p;
   }));
+}
+
+std::vector<views::ProfileTableModel::ModuleTime> MainWindow::moduleTimes(const codegen::ProfileReport& report) const {
+  std::vector<views::ProfileTableModel::ModuleTime> out;
+  const views::VisualGraph* g = canvas_->visualGraph();
+  if (!model_ || !g || g->modules.empty()) return out;
+  std::unordered_map<ir::ElementId, size_t> row;
+  for (const views::ModuleGroup& m : g->modules) {
+    row[m.id] = out.size();
+    out.push_back({m.name(), m.path, m.id, 0.0, 0});
+  }
+  // A state's top-level ops belong to groups; what is timed inside them (their bodies) does not, so
+  // nothing is counted twice.
+  for (size_t i = 1; i < report.elements.size(); ++i) {
+    auto e = ir::resolvePath(*model_->loaded.sdfg, report.elements[i].path);
+    if (!e) continue;
+    for (ir::ElementId group : g->groupsHolding((*e)->id()))
+      if (auto r = row.find(group); r != row.end()) {
+        out[r->second].ms += report.elements[i].timeMs.median;
+        ++out[r->second].timed;
+      }
+  }
+  std::erase_if(out, [](const auto& m) { return m.timed == 0; });
+  return out;
 }
 
 std::unordered_map<ir::ElementId, double> MainWindow::measuredOverlay(Overlay overlay) const {
