@@ -7,6 +7,7 @@
 #include "core/edit/History.h"
 #include "core/io/ModelFile.h"
 #include "core/io/TorchExport.h"
+#include "views/TorchInputDialog.h"
 #include "core/support/Sha256.h"
 #include "transforms/Project.h"
 #include "transforms/Script.h"
@@ -679,30 +680,8 @@ void MainWindow::openTorchModel(const QString& path) {
   QString spec = torchInputs_.isEmpty() ? settings.value(QStringLiteral("torch/inputs"), QStringLiteral("1x3x224x224")).toString() : torchInputs_;
   QString className = torchClass_;
   const bool python = path.endsWith(QStringLiteral(".py"));
-  if (python && className.isEmpty()) {
-    className = settings.value(QStringLiteral("torch/class"), QStringLiteral("Net")).toString();
-    if (showsDialogs_) {
-      bool ok = false;
-      className = QInputDialog::getText(this, tr("Open PyTorch Model"),
-                                        tr("The nn.Module class of %1 to build (with no arguments):").arg(QFileInfo(path).fileName()),
-                                        QLineEdit::Normal, className, &ok);
-      if (!ok) return;
-    }
-    settings.setValue(QStringLiteral("torch/class"), className);
-  }
-  if (showsDialogs_ && torchInputs_.isEmpty()) {
-    bool ok = false;
-    spec = QInputDialog::getText(this, tr("Open PyTorch Model"),
-                                 tr("%1 is exported to ONNX by torch (torch.onnx.export).\n"
-                                    "Shape of each input of forward(), separated by spaces:\n"
-                                    "sizes joined by x; NAME=SIZE makes a dim dynamic; :int64 sets a type.\n"
-                                    "e.g. batch=1x3x224x224    or    1x128:int64 1x128:int64")
-                                     .arg(QFileInfo(path).fileName()),
-                                 QLineEdit::Normal, spec, &ok);
-    if (!ok) return;
-  }
+  if (python && className.isEmpty()) className = settings.value(QStringLiteral("torch/class"), QStringLiteral("Net")).toString();
   io::TorchExportOptions options;
-  options.className = python ? className.toStdString() : std::string();
   for (const QString& part : spec.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
     auto in = io::parseTorchInput(part.toStdString());
     if (!in) {
@@ -713,6 +692,19 @@ void MainWindow::openTorchModel(const QString& path) {
     }
     options.inputs.push_back(*in);
   }
+  if (showsDialogs_ && (torchInputs_.isEmpty() || (python && torchClass_.isEmpty()))) {
+    views::TorchInputDialog dialog(QFileInfo(path).fileName(), python && torchClass_.isEmpty(), this);
+    dialog.setClassName(className);
+    dialog.setInputs(options.inputs);
+    if (dialog.exec() != QDialog::Accepted) return;
+    if (python && torchClass_.isEmpty()) className = dialog.className();
+    options.inputs = *dialog.inputs(); // OK is enabled only when they parse
+    QStringList parts;
+    for (auto& in : options.inputs) parts << QString::fromStdString(io::torchInputText(in));
+    spec = parts.join(QLatin1Char(' '));
+  }
+  if (python) settings.setValue(QStringLiteral("torch/class"), className);
+  options.className = python ? className.toStdString() : std::string();
   settings.setValue(QStringLiteral("torch/inputs"), spec);
   const QFileInfo info(path);
   const std::string key = path.toStdString() + '\n' + spec.toStdString() + '\n' + options.className + '\n' +
