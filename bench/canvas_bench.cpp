@@ -29,6 +29,7 @@
 #include <QSignalSpy>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 
@@ -218,6 +219,24 @@ int main(int argc, char** argv) {
   Frames f2 = pan(canvas, 60, 10);
   std::printf("pan at fit (%.3f)   mean %.2f ms  p95 %.2f ms  max %.2f ms\n", canvas.transform().m11(), f2.mean, f2.p95,
               f2.max);
+  // Zooming from the whole graph in to 100 % and back out, a wheel step (x1.15) a frame.
+  {
+    std::vector<double> ms;
+    canvas.fitToView();
+    const double fit = canvas.transform().m11();
+    const int steps = std::max(1, int(std::ceil(std::log(1.0 / std::max(fit, 1e-6)) / std::log(1.15))));
+    for (int i = 0; i < 2 * steps; ++i) {
+      QElapsedTimer z;
+      z.start();
+      canvas.zoomBy(i < steps ? 1.15 : 1 / 1.15);
+      canvas.viewport()->repaint();
+      ms.push_back(double(z.nsecsElapsed()) / 1e6);
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("zoom fit <-> 100%%    mean %.2f ms  p95 %.2f ms  max %.2f ms  (%zu frames)\n",
+                std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size()), ms[size_t(double(ms.size() - 1) * 0.95)], ms.back(),
+                ms.size());
+  }
   std::printf("peak memory          %8.0f MB  (VmHWM)\n", peakMegabytes());
   return 0;
 }
