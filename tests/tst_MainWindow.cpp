@@ -14,6 +14,7 @@
 #include "views/HistoryModel.h"
 
 #include "views/OutlineModel.h"
+#include "views/PropertyModel.h"
 #include "views/Selection.h"
 #include "views/SummaryView.h"
 
@@ -236,6 +237,8 @@ private slots:
     QCOMPARE(block1Row.siblingAtColumn(OutlineModel::KindColumn).data().toString(), QStringLiteral("module"));
     w.outlineView()->setCurrentIndex(block1Row);
     QTRY_COMPARE(w.selection()->current(), block1Id);
+    QCOMPARE(w.inspectorModel()->value(QStringLiteral("General"), QStringLiteral("Kind")), QStringLiteral("module"));
+    QCOMPARE(w.inspectorModel()->value(QStringLiteral("Contents"), QStringLiteral("Ops")), QStringLiteral("7"));
     const int hits = canvas->search(QStringLiteral("block1"), dcw::views::SearchMode::Name); // its ops, and the group
     bool found = false;
     for (int k = 0; k < hits && !found; ++k) {

@@ -182,6 +182,21 @@ void PropertyModel::clear() {
   endResetModel();
 }
 
+void PropertyModel::setModule(const ModuleGroup& g) {
+  beginResetModel();
+  groups_.clear();
+  element_ = g.id;
+  groups_.push_back({QStringLiteral("General"),
+                     {{QStringLiteral("Kind"), QStringLiteral("module")},
+                      {QStringLiteral("Name"), g.name()},
+                      {QStringLiteral("Module"), g.path}}});
+  std::vector<Row> contents{{QStringLiteral("Ops"), QString::number(g.ops)},
+                            {QStringLiteral("Parameters"), QString::fromStdString(analysis::formatCount(double(g.params)))}};
+  if (g.flops > 0) contents.push_back({QStringLiteral("FLOPs"), QString::fromStdString(analysis::formatCount(g.flops))});
+  groups_.push_back({QStringLiteral("Contents"), std::move(contents)});
+  endResetModel();
+}
+
 void PropertyModel::setElement(const Sdfg* root, ElementId id, const analysis::CostReport* cost,
                                const std::map<std::string, int64_t>& symbols) {
   beginResetModel();

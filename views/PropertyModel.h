@@ -9,6 +9,7 @@
 #pragma once
 
 #include "core/ir/Element.h"
+#include "views/ModuleGroups.h"
 
 #include <QAbstractItemModel>
 
@@ -34,6 +35,8 @@ public:
   // `symbols` may be empty; concrete values use symbols (unset ones are shown symbolically only).
   void setElement(const ir::Sdfg* root, ir::ElementId id, const analysis::CostReport* cost,
                   const std::map<std::string, int64_t>& symbols);
+  // Describes a module group (ModuleGroups): its path, op count, parameters and FLOPs.
+  void setModule(const ModuleGroup& group);
   void clear();
   ir::ElementId element() const { return element_; }
 

@@ -597,7 +597,13 @@ void MainWindow::refreshInspector() {
     inspector_->clear();
     return;
   }
-  inspector_->setElement(model_->loaded.sdfg.get(), selection_->current(), &model_->cost, symbols_->values());
+  const ir::ElementId id = selection_->current();
+  if (views::VisualGraph::isGroupId(id) && canvas_->visualGraph()) { // a module group
+    for (const views::ModuleGroup& g : canvas_->visualGraph()->modules)
+      if (g.id == id) inspector_->setModule(g);
+  } else {
+    inspector_->setElement(model_->loaded.sdfg.get(), id, &model_->cost, symbols_->values());
+  }
   inspectorView_->expandAll();
 }
 
