@@ -6,6 +6,7 @@
 #include "views/GraphLayout.h"
 #include "views/VisualGraph.h"
 #include "views/ModulePath.h"
+#include "views/ModuleGroups.h"
 #include "views/Theme.h"
 
 #include "core/ir/AccessNode.h"
@@ -367,6 +368,61 @@ private slots:
     QCOMPARE(modulePath("/Flatten"), QStringList());
     QCOMPARE(modulePath("Conv_12"), QStringList());
     QCOMPARE(modulePath("p2o.Conv.0"), QStringList());
+  }
+
+  // Opening a module group in place keeps the rest of the graph in order: every other node keeps its
+  // rank (above/below) and its side (left/right) relative to every other one; only distances grow to
+  // make room for the opened group.
+  void openingAGroupKeepsTheOrder() {
+    auto s = std::make_unique<Sdfg>("main");
+    State* st = s->addState("state0");
+    s->addArray("x", DType::Float32, {sym::Expr(4)});
+    AccessNode* prev = st->add<AccessNode>("x");
+    AccessNode* branch = nullptr;
+    int k = 0;
+    for (const char* module : {"a", "b", "c", "d"})
+      for (const char* op : {"Conv", "Relu", "Add"}) {
+        const std::string name = std::string("/") + module + "/" + op + "_" + std::to_string(k++);
+        auto* l = addOp(*st, name.c_str(), op, {"in"});
+        s->addArray(name + "_out", DType::Float32, {sym::Expr(4)}, true);
+        st->addEdge(*prev, "", *l, "in", Memlet::full(prev->data(), {sym::Expr(4)}));
+        auto* o = st->add<AccessNode>(name + "_out");
+        st->addEdge(*l, "out", *o, "", Memlet::full(name + "_out", {sym::Expr(4)}));
+        prev = o;
+        if (k == 2) branch = o; // a side branch from inside `a` to the end
+      }
+    auto* side = addOp(*st, "Side_0", "Relu", {"in"});
+    st->addEdge(*branch, "", *side, "in", Memlet::full(branch->data(), {sym::Expr(4)}));
+    s->addArray("y", DType::Float32, {sym::Expr(4)});
+    auto* y = st->add<AccessNode>("y");
+    st->addEdge(*side, "out", *y, "", Memlet::full("y", {sym::Expr(4)}));
+    ExpansionState x;
+    LayoutCache cache;
+    VisualGraph closed = VisualGraph::build(*s, x, {}, QApplication::font());
+    layoutVisualGraph(closed, cache);
+    const ElementId b = moduleGroupId(st->id(), QStringLiteral("b"));
+    QVERIFY(closed.find(b) >= 0);
+    x.set(b, true);
+    VisualGraph open = VisualGraph::build(*s, x, {}, QApplication::font());
+    layoutVisualGraph(open, cache);
+    QVERIFY(open.nodes[size_t(open.find(b))].expanded);
+    // The nodes drawn in both, but for b itself: scene centres before and after.
+    std::vector<std::pair<QPointF, QPointF>> both;
+    for (size_t i = 0; i < closed.nodes.size(); ++i) {
+      const VisualNode& n = closed.nodes[i];
+      if (n.element == b || n.kind == VisualKind::State || n.kind == VisualKind::Sdfg) continue;
+      const int j = open.find(n.element);
+      if (j < 0) continue;
+      both.emplace_back(QRectF(closed.scenePos(int(i)), n.size).center(), QRectF(open.scenePos(j), open.nodes[size_t(j)].size).center());
+    }
+    QVERIFY(both.size() >= 8);
+    auto sign = [](double d) { return d > 1 ? 1 : d < -1 ? -1 : 0; };
+    for (size_t p = 0; p < both.size(); ++p)
+      for (size_t q = p + 1; q < both.size(); ++q) {
+        QCOMPARE(sign(both[p].second.y() - both[q].second.y()), sign(both[p].first.y() - both[q].first.y()));
+        if (sign(both[p].first.y() - both[q].first.y()) == 0) // side by side: same sides after
+          QCOMPARE(sign(both[p].second.x() - both[q].second.x()), sign(both[p].first.x() - both[q].first.x()));
+      }
   }
 
   void opCategories() {
