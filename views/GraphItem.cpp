@@ -41,9 +41,9 @@ void GraphItem::rank(int v) {
 void GraphItem::index() {
   for (const Entry& w : what_) bounds_ = bounds_.united(w.bounds);
   seen_.assign(what_.size(), 0);
-  if (bounds_.isEmpty()) return;
+  if (what_.empty()) return;
   // About four closed nodes or edges a cell, at most a million cells, none smaller than a node.
-  const double area = bounds_.width() * bounds_.height();
+  const double area = std::max(1.0, bounds_.width()) * std::max(1.0, bounds_.height());
   cell_ = std::max(160.0, std::sqrt(area * 4 / double(std::max<size_t>(1, what_.size()))));
   while ((bounds_.width() / cell_ + 1) * (bounds_.height() / cell_ + 1) > 1e6) cell_ *= 1.5;
   gridArea_ = bounds_;
@@ -64,7 +64,7 @@ void GraphItem::index() {
 
 std::vector<int> GraphItem::ranksIn(const QRectF& area) const {
   std::vector<int> out;
-  if (cells_.empty() || !area.intersects(bounds_)) return out;
+  if (cells_.empty() || !area.adjusted(-1, -1, 1, 1).intersects(bounds_.adjusted(-1, -1, 1, 1))) return out;
   ++query_;
   for (int r : containers_)
     if (what_[size_t(r)].bounds.intersects(area)) out.push_back(r);
