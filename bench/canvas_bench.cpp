@@ -175,23 +175,27 @@ int main(int argc, char** argv) {
   if (!waitLayout(canvas, done, 600000)) return 3;
   while (painted.isEmpty() && t.elapsed() < 600000) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
   const double firstPaintMs = double(t.nsecsElapsed()) / 1e6;
-  if (expandAll) {
+  const double wall = double(t.nsecsElapsed()) / 1e6;
+  double expandMs = -1;
+  if (expandAll) { // from the first view to everything open, laid out and painted
     t.restart();
     canvas.expandAll();
     if (!waitLayout(canvas, done, 600000)) return 3;
+    canvas.viewport()->repaint();
+    expandMs = double(t.nsecsElapsed()) / 1e6;
   }
-  const double wall = double(t.nsecsElapsed()) / 1e6;
   const auto* g = canvas.visualGraph();
   const auto& s = canvas.lastLayoutStats();
   std::printf("visible nodes        %8zu\nvisible edges        %8zu\ncontainers           %8d\n", g->nodes.size(),
               g->edges.size(), s.containers);
   std::printf("layout (worker)      %8.1f ms  (%d computed, %d cached)\n", s.ms, s.computed, s.cached);
   std::printf("setSdfg              %8.1f ms (UI thread: element index, visual graph build)\n", handMs);
-  std::printf("visual graph build   %8.1f ms (UI thread)\n", canvas.lastGraphBuildMs());
+  std::printf("visual graph build   %8.1f ms (UI thread; the last build)\n", canvas.lastGraphBuildMs());
   std::printf("scene build          %8.1f ms (UI thread)\n", canvas.lastSceneBuildMs());
   std::printf("layout wall          %8.1f ms\n", wall);
   std::printf("first paint          %8.1f ms  (from setSdfg)\n", firstPaintMs);
   std::printf("open                 %8.1f ms  (load + first paint)\n", loadMs + firstPaintMs);
+  if (expandMs >= 0) std::printf("expand all           %8.1f ms  (then laid out and painted)\n", expandMs);
 
   // Re-layout after opening / closing one container: the cache keeps everything else.
   for (const auto& n : g->nodes) {
