@@ -417,7 +417,7 @@ private:
     return QLatin1Char('[') + r.join(QStringLiteral(", ")) + QLatin1Char(']');
   }
 
-  static QString edgeLabel(const Memlet& m, const Sdfg& sdfg) {
+  QString edgeLabel(const Memlet& m, const Sdfg& sdfg) {
     if (m.isEmpty()) return {};
     const DataDescriptor* d = sdfg.findData(m.data);
     QString text = qs(m.data);
@@ -430,7 +430,15 @@ private:
     }
     if (!full && !m.subset.empty()) text += QLatin1Char('[') + qs(m.subset.str()) + QLatin1Char(']');
     if (d && !d->rankKnown) return text + QStringLiteral(" · ?");
-    if (!m.subset.empty() || (d && d->shape.empty())) text += QStringLiteral(" · ") + dimsText(full ? d->shape : m.subset.sizes());
+    if (!m.subset.empty() || (d && d->shape.empty())) {
+      if (full) { // an array's shape is written once per build, not once per edge
+        auto [it, fresh] = shapeText_.try_emplace(d);
+        if (fresh) it->second = dimsText(d->shape);
+        text += QStringLiteral(" · ") + it->second;
+      } else {
+        text += QStringLiteral(" · ") + dimsText(m.subset.sizes());
+      }
+    }
     if (m.dynamic) text += QStringLiteral(" (dyn)");
     if (!m.wcr.empty()) text += QStringLiteral(" (CR: %1)").arg(qs(m.wcr));
     return text;
@@ -487,6 +495,7 @@ private:
   std::unordered_map<ElementId, int> rep_;              // IR node -> visual node showing it (per state)
   const std::unordered_map<ElementId, QStringList>* folded_ = nullptr; // reader -> folded constant descriptions
   VisualGraph::Memo* memo_ = nullptr;                   // facts kept between builds, or none
+  std::unordered_map<const DataDescriptor*, QString> shapeText_; // `64×56×56` per array, this build
   std::vector<std::unique_ptr<StateFacts>> scratch_;    // facts of this build when there is no memo
   Groups* groups_ = nullptr;                            // the current state's module groups
   std::vector<const Node*> exits_;                      // exits waiting for their scope to close
