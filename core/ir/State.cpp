@@ -284,9 +284,13 @@ Expected<std::map<ElementId, const MapEntry*>> State::scopeOf() const {
   scope.reserve(nodes_.size());
   for (auto& n : nodes_)
     if (auto* me = dynamic_cast<const MapEntry*>(n.get())) entryById[me->id()] = me;
+  std::lock_guard lock(edgeIndexMutex_); // one lookup of each node's in-edges, without copying them
+  const EdgeIndex& index = edgeIndex();
+  static const std::vector<DataflowEdge*> kNone;
   for (Node* n : order) {
     std::optional<const MapEntry*> s;
-    for (auto* e : inEdges(n->id())) {
+    auto in = index.in.find(n->id());
+    for (auto* e : in == index.in.end() ? kNone : in->second) {
       Node* p = node(e->src);
       if (!p) continue;
       const MapEntry* ps;
