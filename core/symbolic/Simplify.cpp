@@ -107,8 +107,25 @@ Expr termExpr(int64_t coeff, const Expr& mono) {
   return makeNode(Op::Mul, {Expr(coeff), mono});
 }
 
+std::optional<Expr> scaleSum(const Expr& sum, int64_t c);
+
 // Collects like terms and folds constants; the canonical sum of lin.
 Expr buildSum(Linear lin) {
+  // A coefficient times a sum is distributed, as makeMul does, where no coefficient overflows: a
+  // product left whole because it would have overflowed may fit once a mod or a floor division has
+  // divided its coefficient down, and reading the printed result back would distribute it.
+  for (size_t i = 0; i < lin.terms.size();) {
+    if (lin.terms[i].coeff != 1 && lin.terms[i].mono.op() == Op::Add)
+      if (auto scaled = scaleSum(lin.terms[i].mono, lin.terms[i].coeff)) {
+        lin.terms.erase(lin.terms.begin() + std::ptrdiff_t(i));
+        if (scaled->op() == Op::Add)
+          for (const Expr& x : scaled->operands()) addTerm(x, lin);
+        else
+          addTerm(*scaled, lin);
+        continue;
+      }
+    ++i;
+  }
   int64_t k = 0;
   std::vector<int64_t> unfolded;
   for (int64_t c : lin.constants) {
@@ -231,7 +248,9 @@ Expr floorDivByPositive(const Expr& a, int64_t c) {
   // (g*x) // (g*y) = x // y for g > 0.
   const int64_t g = commonFactor(rest, c);
   divideAll(rest, g);
-  Expr div = floorDivNode(buildSum(std::move(rest)), c / g);
+  // Peeled again: a smaller coefficient may let buildSum distribute a product over a sum whose
+  // constant then belongs outside (a no-op for everything else).
+  Expr div = g == 1 ? floorDivNode(buildSum(std::move(rest)), c) : floorDivByPositive(buildSum(std::move(rest)), c / g);
   return makeAdd({buildSum(std::move(quotient)), div});
 }
 
@@ -264,7 +283,9 @@ Expr modByConstant(const Expr& a, int64_t c) {
   // (g*x) % (g*y) = g * (x % y) for g > 0.
   const int64_t g = commonFactor(rest, c);
   divideAll(rest, g);
-  Expr m = modNode(buildSum(std::move(rest)), c / g);
+  // Reduced again: a smaller coefficient may let buildSum distribute a product over a sum whose
+  // constant then reduces (a no-op for everything else).
+  Expr m = g == 1 ? modNode(buildSum(std::move(rest)), c) : modByConstant(buildSum(std::move(rest)), c / g);
   return g == 1 ? m : makeMul({Expr(g), m});
 }
 
