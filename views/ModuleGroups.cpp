@@ -95,6 +95,11 @@ ModuleGroups groupByModule(const State& st, const Sdfg& sdfg, const std::vector<
     return -1;
   };
   std::vector<std::unordered_set<std::string>> weights; // per group: arrays counted once
+  auto chainOf = [&](int g) { // group ids from the outermost down to g
+    std::vector<ElementId> chain;
+    for (int k = g; k >= 0; k = out.list[size_t(k)].parent) chain.insert(chain.begin(), out.list[size_t(k)].id);
+    return chain;
+  };
   for (const Node* n : top) {
     auto it = path.find(n->id());
     if (it == path.end()) continue;
@@ -102,9 +107,7 @@ ModuleGroups groupByModule(const State& st, const Sdfg& sdfg, const std::vector<
     if (g < 0) continue;
     weights.resize(out.list.size());
     out.of[n->id()] = g;
-    std::vector<ElementId> chain;
-    for (int k = g; k >= 0; k = out.list[size_t(k)].parent) chain.insert(chain.begin(), out.list[size_t(k)].id);
-    out.chain[n->id()] = std::move(chain);
+    out.chain[n->id()] = chainOf(g);
     if (n->kind() == ElementKind::AccessNode) continue;
     if (flops)
       if (auto fl = flops->find(n->id()); fl != flops->end())
@@ -126,6 +129,7 @@ ModuleGroups groupByModule(const State& st, const Sdfg& sdfg, const std::vector<
         if (weights[size_t(k)].insert(a->data()).second) out.list[size_t(k)].params += elements;
     }
   }
+  for (const ModuleGroup& g : out.list) out.chain[g.id] = chainOf(g.parent); // a group is held by its parents
   return out;
 }
 

@@ -40,7 +40,8 @@ struct ModuleGroup {
 struct ModuleGroups {
   std::vector<ModuleGroup> list;                                  // parents before their children
   std::unordered_map<ir::ElementId, int> of;                      // top-level node -> innermost group
-  std::unordered_map<ir::ElementId, std::vector<ir::ElementId>> chain; // node -> group ids, outermost first
+  // A node or a group -> the groups holding it, outermost first.
+  std::unordered_map<ir::ElementId, std::vector<ir::ElementId>> chain;
   bool empty() const { return list.empty(); }
 };
 

@@ -15,6 +15,7 @@
 #include <QFont>
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -60,9 +61,7 @@ struct StateFacts {
   size_t nodes = 0, edges = 0; // the state's size when worked out (a guard against an edit not reported)
   bool scopesOk = false;
   std::map<ElementId, std::vector<const Node*>> inScope; // entry id (kNoId: top) -> nodes in order
-  std::unordered_set<ElementId> hidden;                  // folded into readers
-  std::unordered_map<ElementId, QStringList> folded;     // reader -> the descriptions it lists
-  std::unordered_map<ElementId, ElementId> hiddenReader; // folded element -> the node that lists it
+  FoldedElements folded;                                 // none when constants are shown as nodes
   Groups groups;
   std::unordered_map<ElementId, QString> edgeLabels;     // filled as edges are drawn
 };
@@ -189,7 +188,7 @@ private:
     StateFacts& f = facts(st, sdfg);
     // Bodies of nodes in this state are built recursively: keep the outer state's maps aside.
     auto outerRep = std::exchange(rep_, {});
-    auto outerFolded = std::exchange(folded_, &f.folded);
+    auto outerFolded = std::exchange(folded_, &f.folded.listed);
     auto outerExits = std::exchange(exits_, {});
     auto outerGroups = std::exchange(groups_, &f.groups);
     // Open by default: a group with no sibling group (a lone wrapper such as `encoder`), or all under expand-all.
@@ -201,16 +200,13 @@ private:
     for (size_t k = 0; k < list.size(); ++k) {
       const bool* set = x_.explicitSetting(list[k].id);
       f.groups.open[k] = set ? *set : x_.expandAll() || siblings[list[k].parent] == 1;
-      std::vector<ElementId> chain; // a group is held by its parents
-      for (int p = list[k].parent; p >= 0; p = list[size_t(p)].parent) chain.insert(chain.begin(), list[size_t(p)].id);
-      g_.groupChain[list[k].id] = std::move(chain);
     }
     for (auto& [id, chain] : f.groups.groups.chain) g_.groupChain[id] = chain;
     g_.modules.insert(g_.modules.end(), list.begin(), list.end());
-    emitScope(container, kNoId, f.inScope, f.hidden, st, sdfg, f.scopesOk);
+    emitScope(container, kNoId, f.inScope, f.folded.hidden, st, sdfg, f.scopesOk);
     groups_ = std::move(outerGroups);
     // A folded element is shown by the box that lists it: the first visible node downstream.
-    for (auto& [id, r] : f.hiddenReader)
+    for (auto& [id, r] : f.folded.reader)
       if (auto v = rep_.find(r); v != rep_.end()) g_.foldedInto[id] = v->second;
 
     // Edges, placed in the innermost container holding both (visible) ends.
@@ -244,19 +240,11 @@ private:
 
   // What the build works out about a state whatever is open (VisualGraph::Memo keeps it between builds).
   StateFacts& facts(const State& st, const Sdfg& sdfg) {
-    std::unique_ptr<StateFacts> local;
-    StateFacts* f = nullptr;
-    if (memo_) {
-      auto& slot = memo_->states[&st];
-      if (slot && (slot->nodes != st.nodes().size() || slot->edges != st.edges().size())) slot.reset(); // edited unseen
-      if (slot) return *slot;
-      slot = std::make_unique<StateFacts>();
-      f = slot.get();
-    } else {
-      local = std::make_unique<StateFacts>();
-      f = local.get();
-      scratch_.push_back(std::move(local));
-    }
+    std::unique_ptr<StateFacts>& slot = memo_ ? memo_->states[&st] : scratch_.emplace_back();
+    if (slot && (slot->nodes != st.nodes().size() || slot->edges != st.edges().size())) slot.reset(); // edited unseen
+    if (slot) return *slot;
+    slot = std::make_unique<StateFacts>();
+    StateFacts* f = slot.get();
     f->nodes = st.nodes().size();
     f->edges = st.edges().size();
     auto scopes = st.scopeOf();
@@ -270,13 +258,8 @@ private:
       f->inScope[scope].push_back(n.get());
     }
     // Constants, weight preparation and shape arithmetic fold into their readers unless shown as nodes.
-    if (!o_.showConstants) {
-      FoldedElements folded = foldIntoReaders(st, sdfg);
-      f->hidden = std::move(folded.hidden);
-      f->folded = std::move(folded.listed);
-      f->hiddenReader = std::move(folded.reader);
-    }
-    if (o_.moduleGroups) f->groups.groups = groupByModule(st, sdfg, f->inScope[kNoId], f->hidden, o_.flops);
+    if (!o_.showConstants) f->folded = foldIntoReaders(st, sdfg);
+    if (o_.moduleGroups) f->groups.groups = groupByModule(st, sdfg, f->inScope[kNoId], f->folded.hidden, o_.flops);
     return *f;
   }
 
@@ -496,7 +479,7 @@ private:
   const std::unordered_map<ElementId, QStringList>* folded_ = nullptr; // reader -> folded constant descriptions
   VisualGraph::Memo* memo_ = nullptr;                   // facts kept between builds, or none
   std::unordered_map<const DataDescriptor*, QString> shapeText_; // `64×56×56` per array, this build
-  std::vector<std::unique_ptr<StateFacts>> scratch_;    // facts of this build when there is no memo
+  std::deque<std::unique_ptr<StateFacts>> scratch_;     // facts of this build when there is no memo
   Groups* groups_ = nullptr;                            // the current state's module groups
   std::vector<const Node*> exits_;                      // exits waiting for their scope to close
 };
