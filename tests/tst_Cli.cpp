@@ -360,6 +360,49 @@ private slots:
     QVERIFY(b.out.isEmpty());
   }
 
+  // Module groups as a user meets them on the command line: listed with their addresses, what applies
+  // in one, a script acting on one, and the refusal of a group that does not exist.
+  void moduleGroups() {
+    auto i = dcw({"inspect", kExample, "--modules"});
+    QVERIFY2(i.code == 0, qPrintable(i.err));
+    QVERIFY2(i.out.contains("Module groups (4; ") && i.out.contains("\n  main/state0/module:block1  7 ops\n") &&
+                 i.out.contains("\n    main/state0/module:block2/downsample  2 ops\n"),
+             qPrintable(i.out));
+    auto j = dcw({"inspect", kExample, "--json", "--modules"});
+    QVERIFY2(j.code == 0, qPrintable(j.err));
+    auto modules = QJsonDocument::fromJson(j.out.toUtf8()).object()["modules"].toArray();
+    QCOMPARE(modules.size(), 4);
+    QCOMPARE(modules[2].toObject()["address"].toString(), QStringLiteral("main/state0/module:block2"));
+    QCOMPARE(modules[2].toObject()["ops"].toInt(), 9);
+
+    auto t = dcw({"transforms", kExample, "--at", "main/state0/module:block1"});
+    QVERIFY2(t.code == 0, qPrintable(t.err));
+    QVERIFY2(t.out.startsWith("apply ExpandLibraryNode node=main/state0/module:block1   # 7 places in the module\n"), qPrintable(t.out));
+    QVERIFY2(t.out.contains("apply ConvBatchNormFolding conv=main/state0/module:block1   # 2 places in the module\n"), qPrintable(t.out));
+    QVERIFY(t.out.contains("apply ExpandLibraryNode node=main/state0/block1.relu.Relu\n"));
+    QVERIFY(!t.out.contains("block2."));
+
+    QTemporaryDir dir;
+    const QString script = dir.filePath("groups.dcws");
+    QVERIFY(writeAll(script, ("dcw-script 1\nmodel " + kExample + "\n"
+                              "apply ConvBatchNormFolding conv=main/state0/module:block1\n"
+                              "set main/state0/module:block1 implementation=onednn   # every op of block1 that has it\n").toUtf8()));
+    const QString out = dir.filePath("groups.dcw.json");
+    auto a = dcw({"apply", kExample, "--script", script, "-o", out});
+    QVERIFY2(a.code == 0, qPrintable(a.err));
+    auto run0 = dcw({"run", kExample, "--random", "3", "--outputs", dir.filePath("base")});
+    auto run1 = dcw({"run", out, "--random", "3", "--outputs", dir.filePath("groups")});
+    QVERIFY2(run0.code == 0 && run1.code == 0, qPrintable(run0.err + run1.err));
+    const auto x = readFloats(dir.filePath("base/output_0.pb")), y = readFloats(dir.filePath("groups/output_0.pb"));
+    QVERIFY(!x.empty() && x.size() == y.size());
+    for (size_t k = 0; k < x.size(); ++k) QVERIFY2(std::abs(x[k] - y[k]) <= 1e-4f + 1e-3f * std::abs(x[k]), qPrintable(QString::number(k)));
+
+    auto b = dcw({"transforms", kExample, "--at", "main/state0/module:block3"});
+    QCOMPARE(b.code, 2);
+    QVERIFY2(b.err.startsWith("error: --at main/state0/module:block3: no op of main/state0 is in module 'block3'"), qPrintable(b.err));
+    QVERIFY2(b.err.contains("block1, block2"), qPrintable(b.err));
+  }
+
   void optimizeThenApplyIsByteIdentical() {
     QTemporaryDir dir;
     QString opt = dir.filePath("opt.dcw.json"), script = dir.filePath("opt.dcws"), rep = dir.filePath("rep.dcw.json");

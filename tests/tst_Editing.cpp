@@ -19,6 +19,7 @@
 #include "views/GraphCanvas.h"
 #include "views/CodeDiffView.h"
 #include "views/HistoryModel.h"
+#include "views/PropertyModel.h"
 #include "views/Selection.h"
 #include "views/TransformationsPanel.h"
 
@@ -177,6 +178,50 @@ private slots:
     QVERIFY(w.codeDiffView()->text().contains("@@ -"));
     QVERIFY(w.codeDiffView()->text().contains("_tile"));
     QVERIFY(w.codeDiffView()->summary().contains("MapTiling"));
+  }
+
+  // A module group selected on the canvas: the panel leads with what acts on all of its ops at once;
+  // applied, it is one step of the history, written as one script line with the group's address.
+  void moduleGroupFromThePanel() {
+    MainWindow w;
+    QVERIFY(openModel(w, testsupport::kTinyResnet));
+    const ir::Sdfg& s = *w.sdfg();
+    const std::string imported = serialize::toJson(s);
+    QVERIFY(QTest::qWaitFor([&] { return !w.canvas()->isLayoutPending(); }, 30000));
+    const views::ModuleGroup* block1 = nullptr;
+    for (const auto& g : w.canvas()->visualGraph()->modules)
+      if (g.path == QStringLiteral("block1")) block1 = &g;
+    QVERIFY(block1);
+    QCOMPARE(block1->address, QStringLiteral("main/state0/module:block1"));
+    const ir::ElementId id = block1->id;
+    w.select(id);
+    QCOMPARE(w.inspectorModel()->value(QStringLiteral("General"), QStringLiteral("Path")), QStringLiteral("main/state0/module:block1"));
+    auto* panel = w.transformationsPanel();
+    QTreeWidgetItem* first = panel->list()->topLevelItem(0);
+    QVERIFY(first);
+    QCOMPARE(first->text(0), QStringLiteral("ExpandLibraryNode"));
+    QCOMPARE(first->text(1), QStringLiteral("all 7 in block1"));
+    QVERIFY(first->font(0).bold());
+    QVERIFY(panel->applicableCount() >= 7); // and each op's own rows after them
+
+    QSignalSpy preview(panel, &views::TransformationsPanel::previewRequested);
+    QVERIFY(panel->choose(QStringLiteral("ConvBatchNormFolding")));
+    QVERIFY(preview.count() >= 1);
+    QCOMPARE(preview.last().at(0).value<QList<qulonglong>>().size(), 7); // the group's ops
+    QCOMPARE(panel->currentCommand(), QStringLiteral("apply ConvBatchNormFolding conv=main/state0/module:block1"));
+    QVERIFY2(panel->changeSummary().startsWith("Will change: ") && panel->changeSummary().contains("\u2212"), qPrintable(panel->changeSummary())); // a dry run
+    QCOMPARE(serialize::toJson(s), imported);
+    panel->applyCurrent();
+    QCOMPARE(w.history()->size(), size_t(1));
+    QCOMPARE(w.history()->command(0).title(), std::string("ConvBatchNormFolding on module block1"));
+    int bn = 0;
+    for (auto& n : s.allStates().front()->nodes())
+      if (auto* l = dynamic_cast<const ir::LibraryNode*>(n.get()); l && l->opType == "BatchNormalization") ++bn;
+    QCOMPARE(bn, 4); // six before: stem's, block2's three and block1's two, which are folded
+    QVERIFY(transforms::writeScript(*w.history(), "tiny_resnet.onnx", "").find("\napply ConvBatchNormFolding conv=main/state0/module:block1\n") !=
+            std::string::npos);
+    w.undo();
+    QCOMPARE(serialize::toJson(s), imported);
   }
 
   void scriptProjectAndAutosave() {

@@ -5,7 +5,6 @@
 // hits and opening one node recomputes only that node and its ancestors.
 #include "views/GraphLayout.h"
 #include "views/VisualGraph.h"
-#include "views/ModulePath.h"
 #include "views/ModuleGroups.h"
 #include "views/Theme.h"
 
@@ -359,15 +358,6 @@ private slots:
     QCOMPARE(g.nodes[size_t(g.find(div->id()))].extra, QStringLiteral("two scalar"));
     const int state = g.nodes[size_t(g.find(x->id()))].parent;
     QCOMPARE(g.nodes[size_t(state)].edges.size(), size_t(4)); // X->Reshape, Reshape->R, R->Div, Div->Y
-  }
-
-  void modulePathsFromNodeNames() {
-    QCOMPARE(modulePath("/encoder/layer.3/attention/self/MatMul"), QStringList({"encoder", "layer.3", "attention", "self"}));
-    QCOMPARE(modulePath("encoder.layers.0.self_attn.MatMul"), QStringList({"encoder", "layers.0", "self_attn"}));
-    QCOMPARE(modulePath("layer1.layer1.0.conv1.Conv"), QStringList({"layer1", "layer1.0", "conv1"}));
-    QCOMPARE(modulePath("/Flatten"), QStringList());
-    QCOMPARE(modulePath("Conv_12"), QStringList());
-    QCOMPARE(modulePath("p2o.Conv.0"), QStringList());
   }
 
   // Opening a module group in place keeps the rest of the graph in order: every other node keeps its

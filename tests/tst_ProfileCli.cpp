@@ -59,6 +59,19 @@ private slots:
       QVERIFY(els.contains(e["args"].toObject()["path"].toString()));
     }
     QVERIFY(complete > 10);
+    // Module groups by address: each the sum of its top-level ops' medians; the top ones on stdout.
+    QJsonObject modules = j["modules"].toObject();
+    QCOMPARE(modules.keys(), QStringList({"main/state0/module:block1", "main/state0/module:block2", "main/state0/module:block2/downsample",
+                                          "main/state0/module:stem"}));
+    QJsonObject block1 = modules["main/state0/module:block1"].toObject();
+    QCOMPARE(block1["ops"].toInt(), 7);
+    QCOMPARE(block1["timed_ops"].toInt(), 7);
+    double ops = 0;
+    for (auto it = els.begin(); it != els.end(); ++it)
+      if (it.key().startsWith("main/state0/block1.") && !it.key().mid(12).contains('/')) ops += it.value().toObject()["time_ms"].toObject()["median"].toDouble();
+    QVERIFY2(std::abs(block1["time_ms"].toDouble() - ops) < 1e-9, qPrintable(QString::number(ops)));
+    QVERIFY2(r.out.contains(QRegularExpression("\n  main/state0/module:block1 +[0-9.]+ ms +[0-9.]+%  \\(7 ops\\)\n")), qPrintable(r.out));
+    QVERIFY(!r.out.contains("module:block2/downsample")); // only the top groups are printed
   }
 
   void instrumentKindsAndPathsThenCompare() {
@@ -129,6 +142,8 @@ private slots:
     QRegularExpression only("(\\d+) only in A");
     auto m = only.match(r.out);
     QVERIFY2(m.hasMatch() && m.captured(1).toInt() >= 1, qPrintable(r.out));
+    // The module groups compared by address (their ops changed, their addresses did not).
+    QVERIFY2(r.out.contains("\nmodule group ") && r.out.contains("\nmain/state0/module:block1 "), qPrintable(r.out));
   }
 
   void badInput() {

@@ -1,11 +1,16 @@
 // ApplyTransformation: the command that applies one registered transformation at one match.
 // Script form: `apply <Name> slot=path ... option=value ...`. Executing re-checks the options and
 // canApply on the model as it is, so a replayed script that no longer fits fails at its line, naming
-// the element and what was expected, instead of applying something else.
+// the element and what was expected, instead of applying something else. A slot may name a module group
+// (`node=main/state0/module:block1`): the command then applies at each of its ops (transforms/ModuleScope.h).
 #pragma once
 
 #include "core/edit/Command.h"
 #include "transforms/Match.h"
+
+namespace dcw::transforms {
+class Transformation;
+}
 
 namespace dcw::transforms {
 
@@ -19,6 +24,7 @@ public:
   bool keepsDifferentiable() const override;
 
 private:
+  Expected<void> executeInModule(const Transformation& t, const std::string& slot, edit::Editor& editor) const;
   Match match_;
 };
 

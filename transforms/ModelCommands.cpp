@@ -6,10 +6,13 @@
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
+#include "core/ir/ModulePath.h"
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
 #include "core/tasklet/TaskletCode.h"
+
+#include <optional>
 
 namespace dcw::transforms {
 
@@ -96,38 +99,63 @@ std::vector<PropertyInfo> editableProperties(const Element& e) {
 std::string SetProperty::scriptLine() const {
   return "set " + edit::quoteValue(path_) + " " + name_ + "=" + edit::quoteValue(value_);
 }
-std::string SetProperty::title() const { return "Set " + name_ + " of " + shortName(path_) + " to " + value_; }
+std::string SetProperty::title() const {
+  auto module = parseModuleAddress(path_);
+  return "Set " + name_ + " of " + (module ? "module " + module->module : shortName(path_)) + " to " + value_;
+}
 
-Expected<void> SetProperty::execute(edit::Editor& ed) const {
-  DCW_TRY(auto el, resolvePath(ed.root(), path_));
-  Element* e = el;
+namespace {
+
+// Sets property `name` of `e` (at `path`) to `value`, or fails saying why this element does not take it.
+Expected<void> setProperty(edit::Editor& ed, Element* e, const std::string& path, const std::string& name, const std::string& value) {
   auto props = editableProperties(*e);
   const PropertyInfo* info = nullptr;
   for (auto& p : props)
-    if (p.name == name_) info = &p;
+    if (p.name == name) info = &p;
   if (!info) {
     std::vector<std::string> names;
     for (auto& p : props) names.push_back(p.name);
-    return fail(path_, "a " + std::string(elementKindName(e->kind())) + " has no settable property '" + name_ + "'",
+    return fail(path, "a " + std::string(elementKindName(e->kind())) + " has no settable property '" + name + "'",
                 names.empty() ? "nothing of this element can be set" : "settable here: " + joined(names));
   }
-  if (name_ == "implementation") {
+  if (name == "implementation") {
     // The check expandAll makes: the op has it and it is for the CPU target ("" = the default policy).
-    if (auto c = expansions::chooseImplementation(*static_cast<LibraryNode*>(e), value_, expansions::kCpuTarget, path_); !c)
+    if (auto c = expansions::chooseImplementation(*static_cast<LibraryNode*>(e), value, expansions::kCpuTarget, path); !c)
       return c.takeError();
-  } else if (!info->choices.empty() && std::find(info->choices.begin(), info->choices.end(), value_) == info->choices.end())
-    return fail(path_, "'" + value_ + "' is not a valid " + name_, "choose one of: " + joined(info->choices));
-  if (name_ == "schedule") ed.set(*static_cast<MapEntry*>(e), &MapEntry::schedule, *scheduleFromName(value_));
-  else if (name_ == "implementation") ed.set(*static_cast<LibraryNode*>(e), &LibraryNode::implementation, value_);
-  else if (name_ == "storage") ed.set(*static_cast<DataDescriptor*>(e), &DataDescriptor::storage, *storageFromName(value_));
-  else if (name_ == "lifetime") ed.set(*static_cast<DataDescriptor*>(e), &DataDescriptor::lifetime, *lifetimeFromName(value_));
-  else if (name_ == "code") {
+  } else if (!info->choices.empty() && std::find(info->choices.begin(), info->choices.end(), value) == info->choices.end())
+    return fail(path, "'" + value + "' is not a valid " + name, "choose one of: " + joined(info->choices));
+  if (name == "schedule") ed.set(*static_cast<MapEntry*>(e), &MapEntry::schedule, *scheduleFromName(value));
+  else if (name == "implementation") ed.set(*static_cast<LibraryNode*>(e), &LibraryNode::implementation, value);
+  else if (name == "storage") ed.set(*static_cast<DataDescriptor*>(e), &DataDescriptor::storage, *storageFromName(value));
+  else if (name == "lifetime") ed.set(*static_cast<DataDescriptor*>(e), &DataDescriptor::lifetime, *lifetimeFromName(value));
+  else if (name == "code") {
     auto* t = static_cast<Tasklet*>(e);
     if (t->language == TaskletLanguage::Dcw)
-      DCW_CHECK(tasklet::parse(value_, path_));
-    ed.set(*t, &Tasklet::code, value_);
+      DCW_CHECK(tasklet::parse(value, path));
+    ed.set(*t, &Tasklet::code, value);
   }
   return {};
+}
+
+} // namespace
+
+Expected<void> SetProperty::execute(edit::Editor& ed) const {
+  if (parseModuleAddress(path_)) { // every op of a module group that takes the value
+    DCW_TRY(auto members, moduleMembers(ed.root(), path_));
+    size_t done = 0;
+    std::optional<Diagnostic> first;
+    for (Node* n : members) {
+      auto r = setProperty(ed, n, pathOf(*n), name_, value_);
+      if (r) ++done;
+      else if (!first) first = r.error();
+    }
+    if (done > 0) return {};
+    return fail(path_, "none of the " + std::to_string(members.size()) + " ops of this module group takes " + name_ + "=" + value_ +
+                           "; the first: " + (first->location.empty() ? "" : first->location + ": ") + first->message,
+                first->hint);
+  }
+  DCW_TRY(auto el, resolvePath(ed.root(), path_));
+  return setProperty(ed, el, path_, name_, value_);
 }
 
 std::string Rename::scriptLine() const { return "rename " + edit::quoteValue(path_) + " " + edit::quoteValue(label_); }

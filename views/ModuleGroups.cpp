@@ -1,12 +1,15 @@
 #include "views/ModuleGroups.h"
 
-#include "views/ModulePath.h"
+#include <QHash>
+#include <QStringList>
 
 #include "core/analysis/Cost.h"
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
+#include "core/ir/ModulePath.h"
+#include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 
 #include <functional>
@@ -38,14 +41,12 @@ ModuleGroups groupByModule(const State& st, const Sdfg& sdfg, const std::vector<
   ModuleGroups out;
   std::unordered_map<ElementId, QStringList> path;
   std::unordered_map<QString, int> count;
-  auto opPath = [&](const Node* n) -> QStringList {
-    if (auto* x = dynamic_cast<const MapExit*>(n)) {
-      const Node* e = st.node(x->entryId);
-      return e ? modulePath(e->label()) : QStringList();
-    }
-    if (auto* l = dynamic_cast<const LibraryNode*>(n)) return modulePath(l->sourceName.empty() ? l->label() : l->sourceName);
-    return modulePath(n->label());
+  auto opPath = [&](const Node* n) {
+    QStringList out;
+    for (auto& part : moduleOf(st, *n)) out.push_back(QString::fromStdString(part));
+    return out;
   };
+  const std::string statePath = pathOf(st);
   for (const Node* n : top) {
     if (hidden.count(n->id()) || n->kind() == ElementKind::AccessNode) continue;
     QStringList p = opPath(n);
@@ -87,6 +88,7 @@ ModuleGroups groupByModule(const State& st, const Sdfg& sdfg, const std::vector<
       g.path = key;
       g.ops = c->second;
       g.id = moduleGroupId(st.id(), key);
+      g.address = QString::fromStdString(moduleAddress(statePath, key.toStdString()));
       g.parent = groupFor(p.mid(0, k - 1));
       index[key] = int(out.list.size());
       out.list.push_back(std::move(g));

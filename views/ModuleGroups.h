@@ -1,6 +1,7 @@
 // ModuleGroups: which module group each top-level node of a state belongs to — the model's module
-// hierarchy (`encoder/layers.0/self_attn`) read from node names (ModulePath) — with each group's op,
-// parameter and FLOP counts. The canvas draws them as collapsible boxes (VisualGraph), the outline as
+// hierarchy (`encoder/layers.0/self_attn`) read from node names (core/ir/ModulePath) — with each group's
+// op, parameter and FLOP counts and its address (`main/state0/module:encoder/layers.0`, which scripts,
+// `set` and `apply` take). The canvas draws them as collapsible boxes (VisualGraph), the outline as
 // rows, search finds them by name: one grouping for all three.
 //
 // Rules: an op goes to its module's innermost group of two ops or more; an array to the deepest module
@@ -33,6 +34,7 @@ struct ModuleGroup {
   int64_t params = 0;
   double flops = 0;         // of its ops, when given FLOPs per op
   ir::ElementId id = ir::kNoId; // stable across builds and edits that keep the state and the path
+  QString address;              // "main/state0/module:encoder/layers.0" (core/ir/ModulePath)
   QString name() const { return path.section(QLatin1Char('/'), -1); }
   QString counts() const; // "12 ops · 7.09 M params · 14.2 MFLOPs"
 };

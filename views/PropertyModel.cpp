@@ -189,7 +189,8 @@ void PropertyModel::setModule(const ModuleGroup& g) {
   groups_.push_back({QStringLiteral("General"),
                      {{QStringLiteral("Kind"), QStringLiteral("module")},
                       {QStringLiteral("Name"), g.name()},
-                      {QStringLiteral("Module"), g.path}}});
+                      {QStringLiteral("Module"), g.path},
+                      {QStringLiteral("Path"), g.address}}});
   std::vector<Row> contents{{QStringLiteral("Ops"), QString::number(g.ops)},
                             {QStringLiteral("Parameters"), QString::fromStdString(analysis::formatCount(double(g.params)))}};
   if (g.flops > 0) contents.push_back({QStringLiteral("FLOPs"), QString::fromStdString(analysis::formatCount(g.flops))});

@@ -1,8 +1,10 @@
 // The transformation headers come before any Qt header: Pattern has a member named `slots`,
 // which Qt defines as a macro.
 #include "transforms/Matcher.h"
+#include "transforms/ModuleScope.h"
 #include "transforms/TransformationRegistry.h"
 
+#include "core/ir/ModulePath.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "views/TransformationsPanel.h"
@@ -31,6 +33,7 @@ struct TransformationsPanel::Row {
   Match match;
   bool applicable = false;
   QString whyNot;
+  size_t places = 0; // a row over a module group: how many places it covers
 };
 
 namespace {
@@ -90,6 +93,14 @@ TransformationsPanel::~TransformationsPanel() = default;
 void TransformationsPanel::setContext(const ir::Sdfg* sdfg, std::vector<ir::ElementId> anchors) {
   sdfg_ = sdfg;
   anchors_ = std::move(anchors);
+  module_.clear();
+  refresh();
+}
+
+void TransformationsPanel::setModuleContext(const ir::Sdfg* sdfg, const QString& address) {
+  sdfg_ = sdfg;
+  anchors_.clear();
+  module_ = address.toStdString();
   refresh();
 }
 
@@ -107,12 +118,18 @@ void TransformationsPanel::refresh() {
   MatchQuery q;
   for (ir::ElementId id : anchors_)
     if (const ir::Element* e = sdfg_->findElement(id)) q.anchors.push_back(e);
-  const bool whole = q.anchors.empty();
+  if (!module_.empty())
+    if (auto members = ir::moduleMembers(*sdfg_, module_)) q.anchors.assign(members->begin(), members->end());
+  const bool whole = q.anchors.empty() && module_.empty();
   q.includeInapplicable = !whole;
   q.limitPerTransformation = whole ? 50 : 1000;
   const auto& registry = TransformationRegistry::instance();
   std::set<const Transformation*> matched;
-  for (auto& c : findCandidates(registry, *sdfg_, q)) {
+  auto candidates = findCandidates(registry, *sdfg_, q);
+  if (!module_.empty())
+    for (auto& g : moduleCandidates(candidates, module_, *sdfg_))
+      rows_.push_back({g.transformation, g.match, true, {}, g.places});
+  for (auto& c : candidates) {
     matched.insert(c.transformation);
     rows_.push_back({c.transformation, c.match, c.applicable, QString::fromStdString(c.whyNot)});
   }
@@ -145,10 +162,21 @@ void TransformationsPanel::refresh() {
     }
     item->setText(0, name);
     QString where = r.match.elements.empty() ? QString() : shortPath(r.match.elements.begin()->second);
+    if (r.places > 0) {
+      const auto a = ir::parseModuleAddress(r.match.elements.begin()->second);
+      const QString module = QString::fromStdString(a ? a->module : std::string());
+      where = r.places == 1 ? tr("1 in %1").arg(module) : tr("all %1 in %2").arg(r.places).arg(module);
+      QFont bold = item->font(0);
+      bold.setBold(true);
+      item->setFont(0, bold);
+    }
     item->setText(1, where);
     item->setData(0, kRowRole, int(i));
     QString tip = QString::fromUtf8(r.t->description().data(), int(r.t->description().size()));
-    if (r.applicable) {
+    if (r.places > 0) {
+      tip += "\n" + tr("Applies at each of the %n place(s) in the module group, as one step: %1", "", int(r.places))
+                        .arg(QString::fromStdString(r.match.elements.begin()->second));
+    } else if (r.applicable) {
       ++applicable_;
     } else {
       item->setForeground(0, palette().color(QPalette::Disabled, QPalette::Text));
@@ -159,7 +187,9 @@ void TransformationsPanel::refresh() {
     item->setToolTip(1, tip);
   }
   lastMs_ = double(timer.nsecsElapsed()) / 1e6;
-  header_->setText(whole ? tr("%n applicable transformation(s) in the model, of %1 kinds; select a node to see what applies there", "",
+  header_->setText(!module_.empty() ? tr("Module group %1: %n applicable at its ops; the bold rows act on all of them at once", "", applicable_)
+                                        .arg(QString::fromStdString(ir::parseModuleAddress(module_)->module))
+                   : whole ? tr("%n applicable transformation(s) in the model, of %1 kinds; select a node to see what applies there", "",
                               applicable_).arg(int(groups.size()))
                          : tr("%n applicable here; %1 others with the reason", "", applicable_).arg(int(rows_.size()) - applicable_));
   if (list_->topLevelItemCount() > 0) list_->setCurrentItem(list_->topLevelItem(0));
@@ -249,8 +279,7 @@ void TransformationsPanel::previewItem(QTreeWidgetItem* item) {
   }
   QList<qulonglong> ids;
   if (r && sdfg_)
-    for (auto& [slot, path] : r->match.elements)
-      if (auto e = ir::resolvePath(*sdfg_, path)) ids.push_back((*e)->id());
+    for (ir::ElementId id : touchedElements(r->match, *sdfg_)) ids.push_back(id);
   emit previewRequested(ids);
 }
 
@@ -289,7 +318,7 @@ QString TransformationsPanel::currentCommand() const {
   const Row* r = rowOf(list_->currentItem());
   if (!r || r->match.elements.empty() || !sdfg_) return {};
   Match m = editedMatch(*r);
-  if (!r->t->checkOptions(m, "options") || !r->t->canApply(m, *sdfg_, nullptr)) return {};
+  if (!r->t->checkOptions(m, "options") || !canApplyMatch(*r->t, m, *sdfg_, nullptr)) return {};
   return QString::fromStdString("apply " + m.str());
 }
 
@@ -300,7 +329,7 @@ void TransformationsPanel::revalidate() {
   Diagnostics why;
   bool ok = false;
   if (auto c = r->t->checkOptions(m, "options"); !c) why.add(c.error());
-  else ok = r->t->canApply(m, *sdfg_, &why);
+  else ok = canApplyMatch(*r->t, m, *sdfg_, &why);
   apply_->setEnabled(ok);
   setChangeSummary({});
   if (ok) emit dryRunRequested(QString::fromStdString("apply " + m.str()));

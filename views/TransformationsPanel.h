@@ -4,7 +4,8 @@
 // pattern it would need). Hovering or choosing a match previews it (previewRequested: the elements it
 // would touch, highlighted on the canvas, and what it will do); its options are editable before
 // applying. With nothing selected it lists the whole model's applicable matches grouped by kind, each
-// group with its count. Apply emits the command as a script line (applyRequested): the window turns
+// group with its count; with a module group selected, first what applies to all of its ops at once
+// (`apply ExpandLibraryNode node=main/state0/module:block1`, transforms/ModuleScope.h), then each place. Apply emits the command as a script line (applyRequested): the window turns
 // that intent into a command through the history — this panel never edits the model.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <QList>
 #include <QWidget>
 
+#include <string>
 #include <vector>
 
 class QFormLayout;
@@ -38,6 +40,9 @@ public:
 
   // Lists the matches touching `anchors` (nothing selected: the whole model, applicable only).
   void setContext(const ir::Sdfg* sdfg, std::vector<ir::ElementId> anchors);
+  // A module group selected (`address`: main/state0/module:block1): first a row per transformation that
+  // applies to its ops, acting on every op of the group in one step, then each place.
+  void setModuleContext(const ir::Sdfg* sdfg, const QString& address);
   void refresh();
 
   QTreeWidget* list() const { return list_; }
@@ -70,6 +75,7 @@ private:
 
   const ir::Sdfg* sdfg_ = nullptr;
   std::vector<ir::ElementId> anchors_;
+  std::string module_; // the module group's address, or ""
   std::vector<Row> rows_;
   QTreeWidget* list_ = nullptr;
   QLabel* header_ = nullptr;

@@ -115,7 +115,7 @@ public:
     // arithmetic (Shape/Size and the integer ops computing on their results: Reshape targets, Range
     // bounds, position indices), whose results the readers list instead (`shape Concat_output_0 4`).
     bool showConstants = false;
-    // A state's nodes grouped by the module their names give (ModulePath): a group for every module
+    // A state's nodes grouped by the module their names give (core/ir/ModulePath): a group for every module
     // with two ops or more, with its op and parameter counts; a module alone in its parent starts open,
     // modules with siblings start closed (ResNet's layer1..layer4, BERT's layers.N).
     bool moduleGroups = true;
@@ -168,6 +168,13 @@ public:
   std::vector<ModuleGroup> modules; // every module group of the states shown, open, closed or inside a closed one
   const std::vector<ir::ElementId>& groupsHolding(ir::ElementId id) const;
   static bool isGroupId(ir::ElementId id) { return id >= kGroupIdBase; }
+  // The module group with id `id`, or null.
+  const ModuleGroup* moduleGroup(ir::ElementId id) const {
+    if (!isGroupId(id)) return nullptr;
+    for (const ModuleGroup& g : modules)
+      if (g.id == id) return &g;
+    return nullptr;
+  }
   static constexpr ir::ElementId kGroupIdBase = ir::ElementId(1) << 63; // above every IR id (provisional ones start at 2^62)
 };
 

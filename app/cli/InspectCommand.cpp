@@ -1,4 +1,4 @@
-// `dcw inspect MODEL [--json]`: what is in a model, at a glance or as JSON for scripts.
+// `dcw inspect MODEL [--json] [--modules]`: what is in a model, at a glance or as JSON for scripts.
 #include "app/cli/Cli.h"
 
 #include "core/analysis/ModelSummary.h"
@@ -6,6 +6,7 @@
 #include "core/io/ModelFile.h"
 #include "core/ir/DynamicExtent.h"
 #include "core/ir/LibraryNode.h"
+#include "core/ir/ModulePath.h"
 #include "core/ir/Path.h"
 #include "core/ir/Walk.h"
 
@@ -130,7 +131,26 @@ nlohmann::ordered_json libraryNodesJson(ir::Sdfg& root) {
   return out;
 }
 
-nlohmann::ordered_json toJson(const io::LoadedModel& m, const analysis::ModelSummary& s) {
+// The module groups of every state (core/ir/ModulePath.h): the addresses `set`, `apply` and
+// `dcw transforms --at` take.
+std::vector<ir::ModuleInfo> allModules(const ir::Sdfg& root) {
+  std::vector<ir::ModuleInfo> out;
+  for (ir::State* st : root.allStates()) {
+    auto m = ir::modulesOf(*st);
+    out.insert(out.end(), m.begin(), m.end());
+  }
+  return out;
+}
+
+void printModules(const ir::Sdfg& root) {
+  auto modules = allModules(root);
+  std::cout << "\nModule groups (" << modules.size() << "; an address names every op of its group in scripts)\n";
+  if (modules.empty()) std::cout << "  (none: the op names name no modules)\n";
+  for (auto& m : modules)
+    std::cout << "  " << std::string(size_t(2 * m.depth), ' ') << m.address << "  " << m.ops << " ops\n";
+}
+
+nlohmann::ordered_json toJson(const io::LoadedModel& m, const analysis::ModelSummary& s, bool modules) {
   nlohmann::ordered_json j;
   j["model"] = m.path;
   j["format"] = m.format == io::ModelFormat::Onnx ? "onnx" : "dcw.json";
@@ -160,6 +180,11 @@ nlohmann::ordered_json toJson(const io::LoadedModel& m, const analysis::ModelSum
   j["arrays"] = std::move(arrays);
   j["metadata"] = s.metadata;
   j["library_nodes"] = libraryNodesJson(*m.sdfg);
+  if (modules) {
+    auto list = nlohmann::ordered_json::array();
+    for (auto& g : allModules(*m.sdfg)) list.push_back({{"address", g.address}, {"module", g.module}, {"depth", g.depth}, {"ops", g.ops}});
+    j["modules"] = std::move(list);
+  }
   auto warnings = nlohmann::ordered_json::array();
   for (auto* ds : {&m.warnings, &m.validation})
     for (auto& d : ds->items()) warnings.push_back(d.str());
@@ -173,20 +198,24 @@ std::function<int()> setupInspect(CLI::App& sub) {
   struct Opts {
     std::string model;
     bool json = false;
+    bool modules = false;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
   sub.add_flag("--json", o->json, "Print one JSON object instead of text");
+  sub.add_flag("--modules", o->modules,
+               "Also list the module groups (from torch-style op names) with the addresses scripts take, e.g. main/state0/module:layer1");
   return [o]() -> int {
     auto m = io::loadModel(o->model);
     if (!m) return reportError(m.error());
     auto s = analysis::summarize(*m->sdfg);
     if (o->json) {
-      std::cout << toJson(*m, s).dump(1) << std::endl;
+      std::cout << toJson(*m, s, o->modules).dump(1) << std::endl;
     } else {
       reportWarnings(m->warnings);
       reportWarnings(m->validation);
       printText(*m, s);
+      if (o->modules) printModules(*m->sdfg);
     }
     return kExitOk;
   };

@@ -112,6 +112,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
     if (!report) return reportError(report.error());
     report->model = o->model;
     report->script = o->script;
+    codegen::addModuleTimes(*report, *p.prepared.model.sdfg);
     report->target = o->target;
     std::string joined;
     for (auto& w : what) joined += (joined.empty() ? "" : " ") + w;
@@ -133,6 +134,12 @@ std::function<int()> setupProfile(CLI::App& sub) {
                   report->elements.size(), report->repeat, report->wallMs.median, report->wallMs.min, report->wallMs.max,
                   static_cast<double>(report->memory.peakDeltaBytes) / (1 << 20));
     std::cout << line;
+    for (auto& m : report->modules) // the top module groups' shares of the run
+      if (m.depth == 0) {
+        std::snprintf(line, sizeof line, "  %-48s %10.3f ms  %5.1f%%  (%d ops)\n", m.address.c_str(), m.ms,
+                      report->wallMs.median > 0 ? 100.0 * m.ms / report->wallMs.median : 0.0, m.ops);
+        std::cout << line;
+      }
     if (report->fpga) std::cout << codegen::formatEstimate(*report->fpga);
     std::cout << "report: " << o->report << (o->trace.empty() ? "" : ", trace: " + o->trace) << "\n";
     return kExitOk;

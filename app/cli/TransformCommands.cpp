@@ -1,6 +1,7 @@
 // The command layer headless:
 //   `dcw transforms --list`                               every registered transformation
 //   `dcw transforms MODEL [--at PATH] [--expand] [--all]` where transformations apply, as script lines
+//   (PATH may be a module group, main/state0/module:encoder/layer.3: its whole-group lines come first)
 //   `dcw apply MODEL --script S [-o OUT.dcw.json]`        replays a script (the GUI's exported history)
 //   `dcw optimize MODEL [-o OUT.dcw.json] [--script-out S]` auto-optimize, recorded as a script
 #include "app/cli/Cli.h"
@@ -12,11 +13,13 @@
 #include "core/expansions/ExpandPass.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/MapNodes.h"
+#include "core/ir/ModulePath.h"
 #include "core/ir/Path.h"
 #include "core/serialize/JsonFormat.h"
 #include "core/support/Sha256.h"
 #include "transforms/AutoOptimize.h"
 #include "transforms/Matcher.h"
+#include "transforms/ModuleScope.h"
 #include "transforms/Script.h"
 #include "transforms/TransformationRegistry.h"
 
@@ -66,7 +69,7 @@ std::function<int()> setupTransforms(CLI::App& sub) {
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)");
   sub.add_flag("--list", o->list, "List every registered transformation: name, category, whether the result stays differentiable, description (tab-separated)");
-  sub.add_option("--at", o->at, "Only matches touching the element at this path (a node, or every match in a state or region)");
+  sub.add_option("--at", o->at, "Only matches touching the element at this path (a node, or every match in a state, region or module group such as main/state0/module:block1)");
   sub.add_flag("--expand", o->expand, "Expand every library node (pure) first, so map-level transformations show");
   sub.add_flag("--all", o->all, "Also list the matches that do not apply, with the reason");
   sub.add_flag("--timing", o->timing, "Print the time taken to stderr");
@@ -99,12 +102,21 @@ std::function<int()> setupTransforms(CLI::App& sub) {
     transforms::MatchQuery q;
     q.limitPerTransformation = o->limit;
     q.includeInapplicable = o->all;
-    if (!o->at.empty()) {
+    const bool module = ir::parseModuleAddress(o->at).has_value();
+    if (module) { // a module group: every match at one of its ops
+      auto members = ir::moduleMembers(*m->sdfg, o->at);
+      if (!members) {
+        Diagnostic d = members.error();
+        d.location = "--at " + o->at;
+        return reportError(d);
+      }
+      q.anchors.assign(members->begin(), members->end());
+    } else if (!o->at.empty()) {
       auto e = ir::resolvePath(*m->sdfg, o->at);
       if (!e) {
         Diagnostic d = e.error();
         d.location = "--at " + o->at;
-        if (d.hint.empty()) d.hint = "give the path of a node, state or region (see `dcw inspect`)";
+        if (d.hint.empty()) d.hint = "give the path of a node, state, region or module group (see `dcw inspect --modules`)";
         return reportError(d);
       }
       q.anchors.push_back(*e);
@@ -113,6 +125,9 @@ std::function<int()> setupTransforms(CLI::App& sub) {
     auto candidates = transforms::findCandidates(reg, *m->sdfg, q);
     double searchMs = msSince(t2);
     size_t applicable = 0;
+    if (module) // first the lines that act on the whole group, then each place
+      for (auto& g : transforms::moduleCandidates(candidates, o->at, *m->sdfg))
+        std::cout << "apply " << g.match.str() << "   # " << g.places << (g.places == 1 ? " place" : " places") << " in the module\n";
     for (auto& c : candidates) {
       if (c.applicable) {
         ++applicable;

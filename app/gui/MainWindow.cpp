@@ -13,6 +13,7 @@
 #include "transforms/Script.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
+#include "core/ir/ModulePath.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "views/CodeDiffView.h"
@@ -188,6 +189,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(canvas_, &views::GraphCanvas::selectionRequested, this, [this](qulonglong id) { select(id); });
   connect(canvas_, &views::GraphCanvas::searchChanged, this, &MainWindow::showSearchState);
   connect(canvas_, &views::GraphCanvas::layoutFinished, this, [this] {
+    if (views::VisualGraph::isGroupId(selection_->current())) { // what a group is comes with the graph
+      refreshInspector();
+      refreshTransformations();
+    }
     const auto& s = canvas_->lastLayoutStats();
     if (canvas_->visualGraph())
       statusBar()->showMessage(tr("Layout: %1 nodes in %2 ms (%3 of %4 scopes from cache)")
@@ -562,6 +567,20 @@ void MainWindow::exportImage(bool svg, bool wholeGraph) {
 
 void MainWindow::select(ir::ElementId id) { selection_->setCurrent(id); }
 
+Expected<void> MainWindow::selectPath(const std::string& path) {
+  if (!model_) return fail(path, "no model is open");
+  if (auto a = ir::parseModuleAddress(path)) {
+    DCW_TRY(auto members, ir::moduleMembers(*model_->loaded.sdfg, path)); // names what is wrong with the address
+    if (members.size() < 2) return fail(path, "this module has one op, so the canvas draws no group for it", "select the op: " + ir::pathOf(*members.front()));
+    // The group's id is its state's and module path's (views/ModuleGroups), the same in every build of the graph.
+    select(views::moduleGroupId(members.front()->parent()->id(), QString::fromStdString(a->module)));
+    return {};
+  }
+  DCW_TRY(auto e, ir::resolvePath(*model_->loaded.sdfg, path));
+  select(e->id());
+  return {};
+}
+
 void MainWindow::followSelection(ir::ElementId id) {
   canvas_->showSelection(id);
   highlightCode(id);
@@ -587,6 +606,8 @@ void MainWindow::followSelection(ir::ElementId id) {
       desc = dynamic_cast<const ir::DataDescriptor*>(e);
     }
     QString path = QString::fromStdString(pathOfId(id));
+    if (const views::ModuleGroup* g = canvas_->visualGraph() ? canvas_->visualGraph()->moduleGroup(id) : nullptr)
+      path = g->address; // a module group: its script address
     if (!path.isEmpty()) statusBar()->showMessage(path);
   }
   weights_->setData(desc);
@@ -598,9 +619,10 @@ void MainWindow::refreshInspector() {
     return;
   }
   const ir::ElementId id = selection_->current();
-  if (views::VisualGraph::isGroupId(id) && canvas_->visualGraph()) { // a module group
-    for (const views::ModuleGroup& g : canvas_->visualGraph()->modules)
-      if (g.id == id) inspector_->setModule(g);
+  if (const views::ModuleGroup* g = canvas_->visualGraph() ? canvas_->visualGraph()->moduleGroup(id) : nullptr) {
+    inspector_->setModule(*g);
+  } else if (views::VisualGraph::isGroupId(id)) {
+    inspector_->clear();
   } else {
     inspector_->setElement(model_->loaded.sdfg.get(), id, &model_->cost, symbols_->values());
   }

@@ -127,6 +127,8 @@ public:
   Overlay overlay() const { return overlay_; }
   // Selects element `id` in every panel (what a click on any of them does).
   void select(ir::ElementId id);
+  // Selects the element or module group (main/state0/module:block1) at `path`; the error names it.
+  Expected<void> selectPath(const std::string& path);
   // Restores dock layout, geometry and theme saved by the last closed window.
   void restoreLayout();
 

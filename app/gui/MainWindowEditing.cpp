@@ -274,8 +274,11 @@ void MainWindow::refreshTransformations() {
     transforms_->setContext(nullptr, {});
     return;
   }
+  const ir::ElementId id = selection_->current();
+  if (const views::ModuleGroup* g = canvas_->visualGraph() ? canvas_->visualGraph()->moduleGroup(id) : nullptr)
+    return transforms_->setModuleContext(model_->loaded.sdfg.get(), g->address); // what applies to its ops
   std::vector<ir::ElementId> anchors;
-  if (selection_->current() != ir::kNoId) anchors.push_back(selection_->current());
+  if (id != ir::kNoId) anchors.push_back(id);
   transforms_->setContext(model_->loaded.sdfg.get(), anchors);
 }
 

@@ -17,9 +17,11 @@
 #include "codegen/run/Profiler.h"
 #include "codegen/run/RandomInputs.h"
 #include "core/expansions/ExpandPass.h"
+#include "core/ir/ModulePath.h"
 #include "core/ir/Path.h"
 #include "transforms/Script.h"
 #include "views/GraphCanvas.h"
+#include "views/ModuleGroups.h"
 #include "views/ProfilePanel.h"
 #include "views/ProfileTableModel.h"
 #include "views/Selection.h"
@@ -96,6 +98,7 @@ ProfileOutcome profileAt(const std::string& path, const std::string& target, con
     if (!r) return failWith(r.error());
     r->model = path;
     r->target = target;
+    codegen::addModuleTimes(*r, *built->prepared.model.sdfg);
     r->instrument.clear();
     for (auto& w : instrument) r->instrument += (r->instrument.empty() ? "" : " ") + w;
     if (peaks) r->peaks = *peaks;
@@ -313,26 +316,16 @@ void MainWindow::compareStepProfiles(int step, int repeat) {
 }
 
 std::vector<views::ProfileTableModel::ModuleTime> MainWindow::moduleTimes(const codegen::ProfileReport& report) const {
+  // The report's module groups (by address), each with the id of the group the canvas draws for it.
   std::vector<views::ProfileTableModel::ModuleTime> out;
-  const views::VisualGraph* g = canvas_->visualGraph();
-  if (!model_ || !g || g->modules.empty()) return out;
-  std::unordered_map<ir::ElementId, size_t> row;
-  for (const views::ModuleGroup& m : g->modules) {
-    row[m.id] = out.size();
-    out.push_back({m.name(), m.path, m.id, 0.0, 0});
+  if (!model_) return out;
+  for (const codegen::ModuleProfile& m : report.modules) {
+    auto a = ir::parseModuleAddress(m.address);
+    auto state = a ? ir::resolvePath(*model_->loaded.sdfg, a->state) : Expected<ir::Element*>(fail(m.address, "not a module address"));
+    if (!state) continue;
+    const QString path = QString::fromStdString(m.module);
+    out.push_back({path.section(QLatin1Char('/'), -1), path, views::moduleGroupId((*state)->id(), path), m.ms, m.timedOps});
   }
-  // A state's top-level ops belong to groups; what is timed inside them (their bodies) does not, so
-  // nothing is counted twice.
-  for (size_t i = 1; i < report.elements.size(); ++i) {
-    auto e = ir::resolvePath(*model_->loaded.sdfg, report.elements[i].path);
-    if (!e) continue;
-    for (ir::ElementId group : g->groupsHolding((*e)->id()))
-      if (auto r = row.find(group); r != row.end()) {
-        out[r->second].ms += report.elements[i].timeMs.median;
-        ++out[r->second].timed;
-      }
-  }
-  std::erase_if(out, [](const auto& m) { return m.timed == 0; });
   return out;
 }
 

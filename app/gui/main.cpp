@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
   QCommandLineOption script(QStringLiteral("script"),
                             QStringLiteral("After loading, replay this DCW script: each command becomes a history step."),
                             QStringLiteral("S.dcws"));
-  QCommandLineOption selectPath(QStringLiteral("select"), QStringLiteral("After loading, select the element at PATH."),
+  QCommandLineOption selectPath(QStringLiteral("select"), QStringLiteral("After loading, select the element or module group (main/state0/module:block1) at PATH."),
                                 QStringLiteral("PATH"));
   QCommandLineOption profileOpt(QStringLiteral("profile"),
                                 QStringLiteral("After loading (and --script), profile the model (Run ▸ Profile); with "
@@ -239,9 +239,7 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(profileOpt)) window.profile();
     if (parser.isSet(selectPath) && window.sdfg()) {
-      auto e = dcw::ir::resolvePath(*window.sdfg(), parser.value(selectPath).toStdString());
-      if (e) window.select((*e)->id());
-      else fail(QString::fromStdString(e.error().str()), 2);
+      if (auto e = window.selectPath(parser.value(selectPath).toStdString()); !e) fail(QString::fromStdString(e.error().str()), 2);
     }
   });
 

@@ -4,6 +4,10 @@
 // with "version": 1 marks the file so --compare can reject anything else with a clear message.
 #include "codegen/run/ProfileReport.h"
 
+#include "core/ir/ModulePath.h"
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -166,6 +170,22 @@ FpgaEstimate fpgaFrom(const json& j) {
 
 } // namespace
 
+void addModuleTimes(ProfileReport& r, const ir::Sdfg& model) {
+  r.modules.clear();
+  for (ir::State* st : model.allStates())
+    for (const ir::ModuleInfo& g : ir::modulesOf(*st)) {
+      auto members = ir::moduleMembers(model, g.address);
+      if (!members) continue;
+      ModuleProfile m{g.address, g.module, g.depth, g.ops, 0, 0};
+      for (ir::Node* n : *members)
+        if (const ElementProfile* e = r.find(ir::pathOf(*n))) {
+          m.ms += e->timeMs.median;
+          ++m.timedOps;
+        }
+      if (m.timedOps > 0) r.modules.push_back(std::move(m));
+    }
+}
+
 std::string reportJson(const ProfileReport& r) {
   json j;
   j["format"] = "dcw-profile";
@@ -205,6 +225,12 @@ std::string reportJson(const ProfileReport& r) {
     els[e.path] = std::move(x);
   }
   j["elements"] = std::move(els);
+  if (!r.modules.empty()) {
+    json mods = json::object();
+    for (auto& m : r.modules)
+      mods[m.address] = json{{"module", m.module}, {"depth", m.depth}, {"ops", m.ops}, {"timed_ops", m.timedOps}, {"time_ms", m.ms}};
+    j["modules"] = std::move(mods);
+  }
   if (r.fpga) j["fpga"] = fpgaJson(*r.fpga);
   return j.dump(2) + "\n";
 }
@@ -285,6 +311,12 @@ Expected<ProfileReport> parseReport(const std::string& text, const std::string& 
           if (v.is_number()) e.counters[k] = v.get<double>();
       r.elements.push_back(std::move(e));
     }
+    if (auto mods = j.value("modules", json()); mods.is_object())
+      for (auto& [address, x] : mods.items()) {
+        if (!x.is_object()) return fail(where, "module '" + address + "' is not an object");
+        r.modules.push_back({address, x.value("module", std::string()), x.value("depth", 0), x.value("ops", 0), x.value("timed_ops", 0),
+                             x.value("time_ms", 0.0)});
+      }
   } catch (const std::exception& ex) {
     return fail(where, std::string("has a malformed field: ") + ex.what(), "give a report written by `dcw profile --report`");
   }
@@ -331,6 +363,9 @@ Comparison compareReports(const ProfileReport& a, const ProfileReport& b) {
   }
   for (auto& eb : b.elements)
     if (!a.find(eb.path)) ++c.onlyB;
+  for (auto& ma : a.modules)
+    for (auto& mb : b.modules)
+      if (ma.address == mb.address) c.modules.push_back({ma.address, "module", ma.ms, mb.ms, ma.ms > 0 ? mb.ms / ma.ms : 0});
   std::stable_sort(c.rows.begin(), c.rows.end(), [](const ComparisonRow& x, const ComparisonRow& y) {
     return std::fabs(x.bMs - x.aMs) > std::fabs(y.bMs - y.aMs);
   });
@@ -368,6 +403,11 @@ std::string formatComparison(const Comparison& c, const std::string& nameA, cons
   row("total (innermost timed elements)", ms(c.leafAMs), ms(c.leafBMs), ratio(c.leafAMs, c.leafBMs));
   out += std::to_string(c.rows.size()) + " elements in both, " + std::to_string(c.onlyA) + " only in A, " + std::to_string(c.onlyB) +
          " only in B\n";
+  if (!c.modules.empty()) { // module groups: the sums of their top-level ops
+    out += "\n";
+    row("module group", "A ms", "B ms", "B/A");
+    for (auto& m : c.modules) row(m.path, ms(m.aMs), ms(m.bMs), ratio(m.aMs, m.bMs));
+  }
   return out;
 }
 

@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace dcw::ir {
+class Sdfg;
+}
+
 namespace dcw::codegen {
 
 // Median and spread of a sample (quartiles by linear interpolation).
@@ -63,6 +67,16 @@ struct TraceEvent {
   std::vector<int64_t> counters;
 };
 
+// A module group's part of a run (core/ir/ModulePath.h): the times of its top-level ops added up, so a
+// report can be read, and two compared, by `main/state0/module:encoder/layer.3` as well as by element.
+struct ModuleProfile {
+  std::string address;               // "main/state0/module:block1"
+  std::string module;                // "block1"
+  int depth = 0;                     // 0 for a top module
+  int ops = 0, timedOps = 0;
+  double ms = 0;                     // per run: the sum of its timed ops' medians
+};
+
 struct ProfileReport {
   std::string model;
   std::string script;
@@ -77,6 +91,7 @@ struct ProfileReport {
   size_t droppedEvents = 0;
   std::optional<MachinePeaks> peaks;
   std::vector<ElementProfile> elements; // program order; [0] is the whole model
+  std::vector<ModuleProfile> modules;   // the model's module groups with a timed op, parents first
   // An FPGA target's kernels: estimated cycles per kernel and loop (depth, II and why), resources
   // against the board. Estimates, never measured: the C-simulation's times above say nothing of them.
   std::optional<FpgaEstimate> fpga;
@@ -85,6 +100,9 @@ struct ProfileReport {
 
   const ElementProfile* find(const std::string& path) const;
 };
+
+// Fills r.modules from the model the report's paths name (the prepared model of the run).
+void addModuleTimes(ProfileReport& r, const ir::Sdfg& model);
 
 std::string reportJson(const ProfileReport& r);
 Expected<ProfileReport> parseReport(const std::string& text, const std::string& where);
@@ -100,6 +118,7 @@ struct ComparisonRow {
 };
 struct Comparison {
   std::vector<ComparisonRow> rows;
+  std::vector<ComparisonRow> modules; // module groups in both, by address, in A's order
   double wallAMs = 0, wallBMs = 0;
   double leafAMs = 0, leafBMs = 0;   // sums over the common elements that contain no other timed element
   size_t onlyA = 0, onlyB = 0;

@@ -1,6 +1,7 @@
 #include "core/ir/Path.h"
 
 #include "core/ir/LibraryNode.h"
+#include "core/ir/ModulePath.h"
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Sdfg.h"
 
@@ -241,6 +242,9 @@ Expected<Element*> resolvePath(const Sdfg& root, std::string_view path) {
   if (Element* e = descend(root, path)) return e;
   PathIndex idx(root);
   if (ElementId id = idx.idOf(path)) return idx.element(id);
+  if (auto a = parseModuleAddress(path))
+    return fail(std::string(path), "names the module group '" + a->module + "', not one element",
+                "`set` and `apply` take a module group; other commands take one element's path");
   // Find the longest prefix that exists, to say which segment is wrong.
   std::string p(path);
   std::string known;
