@@ -1,10 +1,13 @@
 // Tests of the node-by-node difference of two SDFGs (core/analysis/GraphDiff.h) behind the compare
 // view: an unchanged copy has no difference; a node removed, one added and one whose implementation
-// and attribute changed are reported on their side with what changed, in path order.
+// and attribute changed are reported on their side with what changed, in path order; a change inside a
+// nested SDFG is found by its path through it.
 #include "core/analysis/GraphDiff.h"
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Tasklet.h"
 #include "core/ir/Sdfg.h"
 
 #include <QtTest>
@@ -74,6 +77,25 @@ private slots:
     QVERIFY2(d.lines[1].find("attribute alpha 0.5 added") != std::string::npos, d.lines[1].c_str());
     QVERIFY2(d.lines[1].find("implementation (default) -> pure") != std::string::npos, d.lines[1].c_str());
     QCOMPARE(QString::fromStdString(d.lines[2]), QStringLiteral("- main/state0/Relu_0"));
+  }
+
+  // Nodes inside a nested SDFG are compared too, by their paths through it.
+  void insideNestedSdfgs() {
+    auto make = [](const std::string& code) {
+      auto s = model();
+      auto inner = std::make_unique<Sdfg>("body");
+      State* body = inner->addState("compute");
+      auto* t = body->add<Tasklet>("t", code);
+      t->addOut({"y"});
+      s->allStates().front()->add<NestedSdfgNode>("nested", std::move(inner));
+      return s;
+    };
+    auto a = make("y = 1"), b = make("y = 2");
+    auto d = analysis::diffGraphs(*a, *b);
+    QCOMPARE(d.changed, 1);
+    QCOMPARE(d.added + d.removed, 0);
+    QCOMPARE(d.lines.size(), size_t(1));
+    QVERIFY2(d.lines[0].rfind("~ main/state0/nested/compute/t: code y = 1 -> y = 2", 0) == 0, d.lines[0].c_str());
   }
 };
 

@@ -6,7 +6,9 @@
 #include "tests/support/Prerequisites.h"
 #include "app/gui/MainWindow.h"
 #include "core/edit/History.h"
+#include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
+#include "core/ir/Walk.h"
 #include "core/ir/State.h"
 #include "views/CategoryLegend.h"
 #include "views/CompareView.h"
@@ -29,6 +31,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QScrollBar>
 #include <QTest>
 #include <QTreeView>
 #include <QTreeWidget>
@@ -402,7 +405,10 @@ private slots:
                              30000);
     const auto& d = cmp->diff();
     QCOMPARE(d.changed, 1);
-    QCOMPARE(d.added + d.removed, 0);
+    QCOMPARE(d.removed, 0);
+    QVERIFY(d.added >= 3); // what the Conv now holds: its pure implementation's maps, tasklets and arrays
+    for (const std::string& line : d.lines)
+      if (line[0] == '+') QVERIFY2(line.rfind("+ main/state0/block1.conv1.Conv/", 0) == 0, line.c_str());
     QVERIFY(d.same > 10);
     QVERIFY(cmp->summary()->text().contains(QStringLiteral("changed")));
     int conv = -1;
@@ -419,6 +425,62 @@ private slots:
     QVERIFY(left->shownSelection() != dcw::ir::kNoId);
     QCOMPARE(left->diffMarkOf(left->visualGraph()->shownAs(left->shownSelection())), int(dcw::analysis::DiffMark::Changed));
     QVERIFY(!w.compareWith(sourceFile("tests/data/does_not_exist.onnx")));
+
+    // Two points of the history: after the expansion vs after a tiling inside it. Only nodes inside the
+    // expanded Conv differ; on the canvas, where the Conv is closed, the Conv's box carries the mark.
+    QString map;
+    dcw::ir::walk(*const_cast<dcw::ir::Sdfg*>(w.sdfg()), [&](dcw::ir::Element& e) {
+      if (map.isEmpty() && e.kind() == dcw::ir::ElementKind::MapEntry && e.label() == "conv_map")
+        map = QString::fromStdString(dcw::ir::pathOf(static_cast<dcw::ir::Node&>(e)));
+    });
+    QVERIFY(!map.isEmpty());
+    QVERIFY(w.executeCommand(QStringLiteral("apply MapTiling entry=%1 tile_sizes=4").arg(map)));
+    QVERIFY(w.compareHistoryPoints(1, 2));
+    cmp = w.compareView();
+    QTRY_VERIFY_WITH_TIMEOUT(!cmp->leftCanvas()->isLayoutPending() && !cmp->rightCanvas()->isLayoutPending() &&
+                                 cmp->leftCanvas()->visualGraph() && cmp->rightCanvas()->visualGraph(),
+                             30000);
+    const auto& steps = cmp->diff();
+    QVERIFY(steps.added + steps.changed >= 2); // the tile map, the map's new ranges
+    for (const std::string& line : steps.lines)
+      QVERIFY2(line.find("main/state0/block1.conv1.Conv/") != std::string::npos, line.c_str());
+    dcw::ir::ElementId convId = dcw::ir::kNoId;
+    for (auto& n : cmp->rightCanvas()->sdfg()->allStates().front()->nodes())
+      if (n->label() == "block1.conv1.Conv") convId = n->id();
+    const auto* rg = cmp->rightCanvas()->visualGraph();
+    int box = rg->shownAs(convId); // the Conv's box, or the closed module group (block1) holding it
+    for (dcw::ir::ElementId g : rg->groupsHolding(convId))
+      if (int gv = rg->find(g); box < 0 && gv >= 0 && !rg->nodes[size_t(gv)].expanded) box = gv;
+    QVERIFY(box >= 0);
+    QCOMPARE(cmp->rightCanvas()->diffMarkOf(box), int(dcw::analysis::DiffMark::Changed));
+    QVERIFY(!w.compareHistoryPoints(0, 7)); // no such point
+
+    // Navigation follows by element: with block1 opened on the right only (the sides' layouts differ),
+    // scrolling the left to the pooling op brings the right's pooling op to the same place.
+    dcw::ir::ElementId rightConv = dcw::ir::kNoId, leftPool = dcw::ir::kNoId, rightPool = dcw::ir::kNoId;
+    for (auto& n : cmp->rightCanvas()->sdfg()->allStates().front()->nodes()) {
+      if (n->label() == "block1.conv1.Conv") rightConv = n->id();
+      if (n->label() == "pool.GlobalAveragePool") rightPool = n->id();
+    }
+    for (auto& n : cmp->leftCanvas()->sdfg()->allStates().front()->nodes())
+      if (n->label() == "pool.GlobalAveragePool") leftPool = n->id();
+    cmp->rightCanvas()->reveal(rightConv);
+    QTRY_VERIFY_WITH_TIMEOUT(!cmp->rightCanvas()->isLayoutPending() && cmp->rightCanvas()->visualGraph()->find(rightConv) >= 0, 30000);
+    auto onScreen = [](const dcw::views::GraphCanvas* c, dcw::ir::ElementId id) {
+      const auto* g = c->visualGraph();
+      const int i = g->find(id);
+      const QPointF centre = g->scenePos(i) + QPointF(g->nodes[size_t(i)].size.width() / 2, g->nodes[size_t(i)].size.height() / 2);
+      return c->mapFromScene(centre);
+    };
+    auto* leftCanvas = cmp->leftCanvas();
+    const auto* lg = leftCanvas->visualGraph();
+    const int lp = lg->find(leftPool);
+    QVERIFY(lp >= 0);
+    leftCanvas->centerOn(lg->scenePos(lp) + QPointF(lg->nodes[size_t(lp)].size.width() / 2, lg->nodes[size_t(lp)].size.height() / 2));
+    leftCanvas->verticalScrollBar()->triggerAction(QAbstractSlider::SliderSingleStepAdd); // a user's scroll
+    QTest::qWait(50);
+    const QPoint l = onScreen(leftCanvas, leftPool), r = onScreen(cmp->rightCanvas(), rightPool);
+    QVERIFY2((l - r).manhattanLength() <= 4, qPrintable(QStringLiteral("left (%1, %2), right (%3, %4)").arg(l.x()).arg(l.y()).arg(r.x()).arg(r.y())));
   }
 
   void closeEmptiesEveryPanel() {

@@ -6,10 +6,14 @@
 #include "views/GraphCanvas.h"
 
 #include <QLabel>
+#include <QLineF>
 #include <QListWidget>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
 
 namespace dcw::views {
 
@@ -80,9 +84,45 @@ void CompareView::follow(GraphCanvas* from, GraphCanvas* to) {
   following_ = true;
   const double s = from->transform().m11();
   if (std::abs(to->transform().m11() - s) > 1e-9) to->setTransform(QTransform::fromScale(s, s));
-  setFraction(to->horizontalScrollBar(), fraction(from->horizontalScrollBar()));
-  setFraction(to->verticalScrollBar(), fraction(from->verticalScrollBar()));
+  // Element by element: the node nearest the middle of `from` that the other side has too (by path)
+  // lands at the same place in `to`'s view; in proportion when no such node is drawn on both sides.
+  const QPointF middle = from->mapToScene(from->viewport()->rect().center());
+  if (auto anchor = commonAnchor(from, to, middle)) {
+    to->centerOn(anchor->second + (middle - anchor->first));
+  } else {
+    setFraction(to->horizontalScrollBar(), fraction(from->horizontalScrollBar()));
+    setFraction(to->verticalScrollBar(), fraction(from->verticalScrollBar()));
+  }
   following_ = false;
+}
+
+std::optional<std::pair<QPointF, QPointF>> CompareView::commonAnchor(const GraphCanvas* from, const GraphCanvas* to, QPointF near) const {
+  const VisualGraph* a = from->visualGraph();
+  const VisualGraph* b = to->visualGraph();
+  if (!a || !b || !from->sdfg() || !to->sdfg()) return std::nullopt;
+  // Nodes by distance from `near`; the first one drawn on both sides wins.
+  std::vector<std::pair<double, int>> order;
+  order.reserve(a->nodes.size());
+  for (size_t i = 0; i < a->nodes.size(); ++i) {
+    const VisualNode& n = a->nodes[i];
+    if (n.element == ir::kNoId || VisualGraph::isGroupId(n.element) || !n.children.empty()) continue; // leaves of the IR
+    const QPointF c = a->scenePos(int(i)) + QPointF(n.size.width() / 2, n.size.height() / 2);
+    order.emplace_back(QLineF(c, near).length(), int(i));
+  }
+  std::sort(order.begin(), order.end());
+  for (size_t k = 0; k < order.size() && k < 64; ++k) {
+    const VisualNode& n = a->nodes[size_t(order[k].second)];
+    const ir::Element* e = from->sdfg()->findElement(n.element);
+    if (!e) continue;
+    auto there = ir::resolvePath(*to->sdfg(), ir::pathOfElement(*from->sdfg(), *e));
+    if (!there) continue;
+    const int j = b->find((*there)->id());
+    if (j < 0) continue;
+    const VisualNode& m = b->nodes[size_t(j)];
+    return std::pair{a->scenePos(order[k].second) + QPointF(n.size.width() / 2, n.size.height() / 2),
+                     b->scenePos(j) + QPointF(m.size.width() / 2, m.size.height() / 2)};
+  }
+  return std::nullopt;
 }
 
 void CompareView::showDifference(int row) {

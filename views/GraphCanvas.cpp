@@ -183,18 +183,36 @@ void GraphCanvas::refreshDiff() {
   for (auto& [id, mark] : diff_) {
     int v = graph_->find(id);
     unsigned char m = static_cast<unsigned char>(mark);
-    if (v < 0) { // folded into the box that lists it, or inside a closed group: that box has changed
+    if (v < 0) { // folded into the box that lists it, inside a closed group or container: that box has changed
       v = graph_->shownAs(id);
       for (ElementId g : graph_->groupsHolding(id))
         if (int gv = graph_->find(g); gv >= 0 && !graph_->nodes[size_t(gv)].expanded) {
           v = gv;
           break;
         }
+      if (v < 0 && sdfg_) v = visibleAncestor(id);
       m = static_cast<unsigned char>(analysis::DiffMark::Changed);
     }
     if (v >= 0 && !paint_.diff[size_t(v)]) paint_.diff[size_t(v)] = m;
   }
   viewport()->update();
+}
+
+int GraphCanvas::visibleAncestor(ElementId id) const {
+  // Up the IR from the element (a node inside a closed map, nested SDFG or library node's subgraph, or a
+  // state of one) to the first container the graph draws, or one of its module groups when closed.
+  const ir::Element* e = sdfg_->findElement(id);
+  while (e) {
+    if (auto* n = dynamic_cast<const ir::Node*>(e)) e = n->parent();
+    else if (auto* s = dynamic_cast<const ir::Sdfg*>(e)) e = s->parentNode();
+    else if (auto* b = dynamic_cast<const ir::ControlFlowBlock*>(e)) e = b->parent();
+    else return -1;
+    if (!e) return -1;
+    if (int v = graph_->find(e->id()); v >= 0) return v;
+    for (ElementId g : graph_->groupsHolding(e->id()))
+      if (int gv = graph_->find(g); gv >= 0 && !graph_->nodes[size_t(gv)].expanded) return gv;
+  }
+  return -1;
 }
 
 int GraphCanvas::diffMarkOf(int v) const { return size_t(v) < paint_.diff.size() ? paint_.diff[size_t(v)] : 0; }

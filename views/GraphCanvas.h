@@ -159,6 +159,7 @@ protected:
 private:
   struct Job;
   void relayout(ir::ElementId anchor = ir::kNoId);
+  int visibleAncestor(ir::ElementId id) const; // the drawn node holding an element the graph does not draw, or -1
   void applyLayout(std::shared_ptr<Job> job);
   void rebuildScene();
   void refreshMatches();

@@ -773,24 +773,59 @@ void MainWindow::openTorchModel(const QString& path) {
 // file, or (empty) this model's file as imported, i.e. before every step of the history.
 bool MainWindow::compareWith(const QString& other) {
   if (!model_) return false;
-  const QString leftPath = other.isEmpty() ? file_ : other;
-  auto left = io::loadModel(leftPath.toStdString());
+  if (other.isEmpty()) return compareHistoryPoints(0, int(model_->history->position()));
+  auto left = io::loadModel(other.toStdString());
   if (!left) {
-    const QString message = failureText(leftPath, left.error());
+    const QString message = failureText(other, left.error());
     emit loadFailed(message);
     if (showsDialogs_) QMessageBox::critical(this, tr("Cannot compare"), message);
     return false;
   }
   std::shared_ptr<const ir::Sdfg> right(model_->loaded.sdfg->clone());
+  showComparison(std::shared_ptr<const ir::Sdfg>(std::move(left->sdfg)), QFileInfo(other).fileName(), right, pointTitle(int(model_->history->position())));
+  return true;
+}
+
+bool MainWindow::compareHistoryPoints(int left, int right) {
+  if (!model_) return false;
+  const int size = int(model_->history->size());
+  std::shared_ptr<const ir::Sdfg> sides[2];
+  const int points[2] = {left, right};
+  for (int k = 0; k < 2; ++k) {
+    QString message;
+    if (points[k] < 0 || points[k] > size) {
+      message = tr("%1: the history has no point %2 (0 to %3)").arg(file_).arg(points[k]).arg(size);
+    } else if (points[k] == int(model_->history->position())) {
+      sides[k] = model_->loaded.sdfg->clone();
+    } else {
+      pipeline::Steps steps; // the model file replayed to that point
+      for (auto& line : scriptLines(size_t(points[k]))) steps.lines.push_back(line);
+      auto m = pipeline::loadWithSteps(file_.toStdString(), steps);
+      if (m) sides[k] = std::shared_ptr<const ir::Sdfg>(std::move(m->sdfg));
+      else message = failureText(file_, m.error());
+    }
+    if (!message.isEmpty()) {
+      emit loadFailed(message);
+      if (showsDialogs_) QMessageBox::critical(this, tr("Cannot compare"), message);
+      return false;
+    }
+  }
+  showComparison(sides[0], pointTitle(left), sides[1], pointTitle(right));
+  return true;
+}
+
+QString MainWindow::pointTitle(int point) const {
   const QString name = QFileInfo(file_).fileName();
-  const QString rightTitle = model_->history->position() > 0 ? tr("%1 after %2 steps").arg(name).arg(model_->history->position()) : name;
-  const QString leftTitle = other.isEmpty() ? tr("%1 as imported").arg(name) : QFileInfo(other).fileName();
+  return point == 0 ? tr("%1 as imported").arg(name) : tr("%1 after %n step(s)", "", point).arg(name);
+}
+
+void MainWindow::showComparison(std::shared_ptr<const ir::Sdfg> left, const QString& leftTitle, std::shared_ptr<const ir::Sdfg> right,
+                                const QString& rightTitle) {
   delete compare_;
-  compare_ = new views::CompareView(std::shared_ptr<const ir::Sdfg>(std::move(left->sdfg)), leftTitle, right, rightTitle);
+  compare_ = new views::CompareView(std::move(left), leftTitle, std::move(right), rightTitle);
   compare_->setAttribute(Qt::WA_DeleteOnClose, false);
   compare_->show();
   statusBar()->showMessage(compare_->summary()->text(), 10000);
-  return true;
 }
 
 bool MainWindow::isLoading() const { return loading_; }

@@ -102,6 +102,10 @@ public:
   // File > Compare: a window with `other` (a model file; empty: this model as imported) beside the model
   // on screen at its current step, the differences marked (views/CompareView). False when it cannot load.
   bool compareWith(const QString& other);
+  // The model at two points of its history (0: as imported, k: after k steps) side by side, `left` on
+  // the left; each is the model file replayed to that point. False (with loadFailed) when a point is out
+  // of range or does not replay.
+  bool compareHistoryPoints(int left, int right);
   views::CompareView* compareView() const { return compare_; }
 
   // File ▸ Close: back to the empty window, the model and everything computed from it freed. A load,
@@ -275,6 +279,9 @@ private:
   void refreshTransformations();
   void finishVerify(std::shared_ptr<VerifyResult> result);
   std::vector<std::string> scriptLines(size_t upTo) const;
+  QString pointTitle(int point) const; // "model.onnx after 3 steps"
+  void showComparison(std::shared_ptr<const ir::Sdfg> left, const QString& leftTitle, std::shared_ptr<const ir::Sdfg> right,
+                      const QString& rightTitle);
   void writeAutosave();
   void restorePendingProject();
   static QString projectFileOf(const PendingProject& p);

@@ -34,6 +34,7 @@
 #include "views/TransformationsPanel.h"
 
 #include <QAction>
+#include <QMenu>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QDockWidget>
@@ -91,6 +92,21 @@ void MainWindow::createEditing() {
   historyView_->setModel(historyModel_);
   historyView_->setUniformItemSizes(true);
   connect(historyView_, &QListView::clicked, this, [this](const QModelIndex& index) { jumpTo(index.row()); });
+  // A row's menu: that point beside the current one (the compare window), or the code its step changed.
+  historyView_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(historyView_, &QListView::customContextMenuRequested, this, [this](const QPoint& at) {
+    const QModelIndex index = historyView_->indexAt(at);
+    if (!index.isValid() || !model_) return;
+    const int point = index.row(), now = int(model_->history->position());
+    QMenu menu(historyView_);
+    QAction* cmp = menu.addAction(tr("Compare with the Current Point (%1)").arg(pointTitle(now)));
+    cmp->setEnabled(point != now);
+    QAction* code = menu.addAction(tr("Show Code Changes of This Step"));
+    code->setEnabled(point >= 1);
+    QAction* chosen = menu.exec(historyView_->viewport()->mapToGlobal(at));
+    if (chosen == cmp) compareHistoryPoints(point, now);
+    else if (chosen == code) showCodeDiff(point);
+  });
   historyDock_ = new QDockWidget(tr("History"), this);
   historyDock_->setObjectName(QStringLiteral("historyDock"));
   historyDock_->setWidget(historyView_);

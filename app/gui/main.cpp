@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
                                                "`dcw import-torch --input` takes them (e.g. 'batch=1x3x224x224'); without it the app asks."),
                                 QStringLiteral("SPECS"));
   QCommandLineOption compareOpt(QStringLiteral("compare"),
-                                QStringLiteral("After loading (and --script), compare with OTHER, a model file, or 'imported' (this "
-                                               "model as imported) in the compare window (File > Compare); with --screenshot, the "
+                                QStringLiteral("After loading (and --script), compare with OTHER, a model file, 'imported' (this "
+                                               "model as imported) or step:K (this model after K steps of the history) in the compare window (File > Compare); with --screenshot, the "
                                                "picture is of that window."),
                                 QStringLiteral("OTHER"));
   QCommandLineOption torchClass(QStringLiteral("torch-class"),
@@ -314,7 +314,10 @@ int main(int argc, char** argv) {
     QWidget* shown = &window;
     if (parser.isSet(compareOpt)) {
       const QString other = parser.value(compareOpt);
-      if (!window.compareWith(other == QLatin1String("imported") ? QString() : other)) {
+      const bool ok = other.startsWith(QLatin1String("step:"))
+                          ? window.compareHistoryPoints(other.mid(5).toInt(), int(window.history() ? window.history()->position() : 0))
+                          : window.compareWith(other == QLatin1String("imported") ? QString() : other);
+      if (!ok) {
         QCoreApplication::exit(2);
         return;
       }

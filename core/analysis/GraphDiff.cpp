@@ -7,6 +7,7 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
+#include "core/ir/Walk.h"
 
 #include <map>
 
@@ -21,32 +22,35 @@ struct Seen {
   std::map<std::string, std::string> signature; // property -> value
 };
 
+// Every node of the tree, nested SDFGs and library nodes' subgraphs included, by path.
 std::map<std::string, Seen> nodesByPath(const Sdfg& sdfg) {
   std::map<std::string, Seen> out;
-  for (State* st : sdfg.allStates())
-    for (auto& n : st->nodes()) {
-      Seen s;
-      s.id = n->id();
-      s.signature["kind"] = elementKindName(n->kind());
-      if (auto* l = dynamic_cast<const LibraryNode*>(n.get())) {
-        s.signature["op"] = l->className();
-        s.signature["implementation"] = l->implementation.empty() ? "(default)" : l->implementation;
-        for (auto& a : l->attributes) s.signature["attribute " + a.name] = a.str();
-      } else if (auto* t = dynamic_cast<const Tasklet*>(n.get())) {
-        s.signature["code"] = t->code;
-      } else if (auto* m = dynamic_cast<const MapEntry*>(n.get())) {
-        std::string params;
-        for (auto& p : m->params) params += (params.empty() ? "" : ", ") + p;
-        s.signature["params"] = params;
-        s.signature["range"] = m->range.str();
-        s.signature["schedule"] = std::string(scheduleName(m->schedule));
-      } else if (auto* a = dynamic_cast<const AccessNode*>(n.get())) {
-        const DataDescriptor* d = st->sdfg() ? st->sdfg()->findData(a->data()) : nullptr;
-        s.signature["data"] = a->data();
-        if (d) s.signature["type"] = d->typeString();
-      }
-      out.emplace(pathOf(*n), std::move(s));
+  walk(const_cast<Sdfg&>(sdfg), [&](Element& e) {
+    auto* n = dynamic_cast<Node*>(&e);
+    State* st = n ? n->parent() : nullptr;
+    if (!st) return;
+    Seen s;
+    s.id = n->id();
+    s.signature["kind"] = elementKindName(n->kind());
+    if (auto* l = dynamic_cast<const LibraryNode*>(n)) {
+      s.signature["op"] = l->className();
+      s.signature["implementation"] = l->implementation.empty() ? "(default)" : l->implementation;
+      for (auto& a : l->attributes) s.signature["attribute " + a.name] = a.str();
+    } else if (auto* t = dynamic_cast<const Tasklet*>(n)) {
+      s.signature["code"] = t->code;
+    } else if (auto* m = dynamic_cast<const MapEntry*>(n)) {
+      std::string params;
+      for (auto& p : m->params) params += (params.empty() ? "" : ", ") + p;
+      s.signature["params"] = params;
+      s.signature["range"] = m->range.str();
+      s.signature["schedule"] = std::string(scheduleName(m->schedule));
+    } else if (auto* a = dynamic_cast<const AccessNode*>(n)) {
+      const DataDescriptor* d = st->sdfg() ? st->sdfg()->findData(a->data()) : nullptr;
+      s.signature["data"] = a->data();
+      if (d) s.signature["type"] = d->typeString();
     }
+    out.emplace(pathOf(*n), std::move(s));
+  });
   return out;
 }
 
