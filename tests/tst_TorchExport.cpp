@@ -5,6 +5,8 @@
 // file and torch's own message. Needs /usr/bin/python3 with torch (python3-torch, in the README's setup).
 #include "core/io/ModelFile.h"
 #include "core/io/TorchExport.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/Sdfg.h"
 
 #include <QDirIterator>
 #include <QProcess>
@@ -168,6 +170,41 @@ private slots:
     auto loaded = io::loadModel(onnx.toStdString());
     QVERIFY2(loaded, loaded ? "" : loaded.error().str().c_str());
     QVERIFY(loaded->sdfg->symbols().count("batch"));
+
+    // A constructor with arguments: given as literals; without them, the error says how to give them.
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Append));
+    f.write("class Wide(torch.nn.Module):\n"
+            "    def __init__(self, channels, kernel=3, act='relu'):\n"
+            "        super().__init__()\n"
+            "        self.conv = torch.nn.Conv2d(3, channels, kernel)\n"
+            "        self.act = act\n"
+            "    def forward(self, x):\n"
+            "        y = self.conv(x)\n"
+            "        return (torch.relu(y) if self.act == 'relu' else torch.tanh(y)).mean(dim=(2, 3))\n");
+    f.close();
+    o.className = "Wide";
+    auto bare = io::exportTorchToOnnx(py.toStdString(), onnx.toStdString(), o);
+    QVERIFY(!bare);
+    QVERIFY2(bare.error().message.find("Wide() fails (give its arguments: --class 'Net(3, hidden=64)'): TypeError") != std::string::npos,
+             bare.error().message.c_str());
+    o.className = "Wide(6, kernel=5, act='tanh')";
+    auto wide = io::exportTorchToOnnx(py.toStdString(), onnx.toStdString(), o);
+    QVERIFY2(wide, wide ? "" : wide.error().str().c_str());
+    auto six = io::loadModel(onnx.toStdString());
+    QVERIFY2(six, six ? "" : six.error().str().c_str());
+    bool tanh = false, conv5 = false;
+    for (auto* st : six->sdfg->allStates())
+      for (auto& n : st->nodes())
+        if (auto* l = dynamic_cast<const ir::LibraryNode*>(n.get())) {
+          tanh = tanh || l->opType == "Tanh";
+          if (l->opType == "Conv")
+            for (auto& a : l->attributes) conv5 = conv5 || (a.name == "kernel_shape" && a.str().find('5') != std::string::npos);
+        }
+    QVERIFY(tanh && conv5);
+    o.className = "Wide(__import__('os').getcwd())"; // code, not a literal: refused before anything runs
+    auto code = io::exportTorchToOnnx(py.toStdString(), onnx.toStdString(), o);
+    QVERIFY(!code);
+    QVERIFY2(code.error().message.find("is not NAME or NAME(arguments) with literal arguments") != std::string::npos, code.error().message.c_str());
   }
 
   void exporterFailuresAreNamed() {

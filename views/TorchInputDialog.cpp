@@ -35,7 +35,7 @@ TorchInputDialog::TorchInputDialog(const QString& model, bool askClass, QWidget*
     class_ = new QLineEdit;
     class_->setObjectName(QStringLiteral("torchClass"));
     class_->setPlaceholderText(QStringLiteral("Net"));
-    class_->setToolTip(tr("The nn.Module class of the file to build (with no arguments)"));
+    class_->setToolTip(tr("The nn.Module class of the file to build, with its constructor's literal arguments if it takes any: Net(3, hidden=64)"));
     form->addRow(tr("Model class:"), class_);
     layout->addLayout(form);
     connect(class_, &QLineEdit::textChanged, this, &TorchInputDialog::check);

@@ -20,7 +20,7 @@ std::function<int()> setupImportTorch(CLI::App& sub) {
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "TorchScript model (.pt, .pth: torch.jit.save), or a Python file with --class")->required();
-  sub.add_option("--class", o->className, "For a .py MODEL: the nn.Module class to build (with no arguments)");
+  sub.add_option("--class", o->className, "For a .py MODEL: the nn.Module class to build, with its constructor's literal arguments if it takes any: Net, 'Net(3, hidden=64)'");
   sub.add_option("--input", o->inputs, "Shape of an input of forward(), in order: 1x3x224x224, batch=1x3x224x224 (dynamic), 1x16:int64")
       ->required();
   sub.add_option("-o,--output", o->out, "The ONNX file to write")->required();

@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
                                                "picture is of that window."),
                                 QStringLiteral("OTHER"));
   QCommandLineOption torchClass(QStringLiteral("torch-class"),
-                                QStringLiteral("For a Python MODEL (.py): the nn.Module class to build (no arguments); without it the app asks."),
+                                QStringLiteral("For a Python MODEL (.py): the nn.Module class to build, Net or 'Net(3, hidden=64)' (literal arguments); without it the app asks."),
                                 QStringLiteral("CLASS"));
   QCommandLineOption zoomOpt(QStringLiteral("zoom"),
                              QStringLiteral("With --screenshot: the canvas's zoom for the picture, 'fit' (the whole graph) or a scale "

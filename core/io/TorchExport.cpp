@@ -32,13 +32,29 @@ if spec["class"]:
     except Exception as e:
         print("dcw-torch-error: the Python file does not run: " + type(e).__name__ + ": " + str(e).strip().splitlines()[0])
         sys.exit(4)
-    if not hasattr(module, spec["class"]):
-        print("dcw-torch-error: the file defines no '" + spec["class"] + "'")
+    # NAME or NAME(literal arguments): Net, Net(3, hidden=64, act="relu"); only literals are evaluated.
+    import ast
+    try:
+        call = ast.parse(spec["class"].strip(), mode="eval").body
+        if isinstance(call, ast.Name):
+            name, args, kwargs = call.id, [], {}
+        elif isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and all(k.arg for k in call.keywords):
+            name = call.func.id
+            args = [ast.literal_eval(a) for a in call.args]
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        else:
+            raise ValueError("not a class name or a call of one")
+    except (SyntaxError, ValueError) as e:
+        print("dcw-torch-error: '" + spec["class"] + "' is not NAME or NAME(arguments) with literal arguments (" + str(e).strip().splitlines()[0] + ")")
+        sys.exit(4)
+    if not hasattr(module, name):
+        print("dcw-torch-error: the file defines no '" + name + "'")
         sys.exit(4)
     try:
-        model = getattr(module, spec["class"])().eval()
+        model = getattr(module, name)(*args, **kwargs).eval()
     except Exception as e:
-        print("dcw-torch-error: " + spec["class"] + "() fails (it must build with no arguments): " + str(e).strip().splitlines()[0])
+        print("dcw-torch-error: " + spec["class"] + (" fails: " if args or kwargs else "() fails (give its arguments: --class 'Net(3, hidden=64)'): ") +
+              type(e).__name__ + ": " + str(e).strip().splitlines()[0])
         sys.exit(4)
 else:
     try:
@@ -149,8 +165,8 @@ Expected<void> exportTorchToOnnx(const std::string& model, const std::string& on
   }
   const bool python = std::filesystem::path(model).extension() == ".py";
   if (python && o.className.empty())
-    return fail(model, "a Python file needs the name of the model's class (an nn.Module built with no arguments)",
-                "give it, e.g. --class MyNet");
+    return fail(model, "a Python file needs the name of the model's class (an nn.Module)",
+                "give it, e.g. --class MyNet, or with its constructor's arguments --class 'MyNet(3, hidden=64)'");
   const std::string spec = "{\"model\":" + jsonString(model) + ",\"class\":" + jsonString(python ? o.className : "") +
                            ",\"out\":" + jsonString(onnxPath) + ",\"opset\":" + std::to_string(o.opset) +
                            ",\"inputs\":[" + inputs + "]}";

@@ -1,7 +1,7 @@
 // TorchExport: opens what PyTorch users have — a TorchScript file (`.pt`, `.pth`, torch.jit.save) —
 // by running torch's own ONNX exporter (torch.onnx.export, opset 17) in the system's Python with
-// Debian's python3-torch — or a Python file defining the model's nn.Module class, built with no
-// arguments — on example inputs of the shapes the user gives; dims the user names become
+// Debian's python3-torch — or a Python file defining the model's nn.Module class, built from its name
+// and literal constructor arguments (`Net`, `Net(3, hidden=64)`) — on example inputs of the shapes the user gives; dims the user names become
 // dynamic axes of the ONNX model (symbols in DCW). Used by `dcw import-torch` and dcw-gui's Open.
 // Needs /usr/bin/python3 with torch; fails with what to install otherwise, and with the exporter's own
 // message (an op it cannot export, a shape the model rejects) naming the file.
@@ -30,7 +30,7 @@ bool isTorchModelPath(const std::string& path); // .pt, .pth, .torchscript, .py
 
 struct TorchExportOptions {
   std::vector<TorchInput> inputs;        // one per argument of the model's forward
-  std::string className;                 // for a .py model: the nn.Module class to build
+  std::string className;                 // for a .py model: the nn.Module class to build, "Net" or "Net(3, hidden=64)"
   std::string python = "/usr/bin/python3";
   int opset = 17;
 };
