@@ -12,6 +12,8 @@
 // come from codegen/Identifier and never from raw model text; comments carry sanitised paths only.
 #include "codegen/SdfgWalker.h"
 
+#include "core/ir/View.h"
+
 #include "codegen/Identifier.h"
 #include "codegen/cpu/TaskletPrinter.h"
 #include "core/expansions/Environment.h"
@@ -89,7 +91,21 @@ void SdfgWalker::beginProfile(ProfiledElement::Kind k, ElementId id) {
 Expected<void> SdfgWalker::allocateScope(const StateInfo& si, const MapEntry* scope) {
   if (auto it = ctx_->scopeAlloc.find(si.state); it != ctx_->scopeAlloc.end())
     if (auto jt = it->second.find(scope); jt != it->second.end())
-      for (auto* d : jt->second) DCW_CHECK(allocate(*d, *ctx_));
+      for (auto* d : jt->second) DCW_CHECK(allocateOrBind(*d, *ctx_));
+  return {};
+}
+
+Expected<void> SdfgWalker::allocateOrBind(const DataDescriptor& d, Ctx& c) {
+  return d.dataKind == DataKind::View ? bindView(d, c) : allocate(d, c);
+}
+
+Expected<void> SdfgWalker::bindView(const DataDescriptor& d, Ctx& c) {
+  DCW_TRY(auto src, viewSource(*c.sdfg, d));
+  auto it = c.data.find(src.array->name());
+  if (it == c.data.end())
+    return fail(path(d.id()), "view '" + d.name() + "' shows '" + src.array->name() + "', which is not allocated where the view is",
+                "keep a view and the array it shows in one state");
+  c.data[d.name()] = it->second; // the same pointer: its accesses use the view's shape and strides
   return {};
 }
 
@@ -408,7 +424,7 @@ Expected<void> SdfgWalker::emitSdfgBody(const Sdfg& s, Ctx& c, const std::set<st
     for (auto& d : s.data())
       if (d->constant && !c.data.count(d->name())) DCW_CHECK(embedConstant(*d, c));
   DCW_CHECK(planTransients(s, c));
-  for (auto* d : c.sdfgAlloc) DCW_CHECK(allocate(*d, c));
+  for (auto* d : c.sdfgAlloc) DCW_CHECK(allocateOrBind(*d, c));
   return emitRegion(s);
 }
 
@@ -519,6 +535,13 @@ Expected<void> SdfgWalker::planTransients(const Sdfg& s, Ctx& c) {
     }
     c.scopeAlloc[st][place].push_back(&d);
   }
+  // Views after everything else, so the arrays they show are bound first.
+  auto viewsLast = [](std::vector<const DataDescriptor*>& list) {
+    std::stable_partition(list.begin(), list.end(), [](const DataDescriptor* d) { return d->dataKind != DataKind::View; });
+  };
+  viewsLast(c.sdfgAlloc);
+  for (auto& [st, places] : c.scopeAlloc)
+    for (auto& [place, list] : places) viewsLast(list);
   return {};
 }
 
@@ -806,6 +829,9 @@ Expected<void> SdfgWalker::emitScope(const StateInfo& si, const MapEntry* scope)
 Expected<void> SdfgWalker::emitNode(const StateInfo& si, const Node& n) {
   switch (n.kind()) {
   case ElementKind::AccessNode: {
+    // A view's edge moves nothing: the view has the storage of the array it shows (core/ir/View.h).
+    const DataDescriptor* data = ctx_->sdfg ? ctx_->sdfg->findData(static_cast<const AccessNode&>(n).data()) : nullptr;
+    if (data && data->dataKind == DataKind::View) return {};
     for (auto* e : si.state->inEdges(n.id())) {
       const Node* src = si.state->node(e->src);
       if (src && src->kind() == ElementKind::AccessNode && !e->memlet.isEmpty())

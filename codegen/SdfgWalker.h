@@ -74,6 +74,9 @@ protected:
   virtual Expected<void> emitMap(const StateInfo& si, const ir::MapEntry& me) = 0;
   // A transient of the data's storage, bound in `c.data`.
   virtual Expected<void> allocate(const ir::DataDescriptor& d, Ctx& c) = 0;
+  // A view (core/ir/View.h): bound to the storage of the array it shows, which is bound already (views
+  // come last in every allocation list). A target whose storage cannot be shared refuses it.
+  virtual Expected<void> bindView(const ir::DataDescriptor& d, Ctx& c);
   // An access-node-to-access-node copy.
   virtual Expected<void> emitCopy(const StateInfo& si, const ir::DataflowEdge& e, const ir::AccessNode& src,
                                   const ir::AccessNode& dst) = 0;
@@ -165,6 +168,7 @@ protected:
   Expected<void> emitNode(const StateInfo& si, const ir::Node& n);
   // The transients placed in this scope of the state (nullptr: its top level).
   Expected<void> allocateScope(const StateInfo& si, const ir::MapEntry* scope);
+  Expected<void> allocateOrBind(const ir::DataDescriptor& d, Ctx& c); // allocate, or bindView for a view
   Expected<void> emitTasklet(const StateInfo& si, const ir::Tasklet& t);
   // C++ tasklets (ir::Tasklet language cpp): pasted verbatim in a block of their own, after the
   // prologue of the environments they use (includes, globals, dcw_init / dcw_teardown).

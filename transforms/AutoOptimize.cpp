@@ -12,6 +12,7 @@
 #include "transforms/TransformationRegistry.h"
 #include "transforms/catalogue/ScopeTools.h"
 
+#include <algorithm>
 #include <set>
 
 namespace dcw::transforms {
@@ -31,6 +32,7 @@ const std::vector<std::string>& defaultPipeline() {
       "ElementwiseChainFusion",
       // after the implementations are chosen, before expansion
       "ChannelsLast",
+      "ReshapeToView",
       // after expansion, in this order
       "InlineNestedSDFG",
       "StateFusion",
@@ -55,8 +57,9 @@ constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChain
 // Fusions into a producer's epilogue (dcw fused ops): they pay only where an implementation other
 // than pure runs the fused node as one kernel (its pure expansion is the unfused subgraph again).
 constexpr const char* kEpilogueFusions[] = {"AddFusion", "ActivationFusion"};
-// Layout choices that depend on the implementations chosen (ChannelsLast: where oneDNN runs).
-constexpr const char* kAfterImplementations[] = {"ChannelsLast"};
+// Layout choices that depend on the implementations chosen (ChannelsLast: where oneDNN runs), then
+// reshapes of what is row-major after them as views (ReshapeToView).
+constexpr const char* kAfterImplementations[] = {"ChannelsLast", "ReshapeToView"};
 constexpr size_t kMaxPassesPerTransformation = 200;
 
 // Whether a node lies inside some map: in its own state, or through the nodes (nested SDFGs,
@@ -133,7 +136,11 @@ public:
       else saturate(*t, {});
     }
     chooseImplementations();
-    for (auto* t : layouts) saturate(*t, {});
+    // A step that gives up differentiability (ReshapeToView) only when more than pure is preferred:
+    // a pure-only optimization keeps the model differentiable.
+    const bool onlyPure = std::all_of(o_.prefer.begin(), o_.prefer.end(), [](const std::string& i) { return i == "pure"; });
+    for (auto* t : layouts)
+      if (t->keepsDifferentiable() || !onlyPure) saturate(*t, {});
     if (o_.expand)
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
         saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });

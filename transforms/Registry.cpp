@@ -8,6 +8,7 @@
 #include "transforms/catalogue/AddFusion.h"
 #include "transforms/catalogue/BufferTiling.h"
 #include "transforms/catalogue/ChannelsLast.h"
+#include "transforms/catalogue/ReshapeToView.h"
 #include "transforms/catalogue/ConstantFolding.h"
 #include "transforms/catalogue/ConvBatchNormFolding.h"
 #include "transforms/catalogue/DeadDataflowElimination.h"
@@ -73,6 +74,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<AccumulateTransient>());
     r.add(std::make_unique<BufferTiling>());
     r.add(std::make_unique<ChannelsLast>());
+    r.add(std::make_unique<ReshapeToView>());
     // Control flow
     r.add(std::make_unique<InlineNestedSDFG>());
     r.add(std::make_unique<StateFusion>());

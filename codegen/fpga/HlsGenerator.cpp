@@ -205,6 +205,13 @@ private:
     return {};
   }
 
+  Expected<void> bindView(const DataDescriptor& d, Ctx& c) override {
+    if (inKernel_)
+      return fail(path(d.id()), "view '" + d.name() + "' is in an FPGA kernel, where arrays are not shared by pointers",
+                  "leave the reshape as a copy on the FPGA (do not apply ReshapeToView there)");
+    return SdfgWalker::bindView(d, c);
+  }
+
   // In a kernel, a constant is a ROM: a static const array initialised with exact literals.
   Expected<void> embedConstant(const DataDescriptor& d, Ctx& c) override {
     if (!inKernel_) return SdfgWalker::embedConstant(d, c);

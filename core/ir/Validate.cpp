@@ -1,4 +1,5 @@
 #include "core/ir/Validate.h"
+#include "core/ir/View.h"
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
@@ -94,6 +95,8 @@ private:
             "give one stride per dimension");
     if (d.dataKind == DataKind::Scalar && !d.shape.empty())
       error(d, "a scalar has a shape", "make it an array or drop the shape");
+    if (d.dataKind == DataKind::View)
+      if (auto v = viewSource(s, d); !v) error(d, v.error().message, v.error().hint);
     checkSymbolsDeclared(d, s, d.freeSymbols(), {}, "the shape of '" + d.name() + "'");
     for (auto& dim : d.shape)
       if (auto v = dim.constantValue(); v && *v < 0)

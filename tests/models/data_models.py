@@ -46,6 +46,29 @@ def shape_chain():
     save(helper.make_graph(nodes, "shape_chain", [x], [y], initializer=[idx, rest]), "shape_chain")
 
 
+def shuffle_views():
+    # ShuffleNet's channel shuffle and a flatten: relu -> reshape -> transpose -> reshape -> relu -> flatten
+    # -> unsqueeze -> squeeze -> neg. Each reshaping op of a row-major transient can become a view.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 8, 4, 4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 128])
+    split = helper.make_tensor("split_shape", TensorProto.INT64, [5], [1, 2, 4, 4, 4])
+    merge = helper.make_tensor("merge_shape", TensorProto.INT64, [4], [1, 8, 4, 4])
+    zero = helper.make_tensor("axis0", TensorProto.INT64, [1], [0])
+    nodes = [
+        helper.make_node("Relu", ["X"], ["a"], name="Relu_in"),
+        helper.make_node("Reshape", ["a", "split_shape"], ["b"], name="Reshape_split"),
+        helper.make_node("Transpose", ["b"], ["c"], name="Transpose_shuffle", perm=[0, 2, 1, 3, 4]),
+        helper.make_node("Reshape", ["c", "merge_shape"], ["d"], name="Reshape_merge"),
+        helper.make_node("Relu", ["d"], ["e"], name="Relu_mid"),
+        helper.make_node("Flatten", ["e"], ["f"], name="Flatten_f", axis=1),
+        helper.make_node("Unsqueeze", ["f", "axis0"], ["g"], name="Unsqueeze_g"),
+        helper.make_node("Squeeze", ["g", "axis0"], ["h"], name="Squeeze_h"),
+        helper.make_node("Neg", ["h"], ["Y"], name="Neg_out"),
+    ]
+    save(helper.make_graph(nodes, "shuffle_views", [x], [y], initializer=[split, merge, zero]), "shuffle_views")
+
+
 if __name__ == "__main__":
     dead_branch()
     shape_chain()
+    shuffle_views()

@@ -1,0 +1,51 @@
+// View: see the header.
+#include "core/ir/View.h"
+
+#include "core/ir/AccessNode.h"
+#include "core/ir/Path.h"
+#include "core/ir/Sdfg.h"
+
+namespace dcw::ir {
+
+bool rowMajor(const DataDescriptor& d) {
+  if (d.offset != sym::Expr(0)) return false;
+  return d.strides.empty() || d.strides == DataDescriptor::contiguousStrides(d.shape);
+}
+
+Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view) {
+  const std::string where = pathOfElement(sdfg, view);
+  if (view.dataKind != DataKind::View) return fail(where, "'" + view.name() + "' is not a view");
+  auto bad = [&](const std::string& why, const std::string& hint = "a view has one access node, fed by one edge from an access node of the array it shows") {
+    return fail(where, "view '" + view.name() + "': " + why, hint);
+  };
+  if (!view.transient) return bad("a view must be a transient (the model's inputs and outputs are arrays)");
+  if (!rowMajor(view)) return bad("is not row-major");
+  ViewSource src;
+  for (State* st : sdfg.allStates())
+    for (auto& n : st->nodes()) {
+      auto* a = dynamic_cast<const AccessNode*>(n.get());
+      if (!a || a->data() != view.name()) continue;
+      if (src.view) return bad("has more than one access node");
+      src.view = a;
+      src.state = st;
+    }
+  if (!src.view) return bad("has no access node");
+  auto in = src.state->inEdges(src.view->id());
+  if (in.size() != 1) return bad("is written by " + std::to_string(in.size()) + " edges; a view is fed by exactly one, from the array it shows");
+  src.edge = in.front();
+  src.viewed = dynamic_cast<const AccessNode*>(src.state->node(src.edge->src));
+  if (!src.viewed) return bad("is fed by a node that is not an access node of the array it shows");
+  src.array = sdfg.findData(src.viewed->data());
+  if (!src.array) return bad("shows '" + src.viewed->data() + "', which is not declared");
+  if (src.array->dataKind != DataKind::Array) return bad("shows '" + src.array->name() + "', which is not an array (a view of a view, a stream or a scalar)");
+  if (src.edge->memlet.data != src.array->name() ||
+      !(src.edge->memlet.subset.empty() || src.edge->memlet.subset == Subset::fullOf(src.array->shape)))
+    return bad("its edge must carry the whole of '" + src.array->name() + "'");
+  if (!rowMajor(*src.array)) return bad("shows '" + src.array->name() + "', which is not row-major");
+  if (src.array->dtype != view.dtype) return bad("has another element type than '" + src.array->name() + "'");
+  if (src.array->totalSize() != view.totalSize())
+    return bad("has " + view.totalSize().str() + " elements, '" + src.array->name() + "' has " + src.array->totalSize().str());
+  return src;
+}
+
+} // namespace dcw::ir

@@ -1,0 +1,38 @@
+// View: a transient (DataKind::View) whose elements are another array's, read through its own shape —
+// a Reshape, Flatten, Squeeze or Unsqueeze of a row-major array as a different index over the same
+// bytes, so no copy is made (transforms/catalogue/ReshapeToView). As in DaCe, the view's one access node
+// is joined to an access node of the viewed array by one edge carrying the whole viewed array:
+//
+//   A: float32[1, 232, 28, 28] ──(A[0:1, 0:232, 0:28, 0:28])──> B: view float32[1, 2, 116, 28, 28] ──> readers of B
+//
+// Both are row-major with the same element type and element count; the viewed array is an array (not a
+// view or stream), the view a transient with no other access node, written by nothing else. Code
+// generation gives B the storage of A (SdfgWalker) and emits nothing for the edge; validation checks
+// these rules and names the view.
+#pragma once
+
+#include "core/support/Expected.h"
+
+namespace dcw::ir {
+
+class AccessNode;
+class DataDescriptor;
+class DataflowEdge;
+class Sdfg;
+class State;
+
+struct ViewSource {
+  const State* state = nullptr;
+  const AccessNode* view = nullptr;   // the view's access node
+  const AccessNode* viewed = nullptr; // the viewed array's access node feeding it
+  const DataflowEdge* edge = nullptr; // viewed -> view
+  const DataDescriptor* array = nullptr; // the viewed array
+};
+
+// The array a view of `sdfg` shows, or why the view breaks the rules above.
+Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view);
+
+// Whether the descriptor is row-major and dense (strides empty or row-major, offset 0).
+bool rowMajor(const DataDescriptor& d);
+
+} // namespace dcw::ir
