@@ -101,6 +101,7 @@ Expected<void> SdfgWalker::allocateOrBind(const DataDescriptor& d, Ctx& c) {
 
 Expected<void> SdfgWalker::bindView(const DataDescriptor& d, Ctx& c) {
   DCW_TRY(auto src, viewSource(*c.sdfg, d));
+  DCW_CHECK(checkPlainView(*c.sdfg, d, src));
   auto it = c.data.find(src.array->name());
   if (it == c.data.end())
     return fail(path(d.id()), "view '" + d.name() + "' shows '" + src.array->name() + "', which is not allocated where the view is",

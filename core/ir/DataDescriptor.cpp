@@ -73,6 +73,7 @@ std::string DataDescriptor::typeString() const {
     s += "]";
   }
   if (isChannelsLast()) s += " channels-last";
+  if (dataKind == DataKind::View) s += " view";
   for (auto it = wrappers.rbegin(); it != wrappers.rend(); ++it)
     s = (*it == Wrapper::Sequence ? "seq(" : "optional(") + s + ")";
   return s;

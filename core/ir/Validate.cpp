@@ -88,6 +88,14 @@ private:
     checkRegion(s, s);
   }
 
+  // Whether a state of `s` has an access node of `data`.
+  static bool used(const Sdfg& s, const std::string& data) {
+    for (State* st : s.allStates())
+      for (auto& n : st->nodes())
+        if (auto* a = dynamic_cast<const AccessNode*>(n.get()); a && a->data() == data) return true;
+    return false;
+  }
+
   void checkData(const Sdfg& s, const DataDescriptor& d) {
     checkLabel(d);
     if (d.rankKnown && d.dataKind != DataKind::Scalar && d.strides.size() != d.shape.size())
@@ -95,7 +103,7 @@ private:
             "give one stride per dimension");
     if (d.dataKind == DataKind::Scalar && !d.shape.empty())
       error(d, "a scalar has a shape", "make it an array or drop the shape");
-    if (d.dataKind == DataKind::View)
+    if (d.dataKind == DataKind::View && used(s, d.name()))
       if (auto v = viewSource(s, d); !v) error(d, v.error().message, v.error().hint);
     checkSymbolsDeclared(d, s, d.freeSymbols(), {}, "the shape of '" + d.name() + "'");
     for (auto& dim : d.shape)

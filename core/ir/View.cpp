@@ -19,7 +19,6 @@ Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view) {
     return fail(where, "view '" + view.name() + "': " + why, hint);
   };
   if (!view.transient) return bad("a view must be a transient (the model's inputs and outputs are arrays)");
-  if (!rowMajor(view)) return bad("is not row-major");
   ViewSource src;
   for (State* st : sdfg.allStates())
     for (auto& n : st->nodes()) {
@@ -38,14 +37,23 @@ Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view) {
   src.array = sdfg.findData(src.viewed->data());
   if (!src.array) return bad("shows '" + src.viewed->data() + "', which is not declared");
   if (src.array->dataKind != DataKind::Array) return bad("shows '" + src.array->name() + "', which is not an array (a view of a view, a stream or a scalar)");
-  if (src.edge->memlet.data != src.array->name() ||
-      !(src.edge->memlet.subset.empty() || src.edge->memlet.subset == Subset::fullOf(src.array->shape)))
+  if (src.edge->memlet.data != src.array->name()) return bad("its edge must carry '" + src.array->name() + "'");
+  return src;
+}
+
+Expected<void> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view, const ViewSource& src) {
+  auto bad = [&](const std::string& why) {
+    return fail(pathOfElement(sdfg, view), "view '" + view.name() + "': " + why,
+                "code generation gives storage to whole row-major views (ReshapeToView makes them)");
+  };
+  if (!rowMajor(view)) return bad("is not row-major");
+  if (!(src.edge->memlet.subset.empty() || src.edge->memlet.subset == Subset::fullOf(src.array->shape)))
     return bad("its edge must carry the whole of '" + src.array->name() + "'");
   if (!rowMajor(*src.array)) return bad("shows '" + src.array->name() + "', which is not row-major");
   if (src.array->dtype != view.dtype) return bad("has another element type than '" + src.array->name() + "'");
   if (src.array->totalSize() != view.totalSize())
     return bad("has " + view.totalSize().str() + " elements, '" + src.array->name() + "' has " + src.array->totalSize().str());
-  return src;
+  return {};
 }
 
 } // namespace dcw::ir

@@ -29,8 +29,13 @@ struct ViewSource {
   const DataDescriptor* array = nullptr; // the viewed array
 };
 
-// The array a view of `sdfg` shows, or why the view breaks the rules above.
+// The array a view of `sdfg` shows (its one access node, fed by one edge from an access node of an
+// array), or why its structure breaks the rules above; validation checks this for every view that has
+// an access node (an unused view is no error).
 Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view);
+// What code generation needs besides: both row-major, the edge carrying the whole array, one element type
+// and count. (A strided view of part of an array is IR, but no target gives it storage yet.)
+Expected<void> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view, const ViewSource& source);
 
 // Whether the descriptor is row-major and dense (strides empty or row-major, offset 0).
 bool rowMajor(const DataDescriptor& d);
