@@ -10,6 +10,9 @@
 #include "support/SdfgFixtures.h"
 #include "support/TransformTestSupport.h"
 #include "transforms/catalogue/FpgaMemoryBank.h"
+#include "transforms/catalogue/FpgaArrayPartition.h"
+#include "transforms/ModelCommands.h"
+#include "transforms/Script.h"
 #include "transforms/catalogue/FpgaTransform.h"
 #include "transforms/catalogue/StreamingComposition.h"
 
@@ -626,6 +629,95 @@ private slots:
     QVERIFY2(rd.error().message.find("stream 'A'") != std::string::npos, rd.error().str().c_str());
     // The C-simulation program lets co-simulation replace each kernel by its RTL.
     QVERIFY(p->code.source.find("#ifndef DCW_RTL_" + p->kernels[0].function) != std::string::npos);
+  }
+
+  // An on-chip array read by a loop unrolled 64 times: in one block RAM (two ports) the unrolled body
+  // waits 32 cycles for its reads; FpgaArrayPartition (factor inferred from the unrolled loop) puts it in
+  // 64 banks: one cycle, the pragma in the kernel, the C-simulation's numbers unchanged, undo exact.
+  void arrayPartitionForUnrolledLoops() {
+    auto make = [] {
+      auto s = std::make_unique<Sdfg>("main");
+      s->addArray("X", DType::Float32, {64});
+      s->addArray("T", DType::Float32, {64}, true);
+      s->addArray("Y", DType::Float32, {64});
+      s->inputs = {"X"};
+      s->outputs = {"Y"};
+      auto* st = s->addState("compute");
+      map1d(st, {"X"}, {"T"}, "t = x * 2.0", 64, "fill");
+      map1d(st, {"T"}, {"Y"}, "y = t + 1.0", 64, "use");
+      return s;
+    };
+    static const transforms::FpgaTransform toFpga; // ApplyDirect keeps a reference
+    auto toKernel = [](const Sdfg& s) {
+      std::vector<std::unique_ptr<edit::Command>> steps;
+      steps.push_back(std::make_unique<ApplyDirect>(toFpga, onState(*s.allStates().front())));
+      steps.push_back(transforms::parseCommand("set main/@T storage=fpga_local", "test:1").value());
+      steps.push_back(transforms::parseCommand("set main/@T lifetime=state", "test:1").value()); // the kernel's own buffer
+      steps.push_back(transforms::parseCommand("set main/compute/use schedule=unrolled", "test:2").value());
+      return steps;
+    };
+    const transforms::Match partition{"FpgaArrayPartition", {{"array", "main/compute/T"}}, {}};
+    // Before: estimate of the model on the FPGA with T in one memory.
+    auto before = make();
+    {
+      edit::History h(*before);
+      for (auto& c : toKernel(*before)) QVERIFY(h.execute(std::move(c)));
+    }
+    auto e0 = codegen::estimateFpga(*before, {});
+    QVERIFY2(e0, e0 ? "" : e0.error().str().c_str());
+    const codegen::LoopEstimate* use0 = nullptr;
+    for (auto& l : e0->kernels.at(0).loops)
+      if (l.path.find("/use") != std::string::npos) use0 = &l;
+    QVERIFY(use0 && use0->unrolled);
+    QCOMPARE(use0->cycles, use0->depth + 31); // 64 reads of T on two ports: 32 cycles
+    Diagnostics why;
+    const transforms::FpgaArrayPartition t;
+    QVERIFY(t.canApply(partition, *before, &why));
+
+    // The whole sequence: numbers of the CPU model from C-simulation, undo and redo exact.
+    auto s = make();
+    auto steps = toKernel(*s);
+    steps.push_back(std::make_unique<ApplyDirect>(t, partition));
+    QVERIFY(checkSteps(*s, std::move(steps), 1e-6, true, "fpga-sim"));
+    QCOMPARE(s->findData("T")->partition, PartitionKind::Cyclic);
+    QCOMPARE(s->findData("T")->partitionFactor, 64);
+    auto e1 = codegen::estimateFpga(*s, {});
+    QVERIFY(e1);
+    const codegen::LoopEstimate* use1 = nullptr;
+    for (auto& l : e1->kernels.at(0).loops)
+      if (l.path.find("/use") != std::string::npos) use1 = &l;
+    QVERIFY(use1);
+    // Every read of T in its own bank; now Y's 64 writes to global memory (256 bytes at a DDR bank's 64 a
+    // cycle) set the pace: 4 cycles a pass instead of 32.
+    QCOMPARE(use1->cycles, use1->depth + 3);
+    QVERIFY(e1->kernels.at(0).resources.bram18k >= e0->kernels.at(0).resources.bram18k + 63); // a block RAM per bank
+    auto p = codegen::generateHls(*s, {});
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QVERIFY2(p->kernelsSource.find("cyclic factor=64 dim=1") != std::string::npos && p->kernelsSource.find("#pragma HLS ARRAY_PARTITION variable=") != std::string::npos,
+             p->kernelsSource.c_str());
+    // Kept by .dcw.json.
+    auto back = serialize::fromJson(serialize::toJson(*s), "t.dcw.json");
+    QVERIFY(back);
+    QCOMPARE((*back)->findData("T")->partition, PartitionKind::Cyclic);
+    QCOMPARE((*back)->findData("T")->partitionFactor, 64);
+
+    // Refusals, with the reason: global memory; no unrolled loop to take the factor from; a factor out of range.
+    auto plain = make();
+    {
+      edit::History h(*plain);
+      auto steps2 = toKernel(*plain);
+      steps2.pop_back(); // not unrolled
+      for (auto& c : steps2) QVERIFY(h.execute(std::move(c)));
+    }
+    Diagnostics none;
+    QVERIFY(!t.canApply(partition, *plain, &none));
+    QVERIFY2(none.firstError()->message.find("no unrolled loop accesses 'T'") != std::string::npos, none.firstError()->message.c_str());
+    Diagnostics big;
+    QVERIFY(!t.canApply({"FpgaArrayPartition", {{"array", "main/compute/T"}}, {{"factor", "128"}}}, *plain, &big));
+    QVERIFY2(big.firstError()->message.find("factor 128 is not 2 to the 64 elements of 'T'") != std::string::npos, big.firstError()->message.c_str());
+    Diagnostics global;
+    QVERIFY(!t.canApply({"FpgaArrayPartition", {{"array", "main/compute/X"}}, {}}, *make(), &global));
+    QVERIFY2(global.firstError()->message.find("is not in on-chip FPGA memory") != std::string::npos, global.firstError()->message.c_str());
   }
 
   void estimateOfPipelinedLoops() {

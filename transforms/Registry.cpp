@@ -24,6 +24,7 @@
 #include "transforms/catalogue/SiluFusion.h"
 #include "transforms/catalogue/StateFusion.h"
 #include "transforms/catalogue/FpgaMemoryBank.h"
+#include "transforms/catalogue/FpgaArrayPartition.h"
 #include "transforms/catalogue/StreamingComposition.h"
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
@@ -87,6 +88,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<FpgaTransform>());
     r.add(std::make_unique<StreamingComposition>());
     r.add(std::make_unique<FpgaMemoryBank>());
+    r.add(std::make_unique<FpgaArrayPartition>());
     r.add(std::make_unique<ConvBatchNormFolding>());
     r.add(std::make_unique<GeluFusion>());
     r.add(std::make_unique<SiluFusion>());

@@ -125,6 +125,11 @@ private:
       for (auto& n : st->nodes())
         if (auto* a = dynamic_cast<const AccessNode*>(n.get())) args.insert(a->data());
       k.resources += FpgaResources{0, 1800 * int64_t(args.size()), 2600 * int64_t(args.size()), 2 * int64_t(args.size()), 0};
+      // The kernel's own on-chip arrays (transients outside global memory; streams are FIFOs).
+      for (const std::string& name : args)
+        if (const DataDescriptor* d = root_.findData(name); d && d->transient && !d->constant && d->dataKind == DataKind::Array &&
+                                                            d->storage != StorageType::FpgaGlobal)
+          k.resources += onChip(*d, inner);
       out_.resources += k.resources;
       out_.cycles += k.cycles * times;
       out_.seconds += k.seconds;
@@ -285,14 +290,28 @@ private:
     return it == env.global.end() ? true : it->second;
   }
 
-  // The bits of an on-chip array as block RAM (UltraRAM past 4 Mb, LUTs under 1 Kb).
+  // The bits of an on-chip array as block RAM (UltraRAM past 4 Mb, LUTs under 1 Kb); partitioned, a
+  // block RAM per bank at least, or (complete) registers and their read multiplexers.
   FpgaResources onChip(const DataDescriptor& d, const Env& env) {
     auto n = d.totalSize().evaluate(env.values);
     if (!n) return {};
     const int64_t bits = *n * int64_t(dtypeSize(d.dtype)) * 8;
+    if (d.partition == PartitionKind::Complete) return {0, bits, bits, 0, 0};
     if (bits <= 1024) return {0, bits / 32 + 1, bits, 0, 0};
     if (bits > 4 * 1024 * 1024) return {0, 0, 0, 0, (bits + 294911) / 294912};
-    return {0, 0, 0, (bits + 18431) / 18432, 0};
+    const int64_t banks = d.partition == PartitionKind::None ? 1 : d.partitionFactor;
+    return {0, 0, 0, std::max<int64_t>((bits + 18431) / 18432, banks), 0};
+  }
+
+  // How many memories an on-chip array is split into (each with two ports): its partition.
+  int64_t onChipBanks(const std::string& data, const Env& env) const {
+    const DataDescriptor* d = env.sdfg ? env.sdfg->findData(data) : nullptr;
+    if (!d || d->partition == PartitionKind::None) return 1;
+    if (d->partition == PartitionKind::Complete) {
+      auto n = d->totalSize().evaluate(env.values);
+      return n ? std::max<int64_t>(1, *n) : 1;
+    }
+    return std::max(1, d->partitionFactor);
   }
 
   Expected<int64_t> mapCycles(const State& st, Scopes& s, const MapEntry& me, Env& env) {
@@ -390,13 +409,19 @@ private:
                 std::to_string(int64_t(perCycle)) + " bytes a cycle";
         }
       }
+      // An unrolled body issues every copy's accesses at once; on-chip memory serves two a cycle per bank.
+      const int64_t copies = l.unrolled ? std::max<int64_t>(trips, 1) : 1;
       for (auto& [data, rw] : accesses) {
         const bool global = isGlobal(data, env);
-        int64_t need = global ? std::max(rw.first, rw.second) : (rw.first + rw.second + 1) / 2;
+        const int64_t banks = global ? 1 : onChipBanks(data, env);
+        int64_t need = global ? std::max(rw.first, rw.second) : ((rw.first + rw.second) * copies + 2 * banks - 1) / (2 * banks);
         if (need > ii) {
           ii = need;
-          why = std::to_string(rw.first) + " reads and " + std::to_string(rw.second) + " writes of '" + data + "' per iteration (" +
-                (global ? "one m_axi read and one write a cycle" : "two ports of on-chip memory") + ")";
+          why = std::to_string(rw.first * copies) + " reads and " + std::to_string(rw.second * copies) + " writes of '" + data + "' per " +
+                (l.unrolled ? "pass of the unrolled body" : "iteration") + " (" +
+                (global ? std::string("one m_axi read and one write a cycle")
+                        : "two ports of on-chip memory" + (banks > 1 ? " in each of " + std::to_string(banks) + " banks" : std::string())) +
+                ")";
         }
       }
       depth += combine + (anyGlobalRead ? kGlobalReadLatency : anyLocalRead ? kLocalReadLatency : 0) + kWriteLatency;

@@ -196,6 +196,12 @@ private:
     std::string id = fresh(d.name());
     // On-chip memory keeps its contents between calls; a transient starts zeroed as on the CPU.
     line(t + " " + id + "[" + std::to_string(std::max<int64_t>(1, *n)) + "]; // " + commentText(d.name()) + ", on chip");
+    // Banks for an unrolled loop's accesses (DataDescriptor::partition; FpgaArrayPartition).
+    if (d.partition == PartitionKind::Complete)
+      line("#pragma HLS ARRAY_PARTITION variable=" + id + " complete dim=1");
+    else if (d.partition != PartitionKind::None)
+      line("#pragma HLS ARRAY_PARTITION variable=" + id + " " + std::string(partitionName(d.partition)) + " factor=" +
+           std::to_string(d.partitionFactor) + " dim=1");
     std::string k = fresh("i");
     line("for (int64_t " + k + " = 0; " + k + " < " + std::to_string(*n) + "; ++" + k + ") {");
     line("#pragma HLS PIPELINE II=1");

@@ -162,6 +162,8 @@ std::unique_ptr<DataDescriptor> DataDescriptor::clone() const {
   c->wrappers = wrappers;
   c->storage = storage;
   c->memoryBank = memoryBank;
+  c->partition = partition;
+  c->partitionFactor = partitionFactor;
   c->lifetime = lifetime;
   c->transient = transient;
   c->constant = constant; // shared, immutable payload

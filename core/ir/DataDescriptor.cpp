@@ -28,7 +28,12 @@ constexpr std::array<std::pair<StorageType, std::string_view>, 8> kStorage{{
 constexpr std::array<std::pair<Lifetime, std::string_view>, 5> kLifetimes{{
     {Lifetime::Scope, "scope"}, {Lifetime::State, "state"}, {Lifetime::Sdfg, "sdfg"},
     {Lifetime::Persistent, "persistent"}, {Lifetime::External, "external"}}};
+constexpr std::array<std::pair<PartitionKind, std::string_view>, 4> kPartitions{{
+    {PartitionKind::None, "none"}, {PartitionKind::Cyclic, "cyclic"}, {PartitionKind::Block, "block"}, {PartitionKind::Complete, "complete"}}};
 } // namespace
+
+std::string_view partitionName(PartitionKind k) { return nameOf(kPartitions, k); }
+std::optional<PartitionKind> partitionFromName(std::string_view s) { return fromName(kPartitions, s); }
 
 std::string_view dataKindName(DataKind k) { return nameOf(kKinds, k); }
 std::optional<DataKind> dataKindFromName(std::string_view s) { return fromName(kKinds, s); }

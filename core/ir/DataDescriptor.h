@@ -39,6 +39,10 @@ enum class Lifetime {
   External,   // allocated by the caller
 };
 
+enum class PartitionKind { None, Cyclic, Block, Complete };
+std::string_view partitionName(PartitionKind k); // none, cyclic, block, complete
+std::optional<PartitionKind> partitionFromName(std::string_view s);
+
 std::string_view dataKindName(DataKind k);
 std::optional<DataKind> dataKindFromName(std::string_view s);
 std::string_view wrapperName(Wrapper w);
@@ -63,6 +67,11 @@ public:
   StorageType storage = StorageType::Default;
   int memoryBank = -1;            // FPGA global memory: the board's bank it lives in (an index into its
                                   // banks, e.g. DDR[2] of an Alveo U250); -1: the first
+  // FPGA on-chip memory split into banks (Vitis HLS ARRAY_PARTITION of the array's storage), so an
+  // unrolled loop reads or writes several elements a cycle: element k in bank k mod factor (cyclic) or
+  // k / (size / factor) (block), or every element a register (complete); none: one memory, two ports.
+  PartitionKind partition = PartitionKind::None;
+  int partitionFactor = 0;        // banks, for cyclic and block
   Lifetime lifetime = Lifetime::Scope;
   bool transient = false;
   std::shared_ptr<const Tensor> constant; // set for constant arrays (initializers)

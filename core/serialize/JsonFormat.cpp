@@ -434,6 +434,10 @@ json writeData(const DataDescriptor& d) {
   o["wrappers"] = std::move(w);
   o["storage"] = storageName(d.storage);
   if (d.memoryBank >= 0) o["memory_bank"] = d.memoryBank;
+  if (d.partition != PartitionKind::None) {
+    o["partition"] = partitionName(d.partition);
+    if (d.partition != PartitionKind::Complete) o["partition_factor"] = d.partitionFactor;
+  }
   o["lifetime"] = lifetimeName(d.lifetime);
   o["transient"] = d.transient;
   o["source_name"] = d.sourceName;
@@ -871,6 +875,15 @@ private:
       const int64_t bank = integer(v, ptr, "memory_bank");
       if (bank < 0 || bank > 63) error(ptr + "/memory_bank", "a memory bank is 0 to 63, not " + std::to_string(bank));
       d->memoryBank = int(bank);
+    }
+    if (v.contains("partition")) {
+      d->partition = enumValue<PartitionKind>(field(v, ptr, "partition", JType::String), ptr + "/partition", "partition",
+                                              partitionFromName, partitionName, 4);
+      if (d->partition == PartitionKind::Cyclic || d->partition == PartitionKind::Block) {
+        const int64_t f = integer(v, ptr, "partition_factor");
+        if (f < 2 || f > 65536) error(ptr + "/partition_factor", "a partition factor is 2 to 65536, not " + std::to_string(f));
+        d->partitionFactor = int(f);
+      }
     }
     d->transient = boolean(v, ptr, "transient");
     d->sourceName = str(v, ptr, "source_name");
