@@ -8,11 +8,17 @@
 #include "core/support/Expected.h"
 #include "transforms/Match.h"
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace dcw::ir {
 class MapEntry;
+}
+
+namespace dcw::ir {
+class AccessNode;
 }
 
 namespace dcw::transforms {
@@ -47,5 +53,14 @@ bool holds(const Expected<T>& r, Diagnostics* whyNot) {
 // ("is not a map entry", "the map has no parameters" at the slot's path) and returns nullptr.
 ir::MapEntry* resolveMapEntry(const Match& match, const ir::Sdfg& root, const std::string& slot, Diagnostics* whyNot,
                               bool needsParams = true);
+
+// The canApply preamble of the transformations of one array: the descriptor (in the SDFG that holds
+// it) of the access node bound to `slot`, and that node in `node`; otherwise why not, at the slot's
+// path ("is not an access node", "names data 'X', which does not exist"), and nullptr.
+ir::DataDescriptor* resolveAccessData(const Match& match, const ir::Sdfg& root, const std::string& slot, Diagnostics* whyNot,
+                                      const ir::AccessNode** node = nullptr);
+
+// A whole number written as text (an option's value), or nullopt.
+std::optional<int64_t> wholeNumber(const std::string& text);
 
 } // namespace dcw::transforms

@@ -184,6 +184,27 @@ inline std::vector<transforms::Match> applicableMatches(const ir::Sdfg& s, const
   return out;
 }
 
+// A model transformed while its library nodes were not expanded, expanded now (the default policy),
+// computes what the model at `path` as imported (expanded) does on the same random inputs, to
+// `tolerance` (largest absolute difference).
+inline bool sameNumbersAsImported(const std::string& path, ir::Sdfg& transformed, double tolerance) {
+  auto reference = loadModel(path, true);
+  if (!reference) return false;
+  if (auto r = expansions::expandAll(transformed); !r) {
+    qWarning("%s", r.error().str().c_str());
+    return false;
+  }
+  auto inputs = randomInputsFor(*reference);
+  auto want = runModel(*reference, inputs), got = runModel(transformed, inputs);
+  if (want.empty() || got.empty()) return false;
+  auto d = codegen::compareOutputs(want, got);
+  if (!d.mismatch.empty() || d.maxAbs > tolerance) {
+    qWarning("outputs differ: %s max abs diff %g", d.mismatch.c_str(), d.maxAbs);
+    return false;
+  }
+  return true;
+}
+
 inline std::unique_ptr<edit::Command> applyCmd(transforms::Match m) {
   return std::make_unique<transforms::ApplyTransformation>(std::move(m));
 }

@@ -45,18 +45,15 @@ int64_t unrolledTrips(const Sdfg& sdfg, const std::string& data) {
 }
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
-  auto b = Binding::resolve(match, root);
-  if (!holds(b, whyNot)) return false;
+  const AccessNode* a = nullptr;
+  p.data = resolveAccessData(match, root, "array", whyNot, &a);
+  if (!p.data) return false;
   const std::string& path = match.elements.at("array");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
     return false;
   };
-  auto* a = b->get<AccessNode>("array");
-  if (!a) return fail("the element is not an access node");
-  Sdfg* sdfg = owningSdfg(a);
-  p.data = sdfg ? sdfg->findData(a->data()) : nullptr;
-  if (!p.data) return fail("access node names data '" + a->data() + "', which does not exist");
+  const Sdfg* sdfg = owningSdfg(a);
   const DataDescriptor& d = *p.data;
   const State* st = a->parent();
   const bool onChip = d.storage == StorageType::FpgaLocal ||
@@ -77,14 +74,9 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
                 "partition it cyclic by the unroll factor");
   if (p.kind == PartitionKind::Cyclic || p.kind == PartitionKind::Block) {
     const std::string text = match.options.count("factor") ? match.options.at("factor") : "0";
-    int64_t f = 0;
-    try {
-      size_t used = 0;
-      f = std::stoll(text, &used);
-      if (used != text.size()) throw std::invalid_argument(text);
-    } catch (...) {
-      return fail("factor=" + text + " is not a whole number");
-    }
+    auto factor = wholeNumber(text);
+    if (!factor) return fail("factor=" + text + " is not a whole number");
+    int64_t f = *factor;
     if (f == 0) {
       f = std::min(unrolledTrips(*sdfg, d.name()), *n);
       if (f < 2) return fail("no unrolled loop accesses '" + d.name() + "', so no factor follows from one", "give factor=N, or unroll a loop over it (MapUnroll)");

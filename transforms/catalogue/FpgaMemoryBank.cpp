@@ -17,30 +17,22 @@ struct Plan {
 };
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
-  auto b = Binding::resolve(match, root);
-  if (!holds(b, whyNot)) return false;
+  const AccessNode* a = nullptr;
+  p.data = resolveAccessData(match, root, "array", whyNot, &a);
+  if (!p.data) return false;
   const std::string& path = match.elements.at("array");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
     return false;
   };
-  auto* a = b->get<AccessNode>("array");
-  if (!a) return fail("the element is not an access node");
-  Sdfg* sdfg = owningSdfg(a);
-  p.data = sdfg ? sdfg->findData(a->data()) : nullptr;
-  if (!p.data) return fail("access node names data '" + a->data() + "', which does not exist");
   if (p.data->storage != StorageType::FpgaGlobal)
     return fail("'" + a->data() + "' is in " + std::string(storageName(p.data->storage)) + " memory, not FPGA global memory",
                 "move the model to the FPGA first (FpgaTransform)");
   const std::string text = match.options.count("bank") ? match.options.at("bank") : "1";
-  try {
-    size_t used = 0;
-    p.bank = std::stoi(text, &used);
-    if (used != text.size()) throw std::invalid_argument(text);
-  } catch (...) {
-    return fail("option bank=" + text + " is not a whole number");
-  }
-  if (p.bank < 0 || p.bank > 63) return fail("bank " + text + " does not exist (banks are 0 to 63 in the board's order)");
+  auto bank = wholeNumber(text);
+  if (!bank) return fail("option bank=" + text + " is not a whole number");
+  if (*bank < 0 || *bank > 63) return fail("bank " + text + " does not exist (banks are 0 to 63 in the board's order)");
+  p.bank = int(*bank);
   if (std::max(p.data->memoryBank, 0) == p.bank) return fail("'" + a->data() + "' is in bank " + text + " already");
   return true;
 }
