@@ -116,6 +116,17 @@ def cases():
                       helper.make_node("Relu", ["T"], ["R"]), helper.make_node("Conv", ["R", "W2"], ["Y"], kernel_shape=[1, 1])],
                      [("X", [1, 8, 7, 6])], ["Y"],
                      {"W1": w(4, 8, 3, 3), "s": w(12), "o": w(12), "mu": w(12), "var": np.abs(w(12)) + 0.5, "W2": w(5, 12, 1, 1)}))
+    # A stem as torchvision's: Conv 7x7/2 of the 3-channel NCHW input -> Relu -> MaxPool -> 1x1 Conv ->
+    # AveragePool. After `dcw optimize` the first convolution reads plain NCHW and writes channels-last:
+    # its plain-activations variant exists only as oneDNN's reference kernel, which the first run must
+    # not time (ctest first_run_times_no_reference_kernel).
+    out.append(model("fused_stem_conv_relu_pool",
+                     [helper.make_node("Conv", ["X", "W1", "B1"], ["T"], kernel_shape=[7, 7], strides=[2, 2], pads=[3, 3, 3, 3]),
+                      helper.make_node("Relu", ["T"], ["R"]),
+                      helper.make_node("MaxPool", ["R"], ["P"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+                      helper.make_node("Conv", ["P", "W2", "B2"], ["Q"], kernel_shape=[1, 1]),
+                      helper.make_node("AveragePool", ["Q"], ["Y"], kernel_shape=[2, 2], strides=[2, 2])],
+                     [("X", [1, 3, 64, 64])], ["Y"], {"W1": w(16, 3, 7, 7), "B1": w(16), "W2": w(16, 16, 1, 1), "B2": w(16)}))
     return out
 
 

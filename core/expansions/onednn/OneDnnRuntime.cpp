@@ -421,6 +421,23 @@ template <class Make> Tuned& call(std::unique_ptr<Tuned>& slot, unsigned& made, 
       }
       t->variants.push_back(std::move(c));
     }
+    // A variant oneDNN can only serve with its reference implementation (e.g. a convolution with
+    // activations in a plain layout its jit kernels do not take) is hundreds of times slower than a
+    // jit one: timing it would make the first run take seconds, and it could never be kept. Left out
+    // while another variant has a real kernel (not when DCW_ONEDNN_VARIANT pins one by its index; not
+    // for recurrent primitives, whose gemm-based implementation oneDNN names "ref" too).
+    auto reference = [](const Call& c) {
+      if (!c.prim) return false;
+      const auto pd = c.prim.get_primitive_desc();
+      dnnl_primitive_kind_t kind = dnnl_undefined_primitive;
+      dnnl_primitive_desc_query(pd, dnnl_query_primitive_kind, 0, &kind);
+      const char* impl = nullptr;
+      dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+      return kind != dnnl_rnn && impl && std::strncmp(impl, "ref", 3) == 0;
+    };
+    if (!std::getenv("DCW_ONEDNN_VARIANT") && std::any_of(t->variants.begin(), t->variants.end(), [&](const auto& c) { return !reference(*c); }))
+      t->variants.erase(std::remove_if(t->variants.begin(), t->variants.end(), [&](const auto& c) { return reference(*c); }),
+                        t->variants.end());
     slot = std::move(t);
     made = generation();
   }
