@@ -29,6 +29,7 @@ const std::vector<std::string>& defaultPipeline() {
       "SiluFusion",
       "AddFusion",
       "ActivationFusion",
+      "ConcatBatchNormFusion",
       "ElementwiseChainFusion",
       // after the implementations are chosen, before expansion
       "ChannelsLast",
@@ -56,7 +57,7 @@ namespace {
 constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChainFusion"};
 // Fusions into a producer's epilogue (dcw fused ops): they pay only where an implementation other
 // than pure runs the fused node as one kernel (its pure expansion is the unfused subgraph again).
-constexpr const char* kEpilogueFusions[] = {"AddFusion", "ActivationFusion"};
+constexpr const char* kEpilogueFusions[] = {"AddFusion", "ActivationFusion", "ConcatBatchNormFusion"};
 // Layout choices that depend on the implementations chosen (ChannelsLast: where oneDNN runs), then
 // reshapes of what is row-major after them as views (ReshapeToView).
 constexpr const char* kAfterImplementations[] = {"ChannelsLast", "ReshapeToView"};

@@ -3,8 +3,9 @@
 // exports as a plain script that replays step by step):
 //   1. before expansion, rewrites of ONNX ops: ConstantFolding and every pipeline name of category
 //      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, AddFusion, ActivationFusion,
-//      ElementwiseChainFusion). The epilogue fusions (AddFusion, ActivationFusion: Conv/MatMul/Gemm +
-//      Add + activation -> one dcw fused op) apply only where the first preferred implementation other
+//      ConcatBatchNormFusion, ElementwiseChainFusion). The epilogue fusions (AddFusion, ActivationFusion:
+//      Conv/MatMul/Gemm + Add + activation -> one dcw fused op; ConcatBatchNormFusion: Concat +
+//      BatchNormalization) apply only where the first preferred implementation other
 //      than pure takes the producer, and are rolled back when it does not take the fused node (so
 //      `--prefer pure` keeps them out: their pure expansion would be the unfused ops again, without
 //      ElementwiseChainFusion's single map);

@@ -238,6 +238,11 @@ private:
       epilogue = (in("Z").known ? 1 : 0) + (actName && !actName->empty() ? 1 : 0);
     } else if (dcwOp && (op == "Gelu" || op == "Silu")) {
       if (y.known) flops = y.elements();
+    } else if (dcwOp && op == "ConcatBatchNormalization") {
+      // the normalization's multiply and add per element (the copy computes nothing), plus the activation
+      const Attribute* act = l.attribute("activation");
+      auto* actName = act ? std::get_if<std::string>(&act->value) : nullptr;
+      if (y.known) flops = y.elements() * Expr(actName && !actName->empty() ? 3 : 2);
     }
     if (flops) {
       // set above

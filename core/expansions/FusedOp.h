@@ -13,6 +13,13 @@
 //   dcw::Gelu                Y = 0.5 X (1 + erf(X / sqrt(2)))   (ONNX 1.12 has no Gelu; PyTorch exports
 //                                                              it as Div, Erf, Add, Mul, Mul)
 //   dcw::Silu                Y = X * sigmoid(X)                 (SiLU or swish; exported as Sigmoid, Mul)
+//   dcw::ConcatBatchNormalization  Y = act(BatchNormalization(Concat(inputs_0, inputs_1, ...), scale, B,
+//                            input_mean, input_var)) along the channel axis (DenseNet: every layer
+//                            normalizes the concatenation of all earlier layers' outputs; the copy and
+//                            the normalization become one pass over the result). Concat's variadic
+//                            inputs_k, BatchNormalization's parameters, attributes `epsilon` and
+//                            `activation` ("" or "Relu"); the concat axis is 1. Made by
+//                            ConcatBatchNormFusion.
 //
 // A fused op has its base op's connectors and attributes, plus an optional input Z (unidirectionally
 // broadcastable to Y, numpy rules: a residual of Y's shape, or a bias such as [N]) and two attributes:
@@ -25,8 +32,11 @@
 // Add(., Z), the activation op, as library nodes that expand in turn — so a fused model stays
 // analysable, transformable, differentiable and computes exactly what the unfused one did; `onednn`
 // (onednn/Convolutions.cpp, onednn/MatrixProducts.cpp, onednn/Normalization.cpp) is one primitive with
-// post-ops (a batch normalization takes Relu alone, as oneDNN's fuse_norm_relu flag). The
-// transformations that make these nodes are ActivationFusion, AddFusion, GeluFusion and SiluFusion.
+// post-ops (a batch normalization takes Relu alone, as oneDNN's fuse_norm_relu flag);
+// ConcatBatchNormalization's `onednn` is oneDNN's concat then its batch normalization in place, or
+// DCW's one-pass copy that normalizes as it copies (timed on the first run, the faster kept). The
+// transformations that make these nodes are ActivationFusion, AddFusion, GeluFusion, SiluFusion and
+// ConcatBatchNormFusion.
 #pragma once
 
 #include "core/expansions/Expansion.h"
@@ -85,6 +95,10 @@ Expected<Epilogue> epilogueOf(const ir::LibraryNode& node, bool zConnected, cons
 // Gelu's and Silu's op types (connectors X -> Y).
 inline constexpr const char* kGelu = "Gelu";
 inline constexpr const char* kSilu = "Silu";
+// ConcatBatchNormalization's op type, and the prefix of its piece connectors (Concat's: inputs_0, ...).
+inline constexpr const char* kConcatBatchNorm = "ConcatBatchNormalization";
+inline constexpr const char* kConcatPiece = "inputs_";
+inline bool isConcatPiece(std::string_view connector) { return connector.rfind(kConcatPiece, 0) == 0; }
 
 // The attributes of the activation node that computes `a` with `params` (LeakyRelu's alpha, Clip-6's
 // min and max, ...), and the input and output connector names of the version activations() names

@@ -35,6 +35,7 @@ bool takesAnyStrides(const LibraryNode& lib, const std::string& connector) {
   if (lib.domain == expansions::fused::kDomain) {
     if (op == "FusedConv" || op == "FusedConvTranspose") return connector == "X" || connector == "Y" || connector == "Z";
     if (op == "FusedBatchNormalization") return connector == "X" || connector == "Y";
+    if (op == expansions::fused::kConcatBatchNorm) return expansions::fused::isConcatPiece(connector) || connector == "Y";
     if (op == expansions::fused::kGelu || op == expansions::fused::kSilu) return true;
   }
   return false;

@@ -8,13 +8,19 @@
 //   LayerNormalization  X seen as [outer, inner] with inner = the dims from `axis` on; Scale (and B) of
 //                       the inner shape; Mean / InvStdDev outputs are refused.
 //   Softmax, LogSoftmax one axis from opset 13; before 13 the input is seen as [outer, inner] at `axis`.
-//   Concat              one concat primitive along `axis`.
+//   Concat              one concat primitive along `axis`; or, where every operand is dense and laid out
+//                       as the result (channels-last along C: a row per pixel), DCW's copy of whole rows
+//                       (concatRows), timed against it on the first run.
+//   ConcatBatchNormalization (FusedOp.h) the concat, then the batch normalization in place on Y; or
+//                       DCW's copy of whole rows that normalizes as it copies (concatNormRows), timed.
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
 #include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace dcw::expansions::onednn {
@@ -137,6 +143,47 @@ Expected<std::unique_ptr<Sdfg>> expandSoftmax(const ExpansionContext& ctx, bool 
   return bld.finish();
 }
 
+// Concat's rows (concatRows in OneDnnRuntime.cpp) when every operand is dense and laid out as the
+// result: the dims the result stores outside the axis (larger strides) in the same order for all, the
+// dims inside it dense after the axis. `outer` rows; a piece's row is its extent along the axis times
+// the inner element count. Dims of extent 1 are skipped (their strides say nothing). Empty when the
+// operands are laid out otherwise (oneDNN's concat alone then).
+struct ConcatRows {
+  int64_t outer = 1, inner = 1;
+};
+std::optional<ConcatRows> concatRowsOf(const std::vector<Described>& pieces, const Described& y, size_t axis) {
+  std::vector<size_t> order; // y's dims other than the axis, of extent > 1, outermost first
+  for (size_t d = 0; d < y.dims.size(); ++d)
+    if (d != axis && y.dims[d] > 1) order.push_back(d);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return y.strides[a] > y.strides[b]; });
+  ConcatRows r;
+  std::vector<size_t> outer, inner;
+  for (size_t d : order) (y.strides[d] > y.strides[axis] || y.dims[axis] == 1 ? outer : inner).push_back(d);
+  for (size_t d : outer) r.outer *= y.dims[d];
+  for (size_t d : inner) r.inner *= y.dims[d];
+  // The strides each operand must have: inner dims dense, the axis over them, outer dims over a row.
+  auto expected = [&](const Described& x) {
+    std::vector<int64_t> s(x.dims.size(), 0);
+    int64_t step = 1;
+    for (size_t k = inner.size(); k-- > 0;) s[inner[k]] = step, step *= x.dims[inner[k]];
+    s[axis] = step;
+    step *= x.dims[axis];
+    for (size_t k = outer.size(); k-- > 0;) s[outer[k]] = step, step *= x.dims[outer[k]];
+    return s;
+  };
+  for (const Described* x : [&] {
+         std::vector<const Described*> all{&y};
+         for (auto& p : pieces) all.push_back(&p);
+         return all;
+       }()) {
+    if (!x->dense) return std::nullopt;
+    const auto want = expected(*x);
+    for (size_t d = 0; d < x->dims.size(); ++d)
+      if (x->dims[d] > 1 && x->strides[d] != want[d]) return std::nullopt;
+  }
+  return r;
+}
+
 Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   auto ins = ctx.inputs();
   DCW_TRY(auto Y, th::needOut(ctx, "concat_result"));
@@ -146,12 +193,14 @@ Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   if (!axis || ins.empty()) return ctx.error("axis out of range, or no inputs");
   std::string make = "std::vector<dnnl::memory::desc> srcs;\n";
   int64_t along = 0;
+  std::vector<Described> pieces;
   for (auto& i : ins) {
     DCW_TRY(auto X, th::needIn(ctx, i));
     DCW_TRY(auto xd, describedOperand(ctx, "Concat", i, *X));
     if (xd.dims.size() != y.size()) return ctx.error(i + " has another rank than the result");
     along += xd.dims[size_t(*axis)];
     make += "srcs.push_back(" + xd.desc + ");\n";
+    pieces.push_back(std::move(xd));
   }
   if (along != y[size_t(*axis)]) return ctx.error("the inputs do not add up to the result along the axis");
   make += "const auto y = " + yd.desc + ";\n";
@@ -159,13 +208,120 @@ Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   make += "dcw_k.prim = dnnl::concat(pd);\n";
   make += "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  std::string comment = "oneDNN concat of " + std::to_string(ins.size()) + " inputs along axis " + std::to_string(*axis) + " into " + shapeText(y);
+  // The second variant, where the operands are laid out alike: DCW's copy of whole rows (concatRows),
+  // timed against the primitive on the first run.
+  const auto rows = concatRowsOf(pieces, yd, size_t(*axis));
+  if (rows) {
+    std::string chunks, pointers;
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      chunks += (k ? ", " : "") + std::to_string(pieces[k].dims[size_t(*axis)] * rows->inner);
+      pointers += (k ? ", " : "") + std::string("static_cast<const float*>(k.ops[") + std::to_string(k) + "].pointer)";
+    }
+    std::string own;
+    for (size_t k = 0; k <= pieces.size(); ++k) own += "dcw_k.pass();\n";
+    own += "dcw_k.then = [](Call& k) {\n";
+    own += "  const float* x[] = {" + pointers + "};\n";
+    own += "  const long chunk[] = {" + chunks + "};\n";
+    own += "  concatRows(static_cast<float*>(const_cast<void*>(k.ops[" + std::to_string(pieces.size()) + "].pointer)), x, chunk, " +
+           std::to_string(pieces.size()) + ", " + std::to_string(rows->outer) + ", " + std::to_string(y[size_t(*axis)] * rows->inner) + ");\n";
+    own += "};\n";
+    make = "if (dcw_variant == 0) {\n" + make + "} else {\n" + own + "}\n";
+    comment += "; or DCW's copy of " + std::to_string(rows->outer) + " whole rows (timed: the faster kept)";
+  }
   std::vector<std::string> buffers = ins;
   buffers.push_back("concat_result");
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_concat", ins,
-                 callCode("oneDNN concat of " + std::to_string(ins.size()) + " inputs along axis " + std::to_string(*axis) + " into " + shapeText(y),
-                          make, buffers),
-                 {"concat_result"}, {"onednn"}, sym::Expr(0));
+  bld.cppTasklet("onednn_concat", ins, callCode(comment, make, buffers, rows ? 2 : 1), {"concat_result"}, {"onednn"}, sym::Expr(0));
+  return bld.finish();
+}
+
+// ConcatBatchNormalization (FusedOp.h): the pieces concatenated along the channels, normalized (and
+// Relu'd). Variant 0: oneDNN's concat into Y, then its batch normalization in place on Y; variant 1,
+// where the operands are laid out alike: DCW's copy that normalizes as it copies (concatNormRows).
+Expected<std::unique_ptr<Sdfg>> expandConcatBatchNorm(const ExpansionContext& ctx) {
+  DCW_TRY(auto ep, fused::epilogueOf(ctx));
+  if (ep.hasZ || (ep.activation && ep.activation->op != "Relu"))
+    return ctx.error("onednn ConcatBatchNormalization ends with Relu or nothing (oneDNN's fuse_norm_relu)", pureHint(ctx));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto yd, describedOperand(ctx, "ConcatBatchNormalization", "Y", *Y));
+  const std::vector<int64_t>& y = yd.dims;
+  if (y.size() < 2) return ctx.error("Y must have rank >= 2");
+  std::vector<std::string> ins;
+  std::vector<Described> pieces;
+  std::string make = "std::vector<dnnl::memory::desc> srcs;\n";
+  int64_t along = 0;
+  for (auto& i : ctx.inputs()) {
+    if (!fused::isConcatPiece(i)) continue;
+    DCW_TRY(auto X, th::needIn(ctx, i));
+    DCW_TRY(auto xd, describedOperand(ctx, "ConcatBatchNormalization", i, *X));
+    if (xd.dims.size() != y.size()) return ctx.error(i + " has another rank than Y");
+    along += xd.dims[1];
+    make += "srcs.push_back(" + xd.desc + ");\n";
+    ins.push_back(i);
+    pieces.push_back(std::move(xd));
+  }
+  if (pieces.empty() || along != y[1]) return ctx.error("the pieces do not add up to Y along the channels");
+  for (const char* c : {"scale", "B", "input_mean", "input_var"}) {
+    DCW_TRY(auto d, th::needIn(ctx, c));
+    DCW_TRY(auto v, floatDims(ctx, "ConcatBatchNormalization", c, *d));
+    if (v.size() != 1 || v[0] != y[1]) return ctx.error(std::string(c) + " must hold " + std::to_string(y[1]) + " values");
+    ins.push_back(c);
+  }
+  const size_t n = pieces.size();
+  auto at = [](size_t k) { return "k.ops[" + std::to_string(k) + "]"; };
+  const std::string eps = floatLiteral(ctx.attrFloat("epsilon", 1e-5));
+  const bool relu = ep.activation != nullptr;
+  // Variant 0: the concat primitive, then the normalization on Y in place (its parameters passed through).
+  make += "const auto y = " + yd.desc + ";\n";
+  make += "const dnnl::concat::primitive_desc pd(y, 1, srcs, engine);\n";
+  make += "dcw_k.prim = dnnl::concat(pd);\n";
+  make += "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";
+  make += "for (int k = 0; k < 4; ++k) dcw_k.pass();\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  make += "const auto c = plain(dims{" + std::to_string(y[1]) + "});\n";
+  make += "const dnnl::batch_normalization_forward::primitive_desc bpd(dnnl::batch_normalization_forward::desc(\n";
+  make += "    dnnl::prop_kind::forward_inference, y, " + eps + ",\n";
+  make += "    dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift" +
+          std::string(relu ? " | dnnl::normalization_flags::fuse_norm_relu" : "") + "), engine);\n";
+  make += "dnnl::batch_normalization_forward bn(bpd);\n";
+  make += "dcw_k.then = [bn, c](Call& k) {\n";
+  make += "  auto param = [&](size_t i) { return dnnl::memory(c, engine, const_cast<void*>(k.ops[i].pointer)); };\n";
+  make += "  const dnnl::memory& ym = " + at(n + 4) + ".user;\n";
+  make += "  bn.execute(stream, {{DNNL_ARG_SRC, ym}, {DNNL_ARG_DST, ym}, {DNNL_ARG_SCALE, param(" + std::to_string(n) + ")}, {DNNL_ARG_SHIFT, param(" +
+          std::to_string(n + 1) + ")},\n";
+  make += "                      {DNNL_ARG_MEAN, param(" + std::to_string(n + 2) + ")}, {DNNL_ARG_VARIANCE, param(" + std::to_string(n + 3) + ")}});\n";
+  make += "  stream.wait();\n";
+  make += "};\n";
+  std::string comment = "oneDNN concat of " + std::to_string(n) + " inputs along the channels into " + shapeText(y) +
+                        ", then its batch normalization in place" + (relu ? " with relu (fuse_norm_relu)" : "");
+  const auto rows = concatRowsOf(pieces, yd, 1);
+  if (rows) {
+    std::string chunks, pointers;
+    for (size_t k = 0; k < n; ++k) {
+      chunks += (k ? ", " : "") + std::to_string(pieces[k].dims[1] * rows->inner);
+      pointers += (k ? ", " : "") + std::string("static_cast<const float*>(") + at(k) + ".pointer)";
+    }
+    auto param = [&](size_t k) { return "static_cast<const float*>(" + at(k) + ".pointer)"; };
+    std::string own;
+    for (size_t k = 0; k <= n + 4; ++k) own += "dcw_k.pass();\n";
+    own += "auto dcw_ab = std::make_shared<std::vector<float>>();\n";
+    own += "dcw_k.then = [dcw_ab](Call& k) {\n";
+    own += "  const float* x[] = {" + pointers + "};\n";
+    own += "  const long chunk[] = {" + chunks + "};\n";
+    own += "  concatNormRows(static_cast<float*>(const_cast<void*>(" + at(n + 4) + ".pointer)), x, chunk, " + std::to_string(n) + ", " +
+           std::to_string(rows->outer) + ", " + std::to_string(y[1] * rows->inner) + ", " + std::to_string(rows->inner) + ",\n";
+    own += "      " + param(n) + ", " + param(n + 1) + ", " + param(n + 2) + ", " + param(n + 3) + ", " + eps + ", " + (relu ? "true" : "false") +
+           ", *dcw_ab);\n";
+    own += "};\n";
+    make = "if (dcw_variant == 0) {\n" + make + "} else {\n" + own + "}\n";
+    comment += "; or DCW's copy of " + std::to_string(rows->outer) + " whole rows that normalizes as it copies (timed: the faster kept)";
+  }
+  std::vector<std::string> buffers = ins;
+  buffers.push_back("Y");
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("onednn_concat_batchnorm", ins, callCode(comment, make, buffers, rows ? 2 : 1), {"Y"}, {"onednn"},
+                 sym::Expr((relu ? 3 : 2) * product(y)));
   return bld.finish();
 }
 
@@ -183,7 +339,12 @@ void registerNormalization(ExpansionRegistry& r) {
         "one oneDNN softmax (float32); a C++ tasklet, not differentiable");
   r.add("", "LogSoftmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, true); },
         "one oneDNN log-softmax (float32); a C++ tasklet, not differentiable");
-  r.add("", "Concat", decl(), expandConcat, "one oneDNN concat (float32); a C++ tasklet, not differentiable");
+  r.add("", "Concat", decl(), expandConcat,
+        "one oneDNN concat (float32), or DCW's copy of whole rows where the operands are laid out alike (the faster kept); a C++ "
+        "tasklet, not differentiable");
+  r.add(fused::kDomain, fused::kConcatBatchNorm, decl(), expandConcatBatchNorm,
+        "oneDNN's concat then its batch normalization in place, or DCW's copy that normalizes as it copies (the faster kept; "
+        "float32, inference); a C++ tasklet, not differentiable");
 }
 
 } // namespace dcw::expansions::onednn

@@ -225,7 +225,7 @@ struct Call {
       if (!dst.reordered && dst.user.get_data_handle() == o.user.get_data_handle()) continue;
       o.reorder.execute(stream, o.user, dst.inner);
     }
-    prim.execute(stream, args);
+    if (prim) prim.execute(stream, args); // a variant of DCW's own kernel alone has none
     if (then) {
       stream.wait();
       then(*this);
@@ -364,6 +364,74 @@ inline void lstmRecurrence(const float* xw, const float* rp, const float* rb, co
     if (yc) yc[k] = c[k];
   }
 }
+// Concatenation of dense pieces laid out alike (Concat's second variant): y is `outer` rows of `total`
+// floats, each row piece 0's `chunk[0]` floats of its row, then piece 1's, ... (channels-last along C:
+// a row per pixel; row-major along C: a row per image). The rows' pieces are shared out among the
+// threads, so that even one row (row-major, batch 1) keeps both cores busy; a thread's pieces are
+// consecutive, so the output is written front to back.
+inline void concatRows(float* y, const float* const* x, const long* chunk, int pieces, long outer, long total) {
+  std::vector<long> offset(size_t(pieces) + 1, 0);
+  for (int k = 0; k < pieces; ++k) offset[size_t(k) + 1] = offset[size_t(k)] + chunk[k];
+  const long tasks = outer * pieces;
+#pragma omp parallel for schedule(static) if (outer * total >= 16384)
+  for (long t = 0; t < tasks; ++t) {
+    const long o = t / pieces;
+    const int k = int(t % pieces);
+    std::memcpy(y + o * total + offset[size_t(k)], x[k] + o * chunk[k], size_t(chunk[k]) * sizeof(float));
+  }
+}
+
+// concatRows with a batch normalization (inference) folded in (ConcatBatchNormalization's second
+// variant): each float of channel c is written as x * a[c] + b[c] with a = scale / sqrt(var + eps) and
+// b = B - mean * a, then max(., 0) when `relu`; a row holds channels of `inner` consecutive floats.
+inline void concatNormRows(float* y, const float* const* x, const long* chunk, int pieces, long outer, long total, long inner,
+                           const float* scale, const float* shift, const float* mean, const float* var, float eps, bool relu,
+                           std::vector<float>& ab) {
+  const long channels = total / inner;
+  ab.resize(size_t(2 * channels));
+  float* a = ab.data();
+  float* b = a + channels;
+  for (long c = 0; c < channels; ++c) {
+    a[c] = scale[c] / std::sqrt(var[c] + eps);
+    b[c] = shift[c] - mean[c] * a[c];
+  }
+  std::vector<long> offset(size_t(pieces) + 1, 0);
+  for (int k = 0; k < pieces; ++k) offset[size_t(k) + 1] = offset[size_t(k)] + chunk[k];
+  const long tasks = outer * pieces;
+#pragma omp parallel for schedule(static) if (outer * total >= 16384)
+  for (long t = 0; t < tasks; ++t) {
+    const long o = t / pieces;
+    const int k = int(t % pieces);
+    float* out = y + o * total + offset[size_t(k)];
+    const float* in = x[k] + o * chunk[k];
+    const long n = chunk[k], c0 = offset[size_t(k)] / inner;
+    if (inner == 1) {
+      const float* ak = a + c0;
+      const float* bk = b + c0;
+      if (relu) {
+#pragma omp simd
+        for (long j = 0; j < n; ++j) out[j] = std::max(in[j] * ak[j] + bk[j], 0.0f);
+      } else {
+#pragma omp simd
+        for (long j = 0; j < n; ++j) out[j] = in[j] * ak[j] + bk[j];
+      }
+    } else {
+      for (long c = 0; c < n / inner; ++c) {
+        const float av = a[c0 + c], bv = b[c0 + c];
+        const float* src = in + c * inner;
+        float* dst = out + c * inner;
+        if (relu) {
+#pragma omp simd
+          for (long j = 0; j < inner; ++j) dst[j] = std::max(src[j] * av + bv, 0.0f);
+        } else {
+#pragma omp simd
+          for (long j = 0; j < inner; ++j) dst[j] = src[j] * av + bv;
+        }
+      }
+    }
+  }
+}
+
 // A tasklet's call in one or more variants (e.g. activations in their plain layout, or in the one
 // the primitive prefers with reorders in and out): with several, the first run times each on the
 // real buffers (the best of three turns each) and keeps the fastest (each computes the same result,

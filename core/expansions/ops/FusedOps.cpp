@@ -5,6 +5,7 @@
 //       inputs -> Base -> T -> Add(T, Z) -> S -> Activation -> Y       (Add and activation when declared)
 //     so the fused model computes exactly what the unfused one did and stays analysable and
 //     differentiable. The base node gets the fused node's attributes less activation/activation_params.
+//   ConcatBatchNormalization: Concat -> BatchNormalization (FusedBatchNormalization with the activation).
 //   Gelu: one map, Y[i] = 0.5 * X[i] * (1 + erf(X[i] / sqrt(2)))   (float32 or float64).
 //   Silu: one map, Y[i] = X[i] * (1 / (1 + exp(-X[i])))            (Sigmoid's expression, times X).
 #include "core/expansions/FusedOp.h"
@@ -87,6 +88,61 @@ Expected<std::unique_ptr<Sdfg>> expandFused(const ExpansionContext& ctx, const f
   return b.finish();
 }
 
+// ConcatBatchNormalization: Concat(inputs_k) along axis 1 -> T -> BatchNormalization (FusedBatchNormalization
+// with the activation when one is declared) -> Y, as library nodes that expand in turn.
+Expected<std::unique_ptr<Sdfg>> expandConcatBatchNorm(const ExpansionContext& ctx) {
+  DCW_TRY(auto ep, fused::epilogueOf(ctx));
+  if (ep.hasZ) return ctx.error("ConcatBatchNormalization adds no Z");
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  std::vector<std::string> pieces;
+  for (auto& c : ctx.inputs()) {
+    if (fused::isConcatPiece(c)) pieces.push_back(c);
+    else if (c != "scale" && c != "B" && c != "input_mean" && c != "input_var")
+      return ctx.error("input '" + c + "' is neither a piece (inputs_k) nor a BatchNormalization parameter");
+  }
+  if (pieces.empty()) return ctx.error("ConcatBatchNormalization has no pieces (inputs_0, ...)");
+  const fused::Base& bn = *fused::baseOf("BatchNormalization");
+  for (auto& c : bn.inputs)
+    if (c != "X" && !ctx.hasIn(c)) return ctx.error("BatchNormalization's '" + c + "' is not connected");
+  SdfgBuilder b(ctx, fused::kConcatBatchNorm);
+  Sdfg& s = b.sdfg();
+  State& st = b.state();
+  auto access = [&](const std::string& data) -> AccessNode& {
+    auto n = std::make_unique<AccessNode>(data);
+    n->setLabel(st.uniqueNodeLabel(data));
+    return *static_cast<AccessNode*>(st.addNode(std::move(n)));
+  };
+  auto full = [&](const std::string& data) { return Memlet::full(data, s.findData(data)->shape); };
+  auto libraryNode = [&](const std::string& label, const std::string& domain, const std::string& op, int64_t version) -> LibraryNode& {
+    auto n = std::make_unique<LibraryNode>(st.uniqueNodeLabel(label));
+    n->domain = domain;
+    n->opType = op;
+    n->opsetVersion = version;
+    return *static_cast<LibraryNode*>(st.addNode(std::move(n)));
+  };
+  const std::string t = b.transient("concat_out", Y->dtype, Y->shape);
+  LibraryNode& concat = libraryNode("Concat", "", "Concat", 13);
+  concat.attributes.push_back(Attribute{"axis", int64_t(1)});
+  for (auto& c : pieces) {
+    concat.addIn(Connector{c, ctx.in(c)->dtype, false});
+    st.addEdge(access(c), "", concat, c, full(c));
+  }
+  concat.addOut(Connector{"concat_result", Y->dtype, false});
+  AccessNode& mid = access(t);
+  st.addEdge(concat, "concat_result", mid, "", full(t));
+  LibraryNode& norm = ep.activation ? libraryNode(bn.fused, fused::kDomain, bn.fused, 1) : libraryNode(bn.op, "", bn.op, bn.opset);
+  for (auto& a : ctx.node().attributes)
+    if (a.name == "epsilon" || (ep.activation && (a.name == "activation" || a.name == "activation_params"))) norm.attributes.push_back(a);
+  for (auto& c : bn.inputs) {
+    norm.addIn(Connector{c, c == "X" ? Y->dtype : ctx.in(c)->dtype, false});
+    if (c == "X") st.addEdge(mid, "", norm, "X", full(t));
+    else st.addEdge(access(c), "", norm, c, full(c));
+  }
+  norm.addOut(Connector{"Y", Y->dtype, false});
+  st.addEdge(norm, "Y", access("Y"), "", full("Y"));
+  return b.finish();
+}
+
 // One map Y[i] = f(X[i]) for DCW's unary activations; `code(t)` is f's tasklet expression of x.
 Expected<std::unique_ptr<Sdfg>> expandUnary(const ExpansionContext& ctx, const std::string& label,
                                             const std::function<std::string(DType)>& code) {
@@ -113,6 +169,8 @@ void registerFused(ExpansionRegistry& r) {
   for (const fused::Base& base : fused::bases())
     r.add(fused::kDomain, base.fused, "pure", [&base](const ExpansionContext& c) { return expandFused(c, base); },
           "the unfused subgraph as library nodes: " + base.op + ", then Add(Z) and the activation when declared");
+  r.add(fused::kDomain, fused::kConcatBatchNorm, "pure", expandConcatBatchNorm,
+        "the unfused subgraph as library nodes: Concat along axis 1, then BatchNormalization (with the activation when declared)");
   r.add(fused::kDomain, fused::kGelu, "pure", [](const ExpansionContext& c) { return expandUnary(c, "gelu", gelu); },
         "Y[i] = 0.5 X[i] (1 + erf(X[i] / sqrt(2)))");
   r.add(fused::kDomain, fused::kSilu, "pure", [](const ExpansionContext& c) { return expandUnary(c, "silu", silu); },
