@@ -266,3 +266,38 @@ save(helper.make_graph(
      helper.make_node("LeakyRelu", ["T"], ["Y"], name="leaky", alpha=0.1)],
     "bn_leakyrelu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 6, 5, 4])],
     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 6, 5, 4])], bn_inits[:4]), "bn_leakyrelu.onnx")
+
+# DenseNet's layer: Concat of the block input, an earlier layer's output and a convolution's along the
+# channels -> BatchNormalization -> Relu -> 1x1 Conv (ConcatBatchNormFusion: the BN, with its Relu once
+# ActivationFusion made it a FusedBatchNormalization, folds into the copy); a BN without activation;
+# and refusals: a Concat along H, a concatenation the model also returns.
+cbn_inits = [numpy_helper.from_array(f32(6, 6, 3, 3), "Wg"), numpy_helper.from_array(f32(15), "s"), numpy_helper.from_array(f32(15), "o"),
+             numpy_helper.from_array(f32(15), "mu"), numpy_helper.from_array((np.abs(f32(15)) + 0.5).astype(np.float32), "var"),
+             numpy_helper.from_array(f32(4, 15, 1, 1), "W")]
+save(helper.make_graph(
+    [conv_node("convg", "X0", "Wg", "G", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+     helper.make_node("Concat", ["X0", "X1", "G"], ["C"], name="concat", axis=1),
+     helper.make_node("BatchNormalization", ["C", "s", "o", "mu", "var"], ["T"], name="bn", epsilon=1e-3),
+     helper.make_node("Relu", ["T"], ["R"], name="relu"), conv_node("conv", "R", "W", "Y", kernel_shape=[1, 1])],
+    "concat_bn_relu_conv", [helper.make_tensor_value_info("X0", TensorProto.FLOAT, [2, 6, 5, 4]),
+                            helper.make_tensor_value_info("X1", TensorProto.FLOAT, [2, 3, 5, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 4, 5, 4])], cbn_inits), "concat_bn_relu_conv.onnx")
+save(helper.make_graph(
+    [helper.make_node("Concat", ["X0", "X1"], ["C"], name="concat", axis=-3),
+     helper.make_node("BatchNormalization", ["C", "s", "o", "mu", "var"], ["Y"], name="bn")],
+    "concat_bn", [helper.make_tensor_value_info("X0", TensorProto.FLOAT, [2, 9, 5, 4]),
+                  helper.make_tensor_value_info("X1", TensorProto.FLOAT, [2, 6, 5, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 15, 5, 4])], cbn_inits[1:5]), "concat_bn.onnx")
+save(helper.make_graph(
+    [helper.make_node("Concat", ["X0", "X1"], ["C"], name="concat", axis=2),
+     helper.make_node("BatchNormalization", ["C", "s", "o", "mu", "var"], ["Y"], name="bn")],
+    "concat_h_bn", [helper.make_tensor_value_info("X0", TensorProto.FLOAT, [2, 15, 2, 4]),
+                    helper.make_tensor_value_info("X1", TensorProto.FLOAT, [2, 15, 3, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 15, 5, 4])], cbn_inits[1:5]), "concat_h_bn.onnx")
+save(helper.make_graph(
+    [helper.make_node("Concat", ["X0", "X1"], ["C"], name="concat", axis=1),
+     helper.make_node("BatchNormalization", ["C", "s", "o", "mu", "var"], ["Y"], name="bn")],
+    "concat_bn_shared", [helper.make_tensor_value_info("X0", TensorProto.FLOAT, [2, 9, 5, 4]),
+                         helper.make_tensor_value_info("X1", TensorProto.FLOAT, [2, 6, 5, 4])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 15, 5, 4]), helper.make_tensor_value_info("C", TensorProto.FLOAT, [2, 15, 5, 4])],
+    cbn_inits[1:5]), "concat_bn_shared.onnx")

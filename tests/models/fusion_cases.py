@@ -116,6 +116,25 @@ def cases():
                       helper.make_node("Relu", ["T"], ["R"]), helper.make_node("Conv", ["R", "W2"], ["Y"], kernel_shape=[1, 1])],
                      [("X", [1, 8, 7, 6])], ["Y"],
                      {"W1": w(4, 8, 3, 3), "s": w(12), "o": w(12), "mu": w(12), "var": np.abs(w(12)) + 0.5, "W2": w(5, 12, 1, 1)}))
+    # DenseNet's layer with every piece a convolution's (channels-last after `dcw optimize`, so the
+    # fused node has DCW's one-pass copy as its second variant: ctests pin each variant), batch 2, one
+    # piece of one channel; and a plain Concat of channels-last convolutions (the Concat's own second
+    # variant, DCW's copy of whole rows).
+    out.append(model("fused_concat_of_convs_batchnorm_relu_conv",
+                     [helper.make_node("Conv", ["X", "W1"], ["G1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                      helper.make_node("Conv", ["X", "W2"], ["G2"], kernel_shape=[1, 1]),
+                      helper.make_node("Conv", ["X", "W3"], ["G3"], kernel_shape=[1, 1]),
+                      helper.make_node("Concat", ["G1", "G2", "G3"], ["C"], axis=1),
+                      helper.make_node("BatchNormalization", ["C", "s", "o", "mu", "var"], ["T"], epsilon=1e-3),
+                      helper.make_node("Relu", ["T"], ["R"]), helper.make_node("Conv", ["R", "W4"], ["Y"], kernel_shape=[1, 1])],
+                     [("X", [2, 8, 7, 6])], ["Y"],
+                     {"W1": w(16, 8, 3, 3), "W2": w(5, 8, 1, 1), "W3": w(1, 8, 1, 1), "s": w(22), "o": w(22), "mu": w(22),
+                      "var": np.abs(w(22)) + 0.5, "W4": w(6, 22, 1, 1)}))
+    out.append(model("concat_of_convs_conv",
+                     [helper.make_node("Conv", ["X", "W1"], ["G1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                      helper.make_node("Conv", ["X", "W2"], ["G2"], kernel_shape=[1, 1]),
+                      helper.make_node("Concat", ["G2", "G1"], ["C"], axis=1), helper.make_node("Conv", ["C", "W3"], ["Y"], kernel_shape=[1, 1])],
+                     [("X", [2, 8, 7, 6])], ["Y"], {"W1": w(16, 8, 3, 3), "W2": w(3, 8, 1, 1), "W3": w(4, 19, 1, 1)}))
     # A stem as torchvision's: Conv 7x7/2 of the 3-channel NCHW input -> Relu -> MaxPool -> 1x1 Conv ->
     # AveragePool. After `dcw optimize` the first convolution reads plain NCHW and writes channels-last:
     # its plain-activations variant exists only as oneDNN's reference kernel, which the first run must
