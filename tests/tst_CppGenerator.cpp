@@ -542,6 +542,14 @@ private slots:
     QString err = build(s, built);
     QVERIFY2(err.isEmpty(), qPrintable(err));
     QVERIFY(built.code.source.find("dcw_rt::Buffer<float>") != std::string::npos);
+    // U is written whole by m1 (element i at every i of 0:N): its block is handed out without zeroing;
+    // T is written from N on only, so its block is zeroed.
+    auto allocation = [&](const std::string& buffer) {
+      const size_t at = built.code.source.find("dcw_rt::Buffer<float> " + buffer + "(");
+      return at == std::string::npos ? std::string() : built.code.source.substr(at, built.code.source.find('\n', at) - at);
+    };
+    QVERIFY2(allocation("U_buffer").find(", false);") != std::string::npos, allocation("U_buffer").c_str());
+    QVERIFY2(!allocation("T_buffer").empty() && allocation("T_buffer").find(", false);") == std::string::npos, allocation("T_buffer").c_str());
     for (int64_t N : {1, 100, 3000}) {
       std::vector<float> A(static_cast<size_t>(N)), B(static_cast<size_t>(N));
       for (int64_t i = 0; i < N; ++i) A[size_t(i)] = float(i % 13);

@@ -425,10 +425,54 @@ Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, c
   return {};
 }
 
-// The data of `s` that appear in one access node only, written whole (no WCR) by C++ tasklets only —
-// library calls such as oneDNN's, which write every element of their output: a run never reads what
-// was in their blocks before, so the pool hands them out without zeroing (a memset of every large
-// transient per run was 10% of MobileNetV3's time).
+// The data of `s` that appear in one access node only, written whole (no WCR) by what writes them: C++
+// tasklets — library calls such as oneDNN's, which write every element of their output — or a map
+// whose tasklet writes element [p0, p1, ...] at each point of parameters ranging over the whole shape
+// (a copy, a transpose, a slice, an elementwise op; a tasklet of the tasklet language has no
+// conditionals, so it writes each output it assigns): a run never reads what was in their blocks
+// before, so the pool hands them out without zeroing (a memset of every large transient per run was
+// 10% of MobileNetV3's time, and of ShuffleNetV2's for its transposes and slices).
+namespace {
+
+bool mapWritesWhole(const State& st, const MapExit& exit, const DataflowEdge& out, const DataDescriptor& d) {
+  if (out.srcConnector.rfind("OUT_", 0) != 0) return false;
+  auto* entry = dynamic_cast<const MapEntry*>(st.node(exit.entryId));
+  if (!entry || entry->range.rank() != entry->params.size()) return false;
+  const std::string in = "IN_" + out.srcConnector.substr(4);
+  const DataflowEdge* inner = nullptr;
+  for (const DataflowEdge* e : st.inEdges(exit.id()))
+    if (e->dstConnector == in) {
+      if (inner) return false;
+      inner = e;
+    }
+  if (!inner || !inner->memlet.wcr.empty() || inner->memlet.subset.rank() != d.shape.size()) return false;
+  // Each dim indexed by its own parameter ranging over the whole dim (0, 1, ..., extent - 1), or at 0
+  // when its extent is 1 (TrivialMapElimination drops such a parameter); every parameter used once.
+  std::set<size_t> used;
+  for (size_t k = 0; k < d.shape.size(); ++k) {
+    const Range& r = inner->memlet.subset[k];
+    if (r == Range::index(sym::Expr(0)) && d.shape[k] == sym::Expr(1)) continue;
+    size_t j = 0;
+    while (j < entry->params.size() && !(r == Range::index(sym::Expr::symbol(entry->params[j])))) ++j;
+    if (j == entry->params.size() || !used.insert(j).second) return false;
+    const Range& p = entry->range[j];
+    if (!(p.begin == sym::Expr(0)) || !(p.end == d.shape[k]) || !(p.step == sym::Expr(1))) return false;
+  }
+  if (used.size() != entry->params.size()) return false;
+  auto* t = dynamic_cast<const Tasklet*>(st.node(inner->src));
+  if (!t || t->language != TaskletLanguage::Dcw) return false;
+  auto scopes = st.scopeOf();
+  if (!scopes) return false;
+  auto it = scopes->find(t->id());
+  if (it == scopes->end() || it->second != entry) return false; // directly in this map, not deeper
+  auto program = tasklet::parse(t->code, "");
+  if (!program) return false;
+  const auto written = tasklet::writtenNames(*program);
+  return std::find(written.begin(), written.end(), inner->srcConnector) != written.end();
+}
+
+} // namespace
+
 const std::set<std::string>& CpuGenerator::writtenWholeByLibraryCalls(const Sdfg& s) {
   auto [it, fresh] = libraryWritten_.try_emplace(&s);
   if (!fresh) return it->second;
@@ -442,10 +486,11 @@ const std::set<std::string>& CpuGenerator::writtenWholeByLibraryCalls(const Sdfg
       ++accesses[a->data()];
       const DataDescriptor* d = s.findData(a->data());
       for (const DataflowEdge* e : st->inEdges(a->id())) {
+        const bool full = d && e->memlet.wcr.empty() && e->memlet.data == a->data() && e->memlet.subset == Subset::fullOf(d->shape);
         auto* t = dynamic_cast<const Tasklet*>(st->node(e->src));
-        bool libraryWrite = t && t->language == TaskletLanguage::Cpp && e->memlet.wcr.empty() && d &&
-                            e->memlet.data == a->data() && e->memlet.subset == Subset::fullOf(d->shape);
-        (libraryWrite ? whole : other).insert(a->data());
+        auto* x = dynamic_cast<const MapExit*>(st->node(e->src));
+        const bool written = full && ((t && t->language == TaskletLanguage::Cpp) || (x && mapWritesWhole(*st, *x, *e, *d)));
+        (written ? whole : other).insert(a->data());
       }
     }
   for (const std::string& name : whole)
