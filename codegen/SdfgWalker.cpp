@@ -805,6 +805,7 @@ Expected<void> SdfgWalker::emitState(const State& st) {
   markProgress(st.id());
   const bool timed = wantProfile(ProfiledElement::Kind::State, st.id());
   if (timed) beginProfile(ProfiledElement::Kind::State, st.id());
+  DCW_CHECK(planStateStorage(*si));
   DCW_CHECK(allocateScope(*si, nullptr));
   then({[this, si] { return emitScope(*si, nullptr); },
         [this, si, timed, first]() -> Expected<void> {

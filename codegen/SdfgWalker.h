@@ -74,6 +74,12 @@ protected:
   virtual Expected<void> emitMap(const StateInfo& si, const ir::MapEntry& me) = 0;
   // A transient of the data's storage, bound in `c.data`.
   virtual Expected<void> allocate(const ir::DataDescriptor& d, Ctx& c) = 0;
+  // Called when a state opens, before its top-level transients are allocated: a target may plan their
+  // storage together (the CPU target's arena by lifetime). Nothing by default.
+  virtual Expected<void> planStateStorage(const StateInfo& si) {
+    (void)si;
+    return {};
+  }
   // A view (core/ir/View.h): bound to the storage of the array it shows, which is bound already (views
   // come last in every allocation list). A target whose storage cannot be shared refuses it.
   virtual Expected<void> bindView(const ir::DataDescriptor& d, Ctx& c);

@@ -561,6 +561,66 @@ private slots:
     checkSourceMap(s, built);
   }
 
+  // The arena: a chain A -> T1 -> T2 -> T3 -> B of maps writing whole transients of 1000 floats. T1 is
+  // dead once T2 is written, so T3 takes T1's bytes: the arena holds two transients, not three. When a
+  // later map reads T1 again (keepT1), the three lifetimes overlap and each has its own bytes. The
+  // numbers are the same either way.
+  void arenaByLifetime_data() {
+    QTest::addColumn<bool>("keepT1");
+    QTest::addColumn<int>("bytes");
+    QTest::newRow("T3 reuses T1") << false << 8064; // 4000 bytes each, at 64-byte aligned offsets
+    QTest::newRow("all alive") << true << 12096;
+  }
+  void arenaByLifetime() {
+    QFETCH(bool, keepT1);
+    QFETCH(int, bytes);
+    Sdfg s("main");
+    s.addArray("A", DType::Float32, {E("1000")});
+    s.addArray("B", DType::Float32, {E("1000")});
+    for (const char* t : {"T1", "T2", "T3"}) s.addArray(t, DType::Float32, {E("1000")}, true);
+    s.inputs = {"A"};
+    s.outputs = {"B"};
+    auto* st = s.addState("s0");
+    auto* a = st->add<AccessNode>("A");
+    AccessNode* prev = a;
+    std::string prevData = "A";
+    AccessNode* t1 = nullptr;
+    int k = 0;
+    for (const char* next : {"T1", "T2", "T3"}) {
+      auto* out = st->add<AccessNode>(next);
+      auto m = addMap(st, "m" + std::to_string(++k), {"i"}, "0:1000");
+      auto* tk = addTasklet(st, "step" + std::to_string(k), "o = v * 2 + 1", {"v"}, {"o"});
+      mapIn(st, *prev, m, *tk, "v", prevData, "0:1000", "i");
+      mapOut(st, *tk, "o", m, *out, next, "i", "0:1000");
+      if (!t1) t1 = out;
+      prev = out;
+      prevData = next;
+    }
+    auto* b = st->add<AccessNode>("B");
+    auto m = addMap(st, "m4", {"i"}, "0:1000");
+    auto* tk = addTasklet(st, "last", keepT1 ? "o = v - w" : "o = v - 1", keepT1 ? std::vector<std::string>{"v", "w"} : std::vector<std::string>{"v"},
+                          {"o"});
+    mapIn(st, *prev, m, *tk, "v", "T3", "0:1000", "i");
+    if (keepT1) mapIn(st, *t1, m, *tk, "w", "T1", "0:1000", "i");
+    mapOut(st, *tk, "o", m, *b, "B", "i", "0:1000");
+    QVERIFY(validate(s).firstError() == nullptr);
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    const std::string plan = "// arena: 3 transients by lifetime in " + std::to_string(bytes) + " bytes";
+    QVERIFY2(built.code.source.find(plan) != std::string::npos, built.code.source.c_str());
+    std::vector<float> A(1000), B(1000);
+    for (int i = 0; i < 1000; ++i) A[size_t(i)] = float(i % 17) - 8;
+    void* args[] = {A.data(), B.data()};
+    for (int run = 0; run < 2; ++run) {
+      QVERIFY(built.program->run(args, nullptr));
+      for (int i = 0; i < 1000; ++i) {
+        const float x = A[size_t(i)], x1 = x * 2 + 1, x3 = (x1 * 2 + 1) * 2 + 1;
+        QCOMPARE(B[size_t(i)], keepT1 ? x3 - x1 : x3 - 1);
+      }
+    }
+  }
+
   // Types: float16 in, bfloat16 out, integer division, float %, bool outputs, safe casts, rounding.
   void types() {
     Sdfg s("main");

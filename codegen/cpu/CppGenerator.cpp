@@ -10,6 +10,7 @@
 #include "codegen/SdfgWalker.h"
 #include "codegen/cpu/Runtime.h"
 #include "codegen/cpu/TaskletPrinter.h"
+#include "core/ir/View.h"
 #include "core/tasklet/TaskletCode.h"
 
 #include <functional>
@@ -507,6 +508,117 @@ sym::Expr CpuGenerator::storageExtent(const DataDescriptor& d) {
   return extent;
 }
 
+// Transients of the root SDFG's states share one block by lifetime (ONNX Runtime's memory planner
+// does as much): a model's activations then take the space of those alive at once instead of their
+// sum (MobileNetV2: 27 MB of transients, more than the 32 MB L3 together with its weights), so they
+// stay in cache between the layers that write and read them, and a run maps no fresh memory. Only
+// transients written whole before anything reads them take part (no zeroing at their start), of a
+// constant size above the 64 elements that go on the stack. The pointers into the block are not
+// __restrict: two of them may name the same bytes at different times.
+Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
+  arena_.clear();
+  if (targetName_ != "cpu" || !ctx_ || ctx_->sdfg != &root_ || par_.active) return {};
+  auto st = ctx_->scopeAlloc.find(si.state);
+  if (st == ctx_->scopeAlloc.end()) return {};
+  auto top = st->second.find(nullptr);
+  if (top == st->second.end()) return {};
+  const Sdfg& sdfg = *ctx_->sdfg;
+  const std::set<std::string>& whole = writtenWholeByLibraryCalls(sdfg);
+  std::vector<const DataDescriptor*> candidates;
+  for (const DataDescriptor* d : top->second) {
+    if (d->dataKind != DataKind::Array || !d->wrappers.empty() || !d->rankKnown || !whole.count(d->name())) continue;
+    if (d->storage != StorageType::Default && d->storage != StorageType::CpuHeap) continue;
+    if (cpu::storageType(d->dtype).empty()) continue;
+    auto extent = storageExtent(*d).constantValue();
+    if (!extent || *extent <= 64) continue;
+    candidates.push_back(d);
+  }
+  if (candidates.size() < 2) return {};
+  // Lifetimes: the positions of the top-level nodes (a map with everything in it) that touch the data.
+  auto children = si.children.find(nullptr);
+  if (children == si.children.end()) return {};
+  std::map<const Node*, int> position;
+  for (size_t k = 0; k < children->second.size(); ++k) position[children->second[k]] = int(k);
+  auto topOf = [&](const Node* n) -> int {
+    if (auto* x = dynamic_cast<const MapExit*>(n)) n = si.state->node(x->entryId);
+    for (int guard = 0; n && guard < 100000; ++guard) {
+      auto it = si.scopes.find(n->id());
+      if (it == si.scopes.end() || !it->second) break;
+      n = it->second;
+    }
+    auto p = n ? position.find(n) : position.end();
+    return p == position.end() ? -1 : p->second;
+  };
+  // A view's uses are its array's (the view has the array's storage).
+  auto storageOf = [&](const std::string& name) {
+    std::string n = name;
+    for (int guard = 0; guard < 64; ++guard) {
+      const DataDescriptor* d = sdfg.findData(n);
+      if (!d || d->dataKind != DataKind::View) break;
+      auto src = viewSource(sdfg, *d);
+      if (!src) break;
+      n = src->array->name();
+    }
+    return n;
+  };
+  std::map<std::string, std::pair<int, int>> life;
+  bool unplaced = false;
+  auto touch = [&](const std::string& data, const Node* n) {
+    const int p = topOf(n);
+    if (p < 0) {
+      unplaced = true;
+      return;
+    }
+    auto [it, fresh] = life.try_emplace(storageOf(data), p, p);
+    if (!fresh) it->second = {std::min(it->second.first, p), std::max(it->second.second, p)};
+  };
+  for (const auto& n : si.state->nodes())
+    if (auto* a = dynamic_cast<const AccessNode*>(n.get())) touch(a->data(), a);
+  for (const auto& e : si.state->edges()) {
+    if (e->memlet.isEmpty()) continue;
+    touch(e->memlet.data, si.state->node(e->src));
+    touch(e->memlet.data, si.state->node(e->dst));
+  }
+  if (unplaced) return {}; // a node outside the scope tree: no plan rather than a wrong one
+  // Largest first, each at the lowest 64-byte aligned offset clear of every placed transient whose
+  // lifetime overlaps its own.
+  struct Placed {
+    int64_t offset, bytes;
+    std::pair<int, int> life;
+  };
+  std::vector<std::pair<int64_t, const DataDescriptor*>> bySize;
+  for (const DataDescriptor* d : candidates)
+    if (life.count(d->name()))
+      bySize.push_back({(*storageExtent(*d).constantValue() * int64_t(dtypeSize(d->dtype)) + 63) / 64 * 64, d});
+  if (bySize.size() < 2) return {};
+  std::stable_sort(bySize.begin(), bySize.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<Placed> placed;
+  std::map<const DataDescriptor*, int64_t> offsets;
+  int64_t total = 0;
+  for (auto& [bytes, d] : bySize) {
+    const auto l = life.at(d->name());
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (const Placed& q : placed)
+      if (q.life.first <= l.second && l.first <= q.life.second) busy.push_back({q.offset, q.offset + q.bytes});
+    std::sort(busy.begin(), busy.end());
+    int64_t at = 0;
+    for (auto& [b, e] : busy) {
+      if (at + bytes <= b) break;
+      at = std::max(at, e);
+    }
+    placed.push_back({at, bytes, l});
+    offsets[d] = at;
+    total = std::max(total, at + bytes);
+  }
+  const std::string id = fresh("arena");
+  line("// arena: " + std::to_string(offsets.size()) + " transients by lifetime in " + std::to_string(total) + " bytes");
+  line("dcw_rt::Buffer<unsigned char> " + id + "_buffer(" + std::to_string(total) + ", false);");
+  line("unsigned char* " + id + " = " + id + "_buffer.p;");
+  line("if (!" + id + ") return dcw_rt::report(error, errorSize, \"out of memory allocating the transients' arena\");");
+  for (auto& [d, off] : offsets) arena_[d] = {id, off};
+  return {};
+}
+
 Expected<void> CpuGenerator::allocate(const DataDescriptor& d, Ctx& c) {
   std::string where = path(d.id());
   if (!d.wrappers.empty() || !d.rankKnown)
@@ -527,6 +639,9 @@ Expected<void> CpuGenerator::allocate(const DataDescriptor& d, Ctx& c) {
        d.storage == StorageType::CpuHeap)) {
     int64_t n = std::max<int64_t>(1, *extent.constantValue());
     line("alignas(64) " + t + " " + id + "[" + std::to_string(n) + "] = {}; // " + commentText(d.name()));
+  } else if (auto slot = arena_.find(&d); slot != arena_.end()) {
+    line(t + "* " + id + " = reinterpret_cast<" + t + "*>(" + slot->second.base + " + " + std::to_string(slot->second.offset) + "); // " +
+         commentText(d.name()) + ", in the arena");
   } else {
     std::string buf = fresh(d.name() + "_buffer");
     const bool zero = !(c.sdfg && writtenWholeByLibraryCalls(*c.sdfg).count(d.name()));

@@ -44,6 +44,17 @@ protected:
   const std::set<std::string>& writtenWholeByLibraryCalls(const ir::Sdfg& s);
   std::map<const ir::Sdfg*, std::set<std::string>> libraryWritten_;
 
+  // The arena of the state being opened: one block for its top-level transients of the root SDFG that
+  // are written whole before they are read, each at an offset where no transient alive at the same
+  // time lies (lifetimes: the positions of the state's top-level nodes that touch them, views counted
+  // for the arrays they show). Planned by planStateStorage, used by allocate.
+  Expected<void> planStateStorage(const StateInfo& si) override;
+  struct ArenaSlot {
+    std::string base; // the arena block's pointer (unsigned char*)
+    int64_t offset = 0;
+  };
+  std::map<const ir::DataDescriptor*, ArenaSlot> arena_;
+
   CpuOptions opt_;
   Parallel par_;
 };
