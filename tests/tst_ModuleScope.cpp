@@ -71,6 +71,15 @@ private slots:
     for (auto& g : modulesOf(*st)) seen.push_back(g.module + " " + std::to_string(g.ops) + " " + std::to_string(g.depth));
     QCOMPARE(seen, std::vector<std::string>({"stem 4 0", "block1 7 0", "block2 9 0", "block2/downsample 2 1"}));
     QCOMPARE(modulesOf(*st)[1].address, std::string("main/state0/module:block1"));
+    // moduleGroups: the same groups, each with the ops moduleMembers gives for its address.
+    auto groups = moduleGroups(*st);
+    QCOMPARE(groups.size(), size_t(4));
+    for (auto& g : groups) {
+      auto members = moduleMembers(*m, g.info.address);
+      QVERIFY(members);
+      QCOMPARE(labels(g.members), labels(*members));
+      QCOMPARE(int(g.members.size()), g.info.ops);
+    }
   }
 
   void membersAndRefusals() {

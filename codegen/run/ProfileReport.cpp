@@ -173,11 +173,9 @@ FpgaEstimate fpgaFrom(const json& j) {
 void addModuleTimes(ProfileReport& r, const ir::Sdfg& model) {
   r.modules.clear();
   for (ir::State* st : model.allStates())
-    for (const ir::ModuleInfo& g : ir::modulesOf(*st)) {
-      auto members = ir::moduleMembers(model, g.address);
-      if (!members) continue;
-      ModuleProfile m{g.address, g.module, g.depth, g.ops, 0, 0};
-      for (ir::Node* n : *members)
+    for (const ir::ModuleGroup& g : ir::moduleGroups(*st)) {
+      ModuleProfile m{g.info.address, g.info.module, g.info.depth, g.info.ops, 0, 0};
+      for (ir::Node* n : g.members)
         if (const ElementProfile* e = r.find(ir::pathOf(*n))) {
           m.ms += e->timeMs.median;
           ++m.timedOps;

@@ -94,20 +94,33 @@ Expected<std::vector<std::pair<Node*, std::vector<std::string>>>> topLevelModule
 }
 } // namespace
 
-std::vector<ModuleInfo> modulesOf(const State& st) {
+std::vector<ModuleGroup> moduleGroups(const State& st) {
   auto ops = topLevelModules(st);
   if (!ops) return {};
-  std::map<std::string, int> count;
-  std::vector<std::pair<std::string, int>> order; // module, depth: first appearance
+  std::map<std::string, size_t> index;
+  std::vector<ModuleGroup> all; // in the order of first appearance, parents first
   for (auto& [n, p] : *ops)
     for (size_t k = 1; k <= p.size(); ++k) {
       std::string m = joinModulePath({p.begin(), p.begin() + std::ptrdiff_t(k)});
-      if (count[m]++ == 0) order.emplace_back(m, int(k) - 1);
+      auto [it, fresh] = index.try_emplace(m, all.size());
+      if (fresh) all.push_back({ModuleInfo{"", m, int(k) - 1, 0}, {}});
+      ModuleGroup& g = all[it->second];
+      ++g.info.ops;
+      g.members.push_back(n);
     }
   const std::string statePath = pathOf(st);
+  std::vector<ModuleGroup> out;
+  for (auto& g : all)
+    if (g.info.ops >= 2) {
+      g.info.address = moduleAddress(statePath, g.info.module);
+      out.push_back(std::move(g));
+    }
+  return out;
+}
+
+std::vector<ModuleInfo> modulesOf(const State& st) {
   std::vector<ModuleInfo> out;
-  for (auto& [m, depth] : order)
-    if (count[m] >= 2) out.push_back({moduleAddress(statePath, m), m, depth, count[m]});
+  for (auto& g : moduleGroups(st)) out.push_back(std::move(g.info));
   return out;
 }
 
