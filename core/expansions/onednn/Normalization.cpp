@@ -184,6 +184,17 @@ std::optional<ConcatRows> concatRowsOf(const std::vector<Described>& pieces, con
   return r;
 }
 
+// The lines of a `then` that name the pieces for concatRows / concatNormRows: x[], the pieces' buffers
+// (the call's first operands), and chunk[], each piece's floats in a row.
+std::string rowPieces(const std::vector<Described>& pieces, const ConcatRows& rows, size_t axis) {
+  std::string chunks, pointers;
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    chunks += (k ? ", " : "") + std::to_string(pieces[k].dims[axis] * rows.inner);
+    pointers += (k ? ", " : "") + std::string("static_cast<const float*>(k.ops[") + std::to_string(k) + "].pointer)";
+  }
+  return "  const float* x[] = {" + pointers + "};\n  const long chunk[] = {" + chunks + "};\n";
+}
+
 Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   auto ins = ctx.inputs();
   DCW_TRY(auto Y, th::needOut(ctx, "concat_result"));
@@ -213,16 +224,10 @@ Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   // timed against the primitive on the first run.
   const auto rows = concatRowsOf(pieces, yd, size_t(*axis));
   if (rows) {
-    std::string chunks, pointers;
-    for (size_t k = 0; k < pieces.size(); ++k) {
-      chunks += (k ? ", " : "") + std::to_string(pieces[k].dims[size_t(*axis)] * rows->inner);
-      pointers += (k ? ", " : "") + std::string("static_cast<const float*>(k.ops[") + std::to_string(k) + "].pointer)";
-    }
     std::string own;
     for (size_t k = 0; k <= pieces.size(); ++k) own += "dcw_k.pass();\n";
     own += "dcw_k.then = [](Call& k) {\n";
-    own += "  const float* x[] = {" + pointers + "};\n";
-    own += "  const long chunk[] = {" + chunks + "};\n";
+    own += rowPieces(pieces, *rows, size_t(*axis));
     own += "  concatRows(static_cast<float*>(const_cast<void*>(k.ops[" + std::to_string(pieces.size()) + "].pointer)), x, chunk, " +
            std::to_string(pieces.size()) + ", " + std::to_string(rows->outer) + ", " + std::to_string(y[size_t(*axis)] * rows->inner) + ");\n";
     own += "};\n";
@@ -297,18 +302,12 @@ Expected<std::unique_ptr<Sdfg>> expandConcatBatchNorm(const ExpansionContext& ct
                         ", then its batch normalization in place" + (relu ? " with relu (fuse_norm_relu)" : "");
   const auto rows = concatRowsOf(pieces, yd, 1);
   if (rows) {
-    std::string chunks, pointers;
-    for (size_t k = 0; k < n; ++k) {
-      chunks += (k ? ", " : "") + std::to_string(pieces[k].dims[1] * rows->inner);
-      pointers += (k ? ", " : "") + std::string("static_cast<const float*>(") + at(k) + ".pointer)";
-    }
     auto param = [&](size_t k) { return "static_cast<const float*>(" + at(k) + ".pointer)"; };
     std::string own;
     for (size_t k = 0; k <= n + 4; ++k) own += "dcw_k.pass();\n";
     own += "auto dcw_ab = std::make_shared<std::vector<float>>();\n";
     own += "dcw_k.then = [dcw_ab](Call& k) {\n";
-    own += "  const float* x[] = {" + pointers + "};\n";
-    own += "  const long chunk[] = {" + chunks + "};\n";
+    own += rowPieces(pieces, *rows, 1);
     own += "  concatNormRows(static_cast<float*>(const_cast<void*>(" + at(n + 4) + ".pointer)), x, chunk, " + std::to_string(n) + ", " +
            std::to_string(rows->outer) + ", " + std::to_string(y[1] * rows->inner) + ", " + std::to_string(rows->inner) + ",\n";
     own += "      " + param(n) + ", " + param(n + 1) + ", " + param(n + 2) + ", " + param(n + 3) + ", " + eps + ", " + (relu ? "true" : "false") +

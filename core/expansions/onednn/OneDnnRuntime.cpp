@@ -369,16 +369,19 @@ inline void lstmRecurrence(const float* xw, const float* rp, const float* rb, co
 // a row per pixel; row-major along C: a row per image). The rows' pieces are shared out among the
 // threads, so that even one row (row-major, batch 1) keeps both cores busy; a thread's pieces are
 // consecutive, so the output is written front to back.
-inline void concatRows(float* y, const float* const* x, const long* chunk, int pieces, long outer, long total) {
+// `piece(o, k, offset)` for piece k of row o (offset: where it starts in the row), the rows' pieces
+// shared out among the threads.
+template <class Piece> inline void forEachPiece(const long* chunk, int pieces, long outer, long total, Piece&& piece) {
   std::vector<long> offset(size_t(pieces) + 1, 0);
   for (int k = 0; k < pieces; ++k) offset[size_t(k) + 1] = offset[size_t(k)] + chunk[k];
   const long tasks = outer * pieces;
 #pragma omp parallel for schedule(static) if (outer * total >= 16384)
-  for (long t = 0; t < tasks; ++t) {
-    const long o = t / pieces;
-    const int k = int(t % pieces);
-    std::memcpy(y + o * total + offset[size_t(k)], x[k] + o * chunk[k], size_t(chunk[k]) * sizeof(float));
-  }
+  for (long t = 0; t < tasks; ++t) piece(t / pieces, int(t % pieces), offset[size_t(t % pieces)]);
+}
+inline void concatRows(float* y, const float* const* x, const long* chunk, int pieces, long outer, long total) {
+  forEachPiece(chunk, pieces, outer, total, [&](long o, int k, long off) {
+    std::memcpy(y + o * total + off, x[k] + o * chunk[k], size_t(chunk[k]) * sizeof(float));
+  });
 }
 
 // concatRows with a batch normalization (inference) folded in (ConcatBatchNormalization's second
@@ -395,16 +398,10 @@ inline void concatNormRows(float* y, const float* const* x, const long* chunk, i
     a[c] = scale[c] / std::sqrt(var[c] + eps);
     b[c] = shift[c] - mean[c] * a[c];
   }
-  std::vector<long> offset(size_t(pieces) + 1, 0);
-  for (int k = 0; k < pieces; ++k) offset[size_t(k) + 1] = offset[size_t(k)] + chunk[k];
-  const long tasks = outer * pieces;
-#pragma omp parallel for schedule(static) if (outer * total >= 16384)
-  for (long t = 0; t < tasks; ++t) {
-    const long o = t / pieces;
-    const int k = int(t % pieces);
-    float* out = y + o * total + offset[size_t(k)];
+  forEachPiece(chunk, pieces, outer, total, [&](long o, int k, long off) {
+    float* out = y + o * total + off;
     const float* in = x[k] + o * chunk[k];
-    const long n = chunk[k], c0 = offset[size_t(k)] / inner;
+    const long n = chunk[k], c0 = off / inner;
     if (inner == 1) {
       const float* ak = a + c0;
       const float* bk = b + c0;
@@ -429,7 +426,7 @@ inline void concatNormRows(float* y, const float* const* x, const long* chunk, i
         }
       }
     }
-  }
+  });
 }
 
 // A tasklet's call in one or more variants (e.g. activations in their plain layout, or in the one

@@ -22,6 +22,26 @@ using namespace dcw::ir;
 
 namespace {
 
+// The pieces of an unfused subgraph in the builder's one state: an access node of `data`, a memlet
+// of all of `data`, a library node of an op.
+struct Subgraph {
+  Sdfg& s;
+  State& st;
+  AccessNode& access(const std::string& data) {
+    auto n = std::make_unique<AccessNode>(data);
+    n->setLabel(st.uniqueNodeLabel(data));
+    return *static_cast<AccessNode*>(st.addNode(std::move(n)));
+  }
+  Memlet full(const std::string& data) const { return Memlet::full(data, s.findData(data)->shape); }
+  LibraryNode& libraryNode(const std::string& label, const std::string& domain, const std::string& op, int64_t version) {
+    auto n = std::make_unique<LibraryNode>(st.uniqueNodeLabel(label));
+    n->domain = domain;
+    n->opType = op;
+    n->opsetVersion = version;
+    return *static_cast<LibraryNode*>(st.addNode(std::move(n)));
+  }
+};
+
 Expected<std::unique_ptr<Sdfg>> expandFused(const ExpansionContext& ctx, const fused::Base& base) {
   DCW_TRY(auto ep, fused::epilogueOf(ctx));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
@@ -31,59 +51,47 @@ Expected<std::unique_ptr<Sdfg>> expandFused(const ExpansionContext& ctx, const f
   SdfgBuilder b(ctx, base.fused);
   Sdfg& s = b.sdfg();
   State& st = b.state();
-  auto access = [&](const std::string& data) -> AccessNode& {
-    auto n = std::make_unique<AccessNode>(data);
-    n->setLabel(st.uniqueNodeLabel(data));
-    return *static_cast<AccessNode*>(st.addNode(std::move(n)));
-  };
-  auto full = [&](const std::string& data) { return Memlet::full(data, s.findData(data)->shape); };
-  auto libraryNode = [&](const std::string& label, const std::string& domain, const std::string& op, int64_t version) -> LibraryNode& {
-    auto n = std::make_unique<LibraryNode>(st.uniqueNodeLabel(label));
-    n->domain = domain;
-    n->opType = op;
-    n->opsetVersion = version;
-    return *static_cast<LibraryNode*>(st.addNode(std::move(n)));
-  };
+  Subgraph g{s, st};
 
   // The base op, writing Y directly when there is no epilogue.
   const bool epilogue = ep.hasZ || ep.activation;
   std::string lower = base.op;
   for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   std::string cur = epilogue ? b.transient(lower + "_out", Y->dtype, Y->shape) : "Y";
-  LibraryNode& op = libraryNode(base.op, "", base.op, base.opset);
+  LibraryNode& op = g.libraryNode(base.op, "", base.op, base.opset);
   for (auto& a : ctx.node().attributes)
     if (a.name != "activation" && a.name != "activation_params") op.attributes.push_back(a);
   for (auto& c : base.inputs) {
     if (!ctx.hasIn(c)) continue;
     bool optional = std::find(base.optionalInputs.begin(), base.optionalInputs.end(), c) != base.optionalInputs.end();
     op.addIn(Connector{c, ctx.in(c)->dtype, optional});
-    st.addEdge(access(c), "", op, c, full(c));
+    st.addEdge(g.access(c), "", op, c, g.full(c));
   }
   op.addOut(Connector{"Y", Y->dtype, false});
-  AccessNode* last = &access(cur);
-  st.addEdge(op, "Y", *last, "", full(cur));
+  AccessNode* last = &g.access(cur);
+  st.addEdge(op, "Y", *last, "", g.full(cur));
 
   if (ep.hasZ) {
     const std::string next = ep.activation ? b.transient("sum", Y->dtype, Y->shape) : "Y";
-    LibraryNode& add = libraryNode("Add", "", "Add", 14);
+    LibraryNode& add = g.libraryNode("Add", "", "Add", 14);
     add.addIn(Connector{"A", Y->dtype, false});
     add.addIn(Connector{"B", ctx.in("Z")->dtype, false});
     add.addOut(Connector{"C", Y->dtype, false});
-    st.addEdge(*last, "", add, "A", full(cur));
-    st.addEdge(access("Z"), "", add, "B", full("Z"));
-    last = &access(next);
-    st.addEdge(add, "C", *last, "", full(next));
+    st.addEdge(*last, "", add, "A", g.full(cur));
+    st.addEdge(g.access("Z"), "", add, "B", g.full("Z"));
+    last = &g.access(next);
+    st.addEdge(add, "C", *last, "", g.full(next));
     cur = next;
   }
   if (ep.activation) {
     const fused::Activation& a = *ep.activation;
     auto [in, out] = fused::activationConnectors(a);
-    LibraryNode& act = libraryNode(a.op, a.domain, a.op, a.opset);
+    LibraryNode& act = g.libraryNode(a.op, a.domain, a.op, a.opset);
     act.attributes = fused::activationAttributes(a, ep.params);
     act.addIn(Connector{in, Y->dtype, false});
     act.addOut(Connector{out, Y->dtype, false});
-    st.addEdge(*last, "", act, in, full(cur));
-    st.addEdge(act, out, access("Y"), "", full("Y"));
+    st.addEdge(*last, "", act, in, g.full(cur));
+    st.addEdge(act, out, g.access("Y"), "", g.full("Y"));
   }
   return b.finish();
 }
@@ -107,39 +115,27 @@ Expected<std::unique_ptr<Sdfg>> expandConcatBatchNorm(const ExpansionContext& ct
   SdfgBuilder b(ctx, fused::kConcatBatchNorm);
   Sdfg& s = b.sdfg();
   State& st = b.state();
-  auto access = [&](const std::string& data) -> AccessNode& {
-    auto n = std::make_unique<AccessNode>(data);
-    n->setLabel(st.uniqueNodeLabel(data));
-    return *static_cast<AccessNode*>(st.addNode(std::move(n)));
-  };
-  auto full = [&](const std::string& data) { return Memlet::full(data, s.findData(data)->shape); };
-  auto libraryNode = [&](const std::string& label, const std::string& domain, const std::string& op, int64_t version) -> LibraryNode& {
-    auto n = std::make_unique<LibraryNode>(st.uniqueNodeLabel(label));
-    n->domain = domain;
-    n->opType = op;
-    n->opsetVersion = version;
-    return *static_cast<LibraryNode*>(st.addNode(std::move(n)));
-  };
+  Subgraph g{s, st};
   const std::string t = b.transient("concat_out", Y->dtype, Y->shape);
-  LibraryNode& concat = libraryNode("Concat", "", "Concat", 13);
+  LibraryNode& concat = g.libraryNode("Concat", "", "Concat", 13);
   concat.attributes.push_back(Attribute{"axis", int64_t(1)});
   for (auto& c : pieces) {
     concat.addIn(Connector{c, ctx.in(c)->dtype, false});
-    st.addEdge(access(c), "", concat, c, full(c));
+    st.addEdge(g.access(c), "", concat, c, g.full(c));
   }
   concat.addOut(Connector{"concat_result", Y->dtype, false});
-  AccessNode& mid = access(t);
-  st.addEdge(concat, "concat_result", mid, "", full(t));
-  LibraryNode& norm = ep.activation ? libraryNode(bn.fused, fused::kDomain, bn.fused, 1) : libraryNode(bn.op, "", bn.op, bn.opset);
+  AccessNode& mid = g.access(t);
+  st.addEdge(concat, "concat_result", mid, "", g.full(t));
+  LibraryNode& norm = ep.activation ? g.libraryNode(bn.fused, fused::kDomain, bn.fused, 1) : g.libraryNode(bn.op, "", bn.op, bn.opset);
   for (auto& a : ctx.node().attributes)
     if (a.name == "epsilon" || (ep.activation && (a.name == "activation" || a.name == "activation_params"))) norm.attributes.push_back(a);
   for (auto& c : bn.inputs) {
     norm.addIn(Connector{c, c == "X" ? Y->dtype : ctx.in(c)->dtype, false});
-    if (c == "X") st.addEdge(mid, "", norm, "X", full(t));
-    else st.addEdge(access(c), "", norm, c, full(c));
+    if (c == "X") st.addEdge(mid, "", norm, "X", g.full(t));
+    else st.addEdge(g.access(c), "", norm, c, g.full(c));
   }
   norm.addOut(Connector{"Y", Y->dtype, false});
-  st.addEdge(norm, "Y", access("Y"), "", full("Y"));
+  st.addEdge(norm, "Y", g.access("Y"), "", g.full("Y"));
   return b.finish();
 }
 
