@@ -435,7 +435,8 @@ Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, c
 // 10% of MobileNetV3's time, and of ShuffleNetV2's for its transposes and slices).
 namespace {
 
-bool mapWritesWhole(const State& st, const MapExit& exit, const DataflowEdge& out, const DataDescriptor& d) {
+bool mapWritesWhole(const State& st, const std::map<ElementId, const MapEntry*>& scopes, const MapExit& exit, const DataflowEdge& out,
+                    const DataDescriptor& d) {
   if (out.srcConnector.rfind("OUT_", 0) != 0) return false;
   auto* entry = dynamic_cast<const MapEntry*>(st.node(exit.entryId));
   if (!entry || entry->range.rank() != entry->params.size()) return false;
@@ -462,10 +463,8 @@ bool mapWritesWhole(const State& st, const MapExit& exit, const DataflowEdge& ou
   if (used.size() != entry->params.size()) return false;
   auto* t = dynamic_cast<const Tasklet*>(st.node(inner->src));
   if (!t || t->language != TaskletLanguage::Dcw) return false;
-  auto scopes = st.scopeOf();
-  if (!scopes) return false;
-  auto it = scopes->find(t->id());
-  if (it == scopes->end() || it->second != entry) return false; // directly in this map, not deeper
+  auto it = scopes.find(t->id());
+  if (it == scopes.end() || it->second != entry) return false; // directly in this map, not deeper
   auto program = tasklet::parse(t->code, "");
   if (!program) return false;
   const auto written = tasklet::writtenNames(*program);
@@ -479,7 +478,8 @@ const std::set<std::string>& CpuGenerator::writtenWholeByLibraryCalls(const Sdfg
   if (!fresh) return it->second;
   std::map<std::string, int> accesses;
   std::set<std::string> whole, other;
-  for (State* st : s.allStates())
+  for (State* st : s.allStates()) {
+    std::optional<std::map<ElementId, const MapEntry*>> scopes; // computed once per state, when a map writes
     for (const auto& node : st->nodes()) {
       const Node* n = node.get();
       auto* a = dynamic_cast<const AccessNode*>(n);
@@ -490,10 +490,18 @@ const std::set<std::string>& CpuGenerator::writtenWholeByLibraryCalls(const Sdfg
         const bool full = d && e->memlet.wcr.empty() && e->memlet.data == a->data() && e->memlet.subset == Subset::fullOf(d->shape);
         auto* t = dynamic_cast<const Tasklet*>(st->node(e->src));
         auto* x = dynamic_cast<const MapExit*>(st->node(e->src));
-        const bool written = full && ((t && t->language == TaskletLanguage::Cpp) || (x && mapWritesWhole(*st, *x, *e, *d)));
+        bool written = full && t && t->language == TaskletLanguage::Cpp;
+        if (full && x) {
+          if (!scopes) {
+            auto computed = st->scopeOf();
+            scopes = computed ? std::move(*computed) : std::map<ElementId, const MapEntry*>{};
+          }
+          written = mapWritesWhole(*st, *scopes, *x, *e, *d);
+        }
         (written ? whole : other).insert(a->data());
       }
     }
+  }
   for (const std::string& name : whole)
     if (!other.count(name) && accesses[name] == 1) it->second.insert(name);
   return it->second;
