@@ -22,10 +22,10 @@ const std::unordered_map<std::string_view, OpCategory>& table() {
     add(OpCategory::Recurrent, {"LSTM", "GRU", "RNN"});
     add(OpCategory::Normalization, {"BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
                                     "LpNormalization", "MeanVarianceNormalization", "LRN", "SkipLayerNormalization",
-                                    "SimplifiedLayerNormalization"});
+                                    "SimplifiedLayerNormalization", "FusedBatchNormalization", "ConcatBatchNormalization"});
     add(OpCategory::Activation, {"Relu", "LeakyRelu", "PRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Elu", "Selu", "Celu",
                                  "Gelu", "FastGelu", "BiasGelu", "Softplus", "Softsign", "Mish", "ThresholdedRelu", "Softmax",
-                                 "LogSoftmax", "Hardmax", "Clip", "Shrink", "QuickGelu"});
+                                 "LogSoftmax", "Hardmax", "Clip", "Shrink", "QuickGelu", "Silu"});
     add(OpCategory::Pooling, {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool", "GlobalLpPool", "MaxRoiPool",
                               "RoiAlign", "MaxUnpool"});
     add(OpCategory::Arithmetic,
