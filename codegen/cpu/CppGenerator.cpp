@@ -473,8 +473,8 @@ bool mapWritesWhole(const State& st, const std::map<ElementId, const MapEntry*>&
 
 } // namespace
 
-const std::set<std::string>& CpuGenerator::writtenWholeByLibraryCalls(const Sdfg& s) {
-  auto [it, fresh] = libraryWritten_.try_emplace(&s);
+const std::set<std::string>& CpuGenerator::writtenWhole(const Sdfg& s) {
+  auto [it, fresh] = writtenWhole_.try_emplace(&s);
   if (!fresh) return it->second;
   std::map<std::string, int> accesses;
   std::set<std::string> whole, other;
@@ -531,7 +531,7 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
   auto top = st->second.find(nullptr);
   if (top == st->second.end()) return {};
   const Sdfg& sdfg = *ctx_->sdfg;
-  const std::set<std::string>& whole = writtenWholeByLibraryCalls(sdfg);
+  const std::set<std::string>& whole = writtenWhole(sdfg);
   std::vector<const DataDescriptor*> candidates;
   for (const DataDescriptor* d : top->second) {
     if (d->dataKind != DataKind::Array || !d->wrappers.empty() || !d->rankKnown || !whole.count(d->name())) continue;
@@ -557,8 +557,11 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
     auto p = n ? position.find(n) : position.end();
     return p == position.end() ? -1 : p->second;
   };
-  // A view's uses are its array's (the view has the array's storage).
-  auto storageOf = [&](const std::string& name) {
+  // A view's uses are its array's (the view has the array's storage); resolved once per name.
+  std::map<std::string, std::string> storage;
+  auto storageOf = [&](const std::string& name) -> const std::string& {
+    auto [known, fresh] = storage.try_emplace(name);
+    if (!fresh) return known->second;
     std::string n = name;
     for (int guard = 0; guard < 64; ++guard) {
       const DataDescriptor* d = sdfg.findData(n);
@@ -567,7 +570,7 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
       if (!src) break;
       n = src->array->name();
     }
-    return n;
+    return known->second = n;
   };
   std::map<std::string, std::pair<int, int>> life;
   bool unplaced = false;
@@ -652,7 +655,7 @@ Expected<void> CpuGenerator::allocate(const DataDescriptor& d, Ctx& c) {
          commentText(d.name()) + ", in the arena");
   } else {
     std::string buf = fresh(d.name() + "_buffer");
-    const bool zero = !(c.sdfg && writtenWholeByLibraryCalls(*c.sdfg).count(d.name()));
+    const bool zero = !(c.sdfg && writtenWhole(*c.sdfg).count(d.name()));
     line("dcw_rt::Buffer<" + t + "> " + buf + "(" + *size + (zero ? "" : ", false") + "); // " + commentText(d.name()));
     line(t + "* __restrict " + id + " = " + buf + ".p;");
     if (inParallel) line("if (!" + id + ") { dcw_rt::set_oom(); continue; }");

@@ -41,8 +41,8 @@ protected:
   static bool conflictFree(const ir::Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
   int chooseCollapse(const StateInfo& si, const ir::MapEntry& me, int independent);
   static int enoughCollapse(const ir::MapEntry& me, int collapse);
-  const std::set<std::string>& writtenWholeByLibraryCalls(const ir::Sdfg& s);
-  std::map<const ir::Sdfg*, std::set<std::string>> libraryWritten_;
+  const std::set<std::string>& writtenWhole(const ir::Sdfg& s);
+  std::map<const ir::Sdfg*, std::set<std::string>> writtenWhole_;
 
   // The arena of the state being opened: one block for its top-level transients of the root SDFG that
   // are written whole before they are read, each at an offset where no transient alive at the same
