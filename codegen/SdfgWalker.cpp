@@ -793,6 +793,53 @@ Expected<void> SdfgWalker::emitBlock(const ControlFlowBlock& b) {
   return fail(where, "control-flow block of kind " + std::string(elementKindName(b.kind())) + " is not supported");
 }
 
+void SdfgWalker::append(Fragment& to, Fragment from) {
+  const int lines = int(std::count(to.text.begin(), to.text.end(), '\n'));
+  for (auto& e : from.map) {
+    e.firstLine += lines;
+    e.lastLine += lines;
+    to.map.push_back(std::move(e));
+  }
+  to.text += from.text;
+}
+
+Expected<SdfgWalker::Fragment> SdfgWalker::aside(Ctx& ctx, const std::function<Expected<void>()>& body) {
+  std::string savedOut = std::move(out_);
+  out_.clear();
+  const int savedLine = line_, savedIndent = indent_, savedDepth = mapDepth_;
+  const bool savedKernel = inKernel_, savedMarks = progressMarks_;
+  std::vector<SourceMapEntry> savedMap = std::move(sourceMap_);
+  sourceMap_.clear();
+  std::vector<Step> savedSteps = std::move(steps_);
+  steps_.clear();
+  Ctx* savedCtx = ctx_;
+  line_ = 0;
+  indent_ = 0;
+  mapDepth_ = 0;
+  ctx_ = &ctx;
+  inKernel_ = true;
+  progressMarks_ = false;
+  auto r = body();
+  Fragment f{std::move(out_), std::move(sourceMap_)};
+  out_ = std::move(savedOut);
+  sourceMap_ = std::move(savedMap);
+  steps_ = std::move(savedSteps);
+  line_ = savedLine;
+  indent_ = savedIndent;
+  mapDepth_ = savedDepth;
+  ctx_ = savedCtx;
+  inKernel_ = savedKernel;
+  progressMarks_ = savedMarks;
+  if (!r) return r.takeError();
+  return f;
+}
+
+Expected<std::shared_ptr<SdfgWalker::StateInfo>> SdfgWalker::stateInfo(const State& st) {
+  auto scopes = StateScopes::of(st);
+  if (!scopes) return fail(path(st.id()), scopes.error().message, scopes.error().hint);
+  return std::make_shared<StateInfo>(std::move(*scopes));
+}
+
 Expected<void> SdfgWalker::emitState(const State& st) {
   std::string where = path(st.id());
   // Shared with the steps of the state's nodes and maps, which refer to it until the closing step.

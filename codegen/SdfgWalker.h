@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -137,6 +138,21 @@ protected:
   void defer(const std::string& text, std::vector<SourceMapEntry> map);
   // While writing device code: no dcw_rt::at progress marks (device code has no host runtime).
   bool progressMarks_ = true;
+  // While writing device code (an FPGA or GPU kernel, set by aside()).
+  bool inKernel_ = false;
+
+  // Code written aside from the walk's output (a kernel, a processing element): its text and source
+  // map with lines counted from its first line.
+  struct Fragment {
+    std::string text;
+    std::vector<SourceMapEntry> map;
+  };
+  static void append(Fragment& to, Fragment from);
+  // Runs `body` as device code (inKernel_, no progress marks) with the output, lines, source map, map
+  // depth and work list swapped out and `ctx` as the context; restores them after.
+  Expected<Fragment> aside(Ctx& ctx, const std::function<Expected<void>()>& body);
+  // A state's scopes, shared by the steps that refer to them.
+  Expected<std::shared_ptr<StateInfo>> stateInfo(const ir::State& st);
 
   // ---- data-dependent extents (core/ir/DynamicExtent.h) ----
   // `e` with every extent of the root replaced by its bound: what an allocation made before the
@@ -171,7 +187,8 @@ protected:
   Expected<void> emitBlock(const ir::ControlFlowBlock& b);
   Expected<void> emitAssignments(const ir::InterstateEdge& e);
   Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope); // a step per node of the scope
-  Expected<void> emitNode(const StateInfo& si, const ir::Node& n);
+  // One node of a scope (a target with device code may launch a top-level node as a kernel of its own).
+  virtual Expected<void> emitNode(const StateInfo& si, const ir::Node& n);
   // The transients placed in this scope of the state (nullptr: its top level).
   Expected<void> allocateScope(const StateInfo& si, const ir::MapEntry* scope);
   Expected<void> allocateOrBind(const ir::DataDescriptor& d, Ctx& c); // allocate, or bindView for a view

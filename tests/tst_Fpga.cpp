@@ -562,7 +562,7 @@ private slots:
     edit::Editor ed(*s);
     QVERIFY(t.apply(onState(*stateNamed(*s, "produce")), ed));
     QVERIFY(!t.canApply(onState(*stateNamed(*s, "consume")), *s, &why));
-    QVERIFY(why.firstError()->message.find("device state already") != std::string::npos);
+    QVERIFY(why.firstError()->message.find("on the FPGA already") != std::string::npos);
     why = {};
     QVERIFY(!t.canApply(onState(*stateNamed(*s, "host_to_device")), *s, &why));
     QVERIFY(why.firstError()->message.find("computes nothing") != std::string::npos);

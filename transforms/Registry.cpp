@@ -14,6 +14,7 @@
 #include "transforms/catalogue/ConvBatchNormFolding.h"
 #include "transforms/catalogue/DeadDataflowElimination.h"
 #include "transforms/catalogue/FpgaTransform.h"
+#include "transforms/catalogue/GpuTransform.h"
 #include "transforms/catalogue/InLocalStorage.h"
 #include "transforms/catalogue/InlineNestedSDFG.h"
 #include "transforms/catalogue/LoopToMap.h"
@@ -87,6 +88,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<MatMulAddToGemm>());
     // Targets
     r.add(std::make_unique<FpgaTransform>());
+    r.add(std::make_unique<GpuTransform>());
     r.add(std::make_unique<StreamingComposition>());
     r.add(std::make_unique<FpgaMemoryBank>());
     r.add(std::make_unique<FpgaArrayPartition>());

@@ -424,59 +424,6 @@ private:
     return {};
   }
 
-  // Code written aside from the walk's output (a kernel, a processing element): its text and source map
-  // with lines counted from its first line.
-  struct Fragment {
-    std::string text;
-    std::vector<SourceMapEntry> map;
-  };
-  static void append(Fragment& to, Fragment from) {
-    const int lines = int(std::count(to.text.begin(), to.text.end(), '\n'));
-    for (auto& e : from.map) {
-      e.firstLine += lines;
-      e.lastLine += lines;
-      to.map.push_back(std::move(e));
-    }
-    to.text += from.text;
-  }
-  // Runs `body` with the output, lines, source map and work list swapped out and `ctx` as the context.
-  Expected<Fragment> aside(Ctx& ctx, const std::function<Expected<void>()>& body) {
-    std::string savedOut = std::move(out_);
-    out_.clear();
-    const int savedLine = line_, savedIndent = indent_, savedDepth = mapDepth_;
-    const bool savedKernel = inKernel_, savedMarks = progressMarks_;
-    std::vector<SourceMapEntry> savedMap = std::move(sourceMap_);
-    sourceMap_.clear();
-    std::vector<Step> savedSteps = std::move(steps_);
-    steps_.clear();
-    Ctx* savedCtx = ctx_;
-    line_ = 0;
-    indent_ = 0;
-    mapDepth_ = 0;
-    ctx_ = &ctx;
-    inKernel_ = true;
-    progressMarks_ = false;
-    auto r = body();
-    Fragment f{std::move(out_), std::move(sourceMap_)};
-    out_ = std::move(savedOut);
-    sourceMap_ = std::move(savedMap);
-    steps_ = std::move(savedSteps);
-    line_ = savedLine;
-    indent_ = savedIndent;
-    mapDepth_ = savedDepth;
-    ctx_ = savedCtx;
-    inKernel_ = savedKernel;
-    progressMarks_ = savedMarks;
-    if (!r) return r.takeError();
-    return f;
-  }
-
-  Expected<std::shared_ptr<StateInfo>> stateInfo(const State& st) {
-    auto scopes = StateScopes::of(st);
-    if (!scopes) return fail(path(st.id()), scopes.error().message, scopes.error().hint);
-    return std::make_shared<StateInfo>(std::move(*scopes));
-  }
-
   // One processing element as a function of its own (arrays by pointer, streams by reference,
   // symbols by value); `calls` receives the call the kernel makes.
   Expected<Fragment> emitProcessingElement(const State& st, const std::vector<const Node*>& top, const Ctx& kernel,
@@ -556,7 +503,6 @@ private:
   }
 
   HlsOptions hls_;
-  bool inKernel_ = false;
   std::vector<HlsKernel> kernels_;
   std::string kernelsSource_;
   std::vector<SourceMapEntry> projectMap_; // project: the kernels' lines in kernels.cpp
