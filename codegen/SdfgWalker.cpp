@@ -205,6 +205,7 @@ Expected<GeneratedCode> SdfgWalker::run() {
     line("if (!dcw_cpp::ready()) return dcw_rt::report(error, errorSize, \"dcw_init was not called, or failed, before dcw_program\");");
     line("dcw_cpp::reset();");
   }
+  emitProgramStart();
   if (instrumented) beginProfile(ProfiledElement::Kind::Model, root_.id());
   line("(void)args;");
   line("(void)symbols;");
@@ -250,6 +251,7 @@ Expected<GeneratedCode> SdfgWalker::run() {
   DCW_CHECK(emitSdfgBody(root_, rootCtx, predeclared));
   DCW_CHECK(drive());
   if (hasCpp_) line("if (dcw_cpp::failed()) return dcw_rt::report(error, errorSize, dcw_cpp::message());");
+  emitProgramEnd();
   line("return dcw_rt::finish(error, errorSize);");
   --indent_;
   line("}");

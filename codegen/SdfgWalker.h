@@ -99,6 +99,10 @@ protected:
   // Whether stream data may be allocated where the walk is now (FPGA kernels); a tasklet pops its
   // stream inputs (`s.read()`) and pushes its stream outputs (`s.write(v)`).
   virtual bool streamsAllowed() const { return false; }
+  // The first statements of dcw_program (after the status reset) and the last before it returns
+  // success (a target with a device: its readiness, and waiting for the device's work).
+  virtual void emitProgramStart() {}
+  virtual void emitProgramEnd() {}
   // One state of the control flow: a block of the entry point (a target with device code replaces a
   // device state by a launch, writing the kernel with defer()).
   virtual Expected<void> emitState(const ir::State& st);
@@ -209,11 +213,12 @@ protected:
 
   // ---- instrumentation ----
   bool wantProfile(ProfiledElement::Kind k, ir::ElementId id) const {
+    if (inKernel_ && !streamsAllowed()) return false; // a GPU kernel has no host timers
     return instrumenter_.wants(k, id, insideParallelLoop() || mapDepth_ > 0);
   }
   // Only when a path names it: a tasklet of DCW's own code (a library call's C++ tasklet is timed
   // with the library nodes; one of a few operations, too short for a timer of its own, is not).
-  bool wantProfileNamed(ir::ElementId id) const { return instrumenter_.named(id); }
+  bool wantProfileNamed(ir::ElementId id) const { return !(inKernel_ && !streamsAllowed()) && instrumenter_.named(id); }
   void beginProfile(ProfiledElement::Kind k, ir::ElementId id);
   void endProfile() { instrumenter_.end(); }
 

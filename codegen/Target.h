@@ -1,5 +1,5 @@
 // Target: one way to turn a fully expanded SDFG into a program — `cpu` (C++/OpenMP), `fpga-sim` (HLS
-// kernels in C-simulation), `fpga` (the same kernels as a Vitis project); `cuda` plugs in as a peer. A target says which map schedules and storages it owns, generates the
+// kernels in C-simulation), `fpga` (the same kernels as a Vitis project), `cuda` (GPU kernels and host code, built with nvcc). A target says which map schedules and storages it owns, generates the
 // sources (one or more files plus a source map from generated lines to element paths), and builds
 // them into a loadable library through its toolchain, cached by content. Running is shared: every
 // target's build is a shared library with the C ABI in codegen/GeneratedCode.h, loaded by

@@ -3,6 +3,7 @@
 #include "codegen/Target.h"
 
 #include "codegen/cpu/CpuTarget.h"
+#include "codegen/cuda/CudaTarget.h"
 #include "codegen/fpga/FpgaTarget.h"
 
 namespace dcw::codegen {
@@ -11,7 +12,9 @@ const std::vector<const Target*>& targets() {
   static const CpuTarget cpu;
   static const FpgaTarget fpgaSim(HlsOptions::Output::Simulation);
   static const FpgaTarget fpga(HlsOptions::Output::Project);
-  static const std::vector<const Target*> list = {&cpu, &fpgaSim, &fpga};
+  static const CudaTarget cuda(false);
+  static const CudaTarget cudaSim(true);
+  static const std::vector<const Target*> list = {&cpu, &cuda, &cudaSim, &fpgaSim, &fpga};
   return list;
 }
 

@@ -14,6 +14,7 @@
 #include "transforms/Script.h"
 #include "transforms/autodiff/GradientOp.h"
 #include "transforms/catalogue/FpgaTransform.h"
+#include "transforms/catalogue/GpuTransform.h"
 
 #include <chrono>
 
@@ -144,24 +145,29 @@ Result<Prepared> prepare(const std::string& path, const Steps& steps, const Opti
                                        "for sequence and optional inputs), or make positions and conditions constants"),
                      path);
   }
-  // An FPGA program runs its device states as kernels: a model that has none (no FpgaTransform among
-  // the steps) moves whole, and the warnings say so.
-  if ((*target)->implementationTarget() == "fpga") {
+  // An FPGA or GPU program runs its device states as kernels: a model that has none (no FpgaTransform or
+  // GpuTransform among the steps) moves whole, and the warnings say so.
+  const std::string hardware((*target)->implementationTarget());
+  if (hardware == "fpga" || hardware == "cuda") {
+    const bool fpga = hardware == "fpga";
     edit::Editor editor(sdfg); // a pass: its journal is not kept
-    auto moved = transforms::moveModelToFpga(editor);
+    auto moved = fpga ? transforms::moveModelToFpga(editor) : transforms::moveModelToGpu(editor);
     if (!moved) return failure(Stage::Lower, moved.error(), path);
+    const std::string transformation = fpga ? "FpgaTransform" : "GpuTransform";
     if (!moved->empty())
-      p.model.warnings.warning(path, "no state of the model was on the FPGA, so FpgaTransform moved the whole model (from " + *moved + ")",
-                               "to choose, put `FpgaTransform state=PATH whole_sdfg=false` lines in a script");
+      p.model.warnings.warning(path, std::string("no state of the model was on the ") + (fpga ? "FPGA" : "GPU") + ", so " + transformation +
+                                         " moved the whole model (from " + *moved + ")",
+                               "to choose, put `" + transformation + " state=PATH whole_sdfg=false` lines in a script");
   }
   expansions::ExpandOptions eo;
-  eo.target = std::string((*target)->implementationTarget());
+  eo.target = hardware;
   eo.prefer = options.prefer;
   auto expanded = expansions::expandAll(sdfg, eo);
   if (!expanded) return failure(Stage::Lower, expanded.error(), path);
-  if ((*target)->implementationTarget() == "fpga") {
+  if (hardware == "fpga" || hardware == "cuda") {
     edit::Editor editor(sdfg); // a pass: its journal is not kept
-    transforms::scheduleDeviceMaps(editor);
+    if (hardware == "fpga") transforms::scheduleDeviceMaps(editor);
+    else transforms::scheduleGpuMaps(editor);
   }
   p.expandedNodes = expanded->expanded;
   p.implementations = expanded->byImplementation;

@@ -69,7 +69,10 @@ std::string firstErrorLine(const std::string& output) {
 } // namespace
 
 std::vector<std::string> defaultCompileFlags() {
-  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17"};
+  // -fno-gnu-unique: the runtime's statics (inline functions' locals: the progress slot, the pools, the
+  // profiling buffer) stay each program's own. With g++'s default STB_GNU_UNIQUE binding every loaded
+  // program would share the first one's, whatever RTLD_LOCAL says, and none could be unloaded.
+  std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fno-gnu-unique"};
 #ifdef DCW_SANITIZE_FLAGS
   // A sanitized DCW loads only sanitized programs: the same runtime, and their faults are reported too.
   std::string all = DCW_SANITIZE_FLAGS;

@@ -13,7 +13,7 @@
 
 namespace dcw::codegen {
 
-// -O3 -march=native -fopenmp -fPIC -shared -std=c++17, plus the sanitizers of a DCW_SANITIZE build.
+// -O3 -march=native -fopenmp -fPIC -shared -std=c++17 -fno-gnu-unique, plus the sanitizers of a DCW_SANITIZE build.
 std::vector<std::string> defaultCompileFlags();
 
 struct CompileOptions {

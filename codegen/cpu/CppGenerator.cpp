@@ -297,37 +297,75 @@ Expected<void> CpuGenerator::emitWrite(const DataDescriptor& d, const std::strin
               "use sum, prod, min, max or a lambda \"(a, b) -> expression\" in the tasklet language");
 }
 
-Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, const AccessNode& src, const AccessNode& dst) {
+Expected<CpuGenerator::CopyPlan> CpuGenerator::planCopy(const DataflowEdge& e, const AccessNode& src, const AccessNode& dst) {
   std::string where = path(e.id());
   const Memlet& m = e.memlet;
   auto sd = descriptor(src.data(), where);
   if (!sd) return sd.takeError();
   auto dd = descriptor(dst.data(), where);
   if (!dd) return dd.takeError();
-  const DataDescriptor& S = **sd;
-  const DataDescriptor& D = **dd;
+  CopyPlan p;
+  p.src = *sd;
+  p.dst = *dd;
   auto fullOf = [](const DataDescriptor& d) {
     if (d.dataKind == DataKind::Scalar || d.shape.empty()) return Subset({Range::index(0)});
     return Subset::fullOf(d.shape);
   };
-  Subset ss, ds;
   if (m.data == src.data()) {
-    ss = m.subset;
-    ds = m.otherSubset ? *m.otherSubset : fullOf(D); // as in DaCe: no other subset = the whole other array
+    p.ss = m.subset;
+    p.ds = m.otherSubset ? *m.otherSubset : fullOf(*p.dst); // as in DaCe: no other subset = the whole other array
   } else if (m.data == dst.data()) {
-    ds = m.subset;
-    ss = m.otherSubset ? *m.otherSubset : fullOf(S);
+    p.ds = m.subset;
+    p.ss = m.otherSubset ? *m.otherSubset : fullOf(*p.src);
   } else {
     return fail(where, "copy memlet names '" + m.data + "', which is neither '" + src.data() + "' nor '" + dst.data() + "'");
   }
-  if (ss.empty()) ss = fullOf(S);
-  if (ds.empty()) ds = fullOf(D);
+  if (p.ss.empty()) p.ss = fullOf(*p.src);
+  if (p.ds.empty()) p.ds = fullOf(*p.dst);
+  if (cpu::storageType(p.src->dtype).empty() || cpu::storageType(p.dst->dtype).empty())
+    return fail(where, "copy between types the " + targetName_ + " target does not support");
+  return p;
+}
+
+bool CpuGenerator::contiguousSubset(const DataDescriptor& d, const Subset& s) {
+  if (d.dataKind == DataKind::Scalar || d.shape.empty()) return true;
+  if (s.rank() != d.shape.size()) return false;
+  if (!d.strides.empty() && d.strides != DataDescriptor::contiguousStrides(d.shape)) return false;
+  bool inner = false; // past the first dimension with more than one element
+  for (size_t k = 0; k < s.rank(); ++k) {
+    const Range& r = s[k];
+    if (r.step != sym::Expr(1)) return false;
+    if (inner && !(r.begin == sym::Expr(0) && r.end == d.shape[k])) return false;
+    if (r.size() != sym::Expr(1)) inner = true;
+  }
+  return true;
+}
+
+std::vector<sym::Expr> CpuGenerator::flatIndex(const Subset& s, const sym::Expr& q) {
+  std::vector<sym::Expr> idx;
+  auto sizes = s.sizes();
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    sym::Expr inner(1);
+    for (size_t j = k + 1; j < sizes.size(); ++j) inner = inner * sizes[j];
+    sym::Expr pos = k == 0 ? sym::floorDiv(q, inner) : sym::mod(sym::floorDiv(q, inner), sizes[k]);
+    idx.push_back(s[k].begin + pos * s[k].step);
+  }
+  return idx;
+}
+
+Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, const AccessNode& src, const AccessNode& dst) {
+  std::string where = path(e.id());
+  const Memlet& m = e.memlet;
+  auto plan = planCopy(e, src, dst);
+  if (!plan) return plan.takeError();
+  const DataDescriptor& S = *plan->src;
+  const DataDescriptor& D = *plan->dst;
+  const Subset& ss = plan->ss;
+  const Subset& ds = plan->ds;
   auto sp = pointer(src.data(), where);
   if (!sp) return sp.takeError();
   auto dp = pointer(dst.data(), where);
   if (!dp) return dp.takeError();
-  if (cpu::storageType(S.dtype).empty() || cpu::storageType(D.dtype).empty())
-    return fail(where, "copy between types the CPU target does not support");
 
   int first = nextLine();
   line("{ // copy " + commentText(where));
@@ -336,19 +374,7 @@ Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, c
   const bool timed = wantProfile(ProfiledElement::Kind::Copy, e.id());
   if (timed) beginProfile(ProfiledElement::Kind::Copy, e.id());
   // Contiguous on both sides and the same type: one memcpy.
-  auto contiguous = [](const DataDescriptor& d, const Subset& s) {
-    if (d.dataKind == DataKind::Scalar || d.shape.empty()) return true;
-    if (s.rank() != d.shape.size()) return false;
-    if (!d.strides.empty() && d.strides != DataDescriptor::contiguousStrides(d.shape)) return false;
-    bool inner = false; // past the first dimension with more than one element
-    for (size_t k = 0; k < s.rank(); ++k) {
-      const Range& r = s[k];
-      if (r.step != sym::Expr(1)) return false;
-      if (inner && !(r.begin == sym::Expr(0) && r.end == d.shape[k])) return false;
-      if (r.size() != sym::Expr(1)) inner = true;
-    }
-    return true;
-  };
+  const auto contiguous = contiguousSubset;
   auto volume = sym(ss.volume(), where);
   if (!volume) return volume.takeError();
   if (m.wcr.empty() && S.dtype == D.dtype && contiguous(S, ss) && contiguous(D, ds)) {
@@ -390,18 +416,8 @@ Expected<void> CpuGenerator::emitCopy(const StateInfo&, const DataflowEdge& e, c
       std::string key = bindVar("i");
       line("for (int64_t " + ctx_->symbols[key] + " = 0; " + ctx_->symbols[key] + " < " + *volume + "; ++" + ctx_->symbols[key] + ")");
       sym::Expr q = sym::Expr::symbol(key);
-      auto decompose = [&](const Subset& s, std::vector<sym::Expr>& idx) {
-        auto sizes = s.sizes();
-        for (size_t k = 0; k < sizes.size(); ++k) {
-          sym::Expr inner(1);
-          for (size_t j = k + 1; j < sizes.size(); ++j) inner = inner * sizes[j];
-          sym::Expr pos = sym::mod(sym::floorDiv(q, inner), sizes[k]);
-          if (k == 0) pos = sym::floorDiv(q, inner);
-          idx.push_back(s[k].begin + pos * s[k].step);
-        }
-      };
-      decompose(ss, idxS);
-      decompose(ds, idxD);
+      idxS = flatIndex(ss, q);
+      idxD = flatIndex(ds, q);
     }
     line("{");
     ++indent_;

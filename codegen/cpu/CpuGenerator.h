@@ -38,6 +38,17 @@ protected:
   // pragmas); nothing on the CPU.
   virtual void loopBody(const StateInfo& si, const ir::MapEntry& me) { (void)si, (void)me; }
 
+  // A copy edge's two sides: descriptors and subsets (a missing subset is the whole array).
+  struct CopyPlan {
+    const ir::DataDescriptor* src = nullptr;
+    const ir::DataDescriptor* dst = nullptr;
+    ir::Subset ss, ds;
+  };
+  Expected<CopyPlan> planCopy(const ir::DataflowEdge& e, const ir::AccessNode& src, const ir::AccessNode& dst);
+  // Whether `s` of `d` is one block of consecutive elements.
+  static bool contiguousSubset(const ir::DataDescriptor& d, const ir::Subset& s);
+  // The element of `s` at flat position `q` (row-major over the subset's sizes).
+  static std::vector<sym::Expr> flatIndex(const ir::Subset& s, const sym::Expr& q);
   static bool conflictFree(const ir::Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
   int chooseCollapse(const StateInfo& si, const ir::MapEntry& me, int independent);
   static int enoughCollapse(const ir::MapEntry& me, int collapse);

@@ -476,6 +476,22 @@ std::string_view cpuRuntimeSource() {
   return text;
 }
 
+std::string_view hostDeviceRuntimeSource() {
+  // Every inline function of the math part callable from device code too (nvcc's __host__ __device__).
+  static const std::string text = [] {
+    std::string math(kMath), out;
+    const std::string key = "inline ";
+    size_t at = 0;
+    for (size_t k = math.find(key); k != std::string::npos; k = math.find(key, at)) {
+      out += math.substr(at, k - at) + "__host__ __device__ inline ";
+      at = k + key.size();
+    }
+    out += math.substr(at);
+    return std::string(kRuntimeHead) + out + std::string(kRuntimeTail);
+  }();
+  return text;
+}
+
 std::string_view kernelMathSource() {
   static const std::string text = "#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <limits>\n\nnamespace dcw_rt {\n\n" +
                                   std::string(kMath) + "} // namespace dcw_rt\n";

@@ -11,6 +11,8 @@
 namespace dcw::codegen {
 
 std::string_view cpuRuntimeSource();
+// The same runtime for nvcc: its math part (what tasklets call) callable from CUDA kernels as well.
+std::string_view hostDeviceRuntimeSource();
 // The pure math part of it alone (exact integer helpers, casts, 16-bit floats, math wrappers, the
 // write-conflict min/max), self-contained: what device code (an FPGA project's kernels) includes.
 std::string_view kernelMathSource();

@@ -1,0 +1,223 @@
+#include "codegen/cuda/CudaRuntime.h"
+
+namespace dcw::codegen {
+
+namespace {
+// What a program includes first: the CUDA runtime's header, or under DCW_CUDA_SIM (target cuda-sim) a
+// stand-in that runs kernels on the host — device memory is host memory, a launch runs every thread of
+// every block one after another, atomics are plain updates. Its outputs show what the kernels compute
+// when their threads do not race; it says nothing about time or about races.
+constexpr std::string_view kCudaHeader = R"DCWCU(#ifndef DCW_CUDA_SIM
+#include <cuda_runtime.h>
+#else
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#define __global__
+#define __device__
+#define __host__
+#define __launch_bounds__(threads)
+struct dcw_cu_sim_dim3 {
+  unsigned x = 0, y = 1, z = 1;
+};
+static thread_local dcw_cu_sim_dim3 threadIdx, blockIdx, blockDim, gridDim;
+typedef int cudaError_t;
+typedef void* cudaStream_t;
+enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaStreamNonBlocking = 1 };
+enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
+inline const char* cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorMemoryAllocation"; }
+inline const char* cudaGetErrorString(cudaError_t e) { return e == cudaSuccess ? "no error" : "out of memory"; }
+inline cudaError_t cudaGetDeviceCount(int* n) { *n = 1; return cudaSuccess; }
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { *s = nullptr; return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaMalloc(void** p, size_t bytes) {
+  *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+inline cudaError_t cudaFree(void* p) { std::free(p); return cudaSuccess; }
+inline cudaError_t cudaMemsetAsync(void* p, int v, size_t bytes, cudaStream_t) { std::memset(p, v, bytes); return cudaSuccess; }
+inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t bytes, cudaMemcpyKind, cudaStream_t) {
+  std::memmove(d, s, bytes);
+  return cudaSuccess;
+}
+inline float atomicAdd(float* p, float v) { float o = *p; *p = o + v; return o; }
+inline double atomicAdd(double* p, double v) { double o = *p; *p = o + v; return o; }
+inline int atomicAdd(int* p, int v) { int o = *p; *p = o + v; return o; }
+inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p = o + v; return o; }
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { unsigned long long o = *p; *p = o + v; return o; }
+template <class T> inline T atomicCAS(T* p, T expected, T desired) {
+  T o = *p;
+  if (o == expected) *p = desired;
+  return o;
+}
+#endif
+)DCWCU";
+
+constexpr std::string_view kCudaRuntime = R"DCWCU(#include <string>
+
+namespace dcw_cu {
+
+// ---- the program's stream; errors name the element and the call ----
+struct Context {
+  std::mutex m;
+  cudaStream_t stream = nullptr;
+  bool ready = false;
+};
+inline Context& context() { static Context c; return c; }
+inline cudaStream_t stream() { return context().stream; }
+inline int fail(char* error, size_t size, const char* where, const char* call, cudaError_t e) {
+  std::string m = std::string(where) + ": " + call + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+  return dcw_rt::report(error, size, m.c_str());
+}
+inline int ready(char* error, size_t size) {
+  Context& c = context();
+  std::lock_guard<std::mutex> g(c.m);
+  if (c.ready) return 0;
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    std::string m = std::string("no CUDA GPU is usable on this machine (cudaGetDeviceCount: ") +
+                    (e != cudaSuccess ? std::string(cudaGetErrorName(e)) + ", " + cudaGetErrorString(e) : std::string("no devices")) +
+                    "); run with --target cpu, or on a machine with an NVIDIA GPU and its driver";
+    (void)cudaGetLastError();
+    return dcw_rt::report(error, size, m.c_str());
+  }
+  e = cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking);
+  if (e != cudaSuccess) return fail(error, size, "program", "cudaStreamCreateWithFlags", e);
+  c.ready = true;
+  return 0;
+}
+// After a launch: the launch's own error (bad configuration, no kernel image for this GPU). With
+// `wait` (an instrumented program, whose host timers must cover the kernel) also its completion.
+inline int launched(char* error, size_t size, const char* where, bool wait) {
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) return fail(error, size, where, "kernel launch", e);
+  if (wait && (e = cudaStreamSynchronize(stream())) != cudaSuccess) return fail(error, size, where, "kernel", e);
+  return 0;
+}
+// A kernel launch on the program's stream (cuda-sim: every thread of every block in turn).
+template <class... P, class... A> inline void launch(void (*kernel)(P...), unsigned blocks, unsigned threads, A... args) {
+#ifndef DCW_CUDA_SIM
+  kernel<<<blocks, threads, 0, stream()>>>(args...);
+#else
+  gridDim.x = blocks;
+  blockDim.x = threads;
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned t = 0; t < threads; ++t) {
+      blockIdx.x = b;
+      threadIdx.x = t;
+      kernel(args...);
+    }
+#endif
+}
+inline int check(char* error, size_t size, const char* where, const char* call, cudaError_t e) {
+  return e == cudaSuccess ? 0 : fail(error, size, where, call, e);
+}
+// The end of a run: every kernel and copy done; a fault in any of them is reported here.
+inline int finish(char* error, size_t size, const char* where) {
+  return check(error, size, where, "waiting for the GPU (a kernel or copy of this run failed)", cudaStreamSynchronize(stream()));
+}
+
+// ---- device memory ----
+class Pool {
+public:
+  static Pool& instance() { static Pool p; return p; }
+  void* take(size_t bytes, cudaError_t* status) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      for (size_t k = 0; k < free_.size(); ++k)
+        if (free_[k].bytes == bytes) {
+          void* p = free_[k].p;
+          free_[k] = free_.back();
+          free_.pop_back();
+          return p;
+        }
+    }
+    void* p = nullptr;
+    *status = cudaMalloc(&p, bytes);
+    return *status == cudaSuccess ? p : nullptr;
+  }
+  void give(void* p, size_t bytes) {
+    std::lock_guard<std::mutex> g(m_);
+    free_.push_back({p, bytes});
+  }
+  ~Pool() {
+    for (auto& b : free_) (void)cudaFree(b.p); // at unload; errors (a driver already gone) do not matter
+  }
+
+private:
+  struct Block {
+    void* p;
+    size_t bytes;
+  };
+  std::mutex m_;
+  std::vector<Block> free_;
+};
+// A transient in GPU global memory, zeroed on the stream as host transients are, unless `zero` is false.
+template <class T> struct DeviceBuffer {
+  T* p = nullptr;
+  size_t bytes = 0;
+  cudaError_t status = cudaSuccess;
+  explicit DeviceBuffer(int64_t n, bool zero = true) {
+    if (n < 0 || static_cast<uint64_t>(n) > (static_cast<uint64_t>(1) << 58) / sizeof(T)) {
+      status = cudaErrorMemoryAllocation;
+      return;
+    }
+    bytes = (static_cast<size_t>(n) * sizeof(T) + 255) / 256 * 256;
+    if (bytes == 0) bytes = 256;
+    void* q = Pool::instance().take(bytes, &status);
+    if (q && zero) status = cudaMemsetAsync(q, 0, bytes, stream());
+    p = static_cast<T*>(q);
+  }
+  ~DeviceBuffer() {
+    if (p) Pool::instance().give(p, bytes);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+// ---- atomics for write-conflict resolution in kernels ----
+__device__ inline void atomic_add(float* p, float v) { atomicAdd(p, v); }
+__device__ inline void atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ inline void atomic_add(int32_t* p, int32_t v) { atomicAdd(reinterpret_cast<int*>(p), static_cast<int>(v)); }
+__device__ inline void atomic_add(uint32_t* p, uint32_t v) { atomicAdd(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v)); }
+__device__ inline void atomic_add(int64_t* p, int64_t v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)); // two's complement wraps alike
+}
+__device__ inline void atomic_add(uint64_t* p, uint64_t v) { atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)); }
+// Compare-and-swap of the element's bits (2, 4 or 8 bytes); returns what was there.
+template <class T> __device__ inline T cas(T* p, T expected, T desired) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "no compare-and-swap of this width");
+  T old;
+  if constexpr (sizeof(T) == 2) {
+    unsigned short e, d;
+    memcpy(&e, &expected, 2);
+    memcpy(&d, &desired, 2);
+    unsigned short r = atomicCAS(reinterpret_cast<unsigned short*>(p), e, d);
+    memcpy(&old, &r, 2);
+  } else if constexpr (sizeof(T) == 4) {
+    unsigned int e, d;
+    memcpy(&e, &expected, 4);
+    memcpy(&d, &desired, 4);
+    unsigned int r = atomicCAS(reinterpret_cast<unsigned int*>(p), e, d);
+    memcpy(&old, &r, 4);
+  } else {
+    unsigned long long e, d;
+    memcpy(&e, &expected, 8);
+    memcpy(&d, &desired, 8);
+    unsigned long long r = atomicCAS(reinterpret_cast<unsigned long long*>(p), e, d);
+    memcpy(&old, &r, 8);
+  }
+  return old;
+}
+template <class T> __device__ inline bool same_bits(T a, T b) { return memcmp(&a, &b, sizeof(T)) == 0; }
+
+} // namespace dcw_cu
+)DCWCU";
+} // namespace
+
+std::string_view cudaHeaderSource() { return kCudaHeader; }
+std::string_view cudaRuntimeSource() { return kCudaRuntime; }
+
+} // namespace dcw::codegen

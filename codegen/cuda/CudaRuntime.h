@@ -1,0 +1,18 @@
+// CudaRuntime: the text of the small CUDA runtime every generated CUDA program includes inline after the
+// host runtime (namespace dcw_cu): the program's stream, created when it first runs, after checking
+// that a GPU is there; error reports that name the element and the failing call; device memory for
+// transients from a pool kept while the program is loaded (a block freed at the end of one run serves
+// the same size in the next, so repeated runs do not call cudaMalloc); the atomics that
+// write-conflict resolution needs in kernels (add natively, everything else by compare-and-swap).
+#pragma once
+
+#include <string_view>
+
+namespace dcw::codegen {
+
+// What comes first: cuda_runtime.h, or the host stand-in of cuda-sim (DCW_CUDA_SIM defined).
+std::string_view cudaHeaderSource();
+// The runtime, after the host runtime.
+std::string_view cudaRuntimeSource();
+
+} // namespace dcw::codegen

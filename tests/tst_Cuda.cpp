@@ -1,0 +1,344 @@
+// The CUDA target: GpuTransform with the code the CUDA targets generate — GpuTransform's structure
+// (device copies, explicit host/device states, transients moved, gpu_device top-level maps, undo and
+// redo exact) and numbers (the transformed model run by target cuda-sim, whose kernels run on the CPU
+// thread after thread, equals the CPU before) on hand-built SDFGs and expanded ONNX node models; the
+// generated CUDA (a kernel per device map, every launch checked, write-conflict resolution atomic only
+// where threads share an element, the source map covering kernels); host and device memory kept apart,
+// each misplacement refused naming the element and the data; and the `cuda` target built by nvcc for
+// sm_80/sm_90 where the toolkit is, run where a GPU is (skipped, saying why, where none is).
+#include "support/SdfgFixtures.h"
+#include "support/TransformTestSupport.h"
+#include "transforms/catalogue/GpuTransform.h"
+
+#include "codegen/Target.h"
+#include "codegen/cuda/CudaGenerator.h"
+#include "codegen/cuda/CudaTarget.h"
+#include "codegen/run/Executor.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/DeviceState.h"
+#include "core/ir/Tasklet.h"
+
+#include <QTemporaryDir>
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace dcw;
+using namespace dcw::ir;
+using namespace dcw::testsupport;
+
+namespace {
+
+transforms::Match onState(const State& st, bool whole = true) {
+  transforms::Match m{"GpuTransform", {{"state", pathOf(st)}}, {}};
+  if (!whole) m.options["whole_sdfg"] = "false";
+  return m;
+}
+
+// X -> (x * 2) -> T ; T -> (x + 1) -> Y, in two states.
+std::unique_ptr<Sdfg> twoStates() {
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {4, 5});
+  s->addArray("T", DType::Float32, {4, 5}, true)->lifetime = Lifetime::Sdfg;
+  s->addArray("Y", DType::Float32, {4, 5});
+  s->inputs = {"X"};
+  s->outputs = {"Y"};
+  auto* s1 = s->addState("produce");
+  auto* s2 = s->addState("consume");
+  s->addEdge(s1->id(), s2->id());
+  elementwise(s1, "X", "T", "y = x * 2.0");
+  elementwise(s2, "T", "Y", "y = x + 1.0");
+  return s;
+}
+
+// X[R, C] -> map(i, j){ out[index] (wcr) = x } -> S: per row (`byRow`: S[i], each thread its own row) or
+// per column (S[j]: threads of different rows share an element).
+std::unique_ptr<Sdfg> reduction(int R, int C, bool byRow, const std::string& wcr) {
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {R, C});
+  const int n = byRow ? R : C;
+  s->addArray("S", DType::Float32, {n});
+  s->inputs = {"X"};
+  s->outputs = {"S"};
+  auto* st = s->addState("reduce");
+  auto* a = st->add<AccessNode>("X");
+  auto* b = st->add<AccessNode>("S");
+  auto* me = st->add<MapEntry>("cells");
+  auto* mx = st->add<MapExit>("cells_exit");
+  me->params = {"i", "j"};
+  me->range = Subset({Range::full(R), Range::full(C)});
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  auto* t = st->add<Tasklet>("add", "y = x");
+  t->addIn({"x", DType::Float32});
+  t->addOut({"y", DType::Float32});
+  me->addIn({"IN_X"});
+  me->addOut({"OUT_X"});
+  mx->addIn({"IN_S"});
+  mx->addOut({"OUT_S"});
+  st->addEdge(*a, "", *me, "IN_X", Memlet::simple("X", Subset::fullOf({R, C})));
+  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", *Subset::parse("i, j")));
+  Memlet w = Memlet::simple("S", *Subset::parse(byRow ? "i" : "j"));
+  w.wcr = wcr;
+  st->addEdge(*t, "y", *mx, "IN_S", w);
+  Memlet wo = Memlet::simple("S", Subset::fullOf({n}));
+  wo.wcr = wcr;
+  st->addEdge(*mx, "OUT_S", *b, "", wo);
+  return s;
+}
+
+const State* stateNamed(const Sdfg& s, const std::string& label) {
+  for (State* st : s.allStates())
+    if (st->label() == label) return st;
+  for (State* st : s.allStates())
+    if (st->label().rfind(label, 0) == 0 && st->label().find_first_not_of("0123456789", label.size()) == std::string::npos) return st;
+  return nullptr;
+}
+
+int gpuStates(const Sdfg& s) {
+  int n = 0;
+  for (State* st : s.allStates()) n += isGpuState(s, *st) ? 1 : 0;
+  return n;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The model moved onto the GPU by GpuTransform (whole model).
+void moveToGpu(Sdfg& s) {
+  const State* first = nullptr;
+  for (State* st : s.allStates())
+    if (!first && stateComputes(*st)) first = st;
+  edit::Editor ed(s);
+  auto r = transforms::GpuTransform().apply(onState(*first), ed);
+  QVERIFY2(r, r ? "" : r.error().str().c_str());
+}
+
+Expected<codegen::CudaProgram> generate(const Sdfg& s) { return codegen::generateCuda(s); }
+
+} // namespace
+
+class TestCuda : public QObject {
+  Q_OBJECT
+private slots:
+  void wholeModelMovesWithExplicitCopies() {
+    auto s = twoStates();
+    QVERIFY(checkTransformation(*s, transforms::GpuTransform(), onState(*stateNamed(*s, "produce")), 1e-6, true, "cuda-sim"));
+    // X and Y keep their host arrays and get device copies; T moves itself.
+    const DataDescriptor* gx = s->findData("gpu_X");
+    const DataDescriptor* gy = s->findData("gpu_Y");
+    QVERIFY(gx && gy);
+    QCOMPARE(gx->storage, StorageType::GpuGlobal);
+    QVERIFY(gx->transient);
+    QCOMPARE(s->findData("X")->storage, StorageType::Default);
+    QCOMPARE(s->findData("T")->storage, StorageType::GpuGlobal);
+    QVERIFY(!s->findData("gpu_T"));
+    QCOMPARE(gpuStates(*s), 2);
+    const State* pre = stateNamed(*s, "host_to_device");
+    const State* post = stateNamed(*s, "device_to_host");
+    QVERIFY(pre && post);
+    QCOMPARE(s->startBlock(), pre->id());
+    QVERIFY(!isGpuState(*s, *pre) && !isGpuState(*s, *post));
+    QCOMPARE(pre->edges().front()->memlet.data, std::string("X"));
+    QCOMPARE(post->edges().front()->memlet.data, std::string("gpu_Y"));
+    for (auto* me : allNodes<MapEntry>(*s)) QCOMPARE(me->schedule, Schedule::GpuDevice);
+    // FPGA states are not GPU states and the other way round.
+    for (State* st : s->allStates()) QVERIFY(!isDeviceState(*s, *st));
+  }
+
+  void oneStateMovesWithCopiesAroundIt() {
+    auto s = twoStates();
+    QVERIFY(checkTransformation(*s, transforms::GpuTransform(), onState(*stateNamed(*s, "consume"), false), 1e-6, true, "cuda-sim"));
+    QCOMPARE(gpuStates(*s), 1);
+    QVERIFY(isGpuState(*s, *stateNamed(*s, "consume")));
+    QVERIFY(s->findData("gpu_T")); // shared with the host state before: a device copy
+    // The host state keeps its CPU schedule; the GPU state's map is a kernel.
+    for (auto* me : allNodes<MapEntry>(*s)) {
+      const bool onGpuState = isGpuState(*s, *static_cast<const State*>(me->parent()));
+      QCOMPARE(me->schedule == Schedule::GpuDevice, onGpuState);
+    }
+  }
+
+  void refusals() {
+    auto s = twoStates();
+    transforms::GpuTransform t;
+    edit::Editor ed(*s);
+    QVERIFY(t.apply(onState(*stateNamed(*s, "produce")), ed));
+    Diagnostics why;
+    QVERIFY(!t.canApply(onState(*stateNamed(*s, "consume")), *s, &why));
+    QVERIFY2(why.firstError()->message.find("on the GPU already") != std::string::npos, why.firstError()->message.c_str());
+    // A state that only copies computes nothing.
+    Diagnostics why2;
+    QVERIFY(!t.canApply(onState(*stateNamed(*s, "host_to_device")), *s, &why2));
+    QVERIFY(why2.firstError()->message.find("computes nothing") != std::string::npos);
+  }
+
+  void expandedOnnxModelsRunOnCudaSim_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"test_conv_with_strides_padding", "test_gemm_default_matrix_bias", "test_softmax_axis_1",
+                          "test_maxpool_2d_default", "test_relu", "test_reduce_sum_keepdims_example", "test_matmul_3d",
+                          "test_batchnorm_example", "test_transpose_all_permutations_3", "test_concat_2d_axis_1"})
+      QTest::newRow(n) << n;
+  }
+  void expandedOnnxModelsRunOnCudaSim() {
+    QFETCH(QString, name);
+    auto s = loadModel(onnxCase(name.toStdString()));
+    QVERIFY(s);
+    const State* first = nullptr;
+    for (State* st : s->allStates())
+      for (auto& n : st->nodes())
+        if (!first && n->kind() != ElementKind::AccessNode) first = st;
+    QVERIFY(first);
+    QVERIFY(checkTransformation(*s, transforms::GpuTransform(), onState(*first), 1e-4, true, "cuda-sim"));
+    // Nothing computes on the host any more: every map at the top of a host-level state is a kernel,
+    // and the data of nested SDFGs between kernels are in GPU memory.
+    auto p = generate(*s);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QVERIFY(!p->kernels.empty());
+    QCOMPARE(count(p->code.source, "dcw_cu::launch("), int(p->kernels.size()));
+    QVERIFY(p->code.source.find("#pragma omp parallel") == std::string::npos);
+  }
+
+  void generatedCudaHasCheckedLaunchesAndAMappedKernel() {
+    auto s = twoStates();
+    moveToGpu(*s);
+    auto p = generate(*s);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    const std::string& src = p->code.source;
+    QCOMPARE(p->code.mainFile, std::string("program.cu"));
+    QCOMPARE(p->kernels.size(), size_t(2));
+    QCOMPARE(count(src, "__global__ void"), 2);
+    QCOMPARE(count(src, "dcw_cu::launch("), 2);
+    QCOMPARE(count(src, "dcw_cu::launched(error, errorSize"), 2); // every launch checked, naming its map
+    QCOMPARE(count(src, "cudaMemcpyAsync(gpu_X"), 1);              // host to GPU once, GPU to host once
+    QCOMPARE(count(src, "cudaMemcpyAsync(Y"), 1);
+    QVERIFY(src.find("dcw_cu::ready(error, errorSize)") != std::string::npos);
+    QVERIFY(src.find("dcw_cu::finish(error, errorSize") != std::string::npos);
+    QVERIFY(src.find("dcw_cu::DeviceBuffer<float>") != std::string::npos);
+    // The kernel's lines map to its map: the line holding `__global__ void <kernel>` lies in an entry
+    // of the source map whose element is that map.
+    for (auto& k : p->kernels) {
+      const size_t at = src.find("__global__ void __launch_bounds__(256) " + k.function + "(");
+      QVERIFY(at != std::string::npos);
+      const int lineNo = 1 + int(std::count(src.begin(), src.begin() + long(at), '\n'));
+      bool mapped = false;
+      for (auto& e : p->code.sourceMap)
+        if (e.element == k.element && e.firstLine <= lineNo && lineNo <= e.lastLine) mapped = true;
+      QVERIFY2(mapped, k.path.c_str());
+    }
+  }
+
+  void atomicsOnlyWhereThreadsShareAnElement() {
+    // Row sums: i on the grid, j a loop in each thread; no two threads write one element.
+    auto rows = reduction(6, 37, true, "sum");
+    moveToGpu(*rows);
+    auto p = generate(*rows);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QVERIFY(p->code.source.find("dcw_cu::atomic_add(") == std::string::npos);
+    QVERIFY(p->code.source.find("dcw_cu::cas(") == std::string::npos);
+    // Column sums: threads of different rows add into one element: atomicAdd.
+    auto cols = reduction(6, 37, false, "sum");
+    moveToGpu(*cols);
+    p = generate(*cols);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QVERIFY(p->code.source.find("dcw_cu::atomic_add(&") != std::string::npos);
+    // A maximum by compare-and-swap.
+    auto maxes = reduction(6, 37, false, "max");
+    moveToGpu(*maxes);
+    p = generate(*maxes);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QVERIFY(p->code.source.find("dcw_cu::cas(") != std::string::npos);
+    // All three compute what the CPU computes (cuda-sim).
+    for (auto* make : {+[] { return reduction(6, 37, true, "sum"); }, +[] { return reduction(6, 37, false, "sum"); },
+                       +[] { return reduction(6, 37, false, "max"); }, +[] { return reduction(6, 37, false, "min"); }}) {
+      auto before = make();
+      auto inputs = randomInputsFor(*before);
+      auto want = runModel(*before, inputs);
+      auto after = make();
+      moveToGpu(*after);
+      auto got = runModel(*after, inputs, "cuda-sim");
+      QVERIFY(!want.empty() && !got.empty());
+      auto d = codegen::compareOutputs(want, got);
+      QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-4, d.mismatch.c_str());
+    }
+  }
+
+  void hostAndDeviceMemoryKeptApart() {
+    // A map left on the host (cpu_multicore) in a GPU state: refused, naming the map and the data.
+    auto s = twoStates();
+    moveToGpu(*s);
+    for (auto* me : allNodes<MapEntry>(*s))
+      if (static_cast<const State*>(me->parent())->label() == "consume") me->schedule = Schedule::CpuMulticore;
+    auto p = generate(*s);
+    QVERIFY(!p);
+    QVERIFY2(p.error().str().find("consume") != std::string::npos, p.error().str().c_str());
+    QVERIFY2(p.error().str().find("runs on the host (schedule cpu_multicore) but uses 'T' in GPU memory") != std::string::npos,
+             p.error().str().c_str());
+    // A kernel on host data: a gpu_device map in a model nothing moved.
+    auto h = twoStates();
+    for (auto* me : allNodes<MapEntry>(*h)) me->schedule = Schedule::GpuDevice;
+    p = generate(*h);
+    QVERIFY(!p);
+    QVERIFY2(p.error().str().find("runs on the GPU but uses 'X' in default memory, which a kernel cannot reach") != std::string::npos,
+             p.error().str().c_str());
+    QVERIFY(p.error().hint.find("GpuTransform") != std::string::npos);
+    // The CPU target refuses GPU schedules and storages before generating.
+    auto owned = codegen::checkTarget(*h, *codegen::findTarget("cpu"));
+    QVERIFY(owned.firstError());
+    QVERIFY(owned.firstError()->message.find("gpu_device") != std::string::npos);
+  }
+
+  void cudaNeedsNvccAndSaysSo() {
+    const char* old = std::getenv("DCW_NVCC");
+    const std::string saved = old ? old : "";
+    ::setenv("DCW_NVCC", "/nonexistent/nvcc", 1);
+    auto t = codegen::requireTarget("cuda");
+    QVERIFY(!t);
+    QVERIFY2(t.error().str().find("nvcc was not found") != std::string::npos, t.error().str().c_str());
+    QVERIFY(codegen::requireTarget("cuda-sim")); // the simulation needs g++ only
+    if (old) ::setenv("DCW_NVCC", saved.c_str(), 1);
+    else ::unsetenv("DCW_NVCC");
+  }
+
+  // With the CUDA toolkit (CI has it): the program compiles with nvcc, for the GPU present or for
+  // sm_80 and sm_90; it runs and equals the CPU where a GPU is, and otherwise says there is none.
+  void nvccBuildsAndTheProgramRunsWhereAGpuIs() {
+    if (codegen::findNvcc().empty()) QSKIP("the CUDA toolkit (nvcc) is not installed here: the cuda target is not built");
+    auto before = twoStates();
+    auto inputs = randomInputsFor(*before);
+    auto want = runModel(*before, inputs);
+    auto s = twoStates();
+    moveToGpu(*s);
+    const codegen::Target* cuda = codegen::findTarget("cuda");
+    QVERIFY(cuda);
+    auto code = cuda->generate(*s, {});
+    QVERIFY2(code, code ? "" : code.error().str().c_str());
+    QTemporaryDir cache;
+    codegen::CompileOptions co;
+    co.cacheDir = cache.path().toStdString();
+    auto lib = cuda->build(*code, co);
+    QVERIFY2(lib, lib ? "" : lib.error().str().c_str());
+    QVERIFY(std::filesystem::is_regular_file(lib->path));
+    codegen::RunOptions ro;
+    ro.target = "cuda";
+    ro.compile.cacheDir = co.cacheDir;
+    auto ex = codegen::Executor::create(*s, ro);
+    QVERIFY2(ex, ex ? "" : ex.error().str().c_str());
+    auto out = (*ex)->run(inputs);
+    std::string why;
+    if (!codegen::gpuPresent(&why)) {
+      QVERIFY(!out);
+      QVERIFY2(out.error().str().find("no CUDA GPU is usable on this machine") != std::string::npos, out.error().str().c_str());
+      QSKIP(("compiled with nvcc; not run: " + why).c_str());
+    }
+    QVERIFY2(out, out ? "" : out.error().str().c_str());
+    auto d = codegen::compareOutputs(want, *out);
+    QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-5, d.mismatch.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCuda)
+#include "tst_Cuda.moc"
