@@ -162,6 +162,8 @@ Result<Prepared> prepare(const std::string& path, const Steps& steps, const Opti
   expansions::ExpandOptions eo;
   eo.target = hardware;
   eo.prefer = options.prefer;
+  // On the GPU, cuBLAS takes the matrix products it can (the pure maps the rest) unless the user said.
+  if (hardware == "cuda" && eo.prefer.empty()) eo.prefer = {"cublas"};
   auto expanded = expansions::expandAll(sdfg, eo);
   if (!expanded) return failure(Stage::Lower, expanded.error(), path);
   if (hardware == "fpga" || hardware == "cuda") {

@@ -121,9 +121,11 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
                                 .arg(how.isEmpty() ? QString() : tr(", %1").arg(how))
                           : tr("machine peaks not measured");
   // An FPGA target's times are its C-simulation's, on this CPU: said so, the board's time is the FPGA tab's.
+  // cuda-sim's kernels ran thread by thread on this CPU: their times are no GPU's.
   const QString simulated = r.target.rfind("fpga", 0) == 0
                                 ? tr("C-simulation on this CPU (FPGA cycles are estimated in the FPGA tab) · ")
-                                : QString();
+                            : r.target == "cuda-sim" ? tr("CUDA kernels simulated on this CPU, thread by thread (times are not a GPU's) · ")
+                                                     : QString();
   summary_->setText(simulated + tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB · %7 elements timed · %8 · %9")
                         .arg(r.wallMs.median, 0, 'f', 3)
                         .arg(r.wallMs.min, 0, 'f', 3)

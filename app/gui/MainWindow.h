@@ -203,7 +203,7 @@ public:
   // "model", or element paths (Run ▸ Instrumentation ▸ Selected Element) — as for `dcw profile --instrument`.
   void setInstrumentation(std::vector<std::string> what) { instrument_ = std::move(what); }
   const std::vector<std::string>& instrumentation() const { return instrument_; }
-  // Run ▸ Target: the target Profile builds for and the Code panel shows ("cpu", "fpga-sim").
+  // Run ▸ Target: the target Profile builds for and the Code panel shows ("cpu", "fpga-sim", "cuda", "cuda-sim").
   void setTarget(const std::string& target);
   const std::string& target() const { return target_; }
   // Run ▸ Target ▸ Also Simulate FPGA Kernels as RTL: an FPGA profile also measures the kernels RTL

@@ -7,6 +7,8 @@
 // A failing build is reported with the compiler's message mapped through the source map to the
 // element it came from, which is then selected; the window stays usable throughout.
 #include "app/gui/MainWindow.h"
+#include "codegen/Target.h"
+#include "codegen/cuda/CudaTarget.h"
 #include "app/gui/SessionTypes.h"
 
 #include "codegen/cpu/CppGenerator.h"
@@ -178,6 +180,22 @@ void MainWindow::createProfiling() {
   };
   targetChoice(tr("&CPU (C++ with OpenMP)"), "cpu");
   targetChoice(tr("&FPGA in C-simulation (HLS kernels; estimated cycles and resources)"), "fpga-sim");
+  // The GPU: unavailable without the CUDA toolkit, and without a GPU only the code can be shown; the
+  // menu says which, so a user never wonders why Profile fails.
+  {
+    std::string whyNot, noGpu;
+    const dcw::codegen::Target* cuda = dcw::codegen::findTarget("cuda");
+    const bool toolkit = cuda && cuda->available(&whyNot);
+    const bool gpu = dcw::codegen::gpuPresent(&noGpu);
+    targetChoice(toolkit ? (gpu ? tr("CUDA &GPU (kernels built with nvcc)") : tr("CUDA &GPU (kernels built with nvcc; %1: code only)").arg(QString::fromStdString(noGpu)))
+                         : tr("CUDA &GPU (unavailable: %1)").arg(QString::fromStdString(whyNot)),
+                 "cuda");
+    if (QAction* a = targets->actions().back(); !toolkit) {
+      a->setEnabled(false);
+      a->setToolTip(QString::fromStdString(whyNot));
+    }
+    targetChoice(tr("CUDA &Simulated on the CPU (the same kernels, thread by thread; outputs, no timing)"), "cuda-sim");
+  }
   targets->addSeparator();
   QAction* rtl = targets->addAction(tr("Also Simulate FPGA Kernels as &RTL (Verilator: measured cycles)"));
   rtl->setObjectName(QStringLiteral("actionRtlProfile"));

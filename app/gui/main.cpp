@@ -7,7 +7,7 @@
 //                                                      without asking; print `autosaved: steps=N position=P
 //                                                      file=PATH` on stderr each time the session is on disk
 //   dcw-gui [--script S.dcws] [--select PATH] ...       replay a script into the history / select an element
-//   dcw-gui --profile [--target cpu|fpga-sim] [--profile-view table|timeline|roofline|fpga] [--overlay time|gflops|gbs] ...   profile after loading
+//   dcw-gui --profile [--target cpu|fpga-sim|cuda|cuda-sim] [--profile-view table|timeline|roofline|fpga] [--overlay time|gflops|gbs] ...   profile after loading
 //   dcw-gui --screenshot OUT.png [--expand-all] [--theme dark|light] [--size WxH] [--overlay KIND] MODEL
 //                                                      headless: load, lay out, save a picture of the window
 //   dcw-gui --export-svg OUT.svg [--expand-all] [--theme dark|light] MODEL
@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   QCommandLineOption profileTab(QStringLiteral("profile-view"), QStringLiteral("Profile tab to show: table, timeline, roofline, fpga."),
                                 QStringLiteral("VIEW"));
   QCommandLineOption targetOpt(QStringLiteral("target"),
-                               QStringLiteral("Target that Profile builds for and the Code panel shows (Run ▸ Target): cpu, fpga-sim."),
+                               QStringLiteral("Target that Profile builds for and the Code panel shows (Run ▸ Target): cpu, fpga-sim, cuda, cuda-sim."),
                                QStringLiteral("TARGET"));
   QCommandLineOption rtlOpt(QStringLiteral("rtl"),
                             QStringLiteral("With an FPGA target, Profile also simulates the kernels RTL covers with Verilator "
@@ -214,7 +214,8 @@ int main(int argc, char** argv) {
 
   if (parser.isSet(targetOpt)) {
     const std::string t = parser.value(targetOpt).toStdString();
-    if (t != "cpu" && t != "fpga-sim") return fail(QStringLiteral("--target: expected cpu or fpga-sim, got '%1'").arg(parser.value(targetOpt)), 1);
+    if (t != "cpu" && t != "fpga-sim" && t != "cuda" && t != "cuda-sim")
+      return fail(QStringLiteral("--target: expected cpu, fpga-sim, cuda or cuda-sim, got '%1'").arg(parser.value(targetOpt)), 1);
     window.setTarget(t);
   }
   if (parser.isSet(rtlOpt)) window.setRtlProfiling(true);

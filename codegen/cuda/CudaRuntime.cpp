@@ -54,6 +54,43 @@ template <class T> inline T atomicCAS(T* p, T expected, T desired) {
 #endif
 )DCWCU";
 
+constexpr std::string_view kCublasHeader = R"DCWCU(#ifndef DCW_CUDA_SIM
+#include <cublas_v2.h>
+#else
+typedef struct dcw_cublas_sim_context* cublasHandle_t;
+typedef int cublasStatus_t;
+enum { CUBLAS_STATUS_SUCCESS = 0 };
+typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 } cublasOperation_t;
+inline const char* cublasGetStatusString(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS" : "CUBLAS_STATUS_INVALID_VALUE"; }
+inline cublasStatus_t cublasCreate(cublasHandle_t* h) { *h = reinterpret_cast<cublasHandle_t>(h); return CUBLAS_STATUS_SUCCESS; }
+inline cublasStatus_t cublasDestroy(cublasHandle_t) { return CUBLAS_STATUS_SUCCESS; }
+inline cublasStatus_t cublasSetStream(cublasHandle_t, cudaStream_t) { return CUBLAS_STATUS_SUCCESS; }
+inline cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                                const float* alpha, const float* A, int lda, long long sa, const float* B, int ldb,
+                                                long long sb, const float* beta, float* C, int ldc, long long sc, int batch) {
+  if (m < 0 || n < 0 || k < 0 || batch < 0 || lda < (ta == CUBLAS_OP_N ? m : k) || ldb < (tb == CUBLAS_OP_N ? k : n) || ldc < m)
+    return 1;
+  for (int p = 0; p < batch; ++p)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        double acc = 0;
+        for (int l = 0; l < k; ++l) {
+          const float a = ta == CUBLAS_OP_N ? A[p * sa + i + static_cast<long long>(l) * lda] : A[p * sa + l + static_cast<long long>(i) * lda];
+          const float b = tb == CUBLAS_OP_N ? B[p * sb + l + static_cast<long long>(j) * ldb] : B[p * sb + j + static_cast<long long>(l) * ldb];
+          acc += static_cast<double>(a) * b;
+        }
+        float& c = C[p * sc + i + static_cast<long long>(j) * ldc];
+        c = *alpha * static_cast<float>(acc) + (*beta == 0.0f ? 0.0f : *beta * c);
+      }
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const float* alpha,
+                                  const float* A, int lda, const float* B, int ldb, const float* beta, float* C, int ldc) {
+  return cublasSgemmStridedBatched(h, ta, tb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+}
+#endif
+)DCWCU";
+
 constexpr std::string_view kCudaRuntime = R"DCWCU(#include <string>
 
 namespace dcw_cu {
@@ -217,7 +254,10 @@ template <class T> __device__ inline bool same_bits(T a, T b) { return memcmp(&a
 )DCWCU";
 } // namespace
 
-std::string_view cudaHeaderSource() { return kCudaHeader; }
+std::string cudaHeaderSource(bool cublas) {
+  if (!cublas) return std::string(kCudaHeader);
+  return std::string(kCudaHeader) + std::string(kCublasHeader);
+}
 std::string_view cudaRuntimeSource() { return kCudaRuntime; }
 
 } // namespace dcw::codegen

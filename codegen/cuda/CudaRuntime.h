@@ -6,12 +6,15 @@
 // write-conflict resolution needs in kernels (add natively, everything else by compare-and-swap).
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace dcw::codegen {
 
-// What comes first: cuda_runtime.h, or the host stand-in of cuda-sim (DCW_CUDA_SIM defined).
-std::string_view cudaHeaderSource();
+// What comes first: cuda_runtime.h (and cublas_v2.h with `cublas`), or the host stand-ins of cuda-sim
+// (DCW_CUDA_SIM defined): the runtime's calls, and cuBLAS's handle and SGEMMs computed as cuBLAS
+// defines them (column-major, op(A) m x k, op(B) k x n, C not read when beta is 0).
+std::string cudaHeaderSource(bool cublas);
 // The runtime, after the host runtime.
 std::string_view cudaRuntimeSource();
 

@@ -99,7 +99,7 @@ Expected<CompiledLibrary> CudaTarget::build(const GeneratedCode& code, const Com
     CompileOptions o = options;
     o.flags.push_back("-DDCW_CUDA_SIM");
     o.flags.push_back("-Wno-unknown-pragmas");
-    o.flags.insert(o.flags.end(), code.linkFlags.begin(), code.linkFlags.end());
+    // The GPU libraries' link flags (-lcublas) are not for the host stand-ins.
     return compileShared(code.source, o);
   }
   const std::string nvcc = findNvcc();
@@ -126,6 +126,10 @@ Expected<CompiledLibrary> CudaTarget::build(const GeneratedCode& code, const Com
   }
   o.flags.push_back("-lgomp");
   o.flags.insert(o.flags.end(), code.linkFlags.begin(), code.linkFlags.end());
+  // The toolkit's libraries (cuBLAS) found where nvcc's toolkit has them, without LD_LIBRARY_PATH.
+  const fs::path lib = fs::path(nvcc).parent_path().parent_path() / "lib64";
+  o.flags.push_back("-Xlinker");
+  o.flags.push_back("-rpath," + lib.string());
   return compileShared(code.source, o);
 }
 

@@ -4,7 +4,11 @@
 //           program, created by dcw_init; each oneDNN tasklet's primitive and reordered constant
 //           weights are made on its first run and kept while the program is loaded
 //           (onednn/OneDnnRuntime.cpp).
+//   cublas  cuBLAS (the CUDA toolkit's libcublas): one handle per loaded program, created on the first
+//           call and set to the program's stream (cuda/CublasOps.h); its header comes with the CUDA
+//           target's prologue (cuda-sim: DCW's host stand-in of the same calls).
 #include "core/expansions/Environment.h"
+#include "core/expansions/cuda/CublasOps.h"
 #include "core/expansions/onednn/OneDnnRuntime.h"
 
 namespace dcw::expansions {
@@ -17,6 +21,8 @@ const std::vector<Environment>& environments() {
         {"dnnl.hpp", "chrono", "cstring", "functional", "memory", "unordered_map", "vector"},
         {"-Wl,--no-as-needed", "-ldnnl"},
         onednn::runtimeGlobals(), onednn::runtimeInit(), onednn::runtimeTeardown()});
+    v.push_back(Environment{"cublas", "cuda", "cuBLAS handle on the program's stream (libcublas)", {"stdexcept", "string"},
+                            {"-lcublas"}, cuda::cublasGlobals(), "", cuda::cublasTeardown()});
     return v;
   }();
   return list;

@@ -1,6 +1,7 @@
 // The one explicit list of expansions (implementations of library nodes): every family registers
 // here, in this order; each registration carries the implementation's declaration (Expansion.h).
 #include "core/expansions/Expansion.h"
+#include "core/expansions/cuda/CublasOps.h"
 #include "core/expansions/ops/Ops.h"
 
 namespace dcw::expansions {
@@ -30,6 +31,7 @@ const ExpansionRegistry& registry() {
     registerControlFlow(reg);
     registerFused(reg);
     registerOneDnn(reg);
+    cuda::registerCublas(reg);
     return reg;
   }();
   return r;
