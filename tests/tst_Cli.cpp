@@ -109,7 +109,9 @@ private slots:
     QCOMPARE(n["implementation"].toString(), QString());
     QCOMPARE(n["cpu_uses"].toString(), QStringLiteral("pure"));
     auto alts = n["alternatives"].toArray();
-    QCOMPARE(alts.size(), 2);
+    QCOMPARE(alts.size(), 3);
+    QCOMPARE(alts[2].toObject()["name"].toString(), QStringLiteral("cublas"));
+    QCOMPARE(alts[2].toObject()["targets"].toArray(), QJsonArray({QStringLiteral("cuda")}));
     QCOMPARE(alts[0].toObject()["name"].toString(), QStringLiteral("pure"));
     QVERIFY(alts[0].toObject()["differentiable"].toBool());
     QVERIFY(alts[0].toObject()["targets"].toArray().isEmpty()); // any target
@@ -135,9 +137,18 @@ private slots:
 
     auto no = dcw({"run", model, "--random", "3", "--script", bogus});
     QCOMPARE(no.code, 2);
-    QVERIFY2(no.err.contains(bogus + ":3") && no.err.contains("no 'cublas' implementation; available: pure (any target, "
-                                                               "differentiable), onednn (cpu, not differentiable)"),
+    // A script does not know its target: the choice is refused where the model is expanded for one,
+    // naming the node.
+    QVERIFY2(no.err.contains("main/state0/MatMul_0 (MatMul): ") &&
+                 no.err.contains("implementation 'cublas' of MatMul is for cuda, not for target cpu; available: pure (any target, "
+                                 "differentiable), onednn (cpu, not differentiable), cublas (cuda, not differentiable)"),
              qPrintable(no.err));
+    // The same choice on the CUDA target: cuBLAS's batched SGEMM (its calls computed as cuBLAS defines
+    // them by cuda-sim) gives the CPU's numbers.
+    auto gpu = dcw({"run", model, "--random", "3", "--outputs", dir.filePath("cublas"), "--script", bogus, "--target", "cuda-sim"});
+    QVERIFY2(gpu.code == 0, qPrintable(gpu.err));
+    d = maxAbsDiff(ref, readFloats(dir.filePath("cublas/output_0.pb")));
+    QVERIFY2(d <= 1e-4, qPrintable(QString("max abs diff %1").arg(d)));
   }
 
   void convertRoundTrip() {
@@ -183,7 +194,7 @@ private slots:
     QVERIFY(QJsonDocument::fromJson(map.readAll()).array().size() > 10);
 
     auto bench = dcw({"bench", kExample, "--warmup", "1", "--repeat", "3", "--json"});
-    QVERIFY2(bench.code == 0, qPrintable(bench.err));
+    QVERIFY2(bench.code == 0, qPrintable(bench.err + bench.out));
     auto j = QJsonDocument::fromJson(bench.out.toUtf8()).object();
     QVERIFY(j["median_ms"].toDouble() > 0 && j["min_ms"].toDouble() > 0);
 

@@ -158,7 +158,10 @@ private slots:
     QVERIFY(!onednn->decl.differentiable);
     QVERIFY(onednn->decl.forTarget("cpu") && !onednn->decl.forTarget("cuda"));
     QCOMPARE(QString::fromStdString(expansions::alternativesText("", "MatMul")),
-             QString("pure (any target, differentiable), onednn (cpu, not differentiable)"));
+             QString("pure (any target, differentiable), onednn (cpu, not differentiable), cublas (cuda, not differentiable)"));
+    const auto* cublas = expansions::registry().find("", "Gemm", "cublas");
+    QVERIFY(cublas && cublas->decl.forTarget("cuda") && !cublas->decl.forTarget("cpu"));
+    QCOMPARE(cublas->decl.environments, std::vector<std::string>{"cublas"});
   }
 
   void environments() {
@@ -223,17 +226,17 @@ private slots:
     auto s = matmulModel({4, 5}, {5, 3}, {4, 3}, "");
     const std::string before = serialize::toJson(*s);
     edit::History h(*s);
-    auto r = h.execute(std::make_unique<transforms::SetProperty>("main/state0/MatMul_0", "implementation", "cublas"));
+    auto r = h.execute(std::make_unique<transforms::SetProperty>("main/state0/MatMul_0", "implementation", "blis"));
     QVERIFY(!r);
     QCOMPARE(QString::fromStdString(r.error().location), QString("main/state0/MatMul_0 (MatMul)"));
     QCOMPARE(QString::fromStdString(r.error().message),
-             QString("op MatMul has no 'cublas' implementation; available: pure (any target, differentiable), onednn (cpu, "
-                     "not differentiable)"));
+             QString("op MatMul has no 'blis' implementation; available: pure (any target, differentiable), onednn (cpu, "
+                     "not differentiable), cublas (cuda, not differentiable)"));
     QVERIFY(QString::fromStdString(r.error().hint).contains("set main/state0/MatMul_0 implementation=NAME"));
     QCOMPARE(serialize::toJson(*s), before);
 
     // A choice made without the command (a hand-edited .dcw.json) is refused by the pass the same way.
-    firstLibraryNode(*s)->implementation = "cublas";
+    firstLibraryNode(*s)->implementation = "blis";
     auto x = expansions::expandAll(*s);
     QVERIFY(!x);
     QCOMPARE(QString::fromStdString(x.error().message), QString::fromStdString(r.error().message));
@@ -248,7 +251,8 @@ private slots:
     QVERIFY(!x);
     QVERIFY2(QString::fromStdString(x.error().str())
                  .contains("main/state0/MatMul_0 (MatMul): implementation 'onednn' of MatMul is for cpu, not for target "
-                           "cuda; available: pure (any target, differentiable), onednn (cpu, not differentiable)"),
+                           "cuda; available: pure (any target, differentiable), onednn (cpu, not differentiable), cublas (cuda, "
+                           "not differentiable)"),
              x.error().str().c_str());
     QVERIFY(firstLibraryNode(*s)); // nothing expanded
   }

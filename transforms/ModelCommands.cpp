@@ -119,9 +119,10 @@ Expected<void> setProperty(edit::Editor& ed, Element* e, const std::string& path
                 names.empty() ? "nothing of this element can be set" : "settable here: " + joined(names));
   }
   if (name == "implementation") {
-    // The check expandAll makes: the op has it and it is for the CPU target ("" = the default policy).
-    if (auto c = expansions::chooseImplementation(*static_cast<LibraryNode*>(e), value, expansions::kCpuTarget, path); !c)
-      return c.takeError();
+    // The op must have it ("" = the default policy); whether it is for the target the model is built for
+    // is checked when it is expanded (a script does not know its target: cublas is for `--target cuda`).
+    auto* l = static_cast<LibraryNode*>(e);
+    if (!value.empty() && !expansions::registry().find(l->domain, l->opType, value)) return expansions::unknownImplementation(*l, value, path);
   } else if (!info->choices.empty() && std::find(info->choices.begin(), info->choices.end(), value) == info->choices.end())
     return fail(path, "'" + value + "' is not a valid " + name, "choose one of: " + joined(info->choices));
   if (name == "schedule") ed.set(*static_cast<MapEntry*>(e), &MapEntry::schedule, *scheduleFromName(value));

@@ -1,5 +1,7 @@
-// LoadedProgram: dlopen with RTLD_NOW | RTLD_LOCAL (programs never see each other's symbols; a missing
-// symbol fails at load, not at the first call), then the entry points of the ABI; a program with C++
+// LoadedProgram: dlopen with RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE (programs never see each other's
+// symbols, as they are built with -fno-gnu-unique; a missing symbol fails at load, not at the first
+// call; the code stays mapped after dlclose, because OpenMP's and the GPU runtime's threads it started
+// outlive the program), then the entry points of the ABI; a program with C++
 // tasklets gets dcw_init called here (its environments set up once per load) and dcw_teardown before
 // dlclose.
 #include "codegen/cpu/LoadedProgram.h"
@@ -10,7 +12,7 @@ namespace dcw::codegen {
 
 Expected<std::shared_ptr<LoadedProgram>> LoadedProgram::load(const std::string& libraryPath) {
   dlerror();
-  void* h = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* h = dlopen(libraryPath.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!h) {
     const char* e = dlerror();
     return fail(libraryPath, std::string("cannot load the compiled program: ") + (e ? e : "unknown error"),

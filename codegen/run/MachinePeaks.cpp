@@ -236,7 +236,7 @@ Expected<MachinePeaks> machinePeaks(const MachinePeakOptions& options) {
   auto lib = compileShared(kKernels, co);
   if (!lib) return lib.takeError();
   Library l;
-  l.handle = dlopen(lib->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  l.handle = dlopen(lib->path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!l.handle) {
     const char* e = dlerror();
     return fail(lib->path, std::string("cannot load the machine-peak kernels: ") + (e ? e : "unknown error"), "delete the cache entry");

@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       setrlimit(RLIMIT_AS, &as);
     }
   }
-  void* h = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  void* h = dlopen(library, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!h) {
     const char* e = dlerror();
     reply(out, 2, std::string("cannot load the compiled program: ") + (e ? e : "unknown error"));
