@@ -2,7 +2,7 @@
 // PyTorch's (tests/data/autodiff, from tests/models/autodiff_references.py); refusals exit 2 with one
 // line naming the culprit (an op whose output size is counted at run time among them); LeNet trained by `dcw train` (SGD, lr 0.01, 50 steps, 4 synthetic batches
 // cycled, the same initial weights) lowers the loss as PyTorch does, within 1e-3 at every step; Adam
-// runs and lowers the loss.
+// runs and lowers the loss. The gradients and the training also through the CUDA program (cuda-sim).
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -40,18 +40,29 @@ std::vector<double> losses(const QString& out) {
 class TestGradCli : public QObject {
   Q_OBJECT
 private slots:
+  void gradMatchesPyTorch_data();
   void gradMatchesPyTorch();
   void gradRefusals();
   void gradRandomAndMemory();
+  void trainLeNetLikePyTorch_data();
   void trainLeNetLikePyTorch();
   void trainAdam();
 };
 
+// On the CPU, and as a CUDA program (forward, backward and update as GPU kernels) whose kernels
+// cuda-sim runs on the CPU.
+void TestGradCli::gradMatchesPyTorch_data() {
+  QTest::addColumn<QString>("target");
+  QTest::newRow("cpu") << "cpu";
+  QTest::newRow("cuda-sim") << "cuda-sim";
+}
+
 void TestGradCli::gradMatchesPyTorch() {
+  QFETCH(QString, target);
   QTemporaryDir tmp;
   QStringList args = {"grad", kRefs + "lenet/model.onnx", "--of", "loss", "--wrt"};
   const QStringList wrt = wrtOf("lenet");
-  args << wrt << "--inputs" << kRefs + "lenet" << "--outputs" << tmp.path() << "--threads" << "2";
+  args << wrt << "--inputs" << kRefs + "lenet" << "--outputs" << tmp.path() << "--threads" << "2" << "--target" << target;
   Run r = dcw(args);
   QVERIFY2(r.code == 0, qPrintable(r.err));
   for (int k = 0; k < wrt.size(); ++k) {
@@ -103,12 +114,15 @@ void TestGradCli::gradRandomAndMemory() {
   QVERIFY2(store.out.contains("backward keeps alive: "), qPrintable(store.out));
 }
 
+void TestGradCli::trainLeNetLikePyTorch_data() { gradMatchesPyTorch_data(); }
+
 void TestGradCli::trainLeNetLikePyTorch() {
+  QFETCH(QString, target);
   auto doc = QJsonDocument::fromJson(readAll(kRefs + "lenet_train/losses.json")).object();
   const auto ref = doc["loss"].toArray();
   QCOMPARE(ref.size(), 50);
   Run r = dcw({"train", kRefs + "lenet/model.onnx", "--loss", "loss", "--optimizer", "sgd", "--lr", "0.01", "--steps", "50",
-               "--data", kRefs + "lenet_train", "--threads", "2"});
+               "--data", kRefs + "lenet_train", "--threads", "2", "--target", target});
   QVERIFY2(r.code == 0, qPrintable(r.err));
   auto got = losses(r.out);
   QCOMPARE(got.size(), size_t(50));
@@ -119,7 +133,7 @@ void TestGradCli::trainLeNetLikePyTorch() {
     QVERIFY2(d <= 1e-3, qPrintable(QString("step %1: %2 vs PyTorch %3").arg(k + 1).arg(got[size_t(k)]).arg(ref[k].toDouble())));
   }
   QVERIFY(got.back() < got.front() - 0.3);
-  qInfo("LeNet SGD 50 steps: loss %.4f -> %.4f, max |DCW - PyTorch| %.2e", got.front(), got.back(), worst);
+  qInfo("LeNet SGD 50 steps (%s): loss %.4f -> %.4f, max |DCW - PyTorch| %.2e", qPrintable(target), got.front(), got.back(), worst);
 }
 
 void TestGradCli::trainAdam() {

@@ -26,6 +26,7 @@ std::function<int()> setupGrad(CLI::App& sub) {
     std::vector<std::string> wrt, recompute;
     uint64_t seed = 0;
     int threads = 0;
+    std::string target = "cpu";
     bool reportMemory = false;
   };
   auto o = std::make_shared<Opts>();
@@ -41,6 +42,7 @@ std::function<int()> setupGrad(CLI::App& sub) {
   sub.add_option("--recompute", o->recompute, "Intermediates to recompute in the backward pass instead of storing them");
   sub.add_flag("--report-memory", o->reportMemory, "Print the bytes of forward intermediates the backward pass keeps alive");
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
+  addTargetOption(sub, o->target);
   return [o, rnd]() -> int {
     const bool random = rnd->count() > 0;
     if (!random && o->inputs.empty())
@@ -51,6 +53,7 @@ std::function<int()> setupGrad(CLI::App& sub) {
     rq.wrt = o->wrt;
     rq.recompute = o->recompute;
     rq.threads = o->threads;
+    rq.target = o->target;
     rq.memoryReport = o->reportMemory;
     std::vector<Tensor> inputs;
     if (!random) {

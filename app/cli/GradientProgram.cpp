@@ -106,6 +106,7 @@ Expected<GradientProgram> buildGradientProgram(const GradientRequest& rq) {
   pipeline::Options opts;
   opts.fixedDims = rq.fixedDims;
   opts.threads = rq.threads;
+  opts.target = rq.target;
   opts.edit = differentiate;
   auto built = pipeline::build(rq.model, {}, opts);
   if (!built) {

@@ -28,6 +28,7 @@ struct GradientRequest {
   std::vector<std::string> recompute;      // intermediates recomputed in the backward pass
   std::map<std::string, int64_t> fixedDims;
   int threads = 0;
+  std::string target = "cpu";              // the target the program is built for (cuda: the whole step on the GPU)
   bool trainWeights = false;               // make `wrt` constants program inputs
   std::optional<autodiff::OptimizerConfig> optimizer; // with trainWeights: append the update
   bool memoryReport = false;               // fill storedBytes/recomputedBytes/stored

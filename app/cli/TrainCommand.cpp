@@ -83,6 +83,7 @@ std::function<int()> setupTrain(CLI::App& sub) {
     std::string model, loss, optimizer = "sgd", data, save;
     double lr = 0.01;
     int steps = 1, threads = 0;
+    std::string target = "cpu";
     std::vector<std::string> weights, freeze;
   };
   auto o = std::make_shared<Opts>();
@@ -97,6 +98,7 @@ std::function<int()> setupTrain(CLI::App& sub) {
   sub.add_option("--freeze", o->freeze, "Initializers not to train");
   sub.add_option("--save", o->save, "Folder to write the trained weights (weight_N.pb, in training order)");
   sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
+  addTargetOption(sub, o->target);
   return [o]() -> int {
     auto batches = readBatches(o->data);
     if (!batches) return reportError(batches.error());
@@ -108,6 +110,7 @@ std::function<int()> setupTrain(CLI::App& sub) {
     rq.of = o->loss;
     rq.fixedDims = *fixed;
     rq.threads = o->threads;
+    rq.target = o->target;
     rq.trainWeights = true;
     autodiff::OptimizerConfig cfg;
     cfg.kind = o->optimizer == "adam" ? autodiff::Optimizer::Adam : autodiff::Optimizer::Sgd;
