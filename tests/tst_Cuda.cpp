@@ -14,6 +14,8 @@
 #include "codegen/cuda/CudaGenerator.h"
 #include "codegen/cuda/CudaTarget.h"
 #include "codegen/run/Executor.h"
+#include "codegen/run/RandomInputs.h"
+#include "pipeline/Pipeline.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/DeviceState.h"
 #include "core/ir/Tasklet.h"
@@ -21,6 +23,7 @@
 #include <QTemporaryDir>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 using namespace dcw;
@@ -289,6 +292,55 @@ private slots:
     auto owned = codegen::checkTarget(*h, *codegen::findTarget("cpu"));
     QVERIFY(owned.firstError());
     QVERIFY(owned.firstError()->message.find("gpu_device") != std::string::npos);
+  }
+
+  // A model's weights are copied to the GPU on the first run and stay there: later runs compute the
+  // same; a second executor of the same program with other weights (another array) gets its own.
+  void weightsStayOnTheGpuBetweenRuns() {
+    const std::string model = DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx";
+    pipeline::Options cpu, sim;
+    sim.target = "cuda-sim";
+    auto ref = pipeline::build(model, {}, cpu);
+    auto gpu = pipeline::build(model, {}, sim);
+    QVERIFY2(ref && gpu, ref ? (gpu ? "" : gpu.error().str().c_str()) : ref.error().str().c_str());
+    const std::string& src = gpu->executor->code().source;
+    QVERIFY(src.find("static dcw_cu::Resident") != std::string::npos);
+    QVERIFY(src.find(".upload(") != std::string::npos);
+    // The same model with every weight doubled: other numbers from the same compiled program.
+    auto doubled = [](io::LoadedModel& m) -> Expected<void> {
+      for (auto& d : m.sdfg->data())
+        if (d->constant && d->dtype == DType::Float32 && d->constant->bytes) {
+          std::string bytes = *d->constant->bytes;
+          for (size_t k = 0; k + 4 <= bytes.size(); k += 4) {
+            float v;
+            std::memcpy(&v, &bytes[k], 4);
+            v *= 2;
+            std::memcpy(&bytes[k], &v, 4);
+          }
+          auto t = std::make_shared<Tensor>(*d->constant);
+          t->bytes = std::make_shared<const std::string>(std::move(bytes));
+          m.sdfg->findData(d->name())->constant = t;
+        }
+      return {};
+    };
+    cpu.edit = doubled;
+    sim.edit = doubled;
+    auto ref2 = pipeline::build(model, {}, cpu);
+    auto gpu2 = pipeline::build(model, {}, sim);
+    QVERIFY(ref2 && gpu2);
+    QCOMPARE(gpu2->executor->code().source, src); // one program: the weights are its arguments
+    auto inputs = codegen::randomInputs(gpu->executor->code().signature, 5);
+    QVERIFY(inputs);
+    auto want = ref->executor->run(*inputs), want2 = ref2->executor->run(*inputs);
+    QVERIFY(want && want2);
+    QVERIFY(!codegen::compareOutputs(*want, *want2).mismatch.empty() || codegen::compareOutputs(*want, *want2).maxAbs > 1e-3);
+    for (int round = 0; round < 3; ++round) { // interleaved: each executor sees its own weights every time
+      auto got = gpu->executor->run(*inputs), got2 = gpu2->executor->run(*inputs);
+      QVERIFY(got && got2);
+      auto d = codegen::compareOutputs(*want, *got), d2 = codegen::compareOutputs(*want2, *got2);
+      QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-4, qPrintable(QString("round %1: %2").arg(round).arg(d.maxAbs)));
+      QVERIFY2(d2.mismatch.empty() && d2.maxAbs < 1e-4, qPrintable(QString("round %1: %2").arg(round).arg(d2.maxAbs)));
+    }
   }
 
   void cudaNeedsNvccAndSaysSo() {

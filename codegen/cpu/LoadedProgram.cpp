@@ -35,6 +35,8 @@ Expected<std::shared_ptr<LoadedProgram>> LoadedProgram::load(const std::string& 
     p->events_ = nullptr; // all or nothing: a partial profiling ABI is not used
   if (!p->entry_)
     return fail(libraryPath, "the library has no dcw_program entry point", "it was not built by DCW's code generator");
+  // A CUDA program keeps the weights it uploaded while loaded; this load may bring other weights.
+  if (auto forget = reinterpret_cast<void (*)()>(dlsym(h, "dcw_cuda_forget_uploads"))) forget();
   if (auto init = reinterpret_cast<int (*)(char*, size_t)>(dlsym(h, "dcw_init"))) {
     char error[1024] = {0};
     if (init(error, sizeof error) != 0)

@@ -373,6 +373,32 @@ private:
     return {};
   }
 
+  // ---- weights ----
+  // The root's GPU arrays that are copies of a model constant: written by one copy from it and by
+  // nothing else. They stay on the GPU between runs (dcw_cu::Resident).
+  const std::map<std::string, std::string>& weightCopies() {
+    if (weightsKnown_) return weightCopies_;
+    weightsKnown_ = true;
+    std::map<std::string, int> writes;
+    std::map<std::string, std::string> source;
+    for (State* st : root_.allStates())
+      for (auto& n : st->nodes()) {
+        auto* a = dynamic_cast<const AccessNode*>(n.get());
+        if (!a) continue;
+        for (auto* e : st->inEdges(a->id())) {
+          ++writes[a->data()];
+          auto* from = dynamic_cast<const AccessNode*>(st->node(e->src));
+          const DataDescriptor* c = from ? root_.findData(from->data()) : nullptr;
+          if (c && c->constant && e->memlet.wcr.empty()) source[a->data()] = from->data();
+        }
+      }
+    for (auto& [name, from] : source) {
+      const DataDescriptor* d = root_.findData(name);
+      if (d && d->storage == StorageType::GpuGlobal && d->transient && writes[name] == 1) weightCopies_[name] = from;
+    }
+    return weightCopies_;
+  }
+
   // ---- memory ----
   Expected<void> allocate(const DataDescriptor& d, Ctx& c) override {
     const std::string where = path(d.id());
@@ -406,6 +432,18 @@ private:
     sym::Expr extent = storageExtent(d);
     if (c.sdfg == &root_ && std::find(c.sdfgAlloc.begin(), c.sdfgAlloc.end(), &d) != c.sdfgAlloc.end()) extent = atBounds(extent);
     DCW_TRY(std::string size, sym(extent, where));
+    if (c.sdfg == &root_ && weightCopies().count(d.name())) {
+      // A weight's copy: the same device block every run, uploaded by its copy when needed.
+      std::string id = fresh(d.name()), res = fresh(d.name() + "_resident"), status = fresh("status");
+      line("static dcw_cu::Resident " + res + "; // " + commentText(d.name()) + ", GPU global memory, kept between runs");
+      line("cudaError_t " + status + " = cudaSuccess;");
+      line(t + "* " + id + " = static_cast<" + t + "*>(" + res + ".device(sizeof(" + t + ") * static_cast<size_t>(" + size + "), &" +
+           status + "));");
+      line("if (dcw_cu::check(error, errorSize, \"" + commentText(where) + "\", \"allocating GPU memory\", " + status + ")) return 1;");
+      resident_[d.name()] = res;
+      c.data[d.name()] = id;
+      return {};
+    }
     std::string id = fresh(d.name()), buf = fresh(d.name() + "_buffer");
     line("dcw_cu::DeviceBuffer<" + t + "> " + buf + "(" + size + "); // " + commentText(d.name()) + ", GPU global memory");
     line("if (dcw_cu::check(error, errorSize, \"" + commentText(where) + "\", \"allocating GPU memory\", " + buf + ".status)) return 1;");
@@ -458,6 +496,17 @@ private:
       if (timed) beginProfile(ProfiledElement::Kind::Copy, e.id());
       const std::string n = fresh("count"), t = cpu::storageType(S.dtype);
       line("const int64_t " + n + " = " + count + ";");
+      auto res = ctx_->sdfg == &root_ ? resident_.find(dst.data()) : resident_.end();
+      if (res != resident_.end() && weightCopies().at(dst.data()) == src.data()) {
+        // A weight: uploaded on the first run only.
+        line("if (" + n + " > 0 && dcw_cu::check(error, errorSize, \"" + commentText(where) + "\", \"cudaMemcpyAsync\", " + res->second +
+             ".upload(" + sp + ", sizeof(" + t + ") * static_cast<size_t>(" + n + ")))) return 1; // a weight: kept on the GPU between runs");
+        if (timed) endProfile();
+        --indent_;
+        line("}");
+        record(first, e.id());
+        return {};
+      }
       line("if (" + n + " > 0 && dcw_cu::check(error, errorSize, \"" + commentText(where) + "\", \"cudaMemcpyAsync\", cudaMemcpyAsync(" + dp +
            " + " + doff + ", " + sp + " + " + so + ", sizeof(" + t + ") * static_cast<size_t>(" + n + "), cudaMemcpyDefault, dcw_cu::stream()))) return 1;");
       if (timed) {
@@ -581,6 +630,9 @@ private:
 
   CudaOptions cuda_;
   std::vector<CudaKernel> kernels_;
+  bool weightsKnown_ = false;
+  std::map<std::string, std::string> weightCopies_; // GPU array -> the constant it copies
+  std::map<std::string, std::string> resident_;     // GPU array -> its dcw_cu::Resident's identifier
 };
 
 } // namespace

@@ -214,6 +214,58 @@ template <class T> struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
+// ---- weights resident on the GPU ----
+// The device copy of a model constant (a weight): allocated on the first run and uploaded again only
+// when the host array it copies is another one (another executor of the same program), so a run does
+// not copy the model's weights to the GPU each time. dcw_cuda_forget_uploads (called when a program is
+// loaded for a new executor) makes the next run upload again: a new model's weights may sit at a freed
+// array's address.
+class Resident;
+inline std::mutex& residents_mutex() { static std::mutex m; return m; }
+inline std::vector<Resident*>& residents() { static std::vector<Resident*> v; return v; }
+class Resident {
+public:
+  Resident() {
+    std::lock_guard<std::mutex> g(residents_mutex());
+    residents().push_back(this);
+  }
+  ~Resident() {
+    if (p_) (void)cudaFree(p_);
+  }
+  // The device block of `bytes` (the same one every run).
+  void* device(size_t bytes, cudaError_t* status) {
+    std::lock_guard<std::mutex> g(m_);
+    if (!p_ || bytes_ != bytes) {
+      if (p_) (void)cudaFree(p_);
+      p_ = nullptr;
+      source_ = nullptr;
+      *status = cudaMalloc(&p_, bytes ? bytes : 1);
+      if (*status != cudaSuccess) p_ = nullptr;
+      bytes_ = bytes;
+    }
+    return p_;
+  }
+  // Copies `bytes` from `host` unless this very array was uploaded last.
+  cudaError_t upload(const void* host, size_t bytes) {
+    std::lock_guard<std::mutex> g(m_);
+    if (!p_) return cudaErrorMemoryAllocation;
+    if (host == source_) return cudaSuccess;
+    cudaError_t e = cudaMemcpyAsync(p_, host, bytes, cudaMemcpyHostToDevice, stream());
+    source_ = e == cudaSuccess ? host : nullptr;
+    return e;
+  }
+  void forget() {
+    std::lock_guard<std::mutex> g(m_);
+    source_ = nullptr;
+  }
+
+private:
+  std::mutex m_;
+  void* p_ = nullptr;
+  size_t bytes_ = 0;
+  const void* source_ = nullptr;
+};
+
 // ---- atomics for write-conflict resolution in kernels ----
 __device__ inline void atomic_add(float* p, float v) { atomicAdd(p, v); }
 __device__ inline void atomic_add(double* p, double v) { atomicAdd(p, v); }
@@ -251,6 +303,11 @@ template <class T> __device__ inline T cas(T* p, T expected, T desired) {
 template <class T> __device__ inline bool same_bits(T a, T b) { return memcmp(&a, &b, sizeof(T)) == 0; }
 
 } // namespace dcw_cu
+
+extern "C" void dcw_cuda_forget_uploads() {
+  std::lock_guard<std::mutex> g(dcw_cu::residents_mutex());
+  for (dcw_cu::Resident* r : dcw_cu::residents()) r->forget();
+}
 )DCWCU";
 } // namespace
 
