@@ -9,6 +9,8 @@
 #include "support/SdfgFixtures.h"
 #include "support/TransformTestSupport.h"
 #include "transforms/catalogue/GpuTransform.h"
+#include "transforms/catalogue/InLocalStorage.h"
+#include "transforms/catalogue/MapTiling.h"
 
 #include "codegen/Target.h"
 #include "codegen/cuda/CudaGenerator.h"
@@ -341,6 +343,51 @@ private slots:
       QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-4, qPrintable(QString("round %1: %2").arg(round).arg(d.maxAbs)));
       QVERIFY2(d2.mismatch.empty() && d2.maxAbs < 1e-4, qPrintable(QString("round %1: %2").arg(round).arg(d2.maxAbs)));
     }
+  }
+
+  // GpuTransform, then MapTiling and the inner map scheduled gpu_threadblock: a thread block per tile;
+  // with InLocalStorage the tile of X is copied into shared memory by the block's threads, then read
+  // by other threads after the barrier (cuda-sim runs a block's threads as coroutines meeting at each
+  // barrier: without it, threads would read elements not yet copied).
+  void threadBlocksAndSharedMemory_data() {
+    QTest::addColumn<bool>("shared");
+    QTest::newRow("thread blocks") << false;
+    QTest::newRow("shared tile") << true;
+  }
+  void threadBlocksAndSharedMemory() {
+    QFETCH(bool, shared);
+    auto before = twoStates();
+    auto inputs = randomInputsFor(*before);
+    auto want = runModel(*before, inputs);
+    auto s = twoStates();
+    moveToGpu(*s);
+    QVERIFY(tile(*s, "T_map", "2, 5"));
+    MapEntry* outer = mapNamed(*s, "T_map_tiles");
+    MapEntry* inner = mapNamed(*s, "T_map");
+    QVERIFY(outer && inner);
+    QCOMPARE(outer->schedule, Schedule::GpuDevice);
+    inner->schedule = Schedule::GpuThreadBlock;
+    if (shared) {
+      transforms::Match m{"InLocalStorage", {{"outer", pathOf(*outer)}, {"inner", pathOf(*inner)}}, {}};
+      QVERIFY2(applyNow(*s, transforms::InLocalStorage(), m), qPrintable(whyNot(transforms::InLocalStorage(), m, *s)));
+      int buffers = 0;
+      for (auto& d : s->data())
+        if (d->transient && d->name().find("local") != std::string::npos) {
+          s->findData(d->name())->storage = StorageType::GpuShared;
+          ++buffers;
+        }
+      QCOMPARE(buffers, 1);
+    }
+    auto p = generate(*s);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    const std::string& src = p->code.source;
+    QVERIFY(src.find("dcw_cu::launch_blocks(") != std::string::npos);
+    QVERIFY(src.find("__syncthreads();") != std::string::npos);
+    QCOMPARE(src.find("__shared__ float") != std::string::npos, shared);
+    auto got = runModel(*s, inputs, "cuda-sim");
+    QVERIFY(!want.empty() && !got.empty());
+    auto d = codegen::compareOutputs(want, got);
+    QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-6, d.mismatch.c_str());
   }
 
   void cudaNeedsNvccAndSaysSo() {

@@ -17,6 +17,13 @@ constexpr std::string_view kCudaHeader = R"DCWCU(#ifndef DCW_CUDA_SIM
 #define __device__
 #define __host__
 #define __launch_bounds__(threads)
+#define __shared__ static thread_local
+#define __syncthreads() dcw_cu_sim::barrier()
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <ucontext.h>
+#include <vector>
 struct dcw_cu_sim_dim3 {
   unsigned x = 0, y = 1, z = 1;
 };
@@ -51,6 +58,55 @@ template <class T> inline T atomicCAS(T* p, T expected, T desired) {
   if (o == expected) *p = desired;
   return o;
 }
+// The threads of one block as coroutines on this host thread: each runs until it reaches a barrier,
+// and the block goes on past the barrier once every thread has reached it (kernels with thread-block
+// maps, whose barriers every thread meets in the same order).
+namespace dcw_cu_sim {
+struct Block {
+  ucontext_t scheduler;
+  std::vector<ucontext_t> threads;
+  std::vector<std::unique_ptr<char[]>> stacks;
+  std::vector<bool> finished;
+  unsigned current = 0;
+  std::function<void()> body;
+};
+inline thread_local Block* block = nullptr;
+inline void barrier() {
+  if (block) swapcontext(&block->threads[block->current], &block->scheduler);
+}
+inline void start() {
+  block->body();
+  block->finished[block->current] = true;
+}
+inline void run_block(unsigned threads, const std::function<void()>& body) {
+  constexpr size_t kStack = size_t(256) << 10;
+  Block b;
+  b.body = body;
+  b.threads.resize(threads);
+  b.finished.assign(threads, false);
+  for (unsigned t = 0; t < threads; ++t) {
+    b.stacks.emplace_back(new char[kStack]);
+    getcontext(&b.threads[t]);
+    b.threads[t].uc_stack.ss_sp = b.stacks.back().get();
+    b.threads[t].uc_stack.ss_size = kStack;
+    b.threads[t].uc_link = &b.scheduler;
+    makecontext(&b.threads[t], start, 0);
+  }
+  Block* outer = block;
+  block = &b;
+  for (bool left = true; left;) { // rounds: every unfinished thread runs to its next barrier
+    left = false;
+    for (unsigned t = 0; t < threads; ++t) {
+      if (b.finished[t]) continue;
+      b.current = t;
+      threadIdx.x = t;
+      swapcontext(&b.scheduler, &b.threads[t]);
+      left = left || !b.finished[t];
+    }
+  }
+  block = outer;
+}
+} // namespace dcw_cu_sim
 #endif
 )DCWCU";
 
@@ -146,6 +202,20 @@ template <class... P, class... A> inline void launch(void (*kernel)(P...), unsig
       threadIdx.x = t;
       kernel(args...);
     }
+#endif
+}
+// A launch of a kernel with barriers (thread-block maps): cuda-sim runs each block's threads as
+// coroutines that meet at every barrier.
+template <class... P, class... A> inline void launch_blocks(void (*kernel)(P...), unsigned blocks, unsigned threads, A... args) {
+#ifndef DCW_CUDA_SIM
+  kernel<<<blocks, threads, 0, stream()>>>(args...);
+#else
+  gridDim.x = blocks;
+  blockDim.x = threads;
+  for (unsigned b = 0; b < blocks; ++b) {
+    blockIdx.x = b;
+    dcw_cu_sim::run_block(threads, [&] { kernel(args...); });
+  }
 #endif
 }
 inline int check(char* error, size_t size, const char* where, const char* call, cudaError_t e) {

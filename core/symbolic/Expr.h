@@ -125,6 +125,9 @@ std::optional<bool> proveLess(const Expr& a, const Expr& b, const Assumptions& a
 
 // Inclusive integer bounds of e under the assumptions (nullopt on a side means unbounded/unknown).
 std::pair<std::optional<int64_t>, std::optional<int64_t>> bounds(const Expr& e, const Assumptions& assume = {});
+// A constant upper bound of e, tighter than bounds() on the sizes of tiles: min(a, b) - c is bounded as
+// min(a - c, b - c), so a partial tile's size min(i + 32, N) - i is at most 32.
+std::optional<int64_t> upperBound(const Expr& e, const Assumptions& assume = {});
 
 bool isIdentifier(std::string_view s);
 

@@ -380,4 +380,27 @@ std::optional<bool> proveLess(const Expr& a, const Expr& b, const Assumptions& a
   return std::nullopt;
 }
 
+std::optional<int64_t> upperBound(const Expr& e, const Assumptions& a) {
+  if (e.op() == Op::Min) {
+    std::optional<int64_t> best;
+    for (auto& o : e.operands())
+      if (auto u = upperBound(o, a)) best = best ? std::min(*best, *u) : *u;
+    return best;
+  }
+  if (e.op() == Op::Add) {
+    for (size_t i = 0; i < e.operands().size(); ++i) {
+      const sym::Expr& m = e.operands()[i];
+      if (m.op() != Op::Min) continue;
+      Expr rest(0);
+      for (size_t j = 0; j < e.operands().size(); ++j)
+        if (j != i) rest = rest + e.operands()[j];
+      std::optional<int64_t> best;
+      for (auto& o : m.operands())
+        if (auto u = upperBound(o + rest, a)) best = best ? std::min(*best, *u) : *u;
+      if (best) return best;
+    }
+  }
+  return bounds(e, a).second;
+}
+
 } // namespace dcw::sym

@@ -33,28 +33,6 @@ Subset shiftedBack(const Subset& s, const std::vector<sym::Expr>& lo) {
 
 } // namespace
 
-std::optional<int64_t> upperBound(const sym::Expr& e, const sym::Assumptions& a) {
-  if (e.op() == sym::Op::Min) {
-    std::optional<int64_t> best;
-    for (auto& o : e.operands())
-      if (auto u = upperBound(o, a)) best = best ? std::min(*best, *u) : *u;
-    return best;
-  }
-  if (e.op() == sym::Op::Add) {
-    for (size_t i = 0; i < e.operands().size(); ++i) {
-      const sym::Expr& m = e.operands()[i];
-      if (m.op() != sym::Op::Min) continue;
-      sym::Expr rest(0);
-      for (size_t j = 0; j < e.operands().size(); ++j)
-        if (j != i) rest = rest + e.operands()[j];
-      std::optional<int64_t> best;
-      for (auto& o : m.operands())
-        if (auto u = upperBound(o + rest, a)) best = best ? std::min(*best, *u) : *u;
-      if (best) return best;
-    }
-  }
-  return sym::bounds(e, a).second;
-}
 
 std::optional<Box> boxOver(const std::vector<Subset>& subsets, const MapEntry& m) {
   if (subsets.empty()) return std::nullopt;
@@ -89,7 +67,7 @@ Expected<std::vector<sym::Expr>> bufferShape(const Box& box, const DataDescripto
   sym::Assumptions a = scope::scopeAssumptions(st, inner);
   std::vector<sym::Expr> shape;
   for (size_t k = 0; k < box.lo.size(); ++k) {
-    auto u = upperBound(box.hi[k] - box.lo[k], a);
+    auto u = sym::upperBound(box.hi[k] - box.lo[k], a);
     if (!u || *u < 1)
       return fail(path, "the region of '" + array + "' " + verb + " per iteration has no constant size (" + (box.hi[k] - box.lo[k]).str() + ")", "tile the map first");
     shape.emplace_back(*u);

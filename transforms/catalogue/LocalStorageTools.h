@@ -19,9 +19,6 @@
 
 namespace dcw::transforms::localstorage {
 
-// A constant upper bound of e; min(a, b) - c is bounded as min(a - c, b - c).
-std::optional<int64_t> upperBound(const sym::Expr& e, const sym::Assumptions& a);
-
 // [lo, hi) per dimension.
 struct Box {
   std::vector<sym::Expr> lo, hi;
