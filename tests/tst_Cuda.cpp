@@ -8,6 +8,7 @@
 // sm_80/sm_90 where the toolkit is, run where a GPU is (skipped, saying why, where none is).
 #include "support/SdfgFixtures.h"
 #include "support/TransformTestSupport.h"
+#include "transforms/catalogue/GpuBlockTiling.h"
 #include "transforms/catalogue/GpuTransform.h"
 #include "transforms/catalogue/InLocalStorage.h"
 #include "transforms/catalogue/MapTiling.h"
@@ -361,19 +362,24 @@ private slots:
     auto want = runModel(*before, inputs);
     auto s = twoStates();
     moveToGpu(*s);
-    QVERIFY(tile(*s, "T_map", "2, 5"));
+    // GpuBlockTiling: structure, numbers on cuda-sim, exact undo and redo.
+    transforms::Match tiling{"GpuBlockTiling", {{"entry", pathOf(*mapNamed(*s, "T_map"))}}, {{"tile_sizes", "2,5"}}};
+    QVERIFY(checkTransformation(*s, transforms::GpuBlockTiling(), tiling, 1e-6, true, "cuda-sim", "cuda-sim"));
     MapEntry* outer = mapNamed(*s, "T_map_tiles");
     MapEntry* inner = mapNamed(*s, "T_map");
     QVERIFY(outer && inner);
     QCOMPARE(outer->schedule, Schedule::GpuDevice);
-    inner->schedule = Schedule::GpuThreadBlock;
+    QCOMPARE(inner->schedule, Schedule::GpuThreadBlock);
+    // Applied once: the map runs in thread blocks now.
+    QCOMPARE(whyNot(transforms::GpuBlockTiling(), {"GpuBlockTiling", {{"entry", pathOf(*outer)}}, {}}, *s),
+             QString("the map runs in thread blocks already"));
     if (shared) {
       transforms::Match m{"InLocalStorage", {{"outer", pathOf(*outer)}, {"inner", pathOf(*inner)}}, {}};
       QVERIFY2(applyNow(*s, transforms::InLocalStorage(), m), qPrintable(whyNot(transforms::InLocalStorage(), m, *s)));
-      int buffers = 0;
+      int buffers = 0; // the tile goes into shared memory by itself
       for (auto& d : s->data())
         if (d->transient && d->name().find("local") != std::string::npos) {
-          s->findData(d->name())->storage = StorageType::GpuShared;
+          QCOMPARE(d->storage, StorageType::GpuShared);
           ++buffers;
         }
       QCOMPARE(buffers, 1);
@@ -388,6 +394,21 @@ private slots:
     QVERIFY(!want.empty() && !got.empty());
     auto d = codegen::compareOutputs(want, got);
     QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-6, d.mismatch.c_str());
+  }
+
+  void gpuBlockTilingRefusals() {
+    auto s = twoStates();
+    transforms::Match m{"GpuBlockTiling", {{"entry", pathOf(*mapNamed(*s, "T_map"))}}, {}};
+    QVERIFY(whyNot(transforms::GpuBlockTiling(), m, *s).contains("not a GPU kernel (its schedule is"));
+    moveToGpu(*s);
+    m.options["tile_sizes"] = "4,5";
+    QVERIFY(transforms::GpuBlockTiling().canApply(m, *s, nullptr) == false); // 4 x 5 fits one tile: nothing to tile
+    auto big = reduction(64, 64, true, "sum");
+    moveToGpu(*big);
+    transforms::Match b{"GpuBlockTiling", {{"entry", pathOf(*mapNamed(*big, "cells"))}}, {{"tile_sizes", "64,32"}}};
+    QVERIFY(whyNot(transforms::GpuBlockTiling(), b, *big).contains("more than the 1024 threads of a CUDA block"));
+    b.options.clear(); // the default tile: 8 x 32 threads
+    QVERIFY(checkTransformation(*big, transforms::GpuBlockTiling(), b, 1e-3, true, "cuda-sim", "cuda-sim"));
   }
 
   void cudaNeedsNvccAndSaysSo() {

@@ -15,6 +15,7 @@
 #include "transforms/catalogue/DeadDataflowElimination.h"
 #include "transforms/catalogue/FpgaTransform.h"
 #include "transforms/catalogue/GpuTransform.h"
+#include "transforms/catalogue/GpuBlockTiling.h"
 #include "transforms/catalogue/InLocalStorage.h"
 #include "transforms/catalogue/InlineNestedSDFG.h"
 #include "transforms/catalogue/LoopToMap.h"
@@ -89,6 +90,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     // Targets
     r.add(std::make_unique<FpgaTransform>());
     r.add(std::make_unique<GpuTransform>());
+    r.add(std::make_unique<GpuBlockTiling>());
     r.add(std::make_unique<StreamingComposition>());
     r.add(std::make_unique<FpgaMemoryBank>());
     r.add(std::make_unique<FpgaArrayPartition>());

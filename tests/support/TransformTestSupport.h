@@ -89,8 +89,10 @@ inline std::vector<ir::Tensor> runModel(const ir::Sdfg& s, const std::vector<ir:
   return std::move(*out);
 }
 
-inline std::vector<ir::Tensor> randomInputsFor(const ir::Sdfg& s, uint64_t seed = 7) {
-  auto ex = codegen::Executor::create(s);
+inline std::vector<ir::Tensor> randomInputsFor(const ir::Sdfg& s, uint64_t seed = 7, const std::string& target = "cpu") {
+  codegen::RunOptions o;
+  o.target = target;
+  auto ex = codegen::Executor::create(s, o);
   if (!ex) return {};
   auto in = codegen::randomInputs((*ex)->code().signature, seed);
   return in ? std::move(*in) : std::vector<ir::Tensor>{};
@@ -98,14 +100,15 @@ inline std::vector<ir::Tensor> randomInputsFor(const ir::Sdfg& s, uint64_t seed 
 
 // Applies the commands through a History on `model` and checks structure and numbers (see above).
 // Returns false (with a QWARN) on any failure; `tolerance` bounds the largest absolute difference.
-// `targetAfter`: the target the transformed model runs on (a transformation onto a device changes it).
+// `targetAfter`: the target the transformed model runs on (a transformation onto a device changes it);
+// `targetBefore`: the one the model runs on before (a model on a device already).
 inline bool checkSteps(ir::Sdfg& model, std::vector<std::unique_ptr<edit::Command>> commands, double tolerance = 1e-5,
-                       bool numeric = true, const std::string& targetAfter = "cpu") {
+                       bool numeric = true, const std::string& targetAfter = "cpu", const std::string& targetBefore = "cpu") {
   const std::string before = serialize::toJson(model);
   std::vector<ir::Tensor> inputs, ref;
   if (numeric) {
-    inputs = randomInputsFor(model);
-    ref = runModel(model, inputs);
+    inputs = randomInputsFor(model, 7, targetBefore);
+    ref = runModel(model, inputs, targetBefore);
     if (ref.empty()) return false;
   }
   edit::History h(model);
@@ -170,10 +173,11 @@ private:
 
 // Structural + numerical check of one transformation object at one match.
 inline bool checkTransformation(ir::Sdfg& model, const transforms::Transformation& t, transforms::Match m,
-                                double tolerance = 1e-5, bool numeric = true, const std::string& targetAfter = "cpu") {
+                                double tolerance = 1e-5, bool numeric = true, const std::string& targetAfter = "cpu",
+                                const std::string& targetBefore = "cpu") {
   std::vector<std::unique_ptr<edit::Command>> v;
   v.push_back(std::make_unique<ApplyDirect>(t, std::move(m)));
-  return checkSteps(model, std::move(v), tolerance, numeric, targetAfter);
+  return checkSteps(model, std::move(v), tolerance, numeric, targetAfter, targetBefore);
 }
 
 // The structural matches of a transformation object that canApply accepts.

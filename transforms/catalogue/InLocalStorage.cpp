@@ -99,7 +99,10 @@ Expected<void> InLocalStorage::apply(const Match& match, edit::Editor& ed) const
   Sdfg& sdfg = *owningSdfg(inner);
   const std::string array = p.desc->name();
 
-  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p.desc, array + "_local", p.shape);
+  // On the GPU, a tile that a thread block's threads read goes into the block's shared memory.
+  const bool shared = outer->schedule == Schedule::GpuDevice && inner->schedule == Schedule::GpuThreadBlock;
+  const std::string local = localstorage::addScopeBuffer(ed, sdfg, *p.desc, array + "_local", p.shape,
+                                                         shared ? StorageType::GpuShared : StorageType::Default);
 
   const auto [region, inBuffer] = localstorage::rangesOf(p.box);
   std::string outConn = p.between->srcConnector, inConn = p.between->dstConnector;

@@ -10,7 +10,8 @@
 // fails, the memlet between the two entries is the box. The buffer is sized by a constant upper bound
 // of the box (a partial last tile uses part of it), lives inside the outer map's scope (one per
 // iteration; private per thread), and is stored on the stack (CpuStack) when it holds at most 4 KiB,
-// else in the default storage.
+// else in the default storage. On the GPU — the outer map gpu_device, the inner one gpu_threadblock —
+// the buffer is the thread block's shared memory (gpu_shared), filled by the block's threads together.
 // Match: `outer` → `inner`, two map entries, the inner directly inside the outer.
 // Preconditions: `array` is read from the outer map by the inner one through exactly one connector;
 // nothing inside the outer map writes it; unit steps in the inner map; the box has a constant size.

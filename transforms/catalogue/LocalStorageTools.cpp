@@ -129,7 +129,7 @@ void redirectIntoBuffer(edit::Editor& ed, const std::vector<DataflowEdge*>& edge
 }
 
 std::string addScopeBuffer(edit::Editor& ed, Sdfg& sdfg, const DataDescriptor& like, const std::string& base,
-                           const std::vector<sym::Expr>& shape) {
+                           const std::vector<sym::Expr>& shape, StorageType storage) {
   auto d = std::make_unique<DataDescriptor>(graph::freshDataName(sdfg, base));
   d->dtype = like.dtype;
   d->shape = shape;
@@ -137,7 +137,9 @@ std::string addScopeBuffer(edit::Editor& ed, Sdfg& sdfg, const DataDescriptor& l
   d->transient = true;
   d->lifetime = Lifetime::Scope;
   auto total = d->totalSize().constantValue();
-  d->storage = total && *total * int64_t(dtypeSize(d->dtype)) <= 4096 ? StorageType::CpuStack : StorageType::Default;
+  d->storage = storage != StorageType::Default ? storage
+               : total && *total * int64_t(dtypeSize(d->dtype)) <= 4096 ? StorageType::CpuStack
+                                                                         : StorageType::Default;
   std::string name = d->name();
   ed.addData(sdfg, std::move(d));
   return name;

@@ -62,8 +62,9 @@ void redirectIntoBuffer(edit::Editor& ed, const std::vector<ir::DataflowEdge*>& 
                         const Box& box);
 
 // Adds a transient, scope-lifetime buffer shaped `shape` with `like`'s element type, named after
-// `base` (made unique), on the CPU stack when it is constant and at most 4 KiB. Returns its name.
+// `base` (made unique), in `storage`; by default on the CPU stack when it is constant and at most
+// 4 KiB. Returns its name.
 std::string addScopeBuffer(edit::Editor& ed, ir::Sdfg& sdfg, const ir::DataDescriptor& like, const std::string& base,
-                           const std::vector<sym::Expr>& shape);
+                           const std::vector<sym::Expr>& shape, ir::StorageType storage = ir::StorageType::Default);
 
 } // namespace dcw::transforms::localstorage
