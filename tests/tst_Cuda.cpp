@@ -41,21 +41,7 @@ transforms::Match onState(const State& st, bool whole = true) {
   return m;
 }
 
-// X -> (x * 2) -> T ; T -> (x + 1) -> Y, in two states.
-std::unique_ptr<Sdfg> twoStates() {
-  auto s = std::make_unique<Sdfg>("main");
-  s->addArray("X", DType::Float32, {4, 5});
-  s->addArray("T", DType::Float32, {4, 5}, true)->lifetime = Lifetime::Sdfg;
-  s->addArray("Y", DType::Float32, {4, 5});
-  s->inputs = {"X"};
-  s->outputs = {"Y"};
-  auto* s1 = s->addState("produce");
-  auto* s2 = s->addState("consume");
-  s->addEdge(s1->id(), s2->id());
-  elementwise(s1, "X", "T", "y = x * 2.0");
-  elementwise(s2, "T", "Y", "y = x + 1.0");
-  return s;
-}
+std::unique_ptr<Sdfg> twoStates() { return twoStateModel(); }
 
 // X[R, C] -> map(i, j){ out[index] (wcr) = x } -> S: per row (`byRow`: S[i], each thread its own row) or
 // per column (S[j]: threads of different rows share an element).
@@ -93,13 +79,7 @@ std::unique_ptr<Sdfg> reduction(int R, int C, bool byRow, const std::string& wcr
   return s;
 }
 
-const State* stateNamed(const Sdfg& s, const std::string& label) {
-  for (State* st : s.allStates())
-    if (st->label() == label) return st;
-  for (State* st : s.allStates())
-    if (st->label().rfind(label, 0) == 0 && st->label().find_first_not_of("0123456789", label.size()) == std::string::npos) return st;
-  return nullptr;
-}
+const State* stateNamed(const Sdfg& s, const std::string& label) { return stateLabelled(s, label); }
 
 int gpuStates(const Sdfg& s) {
   int n = 0;

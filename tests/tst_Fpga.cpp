@@ -44,21 +44,7 @@ transforms::Match onState(const State& st, bool whole = true) {
   return m;
 }
 
-// X -> (x * 2) -> T ; T -> (x + 1) -> Y, in two states.
-std::unique_ptr<Sdfg> twoStates() {
-  auto s = std::make_unique<Sdfg>("main");
-  s->addArray("X", DType::Float32, {4, 5});
-  s->addArray("T", DType::Float32, {4, 5}, true)->lifetime = Lifetime::Sdfg;
-  s->addArray("Y", DType::Float32, {4, 5});
-  s->inputs = {"X"};
-  s->outputs = {"Y"};
-  auto* s1 = s->addState("produce");
-  auto* s2 = s->addState("consume");
-  s->addEdge(s1->id(), s2->id());
-  elementwise(s1, "X", "T", "y = x * 2.0");
-  elementwise(s2, "T", "Y", "y = x + 1.0");
-  return s;
-}
+std::unique_ptr<Sdfg> twoStates() { return twoStateModel(); }
 
 // X[R, C] -> map(i){ map(j){ acc[i] += x } } -> S[R]: a row sum by write-conflict resolution.
 std::unique_ptr<Sdfg> rowSum(int R, int C) {
@@ -94,7 +80,6 @@ std::unique_ptr<Sdfg> rowSum(int R, int C) {
   return s;
 }
 
-// The state of that label, or the one the editor made unique from it (host_to_device2).
 // map[i=0:N] { code } over 1-D arrays of N floats: inputs read at [i], outputs written at [i]; the
 // tasklet's connectors are the data names in lower case.
 void map1d(State* st, const std::vector<std::string>& ins, const std::vector<std::string>& outs, const std::string& code, int N,
@@ -161,13 +146,7 @@ transforms::Match streamOf(const Sdfg& s, const std::string& data, int depth) {
           {{"depth", std::to_string(depth)}}};
 }
 
-const State* stateNamed(const Sdfg& s, const std::string& label) {
-  for (State* st : s.allStates())
-    if (st->label() == label) return st;
-  for (State* st : s.allStates())
-    if (st->label().rfind(label, 0) == 0 && st->label().find_first_not_of("0123456789", label.size()) == std::string::npos) return st;
-  return nullptr;
-}
+const State* stateNamed(const Sdfg& s, const std::string& label) { return stateLabelled(s, label); }
 
 int deviceStates(const Sdfg& s) {
   int n = 0;

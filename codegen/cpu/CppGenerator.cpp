@@ -122,6 +122,19 @@ int CpuGenerator::chooseCollapse(const StateInfo& si, const MapEntry& me, int in
   return best == 0 ? independent : best;
 }
 
+int CpuGenerator::independentParams(const MapEntry& me) {
+  int independent = 0;
+  for (size_t d = 0; d < me.params.size(); ++d) {
+    bool dep = false;
+    for (size_t q = 0; q < d; ++q)
+      for (auto* ex : {&me.range[d].begin, &me.range[d].end, &me.range[d].step})
+        if (ex->freeSymbols().count(me.params[q])) dep = true;
+    if (dep) break;
+    ++independent;
+  }
+  return independent;
+}
+
 int CpuGenerator::enoughCollapse(const MapEntry& me, int collapse) {
   int64_t trips = 1;
   for (int k = 0; k < collapse; ++k) {
@@ -150,15 +163,7 @@ Expected<void> CpuGenerator::emitMap(const StateInfo& si, const MapEntry& me) {
   bool parallelSchedule = me.schedule == Schedule::CpuMulticore || (me.schedule == Schedule::Default && mapDepth_ == 0);
   bool parallel = opt_.openmp && parallelSchedule && !par_.active && !me.params.empty();
   // Parameters whose ranges do not depend on earlier parameters of the map can be collapsed.
-  int independent = 0;
-  for (size_t d = 0; d < me.params.size(); ++d) {
-    bool dep = false;
-    for (size_t q = 0; q < d; ++q)
-      for (auto* ex : {&me.range[d].begin, &me.range[d].end, &me.range[d].step})
-        if (ex->freeSymbols().count(me.params[q])) dep = true;
-    if (dep) break;
-    ++independent;
-  }
+  const int independent = independentParams(me);
   Parallel saved = par_;
   std::map<std::string, std::optional<std::string>> savedSymbols;
   int collapse = 0;

@@ -49,6 +49,9 @@ protected:
   static bool contiguousSubset(const ir::DataDescriptor& d, const ir::Subset& s);
   // The element of `s` at flat position `q` (row-major over the subset's sizes).
   static std::vector<sym::Expr> flatIndex(const ir::Subset& s, const sym::Expr& q);
+  // How many of the map's leading parameters have ranges that do not depend on earlier parameters
+  // (those a parallel loop may collapse, or a GPU grid linearise).
+  static int independentParams(const ir::MapEntry& me);
   static bool conflictFree(const ir::Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
   int chooseCollapse(const StateInfo& si, const ir::MapEntry& me, int independent);
   static int enoughCollapse(const ir::MapEntry& me, int collapse);

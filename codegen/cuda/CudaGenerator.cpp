@@ -199,15 +199,7 @@ private:
     // Parameters on the grid: the leading ones whose ranges do not depend on earlier ones, and of those
     // the most that keep write-conflict resolution free of conflicts between threads (a GEMM's i and
     // j: each thread then sums its own element over k, with no atomics), as the CPU's collapse does.
-    int independent = 0;
-    for (size_t d = 0; d < me.params.size(); ++d) {
-      bool dep = false;
-      for (size_t q = 0; q < d; ++q)
-        for (auto* ex : {&me.range[d].begin, &me.range[d].end, &me.range[d].step})
-          if (ex->freeSymbols().count(me.params[q])) dep = true;
-      if (dep) break;
-      ++independent;
-    }
+    const int independent = independentParams(me);
     // With thread-block maps directly inside, the map's points are the thread blocks.
     std::vector<const MapEntry*> threadBlockMaps;
     if (auto it = si.children.find(&me); it != si.children.end())

@@ -70,6 +70,33 @@ inline void elementwise(ir::State* st, const std::string& in, const std::string&
   st->addEdge(*mx, "OUT_" + out, *b, "", Memlet::simple(out, S("0:4, 0:5")));
 }
 
+// X -> (x * 2) -> T in state "produce", then T -> (x + 1) -> Y in state "consume"; T a transient alive
+// through the run ([4, 5] float32 arrays).
+inline std::unique_ptr<ir::Sdfg> twoStateModel() {
+  using namespace ir;
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {4, 5});
+  s->addArray("T", DType::Float32, {4, 5}, true)->lifetime = Lifetime::Sdfg;
+  s->addArray("Y", DType::Float32, {4, 5});
+  s->inputs = {"X"};
+  s->outputs = {"Y"};
+  auto* s1 = s->addState("produce");
+  auto* s2 = s->addState("consume");
+  s->addEdge(s1->id(), s2->id());
+  elementwise(s1, "X", "T", "y = x * 2.0");
+  elementwise(s2, "T", "Y", "y = x + 1.0");
+  return s;
+}
+
+// The state of that label, or the one the editor made unique from it (host_to_device2).
+inline const ir::State* stateLabelled(const ir::Sdfg& s, const std::string& label) {
+  for (ir::State* st : s.allStates())
+    if (st->label() == label) return st;
+  for (ir::State* st : s.allStates())
+    if (st->label().rfind(label, 0) == 0 && st->label().find_first_not_of("0123456789", label.size()) == std::string::npos) return st;
+  return nullptr;
+}
+
 // Y[row, j] = f(X[row, j]) for j in 0:5, as one map in `st` (row: the loop variable's index text).
 inline void rowMap(ir::State* st, const char* xRow, const char* yRow, const char* xFull, const char* yFull,
                    const std::string& code) {

@@ -90,15 +90,11 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   DCW_TRY(auto as, dims(ctx, "MatMul", "A", *A));
   DCW_TRY(auto bs, dims(ctx, "MatMul", "B", *B));
   DCW_TRY(auto ys, dims(ctx, "MatMul", "Y", *Y));
-  if (as.empty() || bs.empty()) return ctx.error("MatMul operands must have rank >= 1");
-  std::vector<int64_t> a = as, b = bs;
-  if (a.size() == 1) a.insert(a.begin(), 1);
-  if (b.size() == 1) b.push_back(1);
-  const size_t rank = std::max(a.size(), b.size());
-  a.insert(a.begin(), rank - a.size(), 1);
-  b.insert(b.begin(), rank - b.size(), 1);
-  const int64_t M = a[rank - 2], K = a[rank - 1], N = b[rank - 1];
-  if (b[rank - 2] != K) return ctx.error("inner dims differ: A is " + text(as) + ", B is " + text(bs));
+  DCW_TRY(auto mm, th::matmulOperands(ctx, as, bs, ys));
+  const std::vector<int64_t>& a = mm.a;
+  const std::vector<int64_t>& b = mm.b;
+  const size_t rank = mm.rank;
+  const int64_t M = mm.M, K = mm.K, N = mm.N;
   const int64_t batchA = product(a, 0, rank - 2), batchB = product(b, 0, rank - 2);
   bool same = true;
   for (size_t k = 0; k + 2 < rank; ++k) same = same && a[k] == b[k];
@@ -115,8 +111,6 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
                      pureHint(ctx));
   }
   if (rows > INT_MAX) return ctx.error("cublas MatMul: " + std::to_string(rows) + " rows are more than cuBLAS takes", pureHint(ctx));
-  if (product(ys, 0, ys.size()) != batch * rows * N)
-    return ctx.error("the output " + text(ys) + " does not fit A " + text(as) + " x B " + text(bs));
   Gemm g; // Y^T [N, rows] = B^T [N, K] x A^T [K, rows]
   g.batch = batch;
   g.m = N;

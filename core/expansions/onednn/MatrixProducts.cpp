@@ -31,28 +31,11 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   DCW_TRY(auto as, floatDims(ctx, "MatMul", "A", *A));
   DCW_TRY(auto bs, floatDims(ctx, "MatMul", "B", *B));
   DCW_TRY(auto ys, floatDims(ctx, "MatMul", "Y", *Y));
-  if (as.empty() || bs.empty()) return ctx.error("MatMul operands must have rank >= 1");
-
   // The oneDNN view: both operands as matrices (1-D promoted), batch dims padded to one rank.
-  std::vector<int64_t> a = as, b = bs;
-  if (a.size() == 1) a.insert(a.begin(), 1);
-  if (b.size() == 1) b.push_back(1);
-  const size_t rank = std::max(a.size(), b.size());
-  a.insert(a.begin(), rank - a.size(), 1);
-  b.insert(b.begin(), rank - b.size(), 1);
-  const int64_t M = a[rank - 2], K = a[rank - 1], N = b[rank - 1];
-  if (b[rank - 2] != K) return ctx.error("inner dims differ: A is " + shapeText(as) + ", B is " + shapeText(bs));
-  std::vector<int64_t> y(rank);
-  int64_t batch = 1;
-  for (size_t k = 0; k + 2 < rank; ++k) {
-    if (a[k] != b[k] && a[k] != 1 && b[k] != 1)
-      return ctx.error("batch dims do not broadcast: A is " + shapeText(as) + ", B is " + shapeText(bs));
-    y[k] = std::max(a[k], b[k]);
-    batch *= y[k];
-  }
-  y[rank - 2] = M;
-  y[rank - 1] = N;
-  if (product(y) != product(ys)) return ctx.error("the output " + shapeText(ys) + " does not fit A " + shapeText(as) + " x B " + shapeText(bs));
+  DCW_TRY(auto mm, th::matmulOperands(ctx, as, bs, ys));
+  std::vector<int64_t> a = mm.a, b = mm.b, y = mm.y;
+  const size_t rank = mm.rank;
+  const int64_t M = mm.M, K = mm.K, N = mm.N, batch = mm.batch;
 
   // FusedMatMul: Z broadcasts to the ONNX output (Y without the dims a 1-D operand drops); in the
   // primitive's dims a Z of shape [.., 1, N] is the matmul's bias, any other Z a post-op.

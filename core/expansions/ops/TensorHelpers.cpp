@@ -156,6 +156,42 @@ std::string highestLiteral(DType t) {
 
 std::string castTo(DType t, const std::string& code) { return std::string(dtypeName(t)) + "(" + code + ")"; }
 
+Expected<MatMulOperands> matmulOperands(const ExpansionContext& ctx, const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
+                                        const std::vector<int64_t>& ys) {
+  auto text = [](const std::vector<int64_t>& d) {
+    std::string s;
+    for (auto x : d) s += (s.empty() ? "" : "x") + std::to_string(x);
+    return s.empty() ? std::string("scalar") : s;
+  };
+  if (as.empty() || bs.empty()) return ctx.error("MatMul operands must have rank >= 1");
+  MatMulOperands o;
+  o.a = as;
+  o.b = bs;
+  if (o.a.size() == 1) o.a.insert(o.a.begin(), 1);
+  if (o.b.size() == 1) o.b.push_back(1);
+  o.rank = std::max(o.a.size(), o.b.size());
+  o.a.insert(o.a.begin(), o.rank - o.a.size(), 1);
+  o.b.insert(o.b.begin(), o.rank - o.b.size(), 1);
+  o.M = o.a[o.rank - 2];
+  o.K = o.a[o.rank - 1];
+  o.N = o.b[o.rank - 1];
+  if (o.b[o.rank - 2] != o.K) return ctx.error("inner dims differ: A is " + text(as) + ", B is " + text(bs));
+  o.y.resize(o.rank);
+  for (size_t k = 0; k + 2 < o.rank; ++k) {
+    if (o.a[k] != o.b[k] && o.a[k] != 1 && o.b[k] != 1)
+      return ctx.error("batch dims do not broadcast: A is " + text(as) + ", B is " + text(bs));
+    o.y[k] = std::max(o.a[k], o.b[k]);
+    o.batch *= o.y[k];
+  }
+  o.y[o.rank - 2] = o.M;
+  o.y[o.rank - 1] = o.N;
+  int64_t py = 1, pys = 1;
+  for (auto x : o.y) py *= x;
+  for (auto x : ys) pys *= x;
+  if (py != pys) return ctx.error("the output " + text(ys) + " does not fit A " + text(as) + " x B " + text(bs));
+  return o;
+}
+
 Expected<const DataDescriptor*> needIn(const ExpansionContext& ctx, const std::string& conn) {
   const DataDescriptor* d = ctx.in(conn);
   if (!d) return ctx.error("input '" + conn + "' is not connected", "connect the input");

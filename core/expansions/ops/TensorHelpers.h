@@ -41,6 +41,18 @@ std::string highestLiteral(ir::DType t);
 std::string castTo(ir::DType t, const std::string& code); // "float32(code)"
 
 // The data of a connector, checked to have a known rank (an error names the connector otherwise).
+// MatMul's operands as matrices (numpy semantics): a 1-D A is [1, K], a 1-D B is [K, 1], batch dims
+// padded with 1s to one rank; y is the broadcast result (batch dims, M, N) and batch the product of
+// its batch dims. Fails naming the shapes when inner dims differ, batch dims do not broadcast or the
+// output `ys` does not hold the product. Shared by the library implementations (onednn, cublas).
+struct MatMulOperands {
+  std::vector<int64_t> a, b, y;
+  size_t rank = 0;
+  int64_t M = 0, K = 0, N = 0, batch = 1;
+};
+Expected<MatMulOperands> matmulOperands(const ExpansionContext& ctx, const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
+                                        const std::vector<int64_t>& ys);
+
 Expected<const ir::DataDescriptor*> needIn(const ExpansionContext& ctx, const std::string& conn);
 Expected<const ir::DataDescriptor*> needOut(const ExpansionContext& ctx, const std::string& conn);
 
