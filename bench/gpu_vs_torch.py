@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""GPU latency of DCW's CUDA programs against PyTorch eager and torch.compile, same weights, fp32.
+
+usage: /usr/bin/python3 bench/gpu_vs_torch.py [DCW_BINARY] [--repeat N] [--models a,b,...]
+
+Models (issue 16's table): a BERT-large encoder layer (batch 8, sequence 512), ResNet-50 and
+EfficientNet-B0 (batch 32), built by torch/torchvision with seeded weights and exported to ONNX with
+fixed shapes. Per model it times, on the GPU:
+  - PyTorch eager and torch.compile (data already on the GPU; median of --repeat runs after warm-up,
+    torch.cuda.synchronize() around each), and PyTorch eager with the input copied in and the output
+    copied out every run;
+  - `dcw bench MODEL --target cuda` (its program takes host arrays: each run copies the input in and the
+    output out, weights stay on the GPU), median of --repeat runs after warm-up;
+and prints the medians and the ratios dcw/eager-with-copies, dcw/eager and dcw/compile (below 1: DCW
+is faster). Without an NVIDIA GPU (torch.cuda unavailable) it says so and exits 0: DCW's CUDA programs
+are compiled with nvcc everywhere the toolkit is, and `--target cuda-sim` checks their outputs on the
+CPU, but neither measures a GPU.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def median_ms(fn, repeat, warmup, sync):
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def export(model, x, path):
+    import inspect
+    import torch
+
+    kw = {"opset_version": 17, "input_names": ["x"], "output_names": ["y"]}
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kw["dynamo"] = False  # the TorchScript exporter, as Debian's torch has it
+    # With grad enabled (no torch.no_grad()), a transformer layer in eval mode skips its fused fast path
+    # (aten::_transformer_encoder_layer_fwd), which has no ONNX form; PyTorch's timings use the fast path.
+    with torch.enable_grad():
+        torch.onnx.export(model, (x,), path, **kw)
+
+
+def build_models(names):
+    import torch
+    import torchvision
+
+    torch.manual_seed(0)
+    out = []
+    for name in names:
+        if name == "bert_large_layer":
+            m = torch.nn.TransformerEncoderLayer(d_model=1024, nhead=16, dim_feedforward=4096, activation="gelu",
+                                                 batch_first=True, dropout=0.0)
+            x = torch.randn(8, 512, 1024)
+        elif name == "resnet50":
+            m = torchvision.models.resnet50(weights=None)
+            x = torch.randn(32, 3, 224, 224)
+        elif name == "efficientnet_b0":
+            m = torchvision.models.efficientnet_b0(weights=None)
+            x = torch.randn(32, 3, 224, 224)
+        else:
+            raise SystemExit(f"error: unknown model '{name}' (bert_large_layer, resnet50, efficientnet_b0)")
+        out.append((name, m.eval(), x))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dcw", nargs="?", default=os.path.join(os.path.dirname(__file__), "..", "build", "app", "dcw"))
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--models", default="bert_large_layer,resnet50,efficientnet_b0")
+    args = ap.parse_args()
+
+    try:
+        import torch
+    except ImportError:
+        print("no PyTorch here (python3-torch): the GPU table needs it as the peer")
+        return 0
+    if not torch.cuda.is_available():
+        print("no GPU here (torch.cuda.is_available() is false): the GPU table needs an NVIDIA GPU. DCW's CUDA programs "
+              "still compile with nvcc (dcw codegen/run --target cuda) and run on the CPU with --target cuda-sim.")
+        return 0
+    if not os.access(args.dcw, os.X_OK):
+        print(f"error: {args.dcw} not found; build first (scripts/build.sh)", file=sys.stderr)
+        return 2
+
+    dev = torch.device("cuda")
+    sync = torch.cuda.synchronize
+    print(f"GPU: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__}; fp32; median of {args.repeat} runs")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, model, x in build_models(args.models.split(",")):
+            path = os.path.join(tmp, name + ".onnx")
+            export(model, x, path)
+            with torch.no_grad():
+                m = model.to(dev)
+                xd = x.to(dev)
+                eager = median_ms(lambda: m(xd), args.repeat, args.warmup, sync)
+                copies = median_ms(lambda: m(x.to(dev)).cpu(), args.repeat, args.warmup, sync)
+                compiled = torch.compile(m)
+                comp = median_ms(lambda: compiled(xd), args.repeat, args.warmup, sync)
+            r = subprocess.run([args.dcw, "bench", path, "--target", "cuda", "--warmup", str(args.warmup), "--repeat", str(args.repeat),
+                                "--json"], capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"{name}: dcw failed: {r.stderr.strip()}")
+                rows.append((name, None, eager, copies, comp))
+                continue
+            dcw_ms = json.loads(r.stdout)["median_ms"]
+            rows.append((name, dcw_ms, eager, copies, comp))
+            del m, compiled
+            torch.cuda.empty_cache()
+    print(f"{'model':<20} {'dcw ms':>9} {'eager ms':>9} {'eager+copies':>13} {'compile ms':>11} {'dcw/eager+c':>12} {'dcw/eager':>10} {'dcw/compile':>12}")
+    for name, d, e, c, k in rows:
+        if d is None:
+            print(f"{name:<20} {'failed':>9} {e:9.3f} {c:13.3f} {k:11.3f}")
+            continue
+        print(f"{name:<20} {d:9.3f} {e:9.3f} {c:13.3f} {k:11.3f} {d / c:12.2f} {d / e:10.2f} {d / k:12.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
