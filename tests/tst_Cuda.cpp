@@ -11,6 +11,8 @@
 #include "transforms/catalogue/GpuBlockTiling.h"
 #include "transforms/catalogue/GpuTransform.h"
 #include "transforms/catalogue/InLocalStorage.h"
+#include "transforms/catalogue/MapFusion.h"
+#include "transforms/catalogue/StateFusion.h"
 #include "transforms/catalogue/MapTiling.h"
 
 #include "codegen/Target.h"
@@ -374,6 +376,31 @@ private slots:
     QVERIFY(!want.empty() && !got.empty());
     auto d = codegen::compareOutputs(want, got);
     QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-6, d.mismatch.c_str());
+  }
+
+  // Kernel fusion of an elementwise chain on the GPU is the catalogue's: StateFusion puts the two GPU
+  // states together, MapFusion makes the two kernels one (T becomes a value in a thread).
+  void elementwiseKernelsFuse() {
+    auto s = twoStates();
+    moveToGpu(*s);
+    QCOMPARE(generate(*s)->kernels.size(), size_t(2));
+    transforms::Match states{"StateFusion", {{"first", pathOf(*stateNamed(*s, "produce"))}, {"second", pathOf(*stateNamed(*s, "consume"))}}, {}};
+    QVERIFY(checkTransformation(*s, transforms::StateFusion(), states, 1e-6, true, "cuda-sim", "cuda-sim"));
+    const State* st = stateNamed(*s, "produce");
+    QVERIFY(st);
+    const AccessNode* t = nullptr;
+    for (auto& n : st->nodes())
+      if (auto* a = dynamic_cast<const AccessNode*>(n.get()); a && a->data() == "T") t = a;
+    QVERIFY(t);
+    transforms::Match fuse{"MapFusion",
+                           {{"first_exit", pathOf(*s, st->inEdges(t->id()).at(0)->src)},
+                            {"array", pathOf(*t)},
+                            {"second_entry", pathOf(*s, st->outEdges(t->id()).at(0)->dst)}},
+                           {}};
+    QVERIFY(checkTransformation(*s, transforms::MapFusion(), fuse, 1e-6, true, "cuda-sim", "cuda-sim"));
+    auto p = generate(*s);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QCOMPARE(p->kernels.size(), size_t(1));
   }
 
   void gpuBlockTilingRefusals() {
