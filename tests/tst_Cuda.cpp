@@ -19,6 +19,9 @@
 #include "codegen/cuda/CudaGenerator.h"
 #include "codegen/cuda/CudaTarget.h"
 #include "codegen/run/Executor.h"
+#include "codegen/run/ProfileReport.h"
+#include "codegen/run/ChromeTrace.h"
+#include "codegen/run/Profiler.h"
 #include "codegen/run/RandomInputs.h"
 #include "pipeline/Pipeline.h"
 #include "core/ir/AccessNode.h"
@@ -416,6 +419,45 @@ private slots:
     QVERIFY(whyNot(transforms::GpuBlockTiling(), b, *big).contains("more than the 1024 threads of a CUDA block"));
     b.options.clear(); // the default tile: 8 x 32 threads
     QVERIFY(checkTransformation(*big, transforms::GpuBlockTiling(), b, 1e-3, true, "cuda-sim", "cuda-sim"));
+  }
+
+  // A profile of a CUDA program: kernels timed by CUDA events on the stream, on a
+  // track of their own inside the states that queued them (cuda-sim's events read the host's clock).
+  void profileTimesKernelsOnTheGpuTrack() {
+    auto s = twoStates();
+    moveToGpu(*s);
+    const codegen::Target* target = codegen::findTarget("cuda-sim");
+    codegen::RunOptions ro;
+    ro.target = "cuda-sim";
+    ro.generate.instrument = codegen::parseInstrumentation({"all"});
+    auto code = target->generate(*s, ro.generate);
+    QVERIFY2(code, code ? "" : code.error().str().c_str());
+    QCOMPARE(count(code->source, "dcw_cu::GpuTimer "), 2); // the two kernels ("all" times copies only when named)
+    QVERIFY(code->source.find("dcw_cu::SyncedScope ") != std::string::npos);
+    QVERIFY(code->source.find(".flush();") != std::string::npos);
+    auto inputs = codegen::randomInputs(code->signature, 7);
+    QVERIFY(inputs);
+    auto lib = target->build(*code, {});
+    QVERIFY2(lib, lib ? "" : lib.error().str().c_str());
+    auto ex = codegen::Executor::load(*s, std::move(*code), std::move(*lib), ro);
+    QVERIFY2(ex, ex ? "" : ex.error().str().c_str());
+    codegen::ProfileOptions po;
+    po.repeat = 3;
+    po.counters = false;
+    auto r = codegen::profileRuns(**ex, *inputs, po);
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    std::map<std::string, int> onGpu;
+    double stateStart = 0, stateEnd = 0, kernelStart = -1, kernelEnd = 0;
+    for (auto& e : r->trace) {
+      const auto& el = r->elements[size_t(e.element)];
+      if (e.thread == (1u << 16)) ++onGpu[el.kind];
+      if (el.path == "main/consume") stateStart = e.startUs, stateEnd = e.startUs + e.durationUs;
+      if (el.kind == "map" && el.path.rfind("main/consume/", 0) == 0) kernelStart = e.startUs, kernelEnd = e.startUs + e.durationUs;
+    }
+    QCOMPARE(onGpu["map"], 2);
+    QCOMPARE(onGpu["state"], 0);
+    QVERIFY(kernelStart >= stateStart - 1 && kernelEnd <= stateEnd + 1); // inside the state that queued it
+    QVERIFY(codegen::chromeTraceJson(*r).find("GPU stream 0") != std::string::npos);
   }
 
   void cudaNeedsNvccAndSaysSo() {

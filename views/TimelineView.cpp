@@ -121,7 +121,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   for (size_t lane = 0; lane < lanes_.size(); ++lane) {
     int y = kAxis + int(lane) * ((maxDepth_ + 1) * kRow + kLaneGap);
     p.setPen(palette().color(QPalette::Mid));
-    p.drawText(2, y + kRow - 5, tr("thread %1").arg(lanes_[lane]));
+    p.drawText(2, y + kRow - 5, lanes_[lane] >= (1u << 16) ? tr("GPU stream %1").arg(lanes_[lane] - (1u << 16)) : tr("thread %1").arg(lanes_[lane]));
   }
   QFont f = font();
   f.setPointSizeF(f.pointSizeF() * 0.85);

@@ -59,11 +59,34 @@ private:
     raw(cudaHeaderSource(cublas));
     raw(hostDeviceRuntimeSource());
     raw(cudaRuntimeSource());
-    if (instrumented) raw(cpuProfileRuntimeSource());
+    if (instrumented) {
+      raw(cpuProfileRuntimeSource());
+      raw(cudaProfileSource());
+    }
   }
-  void emitProgramStart() override { line("if (dcw_cu::ready(error, errorSize)) return 1;"); }
+  void emitProgramStart() override {
+    line("if (dcw_cu::ready(error, errorSize)) return 1;");
+    if (instrumented()) {
+      clock_ = fresh("run_clock");
+      line("dcw_cu::RunClock " + clock_ + "; // GPU events are timed against it");
+    }
+  }
   void emitProgramEnd() override {
     line("if (dcw_cu::finish(error, errorSize, \"" + commentText(root_.name()) + "\")) return 1;");
+    if (instrumented()) line(clock_ + ".flush();");
+  }
+  // Kernels, GPU copies and GPU library calls are timed by events on the stream (gpuTimer_ set just
+  // before their beginProfile); everything else by a host scope that waits for the stream at its end.
+  std::string timerStatement(int index, const std::string& local, bool masterOnly) const override {
+    (void)masterOnly;
+    const bool gpu = gpuTimer_;
+    gpuTimer_ = false;
+    return std::string(gpu ? "dcw_cu::GpuTimer " : "dcw_cu::SyncedScope ") + local + "(" + std::to_string(index) + "u);";
+  }
+  void beginGpuProfile(ProfiledElement::Kind k, ElementId id) {
+    gpuTimer_ = true;
+    beginProfile(k, id);
+    gpuTimer_ = false;
   }
 
   // ---- where data lives ----
@@ -146,8 +169,7 @@ private:
     const std::string t = std::to_string(threads);
     line("dcw_cu::launch(" + function + ", static_cast<unsigned>(dcw_rt::imin((" + total + " + " + t + " - 1) / " + t + ", " +
          std::to_string(kMaxBlocks) + ")), " + t + (args.call.empty() ? "" : ", ") + join(args.call) + ");");
-    line("if (dcw_cu::launched(error, errorSize, \"" + commentText(where) + "\", " + (instrumented() ? "true" : "false") +
-         ")) return 1;");
+    line("if (dcw_cu::launched(error, errorSize, \"" + commentText(where) + "\", false)) return 1;");
     --indent_;
     line("}");
   }
@@ -264,7 +286,7 @@ private:
     ++indent_;
     markProgress(me.id());
     const bool timed = wantProfile(ProfiledElement::Kind::Map, me.id());
-    if (timed) beginProfile(ProfiledElement::Kind::Map, me.id());
+    if (timed) beginGpuProfile(ProfiledElement::Kind::Map, me.id());
     std::vector<std::string> hostSizes;
     DCW_TRY(std::string hostTotal, pointCount(hostSizes));
     const std::string totalId = fresh("points");
@@ -354,8 +376,7 @@ private:
     ++indent_;
     line("dcw_cu::launch_blocks(" + function + ", static_cast<unsigned>(dcw_rt::imin(" + total + ", " + std::to_string(kMaxBlocks) +
          ")), " + std::to_string(threads) + (args.call.empty() ? "" : ", ") + join(args.call) + ");");
-    line("if (dcw_cu::launched(error, errorSize, \"" + commentText(where) + "\", " + (instrumented() ? "true" : "false") +
-         ")) return 1;");
+    line("if (dcw_cu::launched(error, errorSize, \"" + commentText(where) + "\", false)) return 1;");
     --indent_;
     line("}");
   }
@@ -441,7 +462,10 @@ private:
           return fail(where, "library call reads the scalar '" + name + "' in GPU memory as a value on the host",
                       "keep the scalar on the host");
       if (par_.active || mapDepth_ > 0) return fail(where, "library call on GPU memory inside a host loop");
-      return CpuGenerator::emitNode(si, n);
+      gpuTimer_ = true; // its timer (if any) times the calls it queues on the stream
+      auto r = CpuGenerator::emitNode(si, n);
+      gpuTimer_ = false;
+      return r;
     }
     if (par_.active || mapDepth_ > 0)
       return fail(where, "tasklet touches GPU memory inside a host loop", "schedule the enclosing map gpu_device");
@@ -614,7 +638,7 @@ private:
       ++indent_;
       markProgress(e.id());
       const bool timed = wantProfile(ProfiledElement::Kind::Copy, e.id());
-      if (timed) beginProfile(ProfiledElement::Kind::Copy, e.id());
+      if (timed) beginGpuProfile(ProfiledElement::Kind::Copy, e.id());
       const std::string n = fresh("count"), t = cpu::storageType(S.dtype);
       line("const int64_t " + n + " = " + count + ";");
       auto res = ctx_->sdfg == &root_ ? resident_.find(dst.data()) : resident_.end();
@@ -630,10 +654,7 @@ private:
       }
       line("if (" + n + " > 0 && dcw_cu::check(error, errorSize, \"" + commentText(where) + "\", \"cudaMemcpyAsync\", cudaMemcpyAsync(" + dp +
            " + " + doff + ", " + sp + " + " + so + ", sizeof(" + t + ") * static_cast<size_t>(" + n + "), cudaMemcpyDefault, dcw_cu::stream()))) return 1;");
-      if (timed) {
-        line("if (dcw_cu::check(error, errorSize, \"" + commentText(where) + "\", \"copy\", cudaStreamSynchronize(dcw_cu::stream()))) return 1;");
-        endProfile();
-      }
+      if (timed) endProfile();
       --indent_;
       line("}");
       record(first, e.id());
@@ -782,6 +803,8 @@ private:
 
   CudaOptions cuda_;
   std::vector<CudaKernel> kernels_;
+  mutable bool gpuTimer_ = false; // the next timer times GPU work (events), see timerStatement
+  std::string clock_;             // the run's dcw_cu::RunClock, when instrumented
   bool blockLevel_ = false;      // emitting a device map's scope whose points are thread blocks (outside its thread-block maps)
   bool sharedAllocated_ = false; // a shared array was zeroed: a barrier before it is used
   bool weightsKnown_ = false;

@@ -15,7 +15,9 @@
 // Everything runs on one stream, created when the program first runs; every launch and API call is
 // checked and a failure names the element. Host and device memory are kept apart: a host element that
 // touches GPU memory, or a kernel that touches host memory, is refused naming both.
-// Instrumented programs time on the host and wait for each kernel (so a kernel's time is its own).
+// Instrumented programs time kernels, GPU copies and GPU library calls with CUDA events on the stream
+// (their own track, "GPU stream 0", on the host's clock); states and nested SDFGs on the host, waiting
+// for the stream before they end, so their time includes the GPU work they queued.
 #pragma once
 
 #include "codegen/GeneratedCode.h"

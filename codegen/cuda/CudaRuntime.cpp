@@ -10,6 +10,7 @@ namespace {
 constexpr std::string_view kCudaHeader = R"DCWCU(#ifndef DCW_CUDA_SIM
 #include <cuda_runtime.h>
 #else
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +49,18 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t bytes, cudaMem
   std::memmove(d, s, bytes);
   return cudaSuccess;
 }
+// Events: the host's clock at the point the stream reaches them (every call is synchronous here).
+struct dcw_cu_sim_event {
+  int64_t ns = 0;
+};
+typedef dcw_cu_sim_event* cudaEvent_t;
+inline cudaError_t cudaEventCreate(cudaEvent_t* e) { *e = new dcw_cu_sim_event; return cudaSuccess; }
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+  e->ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) { *ms = float(double(b->ns - a->ns) / 1e6); return cudaSuccess; }
 inline float atomicAdd(float* p, float v) { float o = *p; *p = o + v; return o; }
 inline double atomicAdd(double* p, double v) { double o = *p; *p = o + v; return o; }
 inline int atomicAdd(int* p, int v) { int o = *p; *p = o + v; return o; }
@@ -380,6 +393,89 @@ extern "C" void dcw_cuda_forget_uploads() {
 }
 )DCWCU";
 } // namespace
+
+// Timing of an instrumented CUDA program (after DCW's profiling runtime, dcw_prof): kernels, copies and
+// GPU library calls get a pair of CUDA events on the stream (no waiting), resolved when the run ends
+// into events of the track kGpuTrack ("GPU stream 0"), on the host's clock: the time from a reference
+// event recorded when the run started, added to the host's time then. Other timed elements (states,
+// nested SDFGs, the model) are host scopes that wait for the stream before they end, so their time
+// includes the GPU work they queued.
+constexpr std::string_view kCudaProfile = R"DCWCU(namespace dcw_cu {
+
+constexpr uint32_t kGpuTrack = 1u << 16;
+struct GpuSpan {
+  uint32_t element;
+  cudaEvent_t start, end;
+};
+inline std::mutex& spans_mutex() { static std::mutex m; return m; }
+inline std::vector<GpuSpan>& spans() { static std::vector<GpuSpan> v; return v; }
+// A kernel, copy or library call: the stream's time between the two events.
+struct GpuTimer {
+  GpuSpan s{0, nullptr, nullptr};
+  bool on = false;
+  explicit GpuTimer(uint32_t element) {
+    s.element = element;
+    on = cudaEventCreate(&s.start) == cudaSuccess && cudaEventCreate(&s.end) == cudaSuccess && cudaEventRecord(s.start, stream()) == cudaSuccess;
+  }
+  ~GpuTimer() {
+    if (on && cudaEventRecord(s.end, stream()) == cudaSuccess) {
+      std::lock_guard<std::mutex> g(spans_mutex());
+      spans().push_back(s);
+    }
+  }
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+};
+// A host scope that waits for the stream before it ends.
+struct SyncedScope : dcw_prof::Scope {
+  using dcw_prof::Scope::Scope;
+  ~SyncedScope() { (void)cudaStreamSynchronize(stream()); }
+};
+// The run's reference: an event and the host's time when the run started; flush() turns the spans into
+// profiling events once the stream is done.
+struct RunClock {
+  cudaEvent_t ref = nullptr;
+  int64_t refNs = 0;
+  RunClock() {
+    if (cudaEventCreate(&ref) != cudaSuccess) ref = nullptr;
+    refNs = dcw_prof::now_ns();
+    if (ref) (void)cudaEventRecord(ref, stream());
+  }
+  void flush() {
+    (void)cudaStreamSynchronize(stream());
+    std::lock_guard<std::mutex> g(spans_mutex());
+    dcw_prof::State& st = dcw_prof::state();
+    for (GpuSpan& s : spans()) {
+      float a = 0, b = 0;
+      if (ref && cudaEventElapsedTime(&a, ref, s.start) == cudaSuccess && cudaEventElapsedTime(&b, ref, s.end) == cudaSuccess) {
+        size_t k = __atomic_fetch_add(&st.count, 1, __ATOMIC_RELAXED);
+        if (k >= st.capacity) {
+          __atomic_fetch_add(&st.dropped, 1, __ATOMIC_RELAXED);
+        } else {
+          dcw_event& e = st.events[k];
+          e.element = s.element;
+          e.thread = kGpuTrack;
+          e.start_ns = refNs + static_cast<int64_t>(double(a) * 1e6);
+          e.end_ns = refNs + static_cast<int64_t>(double(b) * 1e6);
+          for (int c = 0; c < dcw_prof::kMaxCounters; ++c) e.counters[c] = 0;
+        }
+      }
+      (void)cudaEventDestroy(s.start);
+      (void)cudaEventDestroy(s.end);
+    }
+    spans().clear();
+  }
+  ~RunClock() {
+    if (ref) (void)cudaEventDestroy(ref);
+  }
+  RunClock(const RunClock&) = delete;
+  RunClock& operator=(const RunClock&) = delete;
+};
+
+} // namespace dcw_cu
+)DCWCU";
+
+std::string_view cudaProfileSource() { return kCudaProfile; }
 
 std::string cudaHeaderSource(bool cublas) {
   if (!cublas) return std::string(kCudaHeader);

@@ -17,5 +17,7 @@ namespace dcw::codegen {
 std::string cudaHeaderSource(bool cublas);
 // The runtime, after the host runtime.
 std::string_view cudaRuntimeSource();
+// GPU timing of an instrumented program (events on the stream), after DCW's profiling runtime.
+std::string_view cudaProfileSource();
 
 } // namespace dcw::codegen

@@ -20,7 +20,8 @@ std::string chromeTraceJson(const ProfileReport& r) {
   for (auto& e : r.trace) threads.insert(e.thread);
   for (uint32_t t : threads)
     events.push_back(json{{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", t},
-                          {"args", {{"name", "OpenMP thread " + std::to_string(t)}}}});
+                          {"args", {{"name", t >= (1u << 16) ? "GPU stream " + std::to_string(t - (1u << 16))
+                                                             : "OpenMP thread " + std::to_string(t)}}}});
   std::vector<const TraceEvent*> order;
   for (auto& e : r.trace) order.push_back(&e);
   std::stable_sort(order.begin(), order.end(), [](const TraceEvent* a, const TraceEvent* b) {
