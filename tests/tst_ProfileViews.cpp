@@ -12,6 +12,8 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/serialize/JsonFormat.h"
+#include "codegen/Target.h"
+#include "codegen/cuda/CudaTarget.h"
 #include "views/DifferentiateDialog.h"
 #include "views/GraphCanvas.h"
 #include "views/ProfilePanel.h"
@@ -169,6 +171,34 @@ private slots:
     w.setOverlay(MainWindow::Overlay::FpgaCycles);
     QVERIFY(w.canvas()->hasOverlay());
     w.setOverlay(MainWindow::Overlay::None);
+  }
+
+  // Run > Target offers the GPU (disabled, saying why, without the CUDA toolkit) and its simulation on
+  // the CPU; a cuda-sim profile times the kernels on the GPU track and says they were simulated.
+  void cudaTargetsInTheApp() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(openModel(w, kMlp));
+    QAction* cuda = w.findChild<QAction*>(QStringLiteral("actionTarget_cuda"));
+    QAction* sim = w.findChild<QAction*>(QStringLiteral("actionTarget_cuda_sim"));
+    QVERIFY(cuda && sim);
+    std::string why;
+    const bool toolkit = codegen::findTarget("cuda")->available(&why);
+    QCOMPARE(cuda->isEnabled(), toolkit);
+    if (!toolkit) QVERIFY(cuda->text().contains(QStringLiteral("unavailable")));
+    else if (!codegen::gpuPresent()) QVERIFY(cuda->text().contains(QStringLiteral("code only")));
+    sim->trigger();
+    QCOMPARE(w.target(), std::string("cuda-sim"));
+    QSignalSpy done(&w, &MainWindow::profileFinished);
+    w.profile(2);
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 1; }, 300000));
+    QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+    auto* panel = w.profilePanel();
+    QCOMPARE(panel->report()->target, std::string("cuda-sim"));
+    QVERIFY(panel->summary().startsWith(QStringLiteral("CUDA kernels simulated on this CPU")));
+    int gpuEvents = 0;
+    for (auto& e : panel->report()->trace) gpuEvents += e.thread == (1u << 16) ? 1 : 0;
+    QVERIFY(gpuEvents > 0);
   }
 
   // Kernels measured in RTL co-simulation show their cycles beside the estimate; the others say why not.
