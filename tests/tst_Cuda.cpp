@@ -48,41 +48,7 @@ transforms::Match onState(const State& st, bool whole = true) {
 
 std::unique_ptr<Sdfg> twoStates() { return twoStateModel(); }
 
-// X[R, C] -> map(i, j){ out[index] (wcr) = x } -> S: per row (`byRow`: S[i], each thread its own row) or
-// per column (S[j]: threads of different rows share an element).
-std::unique_ptr<Sdfg> reduction(int R, int C, bool byRow, const std::string& wcr) {
-  auto s = std::make_unique<Sdfg>("main");
-  s->addArray("X", DType::Float32, {R, C});
-  const int n = byRow ? R : C;
-  s->addArray("S", DType::Float32, {n});
-  s->inputs = {"X"};
-  s->outputs = {"S"};
-  auto* st = s->addState("reduce");
-  auto* a = st->add<AccessNode>("X");
-  auto* b = st->add<AccessNode>("S");
-  auto* me = st->add<MapEntry>("cells");
-  auto* mx = st->add<MapExit>("cells_exit");
-  me->params = {"i", "j"};
-  me->range = Subset({Range::full(R), Range::full(C)});
-  me->exitId = mx->id();
-  mx->entryId = me->id();
-  auto* t = st->add<Tasklet>("add", "y = x");
-  t->addIn({"x", DType::Float32});
-  t->addOut({"y", DType::Float32});
-  me->addIn({"IN_X"});
-  me->addOut({"OUT_X"});
-  mx->addIn({"IN_S"});
-  mx->addOut({"OUT_S"});
-  st->addEdge(*a, "", *me, "IN_X", Memlet::simple("X", Subset::fullOf({R, C})));
-  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", *Subset::parse("i, j")));
-  Memlet w = Memlet::simple("S", *Subset::parse(byRow ? "i" : "j"));
-  w.wcr = wcr;
-  st->addEdge(*t, "y", *mx, "IN_S", w);
-  Memlet wo = Memlet::simple("S", Subset::fullOf({n}));
-  wo.wcr = wcr;
-  st->addEdge(*mx, "OUT_S", *b, "", wo);
-  return s;
-}
+std::unique_ptr<Sdfg> reduction(int R, int C, bool byRow, const std::string& wcr) { return reductionModel(R, C, byRow, wcr); }
 
 const State* stateNamed(const Sdfg& s, const std::string& label) { return stateLabelled(s, label); }
 
@@ -415,7 +381,7 @@ private slots:
     QVERIFY(transforms::GpuBlockTiling().canApply(m, *s, nullptr) == false); // 4 x 5 fits one tile: nothing to tile
     auto big = reduction(64, 64, true, "sum");
     moveToGpu(*big);
-    transforms::Match b{"GpuBlockTiling", {{"entry", pathOf(*mapNamed(*big, "cells"))}}, {{"tile_sizes", "64,32"}}};
+    transforms::Match b{"GpuBlockTiling", {{"entry", pathOf(*mapNamed(*big, "rows"))}}, {{"tile_sizes", "64,32"}}};
     QVERIFY(whyNot(transforms::GpuBlockTiling(), b, *big).contains("more than the 1024 threads of a CUDA block"));
     b.options.clear(); // the default tile: 8 x 32 threads
     QVERIFY(checkTransformation(*big, transforms::GpuBlockTiling(), b, 1e-3, true, "cuda-sim", "cuda-sim"));

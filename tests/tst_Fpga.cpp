@@ -47,38 +47,7 @@ transforms::Match onState(const State& st, bool whole = true) {
 std::unique_ptr<Sdfg> twoStates() { return twoStateModel(); }
 
 // X[R, C] -> map(i){ map(j){ acc[i] += x } } -> S[R]: a row sum by write-conflict resolution.
-std::unique_ptr<Sdfg> rowSum(int R, int C) {
-  auto s = std::make_unique<Sdfg>("main");
-  s->addArray("X", DType::Float32, {R, C});
-  s->addArray("S", DType::Float32, {R});
-  s->inputs = {"X"};
-  s->outputs = {"S"};
-  auto* st = s->addState("sum");
-  auto* a = st->add<AccessNode>("X");
-  auto* b = st->add<AccessNode>("S");
-  auto* me = st->add<MapEntry>("rows");
-  auto* mx = st->add<MapExit>("rows_exit");
-  me->params = {"i", "j"};
-  me->range = Subset({Range::full(R), Range::full(C)});
-  me->exitId = mx->id();
-  mx->entryId = me->id();
-  auto* t = st->add<Tasklet>("add", "y = x");
-  t->addIn({"x", DType::Float32});
-  t->addOut({"y", DType::Float32});
-  me->addIn({"IN_X"});
-  me->addOut({"OUT_X"});
-  mx->addIn({"IN_S"});
-  mx->addOut({"OUT_S"});
-  st->addEdge(*a, "", *me, "IN_X", Memlet::simple("X", Subset::fullOf({R, C})));
-  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", *Subset::parse("i, j")));
-  Memlet w = Memlet::simple("S", *Subset::parse("i"));
-  w.wcr = "sum";
-  st->addEdge(*t, "y", *mx, "IN_S", w);
-  Memlet wo = Memlet::simple("S", Subset::fullOf({R}));
-  wo.wcr = "sum";
-  st->addEdge(*mx, "OUT_S", *b, "", wo);
-  return s;
-}
+std::unique_ptr<Sdfg> rowSum(int R, int C) { return reductionModel(R, C); }
 
 // map[i=0:N] { code } over 1-D arrays of N floats: inputs read at [i], outputs written at [i]; the
 // tasklet's connectors are the data names in lower case.

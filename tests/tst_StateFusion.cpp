@@ -19,25 +19,7 @@ transforms::Match fuse(const ControlFlowBlock& a, const ControlFlowBlock& b) {
   return {"StateFusion", {{"first", pathOf(a)}, {"second", pathOf(b)}}, {}};
 }
 
-std::unique_ptr<Sdfg> twoStates(bool conflicting) {
-  auto s = std::make_unique<Sdfg>("main");
-  s->addArray("X", DType::Float32, {4, 5});
-  s->addArray("T", DType::Float32, {4, 5}, true)->lifetime = Lifetime::Sdfg;
-  s->addArray("Y", DType::Float32, {4, 5});
-  s->inputs = {"X"};
-  s->outputs = {"Y"};
-  auto* s1 = s->addState("produce");
-  auto* s2 = s->addState("consume");
-  s->addEdge(s1->id(), s2->id());
-  if (!conflicting) {
-    elementwise(s1, "X", "T", "y = x * 2.0");
-    elementwise(s2, "T", "Y", "y = x + 1.0");
-  } else {
-    elementwise(s1, "T", "Y", "y = x + 1.0"); // reads T ...
-    elementwise(s2, "X", "T", "y = x * 2.0"); // ... which the second overwrites
-  }
-  return s;
-}
+std::unique_ptr<Sdfg> twoStates(bool conflicting) { return twoStateModel(conflicting); }
 
 // twoStates(false) whose second state computes Y = T + 1 inside a nested SDFG (x -> map -> y).
 std::unique_ptr<Sdfg> secondNested() {

@@ -71,8 +71,9 @@ inline void elementwise(ir::State* st, const std::string& in, const std::string&
 }
 
 // X -> (x * 2) -> T in state "produce", then T -> (x + 1) -> Y in state "consume"; T a transient alive
-// through the run ([4, 5] float32 arrays).
-inline std::unique_ptr<ir::Sdfg> twoStateModel() {
+// through the run ([4, 5] float32 arrays). `conflicting`: the first state reads T (T -> Y) and the
+// second overwrites it (X -> T), so the two cannot run as one.
+inline std::unique_ptr<ir::Sdfg> twoStateModel(bool conflicting = false) {
   using namespace ir;
   auto s = std::make_unique<Sdfg>("main");
   s->addArray("X", DType::Float32, {4, 5});
@@ -83,8 +84,50 @@ inline std::unique_ptr<ir::Sdfg> twoStateModel() {
   auto* s1 = s->addState("produce");
   auto* s2 = s->addState("consume");
   s->addEdge(s1->id(), s2->id());
-  elementwise(s1, "X", "T", "y = x * 2.0");
-  elementwise(s2, "T", "Y", "y = x + 1.0");
+  if (!conflicting) {
+    elementwise(s1, "X", "T", "y = x * 2.0");
+    elementwise(s2, "T", "Y", "y = x + 1.0");
+  } else {
+    elementwise(s1, "T", "Y", "y = x + 1.0");
+    elementwise(s2, "X", "T", "y = x * 2.0");
+  }
+  return s;
+}
+
+// X[R, C] -> map "rows" (i, j){ y = x } -> S with write-conflict resolution `wcr`, in state "sum": per
+// row (S[i]: each i its own element) or per column (S[j]: iterations of different rows share one).
+inline std::unique_ptr<ir::Sdfg> reductionModel(int R, int C, bool byRow = true, const std::string& wcr = "sum") {
+  using namespace ir;
+  auto s = std::make_unique<Sdfg>("main");
+  s->addArray("X", DType::Float32, {R, C});
+  const int n = byRow ? R : C;
+  s->addArray("S", DType::Float32, {n});
+  s->inputs = {"X"};
+  s->outputs = {"S"};
+  auto* st = s->addState("sum");
+  auto* a = st->add<AccessNode>("X");
+  auto* b = st->add<AccessNode>("S");
+  auto* me = st->add<MapEntry>("rows");
+  auto* mx = st->add<MapExit>("rows_exit");
+  me->params = {"i", "j"};
+  me->range = Subset({Range::full(R), Range::full(C)});
+  me->exitId = mx->id();
+  mx->entryId = me->id();
+  auto* t = st->add<Tasklet>("add", "y = x");
+  t->addIn({"x", DType::Float32});
+  t->addOut({"y", DType::Float32});
+  me->addIn({"IN_X"});
+  me->addOut({"OUT_X"});
+  mx->addIn({"IN_S"});
+  mx->addOut({"OUT_S"});
+  st->addEdge(*a, "", *me, "IN_X", Memlet::simple("X", Subset::fullOf({R, C})));
+  st->addEdge(*me, "OUT_X", *t, "x", Memlet::simple("X", *Subset::parse("i, j")));
+  Memlet w = Memlet::simple("S", *Subset::parse(byRow ? "i" : "j"));
+  w.wcr = wcr;
+  st->addEdge(*t, "y", *mx, "IN_S", w);
+  Memlet wo = Memlet::simple("S", Subset::fullOf({n}));
+  wo.wcr = wcr;
+  st->addEdge(*mx, "OUT_S", *b, "", wo);
   return s;
 }
 
