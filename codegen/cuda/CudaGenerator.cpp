@@ -162,14 +162,18 @@ private:
     return s;
   }
 
-  // The launch in the host code, after `total` (a host expression of the points) is declared.
-  void emitLaunch(const std::string& function, const std::string& total, int threads, const KernelArgs& args, const std::string& where) {
+  // The launch in the host code, after `total` (a host expression of the points) is declared: a thread
+  // per point, or (`blocks`) a block of `threads` threads per point, whose barriers cuda-sim honours by
+  // running the block's threads as coroutines.
+  void emitLaunch(const std::string& function, const std::string& total, int threads, const KernelArgs& args, const std::string& where,
+                  bool blocks = false) {
     line("if (" + total + " > 0) {");
     ++indent_;
     const std::string t = std::to_string(threads);
-    line("dcw_cu::launch(" + function + ", static_cast<unsigned>(dcw_rt::imin((" + total + " + " + t + " - 1) / " + t + ", " +
-         std::to_string(kMaxBlocks) + ")), " + t + (args.call.empty() ? "" : ", ") + join(args.call) + ");");
-    line("if (dcw_cu::launched(error, errorSize, \"" + commentText(where) + "\", false)) return 1;");
+    const std::string grid = blocks ? total : "(" + total + " + " + t + " - 1) / " + t;
+    line(std::string(blocks ? "dcw_cu::launch_blocks(" : "dcw_cu::launch(") + function + ", static_cast<unsigned>(dcw_rt::imin(" + grid +
+         ", " + std::to_string(kMaxBlocks) + ")), " + t + (args.call.empty() ? "" : ", ") + join(args.call) + ");");
+    line("if (dcw_cu::launched(error, errorSize, \"" + commentText(where) + "\")) return 1;");
     --indent_;
     line("}");
   }
@@ -291,8 +295,7 @@ private:
     DCW_TRY(std::string hostTotal, pointCount(hostSizes));
     const std::string totalId = fresh("points");
     line("const int64_t " + totalId + " = " + hostTotal + ";");
-    if (blocks) emitBlockLaunch(function, totalId, threads, args, where);
-    else emitLaunch(function, totalId, kBlockThreads, args, where);
+    emitLaunch(function, totalId, threads, args, where, blocks);
     if (timed) endProfile();
     --indent_;
     line("}");
@@ -366,19 +369,6 @@ private:
     if (!kernel) return kernel.takeError();
     deferKernel(std::move(*kernel), me.id(), function);
     return {};
-  }
-
-  // A launch of a kernel whose blocks are the points of its device map, `threads` threads each; with
-  // barriers, so cuda-sim runs the threads of a block as coroutines that meet at each barrier.
-  void emitBlockLaunch(const std::string& function, const std::string& total, int threads, const KernelArgs& args,
-                       const std::string& where) {
-    line("if (" + total + " > 0) {");
-    ++indent_;
-    line("dcw_cu::launch_blocks(" + function + ", static_cast<unsigned>(dcw_rt::imin(" + total + ", " + std::to_string(kMaxBlocks) +
-         ")), " + std::to_string(threads) + (args.call.empty() ? "" : ", ") + join(args.call) + ");");
-    line("if (dcw_cu::launched(error, errorSize, \"" + commentText(where) + "\", false)) return 1;");
-    --indent_;
-    line("}");
   }
 
   // A thread-block map: its points spread over the block's threads (a thread takes several when the map

@@ -194,13 +194,11 @@ inline int ready(char* error, size_t size) {
   c.ready = true;
   return 0;
 }
-// After a launch: the launch's own error (bad configuration, no kernel image for this GPU). With
-// `wait` (an instrumented program, whose host timers must cover the kernel) also its completion.
-inline int launched(char* error, size_t size, const char* where, bool wait) {
+// After a launch: the launch's own error (bad configuration, no kernel image for this GPU); a fault
+// while it runs is reported when the run waits for the stream (finish).
+inline int launched(char* error, size_t size, const char* where) {
   cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return fail(error, size, where, "kernel launch", e);
-  if (wait && (e = cudaStreamSynchronize(stream())) != cudaSuccess) return fail(error, size, where, "kernel", e);
-  return 0;
+  return e == cudaSuccess ? 0 : fail(error, size, where, "kernel launch", e);
 }
 // A kernel launch on the program's stream (cuda-sim: every thread of every block in turn).
 template <class... P, class... A> inline void launch(void (*kernel)(P...), unsigned blocks, unsigned threads, A... args) {
