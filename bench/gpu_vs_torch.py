@@ -3,7 +3,7 @@
 
 usage: /usr/bin/python3 bench/gpu_vs_torch.py [DCW_BINARY] [--repeat N] [--models a,b,...]
 
-Models (issue 16's table): a BERT-large encoder layer (batch 8, sequence 512), ResNet-50 and
+Models (issue 16's table): a BERT-large encoder layer (batch 8, sequence 512; bert_layer below), ResNet-50 and
 EfficientNet-B0 (batch 32), built by torch/torchvision with seeded weights and exported to ONNX with
 fixed shapes. Per model it times, on the GPU:
   - PyTorch eager and torch.compile (data already on the GPU; median of --repeat runs after warm-up,
@@ -44,12 +44,50 @@ def export(model, x, path):
     import torch
 
     kw = {"opset_version": 17, "input_names": ["x"], "output_names": ["y"]}
-    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
-        kw["dynamo"] = False  # the TorchScript exporter, as Debian's torch has it
+    dynamo = "dynamo" in inspect.signature(torch.onnx.export).parameters
     # With grad enabled (no torch.no_grad()), a transformer layer in eval mode skips its fused fast path
     # (aten::_transformer_encoder_layer_fwd), which has no ONNX form; PyTorch's timings use the fast path.
     with torch.enable_grad():
-        torch.onnx.export(model, (x,), path, **kw)
+        try:
+            # The TorchScript exporter, as Debian's torch has it (opset 17, which DCW imports).
+            torch.onnx.export(model, (x,), path, **kw, **({"dynamo": False} if dynamo else {}))
+        except Exception as e:  # a torch without it: the dynamo exporter, converted to opset 17
+            if not dynamo:
+                raise
+            print(f"(TorchScript exporter failed: {str(e).splitlines()[0][:120]}; using the dynamo exporter)", flush=True)
+            torch.onnx.export(model, (x,), path, dynamo=True, external_data=False, **kw)
+            import onnx
+
+            m = onnx.load(path)
+            if m.ir_version > 8:  # DCW reads ONNX 1.12's IR (8); an opset-17 graph needs nothing newer
+                m.ir_version = 8
+                onnx.save(m, path)
+
+
+def bert_layer(d, heads, ff):
+    """A BERT encoder layer (post-norm, GELU) written in plain ops, as BERT implementations write it: the
+    same function in PyTorch, torch.compile and the exported ONNX graph (nn.TransformerEncoderLayer
+    would time PyTorch's fused fast path, which has no ONNX form, and newer torch fails to trace it)."""
+    import math
+    import torch
+
+    class Layer(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
+            self.ln1, self.ln2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+            self.ff1, self.ff2 = torch.nn.Linear(d, ff), torch.nn.Linear(ff, d)
+
+        def forward(self, x):
+            b, s, _ = x.shape
+            split = lambda t: t.reshape(b, s, heads, d // heads).transpose(1, 2)
+            q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+            p = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(d // heads), dim=-1)
+            ctx = (p @ v).transpose(1, 2).reshape(b, s, d)
+            h = self.ln1(x + self.o(ctx))
+            return self.ln2(h + self.ff2(torch.nn.functional.gelu(self.ff1(h))))
+
+    return Layer()
 
 
 def build_models(names):
@@ -60,8 +98,7 @@ def build_models(names):
     out = []
     for name in names:
         if name == "bert_large_layer":
-            m = torch.nn.TransformerEncoderLayer(d_model=1024, nhead=16, dim_feedforward=4096, activation="gelu",
-                                                 batch_first=True, dropout=0.0)
+            m = bert_layer(1024, 16, 4096)
             x = torch.randn(8, 512, 1024)
         elif name == "resnet50":
             m = torchvision.models.resnet50(weights=None)
@@ -99,7 +136,15 @@ def main():
     dev = torch.device("cuda")
     sync = torch.cuda.synchronize
     print(f"GPU: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__}; fp32; median of {args.repeat} runs")
+    header = (f"{'model':<20} {'dcw ms':>9} {'eager ms':>9} {'eager+copies':>13} {'compile ms':>11} {'dcw/eager+c':>12} "
+              f"{'dcw/eager':>10} {'dcw/compile':>12}")
     rows = []
+
+    def row(name, d, e, c, k):
+        if d is None:
+            return f"{name:<20} {'failed':>9} {e:9.3f} {c:13.3f} {k:11.3f}"
+        return f"{name:<20} {d:9.3f} {e:9.3f} {c:13.3f} {k:11.3f} {d / c:12.2f} {d / e:10.2f} {d / k:12.2f}"
+
     with tempfile.TemporaryDirectory() as tmp:
         for name, model, x in build_models(args.models.split(",")):
             path = os.path.join(tmp, name + ".onnx")
@@ -114,19 +159,18 @@ def main():
             r = subprocess.run([args.dcw, "bench", path, "--target", "cuda", "--warmup", str(args.warmup), "--repeat", str(args.repeat),
                                 "--json"], capture_output=True, text=True)
             if r.returncode != 0:
-                print(f"{name}: dcw failed: {r.stderr.strip()}")
-                rows.append((name, None, eager, copies, comp))
-                continue
-            dcw_ms = json.loads(r.stdout)["median_ms"]
-            rows.append((name, dcw_ms, eager, copies, comp))
+                print(f"{name}: dcw failed: {r.stderr.strip()[-2000:]}", flush=True)
+                rows.append(row(name, None, eager, copies, comp))
+            else:
+                bench = json.loads(r.stdout)
+                rows.append(row(name, bench["median_ms"], eager, copies, comp))
+                print(f"{name}: dcw compiled in {bench.get('compile_s', 0):.1f} s", flush=True)
+            print(header + "\n" + rows[-1], flush=True)
             del m, compiled
             torch.cuda.empty_cache()
-    print(f"{'model':<20} {'dcw ms':>9} {'eager ms':>9} {'eager+copies':>13} {'compile ms':>11} {'dcw/eager+c':>12} {'dcw/eager':>10} {'dcw/compile':>12}")
-    for name, d, e, c, k in rows:
-        if d is None:
-            print(f"{name:<20} {'failed':>9} {e:9.3f} {c:13.3f} {k:11.3f}")
-            continue
-        print(f"{name:<20} {d:9.3f} {e:9.3f} {c:13.3f} {k:11.3f} {d / c:12.2f} {d / e:10.2f} {d / k:12.2f}")
+    print(header)
+    for line in rows:
+        print(line)
     return 0
 
 

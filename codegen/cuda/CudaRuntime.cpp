@@ -381,7 +381,14 @@ template <class T> __device__ inline T cas(T* p, T expected, T desired) {
   }
   return old;
 }
-template <class T> __device__ inline bool same_bits(T a, T b) { return memcmp(&a, &b, sizeof(T)) == 0; }
+// Bitwise equality (memcmp is host-only in CUDA; a byte loop compiles on both sides).
+template <class T> __device__ inline bool same_bits(T a, T b) {
+  const unsigned char* x = reinterpret_cast<const unsigned char*>(&a);
+  const unsigned char* y = reinterpret_cast<const unsigned char*>(&b);
+  for (unsigned i = 0; i < sizeof(T); ++i)
+    if (x[i] != y[i]) return false;
+  return true;
+}
 
 } // namespace dcw_cu
 
