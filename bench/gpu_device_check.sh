@@ -14,6 +14,7 @@
 #   1. the machine: GPU, driver, nvcc, g++, cuBLAS;
 #   2. `dcw test-onnx --target cuda` over every node case (against the suite's expected outputs);
 #   3. real architectures: `dcw run --target cuda` against ONNX Runtime on the same random inputs;
+#      single convolutions through cuDNN (CARRY/cudnn-cases, if there);
 #      `dcw grad --target cuda` of LeNet against PyTorch's gradients (tests/data/autodiff);
 #      `dcw profile --target cuda` (kernels on the GPU track); compute-sanitizer's racecheck and memcheck
 #      on a small CNN;
@@ -36,6 +37,19 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 nvcc --version | tail -2
 g++ --version | head -1
 ls /usr/local/cuda/lib64 2>/dev/null | grep -E '^libcublas(Lt)?\.so$' || echo "no libcublas.so beside nvcc"
+# cuDNN: beside the toolkit, or else the one a Python wheel brought (nvcc finds it through CPATH and
+# LIBRARY_PATH, as dcw's cudnnFound() does; the wheel has only libcudnn.so.9, so a link name is made).
+if [ ! -f "$(dirname "$(dirname "$(command -v nvcc)")")/include/cudnn.h" ]; then
+  h=$(find /usr/local /usr/include /opt -name cudnn.h 2>/dev/null | head -1)
+  if [ -n "$h" ]; then
+    inc=$(dirname "$h"); lib=$(dirname "$inc")/lib
+    mkdir -p "$work/cudnn-link" && ln -sf "$lib/libcudnn.so.9" "$work/cudnn-link/libcudnn.so"
+    export CPATH="$inc${CPATH:+:$CPATH}" LIBRARY_PATH="$work/cudnn-link${LIBRARY_PATH:+:$LIBRARY_PATH}" LD_LIBRARY_PATH="$lib:$LD_LIBRARY_PATH"
+    echo "cuDNN from $inc"
+  else
+    echo "no cuDNN here: convolutions run as DCW's kernels"
+  fi
+fi
 "$dcw" --version || { echo "dcw does not start here"; ldd "$dcw"; exit 1; }
 python3 -c "import onnxruntime, onnx, torch; print('onnxruntime', onnxruntime.__version__, 'onnx', onnx.__version__, 'torch', torch.__version__)"
 
@@ -74,8 +88,13 @@ cap() { # the time limit of one command: its own, or what is left of stage 3's
   models=$(ls "$carry"/models/*.onnx)
   timeout $(cap 200) python3 "$here/tests/models/compare_with_ort.py" "$dcw" $models --ort "$work/ort" \
     --dcw-arg=--target --dcw-arg="$target" --expect-in-code "__global__ void"
-  echo "-- pure implementations only (no cuBLAS)"
-  timeout $(cap 100) python3 "$here/tests/models/compare_with_ort.py" "$dcw" "$carry"/models/transformer_encoder*.onnx --ort "$work/ort" \
+  if [ -d "$carry/cudnn-cases" ]; then
+    echo "-- single convolutions through cuDNN"
+    timeout $(cap 100) python3 "$here/tests/models/compare_with_ort.py" "$dcw" "$carry"/cudnn-cases/*.onnx --ort "$work/ort" \
+      --dcw-arg=--target --dcw-arg="$target" --expect-in-code "cuDNN convolution:"
+  fi
+  echo "-- pure implementations only (no cuBLAS, no cuDNN)"
+  timeout $(cap 100) python3 "$here/tests/models/compare_with_ort.py" "$dcw" "$carry"/models/transformer_encoder*.onnx "$carry"/models/mobilenet_v2.onnx --ort "$work/ort" \
     --dcw-arg=--target --dcw-arg="$target" --dcw-arg=--prefer --dcw-arg=pure
   refs="$here/tests/data/autodiff"
   for m in lenet transformer_layer; do

@@ -134,8 +134,12 @@ def main():
         return 2
 
     dev = torch.device("cuda")
+    # fp32 on both sides: PyTorch lets cuDNN use TF32 tensor cores by default, DCW's cuDNN and cuBLAS calls
+    # use true fp32 math (their results match the CPU path), so TF32 is turned off here too.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     sync = torch.cuda.synchronize
-    print(f"GPU: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__}; fp32; median of {args.repeat} runs")
+    print(f"GPU: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__}; fp32 (no TF32 on either side); median of {args.repeat} runs")
     header = (f"{'model':<20} {'dcw ms':>9} {'eager ms':>9} {'eager+copies':>13} {'compile ms':>11} {'dcw/eager+c':>12} "
               f"{'dcw/eager':>10} {'dcw/compile':>12}")
     rows = []

@@ -2,6 +2,7 @@
 #include "pipeline/Pipeline.h"
 
 #include "codegen/cpu/CompilerMessage.h"
+#include "codegen/cuda/CudaTarget.h"
 #include "core/edit/Editor.h"
 #include "core/edit/History.h"
 #include "core/expansions/ExpandPass.h"
@@ -162,8 +163,12 @@ Result<Prepared> prepare(const std::string& path, const Steps& steps, const Opti
   expansions::ExpandOptions eo;
   eo.target = hardware;
   eo.prefer = options.prefer;
-  // On the GPU, cuBLAS takes the matrix products it can (the pure maps the rest) unless the user said.
-  if (hardware == "cuda" && eo.prefer.empty()) eo.prefer = {"cublas"};
+  // On the GPU, cuBLAS takes the matrix products and cuDNN the convolutions they can (the pure maps the
+  // rest) unless the user said; cuDNN only where its header is found (cuda-sim: its stand-in).
+  if (hardware == "cuda" && eo.prefer.empty()) {
+    eo.prefer = {"cublas"};
+    if (options.target == "cuda-sim" || codegen::cudnnFound()) eo.prefer.push_back("cudnn");
+  }
   auto expanded = expansions::expandAll(sdfg, eo);
   if (!expanded) return failure(Stage::Lower, expanded.error(), path);
   if (hardware == "fpga" || hardware == "cuda") {

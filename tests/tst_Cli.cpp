@@ -2,6 +2,7 @@
 // input, inspect (text and JSON), convert and the round trip through .dcw.json; the command layer
 // headless: transforms (list, candidates), apply (scripts), optimize, and --script on run, bench and
 // codegen; test-onnx with a list of expected failures.
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -149,6 +150,41 @@ private slots:
     QVERIFY2(gpu.code == 0, qPrintable(gpu.err));
     d = maxAbsDiff(ref, readFloats(dir.filePath("cublas/output_0.pb")));
     QVERIFY2(d <= 1e-4, qPrintable(QString("max abs diff %1").arg(d)));
+  }
+
+  // cuDNN's convolution on the CUDA target (its calls computed as cuDNN defines them by cuda-sim): a
+  // grouped, strided, dilated Conv chosen by script equals the CPU; pads cuDNN cannot express (one
+  // amount for both ends of a dim) are refused by script, naming the node, and without the script the
+  // node falls back to pure kernels with the CPU's numbers.
+  void cudnnConvolutionOnTheCudaTarget() {
+    QTemporaryDir dir;
+    const QString grouped = QStringLiteral(DCW_SOURCE_DIR "/tests/data/cuda/conv_grouped_dilated.onnx");
+    const QString odd = QStringLiteral(DCW_SOURCE_DIR "/tests/data/cuda/conv_asymmetric_pads.onnx");
+    for (const QString& model : {grouped, odd}) {
+      const QString name = QFileInfo(model).baseName(), script = dir.filePath(name + ".dcws");
+      QVERIFY(writeAll(script, ("dcw-script 1\nmodel " + model + "\nset main/state0/Conv_0 implementation=cudnn\n").toUtf8()));
+      auto cpu = dcw({"run", model, "--random", "5", "--outputs", dir.filePath(name + "-cpu")});
+      QVERIFY2(cpu.code == 0, qPrintable(cpu.err));
+      auto chosen = dcw({"run", model, "--random", "5", "--outputs", dir.filePath(name + "-cudnn"), "--script", script, "--target", "cuda-sim"});
+      auto fallback = dcw({"run", model, "--random", "5", "--outputs", dir.filePath(name + "-gpu"), "--target", "cuda-sim"});
+      QVERIFY2(fallback.code == 0, qPrintable(fallback.err));
+      const auto ref = readFloats(dir.filePath(name + "-cpu/output_0.pb"));
+      QVERIFY(!ref.empty());
+      double d = maxAbsDiff(ref, readFloats(dir.filePath(name + "-gpu/output_0.pb")));
+      QVERIFY2(d <= 1e-4, qPrintable(QString("%1 default GPU path: max abs diff %2").arg(name).arg(d)));
+      if (model == odd) {
+        QCOMPARE(chosen.code, 2);
+        QVERIFY2(chosen.err.contains("main/state0/Conv_0") && chosen.err.contains("cudnn Conv pads both ends of a dim alike"),
+                 qPrintable(chosen.err));
+        continue;
+      }
+      QVERIFY2(chosen.code == 0, qPrintable(chosen.err));
+      d = maxAbsDiff(ref, readFloats(dir.filePath(name + "-cudnn/output_0.pb")));
+      QVERIFY2(d <= 1e-4, qPrintable(QString("%1 cudnn: max abs diff %2").arg(name).arg(d)));
+      auto code = dcw({"codegen", model, "--script", script, "--target", "cuda-sim", "-o", dir.filePath(name + "-code")});
+      QVERIFY2(code.code == 0, qPrintable(code.err));
+      QVERIFY(readAll(dir.filePath(name + "-code/program.cu")).contains("dcw_env_cudnn::conv(dcw_conv, 2,"));
+    }
   }
 
   void convertRoundTrip() {

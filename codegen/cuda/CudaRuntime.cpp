@@ -160,6 +160,168 @@ inline cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublas
 #endif
 )DCWCU";
 
+// cuDNN, or under DCW_CUDA_SIM a stand-in of the calls the `cudnn` environment makes: descriptors that
+// keep their dims, one "algorithm", and a direct convolution computed as cuDNN defines it (cross-
+// correlation, NC.. layouts with the descriptors' strides, groups, symmetric pads, strides, dilations).
+constexpr std::string_view kCudnnHeader = R"DCWCU(#ifndef DCW_CUDA_SIM
+#include <cudnn.h>
+#else
+typedef struct dcw_cudnn_sim_context* cudnnHandle_t;
+typedef int cudnnStatus_t;
+enum { CUDNN_STATUS_SUCCESS = 0, CUDNN_STATUS_BAD_PARAM = 3 };
+typedef enum { CUDNN_DATA_FLOAT = 0 } cudnnDataType_t;
+typedef enum { CUDNN_TENSOR_NCHW = 0 } cudnnTensorFormat_t;
+typedef enum { CUDNN_CONVOLUTION = 0, CUDNN_CROSS_CORRELATION = 1 } cudnnConvolutionMode_t;
+typedef enum { CUDNN_DEFAULT_MATH = 0, CUDNN_TENSOR_OP_MATH = 1, CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION = 2, CUDNN_FMA_MATH = 3 } cudnnMathType_t;
+typedef int cudnnConvolutionFwdAlgo_t;
+struct cudnnConvolutionFwdAlgoPerf_t {
+  cudnnConvolutionFwdAlgo_t algo;
+  cudnnStatus_t status;
+  float time;
+  size_t memory;
+  int determinism;
+  cudnnMathType_t mathType;
+  int reserved[3];
+};
+struct dcw_cudnn_sim_tensor {
+  int nd = 0, dims[8] = {}, strides[8] = {};
+};
+struct dcw_cudnn_sim_filter {
+  int nd = 0, dims[8] = {};
+};
+struct dcw_cudnn_sim_conv {
+  int nd = 0, pad[8] = {}, stride[8] = {}, dilation[8] = {}, group = 1;
+};
+typedef dcw_cudnn_sim_tensor* cudnnTensorDescriptor_t;
+typedef dcw_cudnn_sim_filter* cudnnFilterDescriptor_t;
+typedef dcw_cudnn_sim_conv* cudnnConvolutionDescriptor_t;
+inline const char* cudnnGetErrorString(cudnnStatus_t s) { return s == CUDNN_STATUS_SUCCESS ? "CUDNN_STATUS_SUCCESS" : "CUDNN_STATUS_BAD_PARAM"; }
+inline cudnnStatus_t cudnnCreate(cudnnHandle_t* h) { *h = reinterpret_cast<cudnnHandle_t>(h); return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnDestroy(cudnnHandle_t) { return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnSetStream(cudnnHandle_t, cudaStream_t) { return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t* t) { *t = new dcw_cudnn_sim_tensor; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t t) { delete t; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t t, cudnnDataType_t, int nd, const int* dims, const int* strides) {
+  if (nd < 3 || nd > 8) return CUDNN_STATUS_BAD_PARAM;
+  t->nd = nd;
+  for (int k = 0; k < nd; ++k) t->dims[k] = dims[k], t->strides[k] = strides[k];
+  return CUDNN_STATUS_SUCCESS;
+}
+inline cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t* f) { *f = new dcw_cudnn_sim_filter; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t f) { delete f; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t f, cudnnDataType_t, cudnnTensorFormat_t, int nd, const int* dims) {
+  if (nd < 3 || nd > 8) return CUDNN_STATUS_BAD_PARAM;
+  f->nd = nd;
+  for (int k = 0; k < nd; ++k) f->dims[k] = dims[k];
+  return CUDNN_STATUS_SUCCESS;
+}
+inline cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t* c) { *c = new dcw_cudnn_sim_conv; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t c) { delete c; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t c, int nd, const int* pad, const int* stride, const int* dilation,
+                                                     cudnnConvolutionMode_t mode, cudnnDataType_t) {
+  if (nd < 1 || nd > 6 || mode != CUDNN_CROSS_CORRELATION) return CUDNN_STATUS_BAD_PARAM;
+  c->nd = nd;
+  for (int k = 0; k < nd; ++k) {
+    if (pad[k] < 0 || stride[k] < 1 || dilation[k] < 1) return CUDNN_STATUS_BAD_PARAM;
+    c->pad[k] = pad[k], c->stride[k] = stride[k], c->dilation[k] = dilation[k];
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+inline cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t c, int g) {
+  if (g < 1) return CUDNN_STATUS_BAD_PARAM;
+  c->group = g;
+  return CUDNN_STATUS_SUCCESS;
+}
+inline cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t, cudnnMathType_t) { return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+                                                          cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int requested, int* found,
+                                                          cudnnConvolutionFwdAlgoPerf_t* perf) {
+  if (requested < 1) return CUDNN_STATUS_BAD_PARAM;
+  perf[0] = cudnnConvolutionFwdAlgoPerf_t{0, CUDNN_STATUS_SUCCESS, 0.0f, 0, 1, CUDNN_FMA_MATH, {0, 0, 0}};
+  *found = 1;
+  return CUDNN_STATUS_SUCCESS;
+}
+inline cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+                                                             cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, cudnnConvolutionFwdAlgo_t,
+                                                             size_t* bytes) {
+  *bytes = 0;
+  return CUDNN_STATUS_SUCCESS;
+}
+inline cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t, const void* alpha, cudnnTensorDescriptor_t xd, const void* xv, cudnnFilterDescriptor_t wd,
+                                             const void* wv, cudnnConvolutionDescriptor_t cd, cudnnConvolutionFwdAlgo_t, void*, size_t,
+                                             const void* beta, cudnnTensorDescriptor_t yd, void* yv) {
+  const int sp = xd->nd - 2;
+  if (sp < 1 || sp > 3 || wd->nd != xd->nd || yd->nd != xd->nd || cd->nd != sp) return CUDNN_STATUS_BAD_PARAM;
+  const int N = xd->dims[0], C = xd->dims[1], M = yd->dims[1], g = cd->group;
+  if (yd->dims[0] != N || C % g || M % g || wd->dims[0] != M || wd->dims[1] * g != C) return CUDNN_STATUS_BAD_PARAM;
+  const int Cg = C / g, Mg = M / g;
+  // Spatial dims padded to three (extent 1, stride 0 where absent).
+  int in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, out[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, str[3] = {1, 1, 1}, dil[3] = {1, 1, 1};
+  long long xs[3] = {0, 0, 0}, ys[3] = {0, 0, 0};
+  for (int d = 0; d < sp; ++d) {
+    in[d] = xd->dims[2 + d], k[d] = wd->dims[2 + d], out[d] = yd->dims[2 + d];
+    pad[d] = cd->pad[d], str[d] = cd->stride[d], dil[d] = cd->dilation[d];
+    xs[d] = xd->strides[2 + d], ys[d] = yd->strides[2 + d];
+  }
+  const float* X = static_cast<const float*>(xv);
+  const float* W = static_cast<const float*>(wv);
+  float* Y = static_cast<float*>(yv);
+  const float a = *static_cast<const float*>(alpha), b = *static_cast<const float*>(beta);
+  for (int n = 0; n < N; ++n)
+    for (int m = 0; m < M; ++m)
+      for (int o0 = 0; o0 < out[0]; ++o0)
+        for (int o1 = 0; o1 < out[1]; ++o1)
+          for (int o2 = 0; o2 < out[2]; ++o2) {
+            double acc = 0;
+            const int o[3] = {o0, o1, o2};
+            for (int c = 0; c < Cg; ++c)
+              for (int k0 = 0; k0 < k[0]; ++k0)
+                for (int k1 = 0; k1 < k[1]; ++k1)
+                  for (int k2 = 0; k2 < k[2]; ++k2) {
+                    const int t[3] = {k0, k1, k2};
+                    long long at = static_cast<long long>(n) * xd->strides[0] + static_cast<long long>((m / Mg) * Cg + c) * xd->strides[1];
+                    bool inside = true;
+                    for (int d = 0; d < 3; ++d) {
+                      const int i = o[d] * str[d] - pad[d] + t[d] * dil[d];
+                      inside = inside && i >= 0 && i < in[d];
+                      at += i * xs[d];
+                    }
+                    if (!inside) continue;
+                    const long long wi = ((static_cast<long long>(m) * Cg + c) * k[0] + k0) * k[1] * k[2] + static_cast<long long>(k1) * k[2] + k2;
+                    acc += static_cast<double>(X[at]) * W[wi];
+                  }
+            float& y = Y[static_cast<long long>(n) * yd->strides[0] + static_cast<long long>(m) * yd->strides[1] + o0 * ys[0] + o1 * ys[1] + o2 * ys[2]];
+            y = a * static_cast<float>(acc) + (b == 0.0f ? 0.0f : b * y);
+          }
+  return CUDNN_STATUS_SUCCESS;
+}
+// C = alpha A + beta C, A broadcast along its dims of extent 1.
+inline cudnnStatus_t cudnnAddTensor(cudnnHandle_t, const void* alpha, cudnnTensorDescriptor_t ad, const void* av, const void* beta,
+                                    cudnnTensorDescriptor_t cd, void* cv) {
+  if (ad->nd != cd->nd) return CUDNN_STATUS_BAD_PARAM;
+  long long total = 1;
+  for (int d = 0; d < cd->nd; ++d) {
+    if (ad->dims[d] != 1 && ad->dims[d] != cd->dims[d]) return CUDNN_STATUS_BAD_PARAM;
+    total *= cd->dims[d];
+  }
+  const float al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
+  const float* A = static_cast<const float*>(av);
+  float* C = static_cast<float*>(cv);
+  for (long long e = 0; e < total; ++e) {
+    long long rest = e, ai = 0, ci = 0;
+    for (int d = cd->nd; d-- > 0;) {
+      const long long i = rest % cd->dims[d];
+      rest /= cd->dims[d];
+      ci += i * cd->strides[d];
+      ai += (ad->dims[d] == 1 ? 0 : i) * ad->strides[d];
+    }
+    C[ci] = al * A[ai] + be * C[ci];
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+#endif
+)DCWCU";
+
 constexpr std::string_view kCudaRuntime = R"DCWCU(#include <string>
 
 namespace dcw_cu {
@@ -482,9 +644,11 @@ struct RunClock {
 
 std::string_view cudaProfileSource() { return kCudaProfile; }
 
-std::string cudaHeaderSource(bool cublas) {
-  if (!cublas) return std::string(kCudaHeader);
-  return std::string(kCudaHeader) + std::string(kCublasHeader);
+std::string cudaHeaderSource(bool cublas, bool cudnn) {
+  std::string s(kCudaHeader);
+  if (cublas) s += kCublasHeader;
+  if (cudnn) s += kCudnnHeader;
+  return s;
 }
 std::string_view cudaRuntimeSource() { return kCudaRuntime; }
 

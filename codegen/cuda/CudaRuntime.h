@@ -11,10 +11,12 @@
 
 namespace dcw::codegen {
 
-// What comes first: cuda_runtime.h (and cublas_v2.h with `cublas`), or the host stand-ins of cuda-sim
-// (DCW_CUDA_SIM defined): the runtime's calls, and cuBLAS's handle and SGEMMs computed as cuBLAS
-// defines them (column-major, op(A) m x k, op(B) k x n, C not read when beta is 0).
-std::string cudaHeaderSource(bool cublas);
+// What comes first: cuda_runtime.h (and cublas_v2.h with `cublas`, cudnn.h with `cudnn`), or the host
+// stand-ins of cuda-sim (DCW_CUDA_SIM defined): the runtime's calls, cuBLAS's handle and SGEMMs computed
+// as cuBLAS defines them (column-major, op(A) m x k, op(B) k x n, C not read when beta is 0), and
+// cuDNN's descriptors, convolution (cross-correlation with groups, pads, strides, dilations) and
+// cudnnAddTensor computed as cuDNN defines them.
+std::string cudaHeaderSource(bool cublas, bool cudnn);
 // The runtime, after the host runtime.
 std::string_view cudaRuntimeSource();
 // GPU timing of an instrumented program (events on the stream), after DCW's profiling runtime.

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <unistd.h>
+#include <vector>
 
 namespace dcw::codegen {
 
@@ -43,6 +44,27 @@ bool gpuPresent(std::string* whyNot) {
   }
   ::dlclose(driver);
   return true;
+}
+
+bool cudnnFound() {
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  if (std::string nvcc = findNvcc(); !nvcc.empty()) dirs.push_back(fs::path(nvcc).parent_path().parent_path() / "include");
+  dirs.push_back("/usr/include");
+  dirs.push_back("/usr/include/x86_64-linux-gnu");
+  for (const char* var : {"CPATH", "CPLUS_INCLUDE_PATH"})
+    if (const char* v = std::getenv(var)) {
+      std::string all = v;
+      for (size_t at = 0; at <= all.size();) {
+        size_t end = all.find(':', at);
+        if (end == std::string::npos) end = all.size();
+        if (end > at) dirs.emplace_back(all.substr(at, end - at));
+        at = end + 1;
+      }
+    }
+  for (auto& d : dirs)
+    if (fs::is_regular_file(d / "cudnn.h", ec)) return true;
+  return false;
 }
 
 bool CudaTarget::available(std::string* whyNot) const {

@@ -38,5 +38,9 @@ std::string findNvcc();
 // Whether this machine has an NVIDIA GPU with its driver (a device node and the driver's library);
 // `whyNot` says what is missing. Tests use it to skip running (never compiling) GPU programs.
 bool gpuPresent(std::string* whyNot = nullptr);
+// Whether cuDNN's header is where nvcc will look: the toolkit's include folder, the system's, or a folder
+// of CPATH / CPLUS_INCLUDE_PATH (a pip wheel's, say). Without it the `cudnn` implementations are not
+// preferred, so a toolkit without cuDNN still builds every model (convolutions as kernels).
+bool cudnnFound();
 
 } // namespace dcw::codegen

@@ -7,8 +7,12 @@
 //   cublas  cuBLAS (the CUDA toolkit's libcublas): one handle per loaded program, created on the first
 //           call and set to the program's stream (cuda/CublasOps.h); its header comes with the CUDA
 //           target's prologue (cuda-sim: DCW's host stand-in of the same calls).
+//   cudnn   cuDNN 9 (libcudnn, beside the toolkit or where CPATH/LIBRARY_PATH point): one handle per
+//           loaded program and per convolution its descriptors, measured algorithm and workspace,
+//           made on the first run (cuda/CudnnOps.h); header and cuda-sim stand-in as cublas's.
 #include "core/expansions/Environment.h"
 #include "core/expansions/cuda/CublasOps.h"
+#include "core/expansions/cuda/CudnnOps.h"
 #include "core/expansions/onednn/OneDnnRuntime.h"
 
 namespace dcw::expansions {
@@ -23,6 +27,8 @@ const std::vector<Environment>& environments() {
         onednn::runtimeGlobals(), onednn::runtimeInit(), onednn::runtimeTeardown()});
     v.push_back(Environment{"cublas", "cuda", "cuBLAS handle on the program's stream (libcublas)", {"stdexcept", "string"},
                             {"-lcublas"}, cuda::cublasGlobals(), "", cuda::cublasTeardown()});
+    v.push_back(Environment{"cudnn", "cuda", "cuDNN handle on the program's stream, convolutions planned on their first run (libcudnn)",
+                            {"stdexcept", "string", "vector"}, {"-lcudnn"}, cuda::cudnnGlobals(), "", cuda::cudnnTeardown()});
     return v;
   }();
   return list;

@@ -2,6 +2,7 @@
 // here, in this order; each registration carries the implementation's declaration (Expansion.h).
 #include "core/expansions/Expansion.h"
 #include "core/expansions/cuda/CublasOps.h"
+#include "core/expansions/cuda/CudnnOps.h"
 #include "core/expansions/ops/Ops.h"
 
 namespace dcw::expansions {
@@ -32,6 +33,7 @@ const ExpansionRegistry& registry() {
     registerFused(reg);
     registerOneDnn(reg);
     cuda::registerCublas(reg);
+    cuda::registerCudnn(reg);
     return reg;
   }();
   return r;

@@ -9,6 +9,7 @@
 //           [M, 1], [M, N]) is added by a map after the GEMM (a kernel of its own).
 // float32 only, known dims (the GEMM's sizes are constants of the call).
 #include "core/expansions/cuda/CublasOps.h"
+#include "core/expansions/cuda/GpuOperands.h"
 
 #include "core/expansions/Expansion.h"
 #include "core/expansions/SdfgBuilder.h"
@@ -25,26 +26,6 @@ namespace {
 
 ImplementationDecl decl() { return ImplementationDecl{"cublas", {"cuda"}, {"cublas"}, false}; }
 
-std::string pureHint(const ExpansionContext& ctx) {
-  return "choose the `pure` implementation for this node (set " + ctx.path() + " implementation=pure)";
-}
-
-Expected<std::vector<int64_t>> dims(const ExpansionContext& ctx, const std::string& op, const std::string& name, const DataDescriptor& d) {
-  if (d.dtype != DType::Float32)
-    return ctx.error("cublas " + op + " supports float32 only; " + name + " is " + std::string(dtypeName(d.dtype)), pureHint(ctx));
-  if (!d.rankKnown) return ctx.error("cublas " + op + " needs the rank of " + name, pureHint(ctx));
-  if (!d.strides.empty() && d.strides != DataDescriptor::contiguousStrides(d.shape))
-    return ctx.error("cublas " + op + " needs row-major operands; " + name + " has other strides", pureHint(ctx));
-  std::vector<int64_t> v;
-  for (auto& e : d.shape) {
-    auto c = e.constantValue();
-    if (!c) return ctx.error("cublas " + op + " needs known dims; " + name + " has dim " + e.str(), "give the input shapes, or " + pureHint(ctx));
-    if (*c <= 0 || *c > INT_MAX) return ctx.error("cublas " + op + ": " + name + " has a dim of " + std::to_string(*c), pureHint(ctx));
-    v.push_back(*c);
-  }
-  return v;
-}
-
 // Every digit of a double, as C++ and the tasklet language read it.
 std::string literal(double v) {
   char buf[40];
@@ -52,12 +33,6 @@ std::string literal(double v) {
   std::string s = buf;
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
   return s;
-}
-
-std::string text(const std::vector<int64_t>& d) {
-  std::string s;
-  for (auto x : d) s += (s.empty() ? "" : "x") + std::to_string(x);
-  return s.empty() ? "scalar" : s;
 }
 
 int64_t product(const std::vector<int64_t>& d, size_t from, size_t to) {
@@ -87,9 +62,9 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   DCW_TRY(auto A, th::needIn(ctx, "A"));
   DCW_TRY(auto B, th::needIn(ctx, "B"));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
-  DCW_TRY(auto as, dims(ctx, "MatMul", "A", *A));
-  DCW_TRY(auto bs, dims(ctx, "MatMul", "B", *B));
-  DCW_TRY(auto ys, dims(ctx, "MatMul", "Y", *Y));
+  DCW_TRY(auto as, knownDims(ctx, "cublas", "MatMul", "A", *A));
+  DCW_TRY(auto bs, knownDims(ctx, "cublas", "MatMul", "B", *B));
+  DCW_TRY(auto ys, knownDims(ctx, "cublas", "MatMul", "Y", *Y));
   DCW_TRY(auto mm, th::matmulOperands(ctx, as, bs, ys));
   const std::vector<int64_t>& a = mm.a;
   const std::vector<int64_t>& b = mm.b;
@@ -107,7 +82,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   } else if (same) {
     batch = batchA;
   } else {
-    return ctx.error("cublas MatMul takes batch dims that are equal, or all 1 on one side; A is " + text(as) + ", B is " + text(bs),
+    return ctx.error("cublas MatMul takes batch dims that are equal, or all 1 on one side; A is " + dimsText(as) + ", B is " + dimsText(bs),
                      pureHint(ctx));
   }
   if (rows > INT_MAX) return ctx.error("cublas MatMul: " + std::to_string(rows) + " rows are more than cuBLAS takes", pureHint(ctx));
@@ -127,8 +102,8 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   g.sc = rows * N;
   SdfgBuilder bld(ctx);
   bld.cppTasklet("cublas_matmul", {"A", "B"},
-                 "// cuBLAS: Y[" + std::to_string(batch) + " x " + std::to_string(rows) + "x" + std::to_string(N) + "] = A[" + text(as) +
-                     "] x B[" + text(bs) + "], as Y^T = B^T A^T in column-major terms\n" + g.call(),
+                 "// cuBLAS: Y[" + std::to_string(batch) + " x " + std::to_string(rows) + "x" + std::to_string(N) + "] = A[" + dimsText(as) +
+                     "] x B[" + dimsText(bs) + "], as Y^T = B^T A^T in column-major terms\n" + g.call(),
                  {"Y"}, {"cublas"}, sym::Expr(2 * batch * rows * N * K));
   return bld.finish();
 }
@@ -137,19 +112,19 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
   DCW_TRY(auto A, th::needIn(ctx, "A"));
   DCW_TRY(auto B, th::needIn(ctx, "B"));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
-  DCW_TRY(auto as, dims(ctx, "Gemm", "A", *A));
-  DCW_TRY(auto bs, dims(ctx, "Gemm", "B", *B));
-  DCW_TRY(auto ys, dims(ctx, "Gemm", "Y", *Y));
+  DCW_TRY(auto as, knownDims(ctx, "cublas", "Gemm", "A", *A));
+  DCW_TRY(auto bs, knownDims(ctx, "cublas", "Gemm", "B", *B));
+  DCW_TRY(auto ys, knownDims(ctx, "cublas", "Gemm", "Y", *Y));
   const DataDescriptor* C = ctx.in("C");
   std::vector<int64_t> cs;
   if (C) {
-    DCW_TRY(cs, dims(ctx, "Gemm", "C", *C));
+    DCW_TRY(cs, knownDims(ctx, "cublas", "Gemm", "C", *C));
   }
   if (as.size() != 2 || bs.size() != 2 || ys.size() != 2) return ctx.error("Gemm takes matrices A and B");
   const bool tA = ctx.attrInt("transA", 0) != 0, tB = ctx.attrInt("transB", 0) != 0;
   const int64_t M = tA ? as[1] : as[0], K = tA ? as[0] : as[1], N = tB ? bs[0] : bs[1];
-  if ((tB ? bs[1] : bs[0]) != K) return ctx.error("inner dims differ: A is " + text(as) + ", B is " + text(bs));
-  if (ys[0] != M || ys[1] != N) return ctx.error("Y " + text(ys) + " is not " + std::to_string(M) + "x" + std::to_string(N));
+  if ((tB ? bs[1] : bs[0]) != K) return ctx.error("inner dims differ: A is " + dimsText(as) + ", B is " + dimsText(bs));
+  if (ys[0] != M || ys[1] != N) return ctx.error("Y " + dimsText(ys) + " is not " + std::to_string(M) + "x" + std::to_string(N));
   const double alpha = ctx.attrFloat("alpha", 1.0), beta = ctx.attrFloat("beta", 1.0);
   // Y^T [N, M] = op(B)^T op(A)^T: B row-major is B^T column-major with ld = its row length.
   Gemm g;
@@ -176,7 +151,7 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
     std::vector<sym::Expr> cShape;
     for (auto x : cs) cShape.emplace_back(x);
     if (!cs.empty() && (cs.size() > 2 || (cs.back() != 1 && cs.back() != N) || (cs.size() == 2 && cs[0] != 1 && cs[0] != M)))
-      return ctx.error("C " + text(cs) + " does not broadcast to Y " + text(ys));
+      return ctx.error("C " + dimsText(cs) + " does not broadcast to Y " + dimsText(ys));
     const std::string cSubset = cs.empty() ? std::string() : broadcastSubset(cShape, yShape);
     bld.mappedTasklet("gemm_bias", fullRangeParams(yShape), {{"y", "Y", "i0, i1"}, {"c", "C", cSubset}},
                       "out = y + " + literal(beta) + " * c", {{"out", "Y", "i0, i1", ""}});

@@ -1,0 +1,193 @@
+// `cudnn` Conv: one cudnnConvolutionForward per node, on the program's stream, and cudnnAddTensor for
+// the bias.
+//
+//   Conv  X[N, C, D..] * W[M, C/g, K..] (+ B[M]) -> Y[N, M, O..], 1 to 3 spatial dims (1-D as 2-D with a
+//         height of 1: cuDNN's tensors have 4 or 5 dims), groups (depthwise included), strides and
+//         dilations; pads as ONNX and auto_pad give them where cuDNN's one pad per dim gives the same
+//         output extent (symmetric pads, or an end pad the stride never reaches). Others refused (pure).
+// float32 only, known dims. The algorithm is measured on the first run among cuDNN's fp32 ones (no
+// TF32 tensor-core math, so the numbers match the CPU path within float rounding).
+#include "core/expansions/cuda/CudnnOps.h"
+
+#include "core/expansions/Expansion.h"
+#include "core/expansions/SdfgBuilder.h"
+#include "core/expansions/cuda/GpuOperands.h"
+#include "core/expansions/ops/TensorHelpers.h"
+
+namespace dcw::expansions::cuda {
+
+using namespace dcw::ir;
+
+namespace {
+
+ImplementationDecl decl() { return ImplementationDecl{"cudnn", {"cuda"}, {"cudnn"}, false}; }
+
+std::string ints(const std::vector<int64_t>& v) {
+  std::string s = "{";
+  for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+  return s + "}";
+}
+
+Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto W, th::needIn(ctx, "W"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto x, knownDims(ctx, "cudnn", "Conv", "X", *X));
+  DCW_TRY(auto w, knownDims(ctx, "cudnn", "Conv", "W", *W));
+  DCW_TRY(auto y, knownDims(ctx, "cudnn", "Conv", "Y", *Y));
+  std::vector<int64_t> b;
+  if (const DataDescriptor* B = ctx.in("B")) {
+    DCW_TRY(b, knownDims(ctx, "cudnn", "Conv", "B", *B));
+  }
+  const size_t r = x.size();
+  if (r < 3 || r > 5 || w.size() != r || y.size() != r)
+    return ctx.error("cudnn Conv takes X, W and Y of one rank from 3 to 5 (1 to 3 spatial dims); X is " + dimsText(x), pureHint(ctx));
+  const int64_t group = ctx.attrInt("group", 1), C = x[1], M = y[1];
+  if (group < 1 || C % group || M % group) return ctx.error("group " + std::to_string(group) + " does not divide the channels");
+  if (w[0] != M || w[1] * group != C)
+    return ctx.error("W " + dimsText(w) + " does not fit X " + dimsText(x) + " and Y " + dimsText(y) + " with group " + std::to_string(group));
+  if (!b.empty() && (b.size() != 1 || b[0] != M)) return ctx.error("B must be 1-D with " + std::to_string(M) + " values");
+  std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  th::Shape in, out;
+  for (size_t k = 2; k < r; ++k) {
+    in.push_back(sym::Expr(x[k]));
+    out.push_back(sym::Expr(y[k]));
+  }
+  DCW_TRY(auto win, th::window(ctx, kernel, in, out));
+  std::vector<int64_t> pads, strides, dilations;
+  for (size_t k = 0; k < win.nd; ++k) {
+    auto pl = win.padBegin[k].constantValue();
+    if (!pl) return ctx.error("cudnn Conv needs constant pads", pureHint(ctx));
+    const int64_t s = win.strides[k], d = win.dilations[k], extent = (kernel[k] - 1) * d + 1, i = x[k + 2], o = y[k + 2];
+    if (s < 1 || d < 1) return ctx.error("strides and dilations must be positive");
+    // cuDNN pads both ends by one amount: the begin pad must give ONNX's output extent.
+    if (*pl < 0 || i + 2 * *pl - extent < 0 || (i + 2 * *pl - extent) / s + 1 != o)
+      return ctx.error("cudnn Conv pads both ends of a dim alike; with a begin pad of " + std::to_string(*pl) + ", spatial dim " +
+                           std::to_string(k) + " would not have ONNX's extent " + std::to_string(o),
+                       pureHint(ctx));
+    pads.push_back(*pl);
+    strides.push_back(s);
+    dilations.push_back(d);
+  }
+  if (win.nd == 1) { // as 2-D, height 1
+    x.insert(x.begin() + 2, 1);
+    w.insert(w.begin() + 2, 1);
+    y.insert(y.begin() + 2, 1);
+    pads.insert(pads.begin(), 0);
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+  }
+  const bool bias = !b.empty();
+  std::string code = "// cuDNN convolution: Y[" + dimsText(y) + "] from X[" + dimsText(x) + "], W[" + dimsText(w) + "]" + (bias ? " + B" : "") +
+                     ", group " + std::to_string(group) + ", pads " + ints(pads) + ", strides " + ints(strides) + ", dilations " +
+                     ints(dilations) + "\n";
+  code += "static dcw_env_cudnn::Conv dcw_conv;\n";
+  code += "static const int dcw_x[] = " + ints(x) + ", dcw_w[] = " + ints(w) + ", dcw_y[] = " + ints(y) + ";\n";
+  code += "static const int dcw_pad[] = " + ints(pads) + ", dcw_stride[] = " + ints(strides) + ", dcw_dilation[] = " + ints(dilations) + ";\n";
+  code += "dcw_env_cudnn::conv(dcw_conv, " + std::to_string(pads.size()) + ", dcw_x, dcw_w, dcw_y, dcw_pad, dcw_stride, dcw_dilation, " +
+          std::to_string(group) + ", X, W, " + (bias ? "B" : "nullptr") + ", Y);\n";
+  std::vector<std::string> ins{"X", "W"};
+  if (bias) ins.push_back("B");
+  int64_t taps = 1, outputs = 1;
+  for (size_t k = 2; k < w.size(); ++k) taps *= w[k];
+  for (auto e : y) outputs *= e;
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("cudnn_convolution", ins, code, {"Y"}, {"cudnn"}, sym::Expr(2 * outputs * (C / group) * taps + (bias ? outputs : 0)));
+  return bld.finish();
+}
+
+} // namespace
+
+void registerCudnn(ExpansionRegistry& r) {
+  r.add("", "Conv", decl(), expandConv,
+        "one cuDNN convolution (float32, fp32 math; groups, strides, dilations, symmetric pads; algorithm measured on the first run) "
+        "and cudnnAddTensor for B; a C++ tasklet on the host, not differentiable");
+}
+
+std::string cudnnGlobals() {
+  return R"(static cudnnHandle_t handle = nullptr;
+inline void check(cudnnStatus_t s, const char* call) {
+  if (s != CUDNN_STATUS_SUCCESS) throw std::runtime_error(std::string(call) + " failed: " + cudnnGetErrorString(s));
+}
+// One convolution's descriptors, algorithm and workspace, made on its first run.
+struct Conv {
+  bool ready = false;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, b = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t c = nullptr;
+  cudnnConvolutionFwdAlgo_t algo{};
+  void* workspace = nullptr;
+  size_t workspaceSize = 0;
+};
+inline std::vector<Conv*>& convs() {
+  static std::vector<Conv*> v;
+  return v;
+}
+inline void tensor(cudnnTensorDescriptor_t* t, int nd, const int* dims) {
+  int strides[8];
+  strides[nd - 1] = 1;
+  for (int k = nd - 1; k > 0; --k) strides[k - 1] = strides[k] * dims[k];
+  check(cudnnCreateTensorDescriptor(t), "cudnnCreateTensorDescriptor");
+  check(cudnnSetTensorNdDescriptor(*t, CUDNN_DATA_FLOAT, nd, dims, strides), "cudnnSetTensorNdDescriptor");
+}
+// Y = conv(X, W) (+ B), `spatial` (2 or 3) spatial dims, NC.. layouts, row-major.
+inline void conv(Conv& k, int spatial, const int* xd, const int* wd, const int* yd, const int* pad, const int* stride, const int* dilation,
+                 int group, const float* X, const float* W, const float* B, float* Y) {
+  if (!handle) check(cudnnCreate(&handle), "cudnnCreate");
+  check(cudnnSetStream(handle, dcw_cu::stream()), "cudnnSetStream");
+  const int nd = spatial + 2;
+  if (!k.ready) {
+    tensor(&k.x, nd, xd);
+    tensor(&k.y, nd, yd);
+    int bd[8] = {1, yd[1], 1, 1, 1, 1, 1, 1};
+    tensor(&k.b, nd, bd);
+    check(cudnnCreateFilterDescriptor(&k.w), "cudnnCreateFilterDescriptor");
+    check(cudnnSetFilterNdDescriptor(k.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, nd, wd), "cudnnSetFilterNdDescriptor");
+    check(cudnnCreateConvolutionDescriptor(&k.c), "cudnnCreateConvolutionDescriptor");
+    check(cudnnSetConvolutionNdDescriptor(k.c, spatial, pad, stride, dilation, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+          "cudnnSetConvolutionNdDescriptor");
+    check(cudnnSetConvolutionGroupCount(k.c, group), "cudnnSetConvolutionGroupCount");
+    check(cudnnSetConvolutionMathType(k.c, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+    cudnnConvolutionFwdAlgoPerf_t perf[16];
+    int found = 0;
+    check(cudnnFindConvolutionForwardAlgorithm(handle, k.x, k.w, k.c, k.y, 16, &found, perf), "cudnnFindConvolutionForwardAlgorithm");
+    int best = -1;
+    for (int p = 0; p < found && best < 0; ++p) // fastest first; fp32 math only
+      if (perf[p].status == CUDNN_STATUS_SUCCESS && perf[p].mathType != CUDNN_TENSOR_OP_MATH &&
+          perf[p].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+        best = p;
+    if (best < 0) throw std::runtime_error("cuDNN found no fp32 algorithm for this convolution");
+    k.algo = perf[best].algo;
+    check(cudnnGetConvolutionForwardWorkspaceSize(handle, k.x, k.w, k.c, k.y, k.algo, &k.workspaceSize),
+          "cudnnGetConvolutionForwardWorkspaceSize");
+    if (k.workspaceSize)
+      if (cudaError_t e = cudaMalloc(&k.workspace, k.workspaceSize); e != cudaSuccess)
+        throw std::runtime_error(std::string("cudaMalloc of the cuDNN workspace failed: ") + cudaGetErrorString(e));
+    k.ready = true;
+    convs().push_back(&k);
+  }
+  const float one = 1.0f, zero = 0.0f;
+  check(cudnnConvolutionForward(handle, &one, k.x, X, k.w, W, k.c, k.algo, k.workspace, k.workspaceSize, &zero, k.y, Y),
+        "cudnnConvolutionForward");
+  if (B) check(cudnnAddTensor(handle, &one, k.b, B, &one, k.y, Y), "cudnnAddTensor");
+}
+)";
+}
+
+std::string cudnnTeardown() {
+  return R"(for (Conv* k : convs()) {
+  (void)cudnnDestroyTensorDescriptor(k->x);
+  (void)cudnnDestroyTensorDescriptor(k->y);
+  (void)cudnnDestroyTensorDescriptor(k->b);
+  (void)cudnnDestroyFilterDescriptor(k->w);
+  (void)cudnnDestroyConvolutionDescriptor(k->c);
+  if (k->workspace) (void)cudaFree(k->workspace);
+  *k = Conv();
+}
+convs().clear();
+if (handle) (void)cudnnDestroy(handle);
+handle = nullptr;
+)";
+}
+
+} // namespace dcw::expansions::cuda
