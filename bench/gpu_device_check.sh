@@ -74,7 +74,7 @@ chmod +x "$work/ort"
 tar xzf "$carry/node.tgz" -C "$work"
 
 stage "2 node conformance through --target $target (background)"
-( DCW_CACHE_DIR="$work/cache-node" timeout 240 "$dcw" test-onnx --target "$target" -j 10 "$work/node" ${DCW_CHECK_NODE_FILTER:+--filter "$DCW_CHECK_NODE_FILTER"} > "$out/node_cuda.txt" 2>&1
+( DCW_CACHE_DIR="$work/cache-node" timeout 240 "$dcw" test-onnx --target "$target" -j 12 "$work/node" ${DCW_CHECK_NODE_FILTER:+--filter "$DCW_CHECK_NODE_FILTER"} > "$out/node_cuda.txt" 2>&1
   echo "exit $?" >> "$out/node_cuda.txt" ) &
 node_pid=$!
 
