@@ -336,7 +336,7 @@ Expected<std::string> SdfgWalker::sym(const sym::Expr& e, const std::string& whe
     // Scalar data used as a symbol (interstate conditions may read one).
     if (auto* d = ctx_->sdfg->findData(name); d && ctx_->data.count(name)) {
       if (!cpu::kindOf(d->dtype)) return fail(where, "data '" + name + "' cannot be used as an integer symbol");
-      return cpu::loadValue(d->dtype, ctx_->data.at(name) + "[0]", ValueKind::Int);
+      return cpu::loadValue(d->dtype, controlFlowRead(name, ctx_->data.at(name)), ValueKind::Int);
     }
     return fail(where, "symbol '" + name + "' is not defined in SDFG '" + ctx_->sdfg->name() + "'",
                 "declare it (Sdfg::addSymbol), assign it on an interstate edge, or map it from the outer SDFG");

@@ -101,6 +101,10 @@ protected:
   virtual bool streamsAllowed() const { return false; }
   // The first statements of dcw_program (after the status reset) and the last before it returns
   // success (a target with a device: its readiness, and waiting for the device's work).
+  // The element that interstate control flow (a condition, an assignment, a loop bound) reads of data
+  // `name` at `pointer`: `pointer[0]`; a target whose data may live where the host cannot read it
+  // (GPU memory) fetches it.
+  virtual std::string controlFlowRead(const std::string& name, const std::string& pointer) const { return pointer + "[0]"; }
   virtual void emitProgramStart() {}
   virtual void emitProgramEnd() {}
   // One state of the control flow: a block of the entry point (a target with device code replaces a

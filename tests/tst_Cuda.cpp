@@ -23,6 +23,7 @@
 #include "codegen/run/ChromeTrace.h"
 #include "codegen/run/Profiler.h"
 #include "codegen/run/RandomInputs.h"
+#include "pipeline/OnnxTestCase.h"
 #include "pipeline/Pipeline.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/DeviceState.h"
@@ -157,6 +158,24 @@ private slots:
     QVERIFY(!p->kernels.empty());
     QCOMPARE(count(p->code.source, "dcw_cu::launch("), int(p->kernels.size()));
     QVERIFY(p->code.source.find("#pragma omp parallel") == std::string::npos);
+  }
+
+  // An If whose condition is a model input: the input is copied to the GPU with the rest, and the
+  // host's branch reads it from there through the stream (read_on_host), never through the device
+  // pointer (which a real GPU's host cannot dereference: the suite's test_if crashed so on an H200
+  // while cuda-sim, whose device memory is host memory, passed it).
+  void hostControlFlowReadsGpuValuesThroughTheStream() {
+    auto s = loadModel(onnxCase("test_if"));
+    QVERIFY(s);
+    moveToGpu(*s);
+    auto p = generate(*s);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QVERIFY(count(p->code.source, "dcw_cu::read_on_host(") >= 1);
+    pipeline::Options o;
+    o.target = "cuda-sim";
+    o.threads = 1;
+    auto r = pipeline::runOnnxTestCase("/usr/share/libonnx-testdata/data/node/test_if", o);
+    QVERIFY2(r.status == pipeline::CaseResult::Status::Passed, r.message.c_str());
   }
 
   void generatedCudaHasCheckedLaunchesAndAMappedKernel() {

@@ -105,6 +105,12 @@ private:
     return d ? d->storage : StorageType::Default;
   }
   bool onGpu(const std::string& name) const { return isGpuStorage(storageOf(name)); }
+  // Host control flow reading a value in GPU memory (an If's condition passed to its nested SDFG on the
+  // GPU, a loop bound a kernel computed): the stream drained and the element copied back.
+  std::string controlFlowRead(const std::string& name, const std::string& pointer) const override {
+    if (!inKernel_ && onGpu(name)) return "dcw_cu::read_on_host(" + pointer + ")";
+    return SdfgWalker::controlFlowRead(name, pointer);
+  }
 
   // The data an element and everything in its scope reads or writes, in order of first use.
   static std::vector<std::string> dataOf(const State& st, const std::set<ElementId>& nodes) {

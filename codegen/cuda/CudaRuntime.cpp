@@ -49,6 +49,10 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t bytes, cudaMem
   std::memmove(d, s, bytes);
   return cudaSuccess;
 }
+inline cudaError_t cudaMemcpy(void* d, const void* s, size_t bytes, cudaMemcpyKind) {
+  std::memmove(d, s, bytes);
+  return cudaSuccess;
+}
 // Events: the host's clock at the point the stream reaches them (every call is synchronous here).
 struct dcw_cu_sim_event {
   int64_t ns = 0;
@@ -394,8 +398,25 @@ template <class... P, class... A> inline void launch_blocks(void (*kernel)(P...)
 inline int check(char* error, size_t size, const char* where, const char* call, cudaError_t e) {
   return e == cudaSuccess ? 0 : fail(error, size, where, call, e);
 }
+// A failure of read_on_host, kept until the run ends (it happens inside an expression).
+inline cudaError_t& deferred() {
+  static cudaError_t e = cudaSuccess;
+  return e;
+}
+// One element in GPU memory that host control flow reads: the stream drained, the element copied back.
+template <class T> inline T read_on_host(const T* p) {
+  T v{};
+  cudaError_t e = cudaStreamSynchronize(stream());
+  if (e == cudaSuccess) e = cudaMemcpy(&v, p, sizeof(T), cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess && deferred() == cudaSuccess) deferred() = e;
+  return v;
+}
 // The end of a run: every kernel and copy done; a fault in any of them is reported here.
 inline int finish(char* error, size_t size, const char* where) {
+  if (cudaError_t d = deferred(); d != cudaSuccess) {
+    deferred() = cudaSuccess;
+    return check(error, size, where, "reading a GPU value for the host's control flow", d);
+  }
   return check(error, size, where, "waiting for the GPU (a kernel or copy of this run failed)", cudaStreamSynchronize(stream()));
 }
 
