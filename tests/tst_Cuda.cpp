@@ -242,6 +242,44 @@ private slots:
     }
   }
 
+  // Long row reductions run a thread block per row: the block's threads take the row's elements in
+  // turn, accumulate in registers, and a tree in shared memory combines them (no atomics); short rows
+  // keep a thread per row looping, and column sums keep their atomics. Numbers equal the CPU's.
+  void longReductionsRunAThreadBlockPerElement_data() {
+    QTest::addColumn<QString>("wcr");
+    for (const char* w : {"sum", "max", "min", "prod"}) QTest::newRow(w) << w;
+  }
+  void longReductionsRunAThreadBlockPerElement() {
+    QFETCH(QString, wcr);
+    const std::string w = wcr.toStdString();
+    const int C = w == "prod" ? 300 : 1000; // a product of 300 values near 1 stays finite
+    auto rows = reduction(5, C, true, w);
+    moveToGpu(*rows);
+    auto p = generate(*rows);
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    const std::string& src = p->code.source;
+    QVERIFY(src.find("(a thread block per point, reducing together)") != std::string::npos);
+    QVERIFY(src.find("dcw_cu::launch_blocks(") != std::string::npos);
+    QVERIFY(src.find("// block reduction (" + w + ")") != std::string::npos);
+    QVERIFY(src.find("dcw_cu::atomic_add(") == std::string::npos && src.find("dcw_cu::cas(") == std::string::npos);
+    QVERIFY(src.find("/*DCW_ACCUMULATORS") == std::string::npos); // the marker became the declarations
+    auto before = reduction(5, C, true, w);
+    auto inputs = randomInputsFor(*before);
+    auto want = runModel(*before, inputs);
+    auto got = runModel(*rows, inputs, "cuda-sim");
+    QVERIFY(!want.empty() && !got.empty());
+    auto d = codegen::compareOutputs(want, got);
+    QVERIFY2(d.mismatch.empty() && d.maxRel < 1e-5, d.mismatch.c_str());
+    // Short rows: a thread per row; column sums: atomics, not blocks.
+    for (bool byRow : {true, false}) {
+      auto other = byRow ? reduction(5, 37, true, w) : reduction(300, 1000, false, w);
+      moveToGpu(*other);
+      auto q = generate(*other);
+      QVERIFY2(q, q ? "" : q.error().str().c_str());
+      QVERIFY(q->code.source.find("reducing together") == std::string::npos);
+    }
+  }
+
   void hostAndDeviceMemoryKeptApart() {
     // A map left on the host (cpu_multicore) in a GPU state: refused, naming the map and the data.
     auto s = twoStates();
@@ -443,6 +481,17 @@ private slots:
     QCOMPARE(onGpu["state"], 0);
     QVERIFY(kernelStart >= stateStart - 1 && kernelEnd <= stateEnd + 1); // inside the state that queued it
     QVERIFY(codegen::chromeTraceJson(*r).find("GPU stream 0") != std::string::npos);
+    // GPU memory: DCW's device allocations (the inputs', outputs' and transient's device copies, pooled)
+    // peaked at no less than those arrays' bytes; the report keeps the figure.
+    int64_t arrays = 0;
+    for (auto& d : s->data())
+      if (isGpuStorage(d->storage)) arrays += int64_t(d->totalSize().constantValue().value_or(0)) * int64_t(dtypeSize(d->dtype));
+    QVERIFY(arrays > 0);
+    QVERIFY2(r->memory.gpuPeakBytes >= arrays, qPrintable(QString("%1 < %2").arg(r->memory.gpuPeakBytes).arg(arrays)));
+    QVERIFY(r->memory.gpuHeldBytes >= arrays && r->memory.gpuHeldBytes <= r->memory.gpuPeakBytes);
+    auto back = codegen::parseReport(codegen::reportJson(*r), "report");
+    QVERIFY2(back, back ? "" : back.error().str().c_str());
+    QCOMPARE(back->memory.gpuPeakBytes, r->memory.gpuPeakBytes);
   }
 
   void cudaNeedsNvccAndSaysSo() {

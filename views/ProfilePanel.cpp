@@ -126,7 +126,10 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
                                 ? tr("C-simulation on this CPU (FPGA cycles are estimated in the FPGA tab) · ")
                             : r.target == "cuda-sim" ? tr("CUDA kernels simulated on this CPU, thread by thread (times are not a GPU's) · ")
                                                      : QString();
-  summary_->setText(simulated + tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB · %7 elements timed · %8 · %9")
+  const QString gpuMemory =
+      r.memory.gpuPeakBytes >= 0 ? tr(" · GPU memory peak %1 MiB (DCW's allocations)").arg(double(r.memory.gpuPeakBytes) / (1 << 20), 0, 'f', 1)
+                                 : QString();
+  summary_->setText(simulated + tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB%10 · %7 elements timed · %8 · %9")
                         .arg(r.wallMs.median, 0, 'f', 3)
                         .arg(r.wallMs.min, 0, 'f', 3)
                         .arg(r.wallMs.max, 0, 'f', 3)
@@ -135,7 +138,8 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
                         .arg(double(r.memory.peakDeltaBytes) / (1 << 20), 0, 'f', 1)
                         .arg(r.elements.size())
                         .arg(peaks)
-                        .arg(counters));
+                        .arg(counters)
+                        .arg(gpuMemory));
 }
 
 void ProfilePanel::setComparison(const QString& title, const codegen::Comparison& c, const QString& nameA, const QString& nameB) {

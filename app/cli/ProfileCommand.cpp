@@ -134,6 +134,17 @@ std::function<int()> setupProfile(CLI::App& sub) {
                   report->elements.size(), report->repeat, report->wallMs.median, report->wallMs.min, report->wallMs.max,
                   static_cast<double>(report->memory.peakDeltaBytes) / (1 << 20));
     std::cout << line;
+    if (report->memory.gpuPeakBytes >= 0) {
+      std::snprintf(line, sizeof line, "GPU memory: DCW's allocations peaked at %.1f MiB (transients, weights, library workspaces)",
+                    static_cast<double>(report->memory.gpuPeakBytes) / (1 << 20));
+      std::cout << line;
+      if (report->memory.gpuDeviceTotalBytes > 0) {
+        std::snprintf(line, sizeof line, "; the device had %.1f of %.1f MiB in use", double(report->memory.gpuDeviceUsedBytes) / (1 << 20),
+                      double(report->memory.gpuDeviceTotalBytes) / (1 << 20));
+        std::cout << line;
+      }
+      std::cout << "\n";
+    }
     for (auto& m : report->modules) // the top module groups' shares of the run
       if (m.depth == 0) {
         std::snprintf(line, sizeof line, "  %-48s %10.3f ms  %5.1f%%  (%d ops)\n", m.address.c_str(), m.ms,

@@ -175,10 +175,10 @@ private:
   // per point, or (`blocks`) a block of `threads` threads per point, whose barriers cuda-sim honours by
   // running the block's threads as coroutines.
   void emitLaunch(const std::string& function, const std::string& total, int threads, const KernelArgs& args, const std::string& where,
-                  bool blocks = false) {
+                  bool blocks = false, const std::string& threadsExpr = {}) {
     line("if (" + total + " > 0) {");
     ++indent_;
-    const std::string t = std::to_string(threads);
+    const std::string t = threadsExpr.empty() ? std::to_string(threads) : threadsExpr;
     const std::string grid = blocks ? total : "(" + total + " + " + t + " - 1) / " + t;
     line(std::string(blocks ? "dcw_cu::launch_blocks(" : "dcw_cu::launch(") + function + ", static_cast<unsigned>(dcw_rt::imin(" + grid +
          ", " + std::to_string(kMaxBlocks) + ")), " + t + (args.call.empty() ? "" : ", ") + join(args.call) + ");");
@@ -224,6 +224,79 @@ private:
                     "schedule it gpu_device (GpuTransform does so for the maps of the states it moves), or copy the data to the host first");
     return CpuGenerator::emitMap(si, me);
   }
+
+  // Block reduction: a device map whose points beyond the grid's only reduce into elements the grid's
+  // parameters fix (a row's sum or max for softmax, a channel's mean for pooling or normalization) runs
+  // a thread block per grid point instead of a thread: the block's threads take the reduced points in
+  // turn (consecutive threads, consecutive elements: coalesced), each accumulates in a register, and a
+  // tree in shared memory combines the block's partial results, which one thread folds into the element.
+  // Only where every write leaving the map is such a reduction (sum, prod, min, max on 32/64-bit data),
+  // the map body holds tasklets, maps and local data only, nothing reads what is reduced, and there are
+  // enough reduced points (128 or more, or 1,024 or more when the grid alone fills the GPU).
+  std::set<std::string> blockReductionTargets(const StateInfo& si, const MapEntry& me, size_t grid, const std::vector<const Node*>& sub,
+                                              const std::set<ElementId>& mine, const std::set<std::string>& local) const {
+    if (grid >= me.params.size()) return {};
+    const std::set<std::string> rest(me.params.begin() + long(grid), me.params.end());
+    std::set<std::string> inner = rest; // parameters a reduced element may not depend on
+    int64_t restVolume = 1, gridVolume = 1;
+    bool gridBounded = true;
+    for (size_t d = 0; d < me.params.size(); ++d) {
+      auto n = sym::upperBound(me.range[d].size());
+      if (d < grid) {
+        if (n && *n >= 0) gridVolume *= std::max<int64_t>(1, *n);
+        else gridBounded = false;
+        continue;
+      }
+      if (!n || *n < 1) return {};
+      for (const sym::Expr* e : {&me.range[d].begin, &me.range[d].end, &me.range[d].step})
+        for (auto& f : e->freeSymbols())
+          if (rest.count(f)) return {};
+      restVolume *= *n;
+      if (restVolume > (int64_t(1) << 40)) return {};
+    }
+    if (restVolume < 128 || (gridBounded && gridVolume > 65536 && restVolume < 1024)) return {};
+    for (const Node* n : sub) {
+      if (auto* m = dynamic_cast<const MapEntry*>(n)) {
+        if (m->schedule != Schedule::Default && m->schedule != Schedule::Sequential) return {};
+        inner.insert(m->params.begin(), m->params.end());
+        continue;
+      }
+      if (n->kind() == ElementKind::MapExit || n->kind() == ElementKind::Tasklet) continue;
+      if (auto* a = dynamic_cast<const AccessNode*>(n)) {
+        if (!local.count(a->data())) return {};
+        continue;
+      }
+      return {}; // nested SDFGs, library nodes
+    }
+    std::set<std::string> targets;
+    for (auto& e : si.state->edges()) {
+      if (e->memlet.isEmpty() || (!mine.count(e->src) && !mine.count(e->dst))) continue;
+      if (e->src == me.exitId && e->memlet.wcr.empty()) return {}; // a plain write out: threads would race
+      if (e->memlet.wcr.empty()) continue;
+      const std::string& w = e->memlet.wcr;
+      if (w != "sum" && w != "prod" && w != "min" && w != "max") return {};
+      if (local.count(e->memlet.data)) return {};
+      const DataDescriptor* d = ctx_->sdfg->findData(e->memlet.data);
+      if (!d || (d->dtype != DType::Float32 && d->dtype != DType::Float64 && d->dtype != DType::Int32 && d->dtype != DType::Int64))
+        return {};
+      for (auto& f : e->memlet.subset.freeSymbols())
+        if (inner.count(f)) return {};
+      targets.insert(e->memlet.data);
+    }
+    for (auto& e : si.state->edges()) // nothing in the map reads what it reduces
+      if (mine.count(e->dst) && !mine.count(e->src) && targets.count(e->memlet.data)) return {};
+    return targets;
+  }
+
+  struct Accumulator {
+    std::string name, lvalue, wcr;
+    const DataDescriptor* data = nullptr;
+  };
+  struct BlockReduction {
+    std::set<std::string> targets; // empty: not reducing by blocks
+    std::vector<Accumulator> accumulators;
+  };
+  BlockReduction blockReduction_;
 
   Expected<void> emitDeviceMap(const StateInfo& si, const MapEntry& me) {
     const std::string where = path(me.id());
@@ -275,6 +348,9 @@ private:
         if (scopes.count(scope))
           for (auto* d : list) local.insert(d->name());
 
+    const std::set<std::string> reduced = blocks ? std::set<std::string>() : blockReductionTargets(si, me, grid, sub, mine, local);
+    const bool byBlock = blocks || !reduced.empty(); // a thread block per grid point
+
     Ctx inner;
     inner.sdfg = ctx_->sdfg;
     if (auto it = ctx_->scopeAlloc.find(si.state); it != ctx_->scopeAlloc.end()) inner.scopeAlloc[si.state] = it->second;
@@ -304,7 +380,7 @@ private:
     DCW_TRY(std::string hostTotal, pointCount(hostSizes));
     const std::string totalId = fresh("points");
     line("const int64_t " + totalId + " = " + hostTotal + ";");
-    emitLaunch(function, totalId, threads, args, where, blocks);
+    emitLaunch(function, totalId, threads, args, where, byBlock, reduced.empty() ? std::string() : "dcw_cu::kReduceThreads");
     if (timed) endProfile();
     --indent_;
     line("}");
@@ -313,13 +389,14 @@ private:
     const Parallel saved = par_;
     auto kernel = aside(inner, [&]() -> Expected<void> {
       int kfirst = nextLine();
-      line("// kernel of map " + commentText(where) + (blocks ? " (a thread block per point)" : ""));
+      line("// kernel of map " + commentText(where) +
+           (blocks ? " (a thread block per point)" : !reduced.empty() ? " (a thread block per point, reducing together)" : ""));
       line("__global__ void __launch_bounds__(" + std::to_string(threads) + ") " + function + "(" + join(args.params) + ") {");
       ++indent_;
       std::vector<std::string> sizes;
       DCW_TRY(std::string total, pointCount(sizes));
       const std::string t = fresh("t"), rest = fresh("rest");
-      if (blocks) // every thread of a block walks the same points, so barriers are met by all
+      if (byBlock) // every thread of a block walks the same points, so barriers are met by all
         line("for (int64_t " + t + " = blockIdx.x; " + t + " < " + total + "; " + t + " += gridDim.x) {");
       else
         line("for (int64_t " + t + " = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; " + t + " < " + total + "; " + t +
@@ -342,9 +419,38 @@ private:
       par_.varying = std::set<std::string>(me.params.begin(), me.params.end());
       for (const Node* n : sub)
         if (auto* m = dynamic_cast<const MapEntry*>(n)) par_.varying.insert(m->params.begin(), m->params.end());
-      // The remaining parameters as loops in the thread.
+      // Block reduction: the reduced points spread over the block's threads, each accumulating in
+      // registers declared here (the marker is replaced by their declarations once they are known).
+      const std::string marker = "/*DCW_ACCUMULATORS_" + function + "*/";
       int loops = 0;
-      for (size_t d = grid; d < me.params.size(); ++d) {
+      if (!reduced.empty()) {
+        line(marker);
+        std::vector<std::string> restSizes;
+        std::string volume;
+        for (size_t d = grid; d < me.params.size(); ++d) {
+          DCW_TRY(std::string n, sym(me.range[d].size(), where));
+          restSizes.push_back(fresh("n_" + me.params[d]));
+          line("const int64_t " + restSizes.back() + " = dcw_rt::imax(0, " + n + ");");
+          volume += (volume.empty() ? "" : " * ") + restSizes.back();
+        }
+        const std::string it = fresh("item"), left = fresh("rest");
+        line("for (int64_t " + it + " = threadIdx.x; " + it + " < " + volume + "; " + it + " += blockDim.x) {");
+        ++indent_;
+        ++loops;
+        line("int64_t " + left + " = " + it + ";");
+        line("(void)" + left + ";");
+        for (size_t d = me.params.size(); d-- > grid;) {
+          DCW_TRY(std::string b, sym(me.range[d].begin, where));
+          DCW_TRY(std::string st, sym(me.range[d].step, where));
+          std::string id = fresh(me.params[d]);
+          line("const int64_t " + id + " = " + b + " + (" + left + " % " + restSizes[d - grid] + ") * " + st + ";");
+          if (d > grid) line(left + " /= " + restSizes[d - grid] + ";");
+          ctx_->symbols[me.params[d]] = id;
+        }
+        blockReduction_ = BlockReduction{reduced, {}};
+      }
+      // The remaining parameters as loops in the thread.
+      for (size_t d = reduced.empty() ? grid : me.params.size(); d < me.params.size(); ++d) {
         DCW_TRY(std::string b, sym(me.range[d].begin, where));
         DCW_TRY(std::string e, sym(me.range[d].end, where));
         DCW_TRY(std::string s, sym(me.range[d].step, where));
@@ -367,6 +473,7 @@ private:
         --indent_;
         line("}");
       }
+      if (!reduced.empty()) DCW_CHECK(emitBlockReductions(where));
       --indent_;
       line("}");
       --indent_;
@@ -375,7 +482,19 @@ private:
       return {};
     });
     par_ = saved;
+    std::vector<Accumulator> accumulators = std::move(blockReduction_.accumulators);
+    blockReduction_ = BlockReduction{};
     if (!kernel) return kernel.takeError();
+    if (!reduced.empty()) { // the accumulators' declarations, on the marker's line (the source map keeps its lines)
+      const std::string marker = "/*DCW_ACCUMULATORS_" + function + "*/";
+      std::string decls;
+      for (auto& a : accumulators) {
+        const std::string t = cpu::storageType(a.data->dtype);
+        const std::string init = a.wcr == "sum" ? t + "(0)" : a.wcr == "prod" ? t + "(1)" : a.wcr == "max" ? "dcw_cu::lowest<" + t + ">()" : "dcw_cu::highest<" + t + ">()";
+        decls += (decls.empty() ? "" : " ") + t + " " + a.name + " = " + init + ";";
+      }
+      if (auto at = kernel->text.find(marker); at != std::string::npos) kernel->text.replace(at, marker.size(), decls.empty() ? "// nothing reduced" : decls);
+    }
     deferKernel(std::move(*kernel), me.id(), function);
     return {};
   }
@@ -763,8 +882,53 @@ private:
     return !ctx_->safeOuter.count(data);
   }
 
+  // After a block-reducing kernel's loop: each accumulator combined over the block's threads by a tree
+  // in shared memory, folded into its element by thread 0; a barrier before the block's next point.
+  Expected<void> emitBlockReductions(const std::string& where) {
+    std::vector<Accumulator> accs = blockReduction_.accumulators;
+    blockReduction_.targets.clear(); // the writes below are the real ones
+    for (auto& a : accs) {
+      const std::string t = cpu::storageType(a.data->dtype), red = fresh("partial"), step = fresh("half");
+      const ValueKind k = *cpu::kindOf(a.data->dtype);
+      line("{ // block reduction (" + a.wcr + ") into " + commentText(a.lvalue));
+      ++indent_;
+      line("__shared__ " + t + " " + red + "[" + std::to_string(kBlockThreads) + "];");
+      line(red + "[threadIdx.x] = " + a.name + ";");
+      line("__syncthreads();");
+      line("for (unsigned " + step + " = blockDim.x / 2; " + step + " > 0; " + step + " >>= 1) {");
+      ++indent_;
+      line("if (threadIdx.x < " + step + ") {");
+      ++indent_;
+      DCW_CHECK(CpuGenerator::emitWrite(*a.data, red + "[threadIdx.x]", red + "[threadIdx.x + " + step + "]", k, a.wcr, false, where));
+      --indent_;
+      line("}");
+      line("__syncthreads();");
+      --indent_;
+      line("}");
+      line("if (threadIdx.x == 0) {");
+      ++indent_;
+      DCW_CHECK(CpuGenerator::emitWrite(*a.data, a.lvalue, red + "[0]", k, a.wcr, false, where));
+      --indent_;
+      line("}");
+      line("__syncthreads();");
+      --indent_;
+      line("}");
+    }
+    return {};
+  }
+
   Expected<void> emitWrite(const DataDescriptor& d, const std::string& lvalue, const std::string& value, ValueKind kind,
                            const std::string& wcr, bool atomic, const std::string& where) override {
+    if (inKernel_ && !wcr.empty() && blockReduction_.targets.count(d.name())) { // into this thread's accumulator
+      Accumulator* acc = nullptr;
+      for (auto& a : blockReduction_.accumulators)
+        if (a.lvalue == lvalue && a.wcr == wcr) acc = &a;
+      if (!acc) {
+        blockReduction_.accumulators.push_back({fresh("acc"), lvalue, wcr, &d});
+        acc = &blockReduction_.accumulators.back();
+      }
+      return CpuGenerator::emitWrite(d, acc->name, value, kind, wcr, false, where);
+    }
     if (!inKernel_ || !atomic || wcr.empty()) return CpuGenerator::emitWrite(d, lvalue, value, kind, wcr, false, where);
     const std::string t = cpu::storageType(d.dtype);
     const size_t width = dtypeSize(d.dtype);

@@ -49,6 +49,7 @@ inline cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t bytes, cudaMem
   std::memmove(d, s, bytes);
   return cudaSuccess;
 }
+inline cudaError_t cudaMemGetInfo(size_t* free, size_t* total) { *free = 0; *total = 0; return cudaSuccess; }
 inline cudaError_t cudaMemcpy(void* d, const void* s, size_t bytes, cudaMemcpyKind) {
   std::memmove(d, s, bytes);
   return cudaSuccess;
@@ -95,14 +96,28 @@ inline void start() {
   block->body();
   block->finished[block->current] = true;
 }
+// The coroutines' stacks, kept for the next block (allocating 256 of them per block made a simulation
+// of many small blocks crawl).
+inline std::vector<std::unique_ptr<char[]>>& stack_pool() {
+  static thread_local std::vector<std::unique_ptr<char[]>> v;
+  return v;
+}
 inline void run_block(unsigned threads, const std::function<void()>& body) {
   constexpr size_t kStack = size_t(256) << 10;
+  if (threads == 1 && !block) { // one thread: its barriers meet nobody
+    threadIdx.x = 0;
+    body();
+    return;
+  }
+  std::vector<std::unique_ptr<char[]>>& pool = stack_pool();
   Block b;
   b.body = body;
   b.threads.resize(threads);
   b.finished.assign(threads, false);
   for (unsigned t = 0; t < threads; ++t) {
-    b.stacks.emplace_back(new char[kStack]);
+    if (pool.empty()) pool.emplace_back(new char[kStack]);
+    b.stacks.push_back(std::move(pool.back()));
+    pool.pop_back();
     getcontext(&b.threads[t]);
     b.threads[t].uc_stack.ss_sp = b.stacks.back().get();
     b.threads[t].uc_stack.ss_size = kStack;
@@ -122,6 +137,7 @@ inline void run_block(unsigned threads, const std::function<void()>& body) {
     }
   }
   block = outer;
+  for (auto& st : b.stacks) pool.push_back(std::move(st));
 }
 } // namespace dcw_cu_sim
 #endif
@@ -326,7 +342,9 @@ inline cudnnStatus_t cudnnAddTensor(cudnnHandle_t, const void* alpha, cudnnTenso
 #endif
 )DCWCU";
 
-constexpr std::string_view kCudaRuntime = R"DCWCU(#include <string>
+constexpr std::string_view kCudaRuntime = R"DCWCU(#include <atomic>
+#include <limits>
+#include <string>
 
 namespace dcw_cu {
 
@@ -398,6 +416,13 @@ template <class... P, class... A> inline void launch_blocks(void (*kernel)(P...)
 inline int check(char* error, size_t size, const char* where, const char* call, cudaError_t e) {
   return e == cudaSuccess ? 0 : fail(error, size, where, call, e);
 }
+// The threads of a block that reduces together: 256 on a GPU; under cuda-sim, where a block's threads
+// are coroutines switched at every barrier, four (the tree is still a tree; the simulation stays fast).
+#ifdef DCW_CUDA_SIM
+constexpr unsigned kReduceThreads = 4;
+#else
+constexpr unsigned kReduceThreads = 256;
+#endif
 // A failure of read_on_host, kept until the run ends (it happens inside an expression).
 inline cudaError_t& deferred() {
   static cudaError_t e = cudaSuccess;
@@ -421,6 +446,30 @@ inline int finish(char* error, size_t size, const char* where) {
 }
 
 // ---- device memory ----
+// What DCW itself holds in GPU memory (pooled transients, resident weights, library workspaces): now
+// and its high-water mark since the program was loaded, for the profile report.
+struct DeviceBytes {
+  std::atomic<int64_t> now{0}, peak{0};
+};
+inline DeviceBytes& device_bytes() {
+  static DeviceBytes b;
+  return b;
+}
+inline cudaError_t device_malloc(void** p, size_t bytes) {
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaSuccess) {
+    DeviceBytes& b = device_bytes();
+    const int64_t now = b.now.fetch_add(static_cast<int64_t>(bytes)) + static_cast<int64_t>(bytes);
+    for (int64_t seen = b.peak.load(); now > seen && !b.peak.compare_exchange_weak(seen, now);) {
+    }
+  }
+  return e;
+}
+inline void device_free(void* p, size_t bytes) {
+  if (!p) return;
+  (void)cudaFree(p);
+  device_bytes().now.fetch_sub(static_cast<int64_t>(bytes));
+}
 class Pool {
 public:
   static Pool& instance() { static Pool p; return p; }
@@ -436,7 +485,7 @@ public:
         }
     }
     void* p = nullptr;
-    *status = cudaMalloc(&p, bytes);
+    *status = device_malloc(&p, bytes);
     return *status == cudaSuccess ? p : nullptr;
   }
   void give(void* p, size_t bytes) {
@@ -444,7 +493,7 @@ public:
     free_.push_back({p, bytes});
   }
   ~Pool() {
-    for (auto& b : free_) (void)cudaFree(b.p); // at unload; errors (a driver already gone) do not matter
+    for (auto& b : free_) device_free(b.p, b.bytes); // at unload; errors (a driver already gone) do not matter
   }
 
 private:
@@ -493,17 +542,15 @@ public:
     std::lock_guard<std::mutex> g(residents_mutex());
     residents().push_back(this);
   }
-  ~Resident() {
-    if (p_) (void)cudaFree(p_);
-  }
+  ~Resident() { device_free(p_, bytes_ ? bytes_ : 1); }
   // The device block of `bytes` (the same one every run).
   void* device(size_t bytes, cudaError_t* status) {
     std::lock_guard<std::mutex> g(m_);
     if (!p_ || bytes_ != bytes) {
-      if (p_) (void)cudaFree(p_);
+      device_free(p_, bytes_ ? bytes_ : 1);
       p_ = nullptr;
       source_ = nullptr;
-      *status = cudaMalloc(&p_, bytes ? bytes : 1);
+      *status = device_malloc(&p_, bytes ? bytes : 1);
       if (*status != cudaSuccess) p_ = nullptr;
       bytes_ = bytes;
     }
@@ -564,6 +611,13 @@ template <class T> __device__ inline T cas(T* p, T expected, T desired) {
   }
   return old;
 }
+// The identities of max and min, for a block reduction's accumulators.
+template <class T> __host__ __device__ inline T lowest() {
+  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+}
+template <class T> __host__ __device__ inline T highest() {
+  return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+}
 // Bitwise equality (memcmp is host-only in CUDA; a byte loop compiles on both sides).
 template <class T> __device__ inline bool same_bits(T a, T b) {
   const unsigned char* x = reinterpret_cast<const unsigned char*>(&a);
@@ -591,6 +645,7 @@ extern "C" void dcw_cuda_forget_uploads() {
 constexpr std::string_view kCudaProfile = R"DCWCU(namespace dcw_cu {
 
 constexpr uint32_t kGpuTrack = 1u << 16;
+constexpr uint32_t kGpuMemoryElement = 0xFFFFFFFFu; // an event that carries GPU memory figures, not a time
 struct GpuSpan {
   uint32_t element;
   cudaEvent_t start, end;
@@ -652,6 +707,22 @@ struct RunClock {
       (void)cudaEventDestroy(s.end);
     }
     spans().clear();
+    // GPU memory: DCW's high-water mark and holding, and the device's use and size (kGpuMemoryElement).
+    size_t freeBytes = 0, totalBytes = 0;
+    if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) freeBytes = totalBytes = 0;
+    size_t k = __atomic_fetch_add(&st.count, 1, __ATOMIC_RELAXED);
+    if (k >= st.capacity) {
+      __atomic_fetch_add(&st.dropped, 1, __ATOMIC_RELAXED);
+    } else {
+      dcw_event& e = st.events[k];
+      e.element = kGpuMemoryElement;
+      e.thread = kGpuTrack;
+      e.start_ns = e.end_ns = refNs;
+      e.counters[0] = device_bytes().peak.load();
+      e.counters[1] = device_bytes().now.load();
+      e.counters[2] = static_cast<int64_t>(totalBytes - freeBytes);
+      e.counters[3] = static_cast<int64_t>(totalBytes);
+    }
   }
   ~RunClock() {
     if (ref) (void)cudaEventDestroy(ref);

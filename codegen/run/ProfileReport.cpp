@@ -200,6 +200,14 @@ std::string reportJson(const ProfileReport& r) {
   j["program_ms"] = spreadJson(r.programMs);
   j["peak_memory"] = json{{"peak_rss_bytes", r.memory.peakRssBytes}, {"baseline_rss_bytes", r.memory.baselineRssBytes},
                           {"peak_delta_bytes", r.memory.peakDeltaBytes}, {"method", r.memory.method}};
+  if (r.memory.gpuPeakBytes >= 0) {
+    j["peak_memory"]["gpu_peak_bytes"] = r.memory.gpuPeakBytes;
+    j["peak_memory"]["gpu_held_bytes"] = r.memory.gpuHeldBytes;
+    if (r.memory.gpuDeviceTotalBytes > 0) {
+      j["peak_memory"]["gpu_device_used_bytes"] = r.memory.gpuDeviceUsedBytes;
+      j["peak_memory"]["gpu_device_total_bytes"] = r.memory.gpuDeviceTotalBytes;
+    }
+  }
   json c{{"kind", r.counters.kind}, {"names", r.counters.names}, {"perf_event_paranoid", r.counters.perfEventParanoid}};
   if (!r.counters.unavailable.empty()) c["unavailable"] = r.counters.unavailable;
   j["counters"] = c;
@@ -258,6 +266,10 @@ Expected<ProfileReport> parseReport(const std::string& text, const std::string& 
     if (auto m = j.value("peak_memory", json()); m.is_object()) {
       r.memory.peakRssBytes = m.value("peak_rss_bytes", int64_t(0));
       r.memory.baselineRssBytes = m.value("baseline_rss_bytes", int64_t(0));
+      r.memory.gpuPeakBytes = m.value("gpu_peak_bytes", int64_t(-1));
+      r.memory.gpuHeldBytes = m.value("gpu_held_bytes", int64_t(-1));
+      r.memory.gpuDeviceUsedBytes = m.value("gpu_device_used_bytes", int64_t(-1));
+      r.memory.gpuDeviceTotalBytes = m.value("gpu_device_total_bytes", int64_t(-1));
       r.memory.peakDeltaBytes = m.value("peak_delta_bytes", int64_t(0));
       r.memory.method = m.value("method", std::string());
     }

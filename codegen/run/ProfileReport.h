@@ -56,6 +56,15 @@ struct MemoryInfo {
   int64_t baselineRssBytes = 0;      // VmRSS before them
   int64_t peakDeltaBytes = 0;        // peak − baseline: what running the model adds
   std::string method;                // how the peak was measured
+  // GPU targets (-1 where the program has no GPU part, or the device did not say): the high-water mark
+  // of DCW's own device allocations (pooled transients, resident weights, library workspaces) since the
+  // program was loaded, what it held at the end of the runs, and the device's memory in use by every
+  // client at that point and its size (cudaMemGetInfo). cuBLAS's and cuDNN's internal allocations are
+  // in the device figure only.
+  int64_t gpuPeakBytes = -1;
+  int64_t gpuHeldBytes = -1;
+  int64_t gpuDeviceUsedBytes = -1;
+  int64_t gpuDeviceTotalBytes = -1;
 };
 
 // One event of the traced run, relative to that run's start.

@@ -24,6 +24,10 @@ namespace dcw::codegen {
 
 namespace {
 
+// The element index of an event that carries GPU memory figures (counters: DCW's peak and held bytes,
+// the device's used and total bytes) instead of a time: CudaRuntime's kGpuMemoryElement.
+constexpr uint32_t kGpuMemoryElement = 0xFFFFFFFFu;
+
 // A field of /proc/self/status in bytes ("VmHWM:   1234 kB"); -1 when absent.
 // The process that runs the program: this one, or its worker.
 std::string procPath(pid_t pid, const char* file) {
@@ -207,6 +211,13 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
     std::vector<double> t(n, 0), c(n, 0);
     std::vector<std::vector<double>> cs(n, std::vector<double>(nCounters, 0));
     for (auto& e : events) {
+      if (e.element == kGpuMemoryElement) { // GPU memory figures (codegen/cuda/CudaRuntime), not a time
+        r.memory.gpuPeakBytes = std::max(r.memory.gpuPeakBytes, e.counters[0]);
+        r.memory.gpuHeldBytes = e.counters[1];
+        r.memory.gpuDeviceUsedBytes = std::max(r.memory.gpuDeviceUsedBytes, e.counters[2]);
+        r.memory.gpuDeviceTotalBytes = e.counters[3];
+        continue;
+      }
       if (e.element >= n) continue;
       t[e.element] += static_cast<double>(e.endNs - e.startNs) / 1e6;
       c[e.element] += 1;

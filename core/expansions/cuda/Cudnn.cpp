@@ -161,7 +161,7 @@ inline void conv(Conv& k, int spatial, const int* xd, const int* wd, const int* 
     check(cudnnGetConvolutionForwardWorkspaceSize(handle, k.x, k.w, k.c, k.y, k.algo, &k.workspaceSize),
           "cudnnGetConvolutionForwardWorkspaceSize");
     if (k.workspaceSize)
-      if (cudaError_t e = cudaMalloc(&k.workspace, k.workspaceSize); e != cudaSuccess)
+      if (cudaError_t e = dcw_cu::device_malloc(&k.workspace, k.workspaceSize); e != cudaSuccess)
         throw std::runtime_error(std::string("cudaMalloc of the cuDNN workspace failed: ") + cudaGetErrorString(e));
     k.ready = true;
     convs().push_back(&k);
@@ -181,7 +181,7 @@ std::string cudnnTeardown() {
   (void)cudnnDestroyTensorDescriptor(k->b);
   (void)cudnnDestroyFilterDescriptor(k->w);
   (void)cudnnDestroyConvolutionDescriptor(k->c);
-  if (k->workspace) (void)cudaFree(k->workspace);
+  dcw_cu::device_free(k->workspace, k->workspaceSize);
   *k = Conv();
 }
 convs().clear();
