@@ -135,8 +135,9 @@ std::function<int()> setupProfile(CLI::App& sub) {
                   static_cast<double>(report->memory.peakDeltaBytes) / (1 << 20));
     std::cout << line;
     if (report->memory.gpuPeakBytes >= 0) {
-      std::snprintf(line, sizeof line, "GPU memory: DCW's allocations peaked at %.1f MiB (transients, weights, library workspaces)",
-                    static_cast<double>(report->memory.gpuPeakBytes) / (1 << 20));
+      const double peak = static_cast<double>(report->memory.gpuPeakBytes);
+      std::snprintf(line, sizeof line, "GPU memory: DCW's allocations peaked at %.1f %s (transients, weights, library workspaces)",
+                    peak < (1 << 20) ? peak / 1024 : peak / (1 << 20), peak < (1 << 20) ? "KiB" : "MiB");
       std::cout << line;
       if (report->memory.gpuDeviceTotalBytes > 0) {
         std::snprintf(line, sizeof line, "; the device had %.1f of %.1f MiB in use", double(report->memory.gpuDeviceUsedBytes) / (1 << 20),
