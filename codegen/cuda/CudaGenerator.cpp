@@ -225,6 +225,41 @@ private:
     return CpuGenerator::emitMap(si, me);
   }
 
+  // The extents of dims [from, to) of a map, declared (n_<param>), and their product.
+  Expected<std::vector<std::string>> emitExtents(const MapEntry& me, size_t from, size_t to, std::string& volume, const std::string& where) {
+    std::vector<std::string> sizes;
+    volume.clear();
+    for (size_t d = from; d < to; ++d) {
+      DCW_TRY(std::string n, sym(me.range[d].size(), where));
+      sizes.push_back(fresh("n_" + me.params[d]));
+      line("const int64_t " + sizes.back() + " = dcw_rt::imax(0, " + n + ");");
+      volume += (volume.empty() ? "" : " * ") + sizes.back();
+    }
+    return sizes;
+  }
+  // The parameters of dims [from, to) from one linear index (the last varies fastest, as in the loop
+  // nest), bound as the map's symbols; `saved` (if given) keeps what they were bound to before.
+  Expected<void> emitDecode(const MapEntry& me, size_t from, size_t to, const std::string& index, const std::vector<std::string>& sizes,
+                            const std::string& where, std::map<std::string, std::optional<std::string>>* saved = nullptr) {
+    const std::string rest = fresh("rest");
+    line("int64_t " + rest + " = " + index + ";");
+    line("(void)" + rest + ";");
+    for (size_t d = to; d-- > from;) {
+      DCW_TRY(std::string b, sym(me.range[d].begin, where));
+      DCW_TRY(std::string st, sym(me.range[d].step, where));
+      const std::string& p = me.params[d];
+      if (saved) {
+        auto old = ctx_->symbols.find(p);
+        (*saved)[p] = old == ctx_->symbols.end() ? std::nullopt : std::optional<std::string>(old->second);
+      }
+      std::string id = fresh(p);
+      line("const int64_t " + id + " = " + b + " + (" + rest + " % " + sizes[d - from] + ") * " + st + ";");
+      if (d > from) line(rest + " /= " + sizes[d - from] + ";");
+      ctx_->symbols[p] = id;
+    }
+    return {};
+  }
+
   // Block reduction: a device map whose points beyond the grid's only reduce into elements the grid's
   // parameters fix (a row's sum or max for softmax, a channel's mean for pooling or normalization) runs
   // a thread block per grid point instead of a thread: the block's threads take the reduced points in
@@ -360,13 +395,7 @@ private:
     // The number of points on the grid, in the host's symbols (and below in the kernel's).
     auto pointCount = [&](std::vector<std::string>& sizes) -> Expected<std::string> {
       std::string total;
-      for (size_t d = 0; d < grid; ++d) {
-        DCW_TRY(std::string n, sym(me.range[d].size(), where));
-        std::string id = fresh("n_" + me.params[d]);
-        line("const int64_t " + id + " = dcw_rt::imax(0, " + n + ");");
-        sizes.push_back(id);
-        total += (total.empty() ? "" : " * ") + id;
-      }
+      DCW_TRY(sizes, emitExtents(me, 0, grid, total, where));
       return total;
     };
 
@@ -395,24 +424,14 @@ private:
       ++indent_;
       std::vector<std::string> sizes;
       DCW_TRY(std::string total, pointCount(sizes));
-      const std::string t = fresh("t"), rest = fresh("rest");
+      const std::string t = fresh("t");
       if (byBlock) // every thread of a block walks the same points, so barriers are met by all
         line("for (int64_t " + t + " = blockIdx.x; " + t + " < " + total + "; " + t + " += gridDim.x) {");
       else
         line("for (int64_t " + t + " = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; " + t + " < " + total + "; " + t +
              " += static_cast<int64_t>(gridDim.x) * blockDim.x) {");
       ++indent_;
-      line("int64_t " + rest + " = " + t + ";");
-      line("(void)" + rest + ";");
-      // The grid's parameters from the point's index (the last varies fastest, as in the loop nest).
-      for (size_t d = grid; d-- > 0;) {
-        DCW_TRY(std::string b, sym(me.range[d].begin, where));
-        DCW_TRY(std::string s, sym(me.range[d].step, where));
-        std::string id = fresh(me.params[d]);
-        line("const int64_t " + id + " = " + b + " + (" + rest + " % " + sizes[d] + ") * " + s + ";");
-        if (d > 0) line(rest + " /= " + sizes[d] + ";");
-        ctx_->symbols[me.params[d]] = id;
-      }
+      DCW_CHECK(emitDecode(me, 0, grid, t, sizes, where)); // the grid's parameters from the point's index
       par_.active = true;
       par_.ctx = ctx_;
       par_.params = std::set<std::string>(me.params.begin(), me.params.begin() + long(grid));
@@ -425,28 +444,13 @@ private:
       int loops = 0;
       if (!reduced.empty()) {
         line(marker);
-        std::vector<std::string> restSizes;
         std::string volume;
-        for (size_t d = grid; d < me.params.size(); ++d) {
-          DCW_TRY(std::string n, sym(me.range[d].size(), where));
-          restSizes.push_back(fresh("n_" + me.params[d]));
-          line("const int64_t " + restSizes.back() + " = dcw_rt::imax(0, " + n + ");");
-          volume += (volume.empty() ? "" : " * ") + restSizes.back();
-        }
-        const std::string it = fresh("item"), left = fresh("rest");
+        DCW_TRY(auto restSizes, emitExtents(me, grid, me.params.size(), volume, where));
+        const std::string it = fresh("item");
         line("for (int64_t " + it + " = threadIdx.x; " + it + " < " + volume + "; " + it + " += blockDim.x) {");
         ++indent_;
         ++loops;
-        line("int64_t " + left + " = " + it + ";");
-        line("(void)" + left + ";");
-        for (size_t d = me.params.size(); d-- > grid;) {
-          DCW_TRY(std::string b, sym(me.range[d].begin, where));
-          DCW_TRY(std::string st, sym(me.range[d].step, where));
-          std::string id = fresh(me.params[d]);
-          line("const int64_t " + id + " = " + b + " + (" + left + " % " + restSizes[d - grid] + ") * " + st + ";");
-          if (d > grid) line(left + " /= " + restSizes[d - grid] + ";");
-          ctx_->symbols[me.params[d]] = id;
-        }
+        DCW_CHECK(emitDecode(me, grid, me.params.size(), it, restSizes, where));
         blockReduction_ = BlockReduction{reduced, {}};
       }
       // The remaining parameters as loops in the thread.
@@ -506,30 +510,12 @@ private:
     int first = nextLine();
     line("// thread-block map " + commentText(where));
     std::string volume;
-    std::vector<std::string> sizes;
-    for (size_t d = 0; d < me.range.rank(); ++d) {
-      DCW_TRY(std::string n, sym(me.range[d].size(), where));
-      sizes.push_back(fresh("n_" + me.params[d]));
-      line("const int64_t " + sizes.back() + " = dcw_rt::imax(0, " + n + ");");
-      volume += (volume.empty() ? "" : " * ") + sizes.back();
-    }
-    const std::string t = fresh("thread"), rest = fresh("rest");
+    DCW_TRY(auto sizes, emitExtents(me, 0, me.range.rank(), volume, where));
+    const std::string t = fresh("thread");
     line("for (int64_t " + t + " = threadIdx.x; " + t + " < " + volume + "; " + t + " += blockDim.x) {");
     ++indent_;
-    line("int64_t " + rest + " = " + t + ";");
-    line("(void)" + rest + ";");
     std::map<std::string, std::optional<std::string>> saved;
-    for (size_t d = me.params.size(); d-- > 0;) {
-      DCW_TRY(std::string b, sym(me.range[d].begin, where));
-      DCW_TRY(std::string st, sym(me.range[d].step, where));
-      const std::string& p = me.params[d];
-      auto old = ctx_->symbols.find(p);
-      saved[p] = old == ctx_->symbols.end() ? std::nullopt : std::optional<std::string>(old->second);
-      std::string id = fresh(p);
-      line("const int64_t " + id + " = " + b + " + (" + rest + " % " + sizes[d] + ") * " + st + ";");
-      if (d > 0) line(rest + " /= " + sizes[d] + ";");
-      ctx_->symbols[p] = id;
-    }
+    DCW_CHECK(emitDecode(me, 0, me.params.size(), t, sizes, where, &saved));
     const std::set<std::string> savedParams = par_.params;
     par_.params.insert(me.params.begin(), me.params.end()); // threads of the block run side by side
     ++mapDepth_;
