@@ -450,6 +450,32 @@ private slots:
     QVERIFY2(b.err.contains("block1, block2"), qPrintable(b.err));
   }
 
+  // `dcw optimize --target cuda-sim`: the model moves onto the GPU as a step of the script, cuBLAS and
+  // cuDNN take the nodes they can, no CPU loop shapes (tiling, vectorization), outermost GPU maps get
+  // gpu_device, the explicit host/GPU copies survive (no redundant-array step removes one); the script
+  // runs on cuda-sim with the CPU's numbers. The FPGA targets are refused with a reason.
+  void optimizeForTheGpu() {
+    QTemporaryDir dir;
+    const QString model = QStringLiteral(DCW_SOURCE_DIR "/tests/data/cuda/conv_grouped_dilated.onnx");
+    const QString script = dir.filePath("gpu.dcws");
+    auto o = dcw({"optimize", model, "--target", "cuda-sim", "--script-out", script});
+    QVERIFY2(o.code == 0, qPrintable(o.err));
+    const QString text = QString::fromUtf8(readAll(script));
+    QVERIFY2(text.contains("\napply GpuTransform state=main/state0\n") && text.contains("implementation=cudnn"), qPrintable(text));
+    QVERIFY(!text.contains("MapTiling") && !text.contains("Vectorization") && !text.contains("cpu_multicore"));
+    QVERIFY(!text.contains("RedundantArray") && !text.contains("RedundantSecondArray"));
+    QVERIFY(text.indexOf("apply GpuTransform") < text.indexOf("apply ExpandLibraryNode"));
+    auto cpu = dcw({"run", model, "--random", "4", "--outputs", dir.filePath("cpu")});
+    auto gpu = dcw({"run", model, "--random", "4", "--outputs", dir.filePath("gpu"), "--script", script, "--target", "cuda-sim"});
+    QVERIFY2(cpu.code == 0 && gpu.code == 0, qPrintable(cpu.err + gpu.err));
+    QVERIFY2(!gpu.err.contains("GpuTransform moved"), qPrintable(gpu.err)); // the script moved it already
+    const double d = maxAbsDiff(readFloats(dir.filePath("cpu/output_0.pb")), readFloats(dir.filePath("gpu/output_0.pb")));
+    QVERIFY2(d <= 1e-4, qPrintable(QString("max abs diff %1").arg(d)));
+    auto f = dcw({"optimize", model, "--target", "fpga-sim"});
+    QCOMPARE(f.code, 2);
+    QVERIFY2(f.err.contains("--target fpga-sim is not auto-optimized"), qPrintable(f.err));
+  }
+
   void optimizeThenApplyIsByteIdentical() {
     QTemporaryDir dir;
     QString opt = dir.filePath("opt.dcw.json"), script = dir.filePath("opt.dcws"), rep = dir.filePath("rep.dcw.json");

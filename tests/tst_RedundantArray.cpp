@@ -229,6 +229,20 @@ private slots:
       QVERIFY(QString::fromStdString(why.firstError()->message).contains("read by more than the copy"));
     }
     {
+      // A copy between host and GPU memory (GpuTransform's) is a transfer: neither array is redundant.
+      auto s = producerThenCopy({4, 6}, "0:4, 0:6");
+      s->findData("T")->storage = StorageType::GpuGlobal;
+      Diagnostics why;
+      QVERIFY(!first.canApply(pair("RedundantArray", *accessOf(*s, "T"), *accessOf(*s, "Y")), *s, &why));
+      QVERIFY2(QString::fromStdString(why.firstError()->message).contains("from GPU memory to 'Y' in host memory: a transfer"),
+               why.firstError()->message.c_str());
+      auto r = copyThenReader({4, 6}, "0:4, 0:6");
+      r->findData("T")->storage = StorageType::GpuGlobal;
+      Diagnostics why2;
+      QVERIFY(!second.canApply(pair("RedundantSecondArray", *accessOf(*r, "X"), *accessOf(*r, "T")), *r, &why2));
+      QVERIFY2(QString::fromStdString(why2.firstError()->message).contains("memory: a transfer"), why2.firstError()->message.c_str());
+    }
+    {
       // The expanded ONNX models have no copies between access nodes at the top level.
       auto m = loadModel(onnxCase("test_reshape_reduced_dims"));
       QVERIFY(m);

@@ -2,6 +2,7 @@
 
 #include "core/expansions/ExpandPass.h"
 
+#include "core/ir/DeviceState.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/Path.h"
@@ -128,6 +129,7 @@ public:
       for (auto* l : kAfterImplementations) layout = layout || name == l;
       (layout ? layouts : early ? before : after).push_back(t);
     }
+    const bool gpu = o_.target == "cuda";
     for (auto* t : before) {
       bool epilogue = false;
       for (auto* e : kEpilogueFusions) epilogue = epilogue || t->name() == e;
@@ -136,16 +138,18 @@ public:
                  [this](const Match& m, const Sdfg& root) { return fusedNodeTaken(m, root); });
       else saturate(*t, {});
     }
+    if (gpu) moveToGpu();
     chooseImplementations();
     // A step that gives up differentiability (ReshapeToView) only when more than pure is preferred:
     // a pure-only optimization keeps the model differentiable.
     const bool onlyPure = std::all_of(o_.prefer.begin(), o_.prefer.end(), [](const std::string& i) { return i == "pure"; });
     for (auto* t : layouts)
-      if (t->keepsDifferentiable() || !onlyPure) saturate(*t, {});
+      if ((t->keepsDifferentiable() || !onlyPure) && !(gpu && t->name() == std::string("ChannelsLast"))) saturate(*t, {});
     if (o_.expand)
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
         saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
     for (auto* t : after) {
+      if (gpu && (t->name() == "MapTiling" || t->name() == "Vectorization")) continue; // CPU loop shapes
       if (t->name() == "MapTiling") {
         if (o_.tile) saturate(*t, {}, [this](Match& m) { return tileable(m); });
         continue;
@@ -203,6 +207,27 @@ private:
     if (total) log(std::string(t.name()) + ": " + std::to_string(total) + " steps");
   }
 
+  // The whole model onto the GPU, as GpuTransform does it (one step), unless a state is there already.
+  void moveToGpu() {
+    const Transformation* t = TransformationRegistry::instance().find("GpuTransform");
+    if (!t) return;
+    const State* first = nullptr;
+    for (State* st : root_.allStates()) {
+      if (st->sdfg() != &root_) continue;
+      if (isGpuState(root_, *st)) return;
+      if (!first && stateComputes(*st)) first = st;
+    }
+    if (!first) return;
+    Match m{"GpuTransform", {{"state", pathOf(*first)}}, {}};
+    if (!t->canApply(m, root_, nullptr)) {
+      Diagnostics why;
+      t->canApply(m, root_, &why);
+      log("skipped GpuTransform: " + (why.firstError() ? why.firstError()->message : std::string("it does not apply")));
+      return;
+    }
+    if (execute(std::make_unique<ApplyTransformation>(m))) log("GpuTransform: the model moved onto the GPU");
+  }
+
   // Every library node without a choice gets the first preferred implementation that takes it.
   void chooseImplementations() {
     std::vector<std::pair<std::string, std::string>> choices; // path, implementation
@@ -211,7 +236,7 @@ private:
       if (!lib || !lib->implementation.empty() || !lib->parent()) return;
       for (auto& impl : o_.prefer) {
         if (impl == "pure") break;
-        if (expansions::canExpand(*lib, impl, "cpu")) {
+        if (expansions::canExpand(*lib, impl, o_.target)) {
           choices.emplace_back(pathOf(*lib), impl);
           break;
         }
@@ -237,7 +262,7 @@ private:
     for (auto& impl : o_.prefer) {
       if (impl == "pure") return false;
       if (!lib->implementation.empty() && lib->implementation != impl) continue;
-      return bool(expansions::canExpand(*lib, impl, "cpu"));
+      return bool(expansions::canExpand(*lib, impl, o_.target));
     }
     return false;
   }
@@ -253,7 +278,7 @@ private:
     for (auto& impl : o_.prefer) {
       if (impl == "pure") break;
       if (!lib->implementation.empty() && lib->implementation != impl) continue;
-      return expansions::canExpand(*lib, impl, "cpu");
+      return expansions::canExpand(*lib, impl, o_.target);
     }
     return fail(pathOf(*lib), "no implementation other than pure is preferred");
   }
@@ -343,20 +368,29 @@ private:
     return true;
   }
 
+  // Outermost maps: cpu_multicore; for the GPU, those of the model's GPU states gpu_device (a kernel
+  // each; maps in nested SDFGs are placed when the program is generated).
   void parallelize() {
+    const bool gpu = o_.target == "cuda";
+    const Schedule to = gpu ? Schedule::GpuDevice : Schedule::CpuMulticore;
     std::vector<std::string> paths;
     root_.forEachElement([&](const Element& e) {
       auto* me = dynamic_cast<const MapEntry*>(&e);
       if (!me || me->params.empty() || isParallel(me->schedule)) return;
       if (me->schedule != Schedule::Default && me->schedule != Schedule::Sequential) return; // a deliberate choice
-      if (!insideAnyMap(*me)) paths.push_back(pathOf(*me));
+      if (insideAnyMap(*me)) return;
+      if (gpu) {
+        const State* st = me->parent();
+        if (!st || st->sdfg() != &root_ || !isGpuState(root_, *st)) return;
+      }
+      paths.push_back(pathOf(*me));
     });
     size_t n = 0;
     for (auto& p : paths) {
       if (!budgetLeft()) break;
-      if (execute(std::make_unique<SetProperty>(p, "schedule", std::string(scheduleName(Schedule::CpuMulticore))))) ++n;
+      if (execute(std::make_unique<SetProperty>(p, "schedule", std::string(scheduleName(to))))) ++n;
     }
-    if (n) log("schedules: " + std::to_string(n) + " outermost maps set to cpu_multicore");
+    if (n) log("schedules: " + std::to_string(n) + " outermost maps set to " + std::string(scheduleName(to)));
   }
 
   const Sdfg& root_;

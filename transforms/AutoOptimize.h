@@ -21,6 +21,11 @@
 //      without write-conflict resolution inside). Names the registry does not contain are skipped;
 //      transformations that undo each other (MapExpansion/MapCollapse, MapInterchange) are left out;
 //   4. `set PATH schedule=cpu_multicore` on every outermost map that is not already parallel.
+// For the GPU (target "cuda"): after step 1 the model moves onto the GPU (`apply GpuTransform` on its
+// first computing state, whole model) unless a state is there already; implementations are those for
+// the GPU (cuBLAS, cuDNN; the epilogue fusions and ChannelsLast, which only oneDNN runs, are left out);
+// Vectorization and MapTiling (CPU loop shapes) are skipped, so fused elementwise chains and reductions
+// stay whole kernels; step 4 sets the outermost maps of GPU states to `gpu_device`.
 // A step that fails or would leave the model invalid is rolled back and not tried again; a step
 // budget bounds the whole run.
 #pragma once
@@ -43,6 +48,8 @@ struct AutoOptimizeOptions {
   // Implementations chosen for library nodes that take them, first match wins; empty or {"pure"}: pure
   // everywhere (the model stays differentiable).
   std::vector<std::string> prefer{"onednn"};
+  // The hardware the model is optimized for: "cpu" or "cuda" (the GPU; cuda-sim runs the same program).
+  std::string target = "cpu";
   bool tile = true;        // MapTiling on outermost maps not yet tiled
   std::string tileSizes = "32";
   bool parallelize = true; // outermost maps -> cpu_multicore

@@ -5,6 +5,7 @@
 //   `dcw apply MODEL --script S [-o OUT.dcw.json]`        replays a script (the GUI's exported history)
 //   `dcw optimize MODEL [-o OUT.dcw.json] [--script-out S]` auto-optimize, recorded as a script
 #include "app/cli/Cli.h"
+#include "codegen/cuda/CudaTarget.h"
 #include "core/support/AtomicFile.h"
 
 #include "pipeline/Pipeline.h"
@@ -199,17 +200,21 @@ std::function<int()> setupOptimize(CLI::App& sub) {
     bool noTiling = false, noParallel = false, verbose = false;
     size_t maxSteps = 20000;
     std::vector<std::string> dims, prefer;
+    std::string target = "cpu";
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
   sub.add_option("-o,--output", o->out, "Write the optimized model here (.dcw.json)");
+  addTargetOption(sub, o->target)->description(
+      "Target to optimize for: cpu (default), or cuda / cuda-sim (the model moves onto the GPU, cuBLAS and cuDNN where they take a "
+      "node, whole kernels); the FPGA targets are not auto-optimized");
   sub.add_option("--script-out", o->scriptOut, "Write the steps as a DCW script (replay with `dcw apply`)");
   sub.add_option("--tile-sizes", o->tileSizes, "MapTiling's tile sizes (one for every dimension, or one per dimension)");
   sub.add_flag("--no-tiling", o->noTiling, "Do not tile maps");
-  sub.add_flag("--no-parallel", o->noParallel, "Do not set outermost maps to cpu_multicore");
+  sub.add_flag("--no-parallel", o->noParallel, "Do not set outermost maps to cpu_multicore (gpu_device for the GPU)");
   addPreferOption(sub, o->prefer)->description(
-      "Implementations to choose for library nodes that take them, first match wins (default: onednn; `pure` keeps the model "
-      "differentiable)");
+      "Implementations to choose for library nodes that take them, first match wins (default: onednn; for the GPU cublas, cudnn; "
+      "`pure` keeps the model differentiable)");
   sub.add_option("--max-steps", o->maxSteps, "Step budget")->check(CLI::Range(1, 100000000));
   sub.add_flag("-v,--verbose", o->verbose, "Print each phase and every skipped step to stderr");
   sub.add_option("--dim", o->dims,
@@ -227,6 +232,15 @@ std::function<int()> setupOptimize(CLI::App& sub) {
     opts.tileSizes = o->tileSizes;
     opts.tile = !o->noTiling;
     opts.parallelize = !o->noParallel;
+    if (o->target.rfind("fpga", 0) == 0)
+      return reportError(Diagnostic::error("dcw optimize", "--target " + o->target + " is not auto-optimized",
+                                           "optimize for cpu or cuda; FPGA steps (FpgaTransform, StreamingComposition, ...) are applied by "
+                                           "hand or by script"));
+    if (o->target == "cuda" || o->target == "cuda-sim") {
+      opts.target = "cuda";
+      opts.prefer = {"cublas"};
+      if (o->target == "cuda-sim" || codegen::cudnnFound()) opts.prefer.push_back("cudnn");
+    }
     if (!o->prefer.empty()) opts.prefer = o->prefer;
     opts.maxSteps = o->maxSteps;
     if (o->verbose) opts.log = [](const std::string& line) { std::cerr << "auto-optimize: " << line << "\n"; };

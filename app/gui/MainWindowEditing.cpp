@@ -2,6 +2,7 @@
 // history panels, script export, projects with autosave and recovery, background verification and
 // auto-optimize. Every change goes through the model's edit::History; views only emit intent.
 #include "app/gui/MainWindow.h"
+#include "codegen/cuda/CudaTarget.h"
 #include "app/gui/SessionTypes.h"
 
 #include "codegen/run/Executor.h"
@@ -638,7 +639,14 @@ bool MainWindow::differentiateSelected() {
 
 bool MainWindow::autoOptimize() {
   if (!model_) return false;
-  return execute(std::make_unique<transforms::AutoOptimizeCommand>(transforms::AutoOptimizeOptions{}));
+  // For the target chosen in Run > Target: the GPU's gets GpuTransform, cuBLAS/cuDNN and whole kernels.
+  transforms::AutoOptimizeOptions o;
+  if (target_ == "cuda" || target_ == "cuda-sim") {
+    o.target = "cuda";
+    o.prefer = {"cublas"};
+    if (target_ == "cuda-sim" || codegen::cudnnFound()) o.prefer.push_back("cudnn");
+  }
+  return execute(std::make_unique<transforms::AutoOptimizeCommand>(o));
 }
 
 } // namespace dcw::gui

@@ -561,10 +561,15 @@ private:
       if (!gpuLibrary)
         return fail(where, "library call runs on the host (a CPU library) but is handed GPU memory ('" + names.front() + "' and others)",
                     "choose a GPU implementation of the op (cublas for MatMul and Gemm, cudnn for Conv) or its pure one (it then runs as kernels)");
-      for (auto& name : names)
-        if (const DataDescriptor* d = ctx_->sdfg->findData(name); d && d->dataKind == DataKind::Scalar && onGpu(name))
+      for (auto& name : names) {
+        const DataDescriptor* d = ctx_->sdfg->findData(name);
+        if (d && d->dataKind == DataKind::Scalar && onGpu(name))
           return fail(where, "library call reads the scalar '" + name + "' in GPU memory as a value on the host",
                       "keep the scalar on the host");
+        if (d && d->dataKind != DataKind::Scalar && !onGpu(name))
+          return fail(where, "GPU library call is handed '" + name + "', which is in host memory",
+                      "copy it to the GPU first (GpuTransform does so for the states it moves)");
+      }
       if (par_.active || mapDepth_ > 0) return fail(where, "library call on GPU memory inside a host loop");
       gpuTimer_ = true; // its timer (if any) times the calls it queues on the stream
       auto r = CpuGenerator::emitNode(si, n);

@@ -7,7 +7,7 @@ inputs and compares the outputs (default rtol 1e-3, atol 1e-4). Prints one line 
 --expect-in-code TEXT, `dcw codegen` with the same arguments must produce code containing TEXT (so a
 comparison of the oneDNN path cannot pass by falling back to pure everywhere); --also-pure compares
 with dcw's default path on the same inputs too; --optimize replays the steps of `dcw optimize` (every
-dynamic dim 1, as `dcw run --random` specializes them) before running; --via-json runs the model as
+dynamic dim 1, as `dcw run --random` specializes them; for the --target given to dcw run) before running; --via-json runs the model as
 `dcw convert` saves it (a .dcw.json, which keeps its dims symbolic) instead of the .onnx.
 A model ONNX Runtime cannot run (an LSTM of layout 1: its CPU kernels take layout 0 only) may have
 MODEL.onnx.for-ort beside it, the same function in ops ONNX Runtime runs, with the same inputs and
@@ -116,7 +116,10 @@ def main():
                     if flag == "--dim" and "=" in value:
                         given[value.split("=", 1)[0]] = value.split("=", 1)[1]
                 dims = [f"--dim={d}={given.get(d, 1)}" for d in dynamic_dims(model)]
-                r = subprocess.run([ns.dcw, "optimize", model, "--script-out", script] + dims, capture_output=True, text=True)
+                # Optimized for the target it runs on (given with --dcw-arg=--target --dcw-arg=T).
+                target = [v for flag, v in zip(ns.dcw_arg, ns.dcw_arg[1:]) if flag == "--target"]
+                r = subprocess.run([ns.dcw, "optimize", model, "--script-out", script] + dims +
+                                   (["--target", target[-1]] if target else []), capture_output=True, text=True)
                 if r.returncode != 0:
                     print(f"FAILED   {name}: dcw optimize: {r.stderr.strip()}")
                     bad += 1

@@ -1,5 +1,6 @@
 #include "transforms/catalogue/CopyTools.h"
 
+#include "core/ir/DeviceState.h"
 #include "core/ir/Sdfg.h"
 
 namespace dcw::transforms::copy {
@@ -36,6 +37,8 @@ void dropZeroOffset(std::vector<sym::Expr>& off) {
     if (!sameExpr(o, 0)) zero = false;
   if (zero) off.clear();
 }
+
+const char* memoryOf(const DataDescriptor& d) { return isGpuStorage(d.storage) ? "GPU" : isFpgaStorage(d.storage) ? "FPGA" : "host"; }
 
 CopySides copySides(const Memlet& m, const DataDescriptor& src, const DataDescriptor& dst) {
   CopySides c;

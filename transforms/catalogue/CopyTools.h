@@ -32,6 +32,10 @@ struct CopySides {
   ir::Subset src, dst;
 };
 CopySides copySides(const ir::Memlet& m, const ir::DataDescriptor& src, const ir::DataDescriptor& dst);
+// The memory a container lives in: "host", "GPU" or "FPGA". A copy between two (GpuTransform's and
+// FpgaTransform's explicit copies) is a transfer, never redundant: without it one side's code would
+// read the other's memory.
+const char* memoryOf(const ir::DataDescriptor& d);
 
 // `m` re-pointed from `from` to `to`, its subset moved by `off`; memlets on other data unchanged.
 ir::Memlet retarget(const ir::Memlet& m, const std::string& from, const std::string& to, const std::vector<sym::Expr>& off);

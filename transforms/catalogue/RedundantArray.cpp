@@ -49,6 +49,10 @@ Expected<Plan> plan(const Binding& b, const std::string& path) {
   if (bHere != 1) return fail(path, "'" + B + "' has other access nodes in this state", "its order relative to them would change");
   copy::CopySides c = copy::copySides(p.copy->memlet, *p.a, *p.b);
   if (!copy::coversAll(c.src, *p.a)) return fail(path, "the copy moves only part of '" + A + "' (" + c.src.str() + ")");
+  if (std::string(copy::memoryOf(*p.a)) != copy::memoryOf(*p.b))
+    return fail(path, "the copy moves '" + A + "' from " + copy::memoryOf(*p.a) + " memory to '" + B + "' in " + copy::memoryOf(*p.b) +
+                          " memory: a transfer, not a redundant array",
+                "code on each side reads only its own memory");
   if (p.a->isChannelsLast() != p.b->isChannelsLast())
     return fail(path, "the copy changes the layout ('" + (p.a->isChannelsLast() ? A : B) + "' is channels-last): it is a reorder",
                 "the readers' code may depend on the layout they read");

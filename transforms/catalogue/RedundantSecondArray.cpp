@@ -44,6 +44,10 @@ Expected<Plan> plan(const Binding& b, const std::string& path) {
       return fail(path, "'" + A + "' is also written in this state", "its readers might see a newer value");
   copy::CopySides c = copy::copySides(p.copy->memlet, *p.a, *p.b);
   if (!copy::coversAll(c.dst, *p.b)) return fail(path, "the copy fills only part of '" + B + "' (" + c.dst.str() + ")");
+  if (std::string(copy::memoryOf(*p.a)) != copy::memoryOf(*p.b))
+    return fail(path, "the copy moves '" + A + "' from " + copy::memoryOf(*p.a) + " memory to '" + B + "' in " + copy::memoryOf(*p.b) +
+                          " memory: a transfer, not a redundant array",
+                "code on each side reads only its own memory");
   if (p.a->isChannelsLast() != p.b->isChannelsLast())
     return fail(path, "the copy changes the layout ('" + (p.a->isChannelsLast() ? A : B) + "' is channels-last): it is a reorder",
                 "the readers' code may depend on the layout they read");
