@@ -10,7 +10,8 @@ fixed shapes. Per model it times, on the GPU:
     torch.cuda.synchronize() around each), and PyTorch eager with the input copied in and the output
     copied out every run;
   - `dcw bench MODEL --target cuda` (its program takes host arrays: each run copies the input in and the
-    output out, weights stay on the GPU), median of --repeat runs after warm-up;
+    output out, weights stay on the GPU), median of --repeat runs after warm-up, as imported and after
+    `dcw optimize --target cuda` (the "optimized" row);
 and prints the medians and the ratios dcw/eager-with-copies, dcw/eager and dcw/compile (below 1: DCW
 is faster). Without an NVIDIA GPU (torch.cuda unavailable) it says so and exits 0: DCW's CUDA programs
 are compiled with nvcc everywhere the toolkit is, and `--target cuda-sim` checks their outputs on the
@@ -140,14 +141,14 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     sync = torch.cuda.synchronize
     print(f"GPU: {torch.cuda.get_device_name(0)}; PyTorch {torch.__version__}; fp32 (no TF32 on either side); median of {args.repeat} runs")
-    header = (f"{'model':<20} {'dcw ms':>9} {'eager ms':>9} {'eager+copies':>13} {'compile ms':>11} {'dcw/eager+c':>12} "
+    header = (f"{'model':<30} {'dcw ms':>9} {'eager ms':>9} {'eager+copies':>13} {'compile ms':>11} {'dcw/eager+c':>12} "
               f"{'dcw/eager':>10} {'dcw/compile':>12}")
     rows = []
 
     def row(name, d, e, c, k):
         if d is None:
-            return f"{name:<20} {'failed':>9} {e:9.3f} {c:13.3f} {k:11.3f}"
-        return f"{name:<20} {d:9.3f} {e:9.3f} {c:13.3f} {k:11.3f} {d / c:12.2f} {d / e:10.2f} {d / k:12.2f}"
+            return f"{name:<30} {'failed':>9} {e:9.3f} {c:13.3f} {k:11.3f}"
+        return f"{name:<30} {d:9.3f} {e:9.3f} {c:13.3f} {k:11.3f} {d / c:12.2f} {d / e:10.2f} {d / k:12.2f}"
 
     with tempfile.TemporaryDirectory() as tmp:
         for name, model, x in build_models(args.models.split(",")):
@@ -160,16 +161,23 @@ def main():
                 copies = median_ms(lambda: m(x.to(dev)).cpu(), args.repeat, args.warmup, sync)
                 compiled = torch.compile(m)
                 comp = median_ms(lambda: compiled(xd), args.repeat, args.warmup, sync)
-            r = subprocess.run([args.dcw, "bench", path, "--target", "cuda", "--warmup", str(args.warmup), "--repeat", str(args.repeat),
-                                "--json"], capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"{name}: dcw failed: {r.stderr.strip()[-2000:]}", flush=True)
-                rows.append(row(name, None, eager, copies, comp))
-            else:
-                bench = json.loads(r.stdout)
-                rows.append(row(name, bench["median_ms"], eager, copies, comp))
-                print(f"{name}: dcw compiled in {bench.get('compile_s', 0):.1f} s", flush=True)
-            print(header + "\n" + rows[-1], flush=True)
+            # DCW as imported (the CUDA pipeline's defaults) and after `dcw optimize --target cuda`.
+            script = os.path.join(tmp, name + ".dcws")
+            o = subprocess.run([args.dcw, "optimize", path, "--target", "cuda", "--script-out", script], capture_output=True, text=True)
+            for label, extra in (("", []), (" optimized", ["--script", script])):
+                if extra and o.returncode != 0:
+                    print(f"{name}: dcw optimize failed: {o.stderr.strip()[-2000:]}", flush=True)
+                    continue
+                r = subprocess.run([args.dcw, "bench", path, "--target", "cuda", "--warmup", str(args.warmup), "--repeat", str(args.repeat),
+                                    "--json"] + extra, capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"{name}{label}: dcw failed: {r.stderr.strip()[-2000:]}", flush=True)
+                    rows.append(row(name + label, None, eager, copies, comp))
+                else:
+                    bench = json.loads(r.stdout)
+                    rows.append(row(name + label, bench["median_ms"], eager, copies, comp))
+                    print(f"{name}{label}: dcw compiled in {bench.get('compile_s', 0):.1f} s", flush=True)
+                print(header + "\n" + rows[-1], flush=True)
             del m, compiled
             torch.cuda.empty_cache()
     print(header)
