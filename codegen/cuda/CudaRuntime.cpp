@@ -182,10 +182,12 @@ inline cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublas
 
 // cuDNN, or under DCW_CUDA_SIM a stand-in of the calls the `cudnn` environment makes: descriptors that
 // keep their dims, one "algorithm", and a direct convolution computed as cuDNN defines it (cross-
-// correlation, NC.. layouts with the descriptors' strides, groups, symmetric pads, strides, dilations).
+// correlation, NC.. layouts with the descriptors' strides, groups, symmetric pads, strides, dilations),
+// pooling (max, averages with and without the padding) and channel-mode softmax (accurate and log).
 constexpr std::string_view kCudnnHeader = R"DCWCU(#ifndef DCW_CUDA_SIM
 #include <cudnn.h>
 #else
+#include <cmath>
 typedef struct dcw_cudnn_sim_context* cudnnHandle_t;
 typedef int cudnnStatus_t;
 enum { CUDNN_STATUS_SUCCESS = 0, CUDNN_STATUS_BAD_PARAM = 3 };
@@ -313,6 +315,98 @@ inline cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t, const void* alpha, c
             float& y = Y[static_cast<long long>(n) * yd->strides[0] + static_cast<long long>(m) * yd->strides[1] + o0 * ys[0] + o1 * ys[1] + o2 * ys[2]];
             y = a * static_cast<float>(acc) + (b == 0.0f ? 0.0f : b * y);
           }
+  return CUDNN_STATUS_SUCCESS;
+}
+typedef enum { CUDNN_POOLING_MAX = 0, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING = 1, CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING = 2 } cudnnPoolingMode_t;
+typedef enum { CUDNN_NOT_PROPAGATE_NAN = 0, CUDNN_PROPAGATE_NAN = 1 } cudnnNanPropagation_t;
+struct dcw_cudnn_sim_pool {
+  cudnnPoolingMode_t mode = CUDNN_POOLING_MAX;
+  int nd = 0, window[8] = {}, pad[8] = {}, stride[8] = {};
+};
+typedef dcw_cudnn_sim_pool* cudnnPoolingDescriptor_t;
+inline cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* p) { *p = new dcw_cudnn_sim_pool; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t p) { delete p; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t p, cudnnPoolingMode_t mode, cudnnNanPropagation_t, int nd,
+                                                 const int* window, const int* pad, const int* stride) {
+  if (nd < 1 || nd > 3) return CUDNN_STATUS_BAD_PARAM;
+  p->mode = mode;
+  p->nd = nd;
+  for (int k = 0; k < nd; ++k) {
+    if (window[k] < 1 || stride[k] < 1 || pad[k] < 0) return CUDNN_STATUS_BAD_PARAM;
+    p->window[k] = window[k], p->pad[k] = pad[k], p->stride[k] = stride[k];
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+// Y = alpha pool(X) + beta Y over each window (NC.. layouts with the descriptors' strides); the average
+// counts the padding or not as the mode says, the maximum ignores it.
+inline cudnnStatus_t cudnnPoolingForward(cudnnHandle_t, cudnnPoolingDescriptor_t pd, const void* alpha, cudnnTensorDescriptor_t xd, const void* xv,
+                                         const void* beta, cudnnTensorDescriptor_t yd, void* yv) {
+  const int sp = xd->nd - 2;
+  if (sp < 1 || sp > 3 || yd->nd != xd->nd || pd->nd != sp || xd->dims[0] != yd->dims[0] || xd->dims[1] != yd->dims[1]) return CUDNN_STATUS_BAD_PARAM;
+  int in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, win[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, str[3] = {1, 1, 1};
+  long long xs[3] = {0, 0, 0}, ys[3] = {0, 0, 0};
+  for (int d = 0; d < sp; ++d) {
+    in[d] = xd->dims[2 + d], out[d] = yd->dims[2 + d], win[d] = pd->window[d], pad[d] = pd->pad[d], str[d] = pd->stride[d];
+    xs[d] = xd->strides[2 + d], ys[d] = yd->strides[2 + d];
+  }
+  const float* X = static_cast<const float*>(xv);
+  float* Y = static_cast<float*>(yv);
+  const float a = *static_cast<const float*>(alpha), b = *static_cast<const float*>(beta);
+  for (int n = 0; n < xd->dims[0]; ++n)
+    for (int c = 0; c < xd->dims[1]; ++c)
+      for (int o0 = 0; o0 < out[0]; ++o0)
+        for (int o1 = 0; o1 < out[1]; ++o1)
+          for (int o2 = 0; o2 < out[2]; ++o2) {
+            const int o[3] = {o0, o1, o2};
+            double acc = pd->mode == CUDNN_POOLING_MAX ? -INFINITY : 0.0;
+            long long seen = 0, total = 0;
+            for (int k0 = 0; k0 < win[0]; ++k0)
+              for (int k1 = 0; k1 < win[1]; ++k1)
+                for (int k2 = 0; k2 < win[2]; ++k2) {
+                  const int t[3] = {k0, k1, k2};
+                  long long at = static_cast<long long>(n) * xd->strides[0] + static_cast<long long>(c) * xd->strides[1];
+                  bool inside = true, inPadded = true;
+                  for (int d = 0; d < 3; ++d) {
+                    const int i = o[d] * str[d] - pad[d] + t[d];
+                    inside = inside && i >= 0 && i < in[d];
+                    inPadded = inPadded && i < in[d] + pad[d];
+                    at += i * xs[d];
+                  }
+                  total += inPadded ? 1 : 0;
+                  if (!inside) continue;
+                  ++seen;
+                  acc = pd->mode == CUDNN_POOLING_MAX ? (X[at] > acc || X[at] != X[at] ? double(X[at]) : acc) : acc + X[at];
+                }
+            const long long count = pd->mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING ? total : seen;
+            const double v = pd->mode == CUDNN_POOLING_MAX ? acc : (count ? acc / double(count) : 0.0);
+            float& y = Y[static_cast<long long>(n) * yd->strides[0] + static_cast<long long>(c) * yd->strides[1] + o0 * ys[0] + o1 * ys[1] + o2 * ys[2]];
+            y = a * static_cast<float>(v) + (b == 0.0f ? 0.0f : b * y);
+          }
+  return CUDNN_STATUS_SUCCESS;
+}
+typedef enum { CUDNN_SOFTMAX_FAST = 0, CUDNN_SOFTMAX_ACCURATE = 1, CUDNN_SOFTMAX_LOG = 2 } cudnnSoftmaxAlgorithm_t;
+typedef enum { CUDNN_SOFTMAX_MODE_INSTANCE = 0, CUDNN_SOFTMAX_MODE_CHANNEL = 1 } cudnnSoftmaxMode_t;
+// Softmax over C for every (n, h, w) (channel mode; 4-D descriptors), the maximum subtracted first.
+inline cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t, cudnnSoftmaxAlgorithm_t algo, cudnnSoftmaxMode_t mode, const void* alpha,
+                                         cudnnTensorDescriptor_t xd, const void* xv, const void* beta, cudnnTensorDescriptor_t yd, void* yv) {
+  if (xd->nd != 4 || yd->nd != 4 || mode != CUDNN_SOFTMAX_MODE_CHANNEL) return CUDNN_STATUS_BAD_PARAM;
+  const float* X = static_cast<const float*>(xv);
+  float* Y = static_cast<float*>(yv);
+  const float a = *static_cast<const float*>(alpha), b = *static_cast<const float*>(beta);
+  const int N = xd->dims[0], C = xd->dims[1], H = xd->dims[2], W = xd->dims[3];
+  for (int n = 0; n < N; ++n)
+    for (int h = 0; h < H; ++h)
+      for (int w = 0; w < W; ++w) {
+        auto xat = [&](int c) { return X[static_cast<long long>(n) * xd->strides[0] + static_cast<long long>(c) * xd->strides[1] + h * xd->strides[2] + w * xd->strides[3]]; };
+        double m = -INFINITY, sum = 0;
+        for (int c = 0; c < C; ++c) m = xat(c) > m ? xat(c) : m;
+        for (int c = 0; c < C; ++c) sum += std::exp(double(xat(c)) - m);
+        for (int c = 0; c < C; ++c) {
+          const double v = algo == CUDNN_SOFTMAX_LOG ? double(xat(c)) - m - std::log(sum) : std::exp(double(xat(c)) - m) / sum;
+          float& y = Y[static_cast<long long>(n) * yd->strides[0] + static_cast<long long>(c) * yd->strides[1] + h * yd->strides[2] + w * yd->strides[3]];
+          y = a * static_cast<float>(v) + (b == 0.0f ? 0.0f : b * y);
+        }
+      }
   return CUDNN_STATUS_SUCCESS;
 }
 // C = alpha A + beta C, A broadcast along its dims of extent 1.

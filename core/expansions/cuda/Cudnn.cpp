@@ -1,5 +1,6 @@
 // `cudnn` Conv: one cudnnConvolutionForward per node, on the program's stream, and cudnnAddTensor for
-// the bias.
+// the bias; MaxPool and AveragePool as cudnnPoolingForward, Softmax and LogSoftmax as
+// cudnnSoftmaxForward.
 //
 //   Conv  X[N, C, D..] * W[M, C/g, K..] (+ B[M]) -> Y[N, M, O..], 1 to 3 spatial dims (1-D as 2-D with a
 //         height of 1: cuDNN's tensors have 4 or 5 dims), groups (depthwise included), strides and
@@ -14,6 +15,8 @@
 #include "core/expansions/cuda/GpuOperands.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
+#include <climits>
+
 namespace dcw::expansions::cuda {
 
 using namespace dcw::ir;
@@ -26,6 +29,37 @@ std::string ints(const std::vector<int64_t>& v) {
   std::string s = "{";
   for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
   return s + "}";
+}
+
+// Pads, strides and dilations of a window op as cuDNN takes them: one pad for both ends of each
+// spatial dim, which must give ONNX's output extent (symmetric pads, or an end pad the stride never
+// reaches); the rest refused, naming the dim.
+struct Window {
+  std::vector<int64_t> pads, strides, dilations;
+};
+Expected<Window> symmetricWindow(const ExpansionContext& ctx, const std::string& op, const std::vector<int64_t>& kernel,
+                                 const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
+  th::Shape in, out;
+  for (size_t k = 2; k < x.size(); ++k) {
+    in.push_back(sym::Expr(x[k]));
+    out.push_back(sym::Expr(y[k]));
+  }
+  DCW_TRY(auto win, th::window(ctx, kernel, in, out));
+  Window w;
+  for (size_t k = 0; k < win.nd; ++k) {
+    auto pl = win.padBegin[k].constantValue();
+    if (!pl) return ctx.error("cudnn " + op + " needs constant pads", pureHint(ctx));
+    const int64_t s = win.strides[k], d = win.dilations[k], extent = (kernel[k] - 1) * d + 1, i = x[k + 2], o = y[k + 2];
+    if (s < 1 || d < 1) return ctx.error("strides and dilations must be positive");
+    if (*pl < 0 || i + 2 * *pl - extent < 0 || (i + 2 * *pl - extent) / s + 1 != o)
+      return ctx.error("cudnn " + op + " pads both ends of a dim alike; with a begin pad of " + std::to_string(*pl) + ", spatial dim " +
+                           std::to_string(k) + " would not have ONNX's extent " + std::to_string(o),
+                       pureHint(ctx));
+    w.pads.push_back(*pl);
+    w.strides.push_back(s);
+    w.dilations.push_back(d);
+  }
+  return w;
 }
 
 Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
@@ -48,28 +82,9 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
     return ctx.error("W " + dimsText(w) + " does not fit X " + dimsText(x) + " and Y " + dimsText(y) + " with group " + std::to_string(group));
   if (!b.empty() && (b.size() != 1 || b[0] != M)) return ctx.error("B must be 1-D with " + std::to_string(M) + " values");
   std::vector<int64_t> kernel(w.begin() + 2, w.end());
-  th::Shape in, out;
-  for (size_t k = 2; k < r; ++k) {
-    in.push_back(sym::Expr(x[k]));
-    out.push_back(sym::Expr(y[k]));
-  }
-  DCW_TRY(auto win, th::window(ctx, kernel, in, out));
-  std::vector<int64_t> pads, strides, dilations;
-  for (size_t k = 0; k < win.nd; ++k) {
-    auto pl = win.padBegin[k].constantValue();
-    if (!pl) return ctx.error("cudnn Conv needs constant pads", pureHint(ctx));
-    const int64_t s = win.strides[k], d = win.dilations[k], extent = (kernel[k] - 1) * d + 1, i = x[k + 2], o = y[k + 2];
-    if (s < 1 || d < 1) return ctx.error("strides and dilations must be positive");
-    // cuDNN pads both ends by one amount: the begin pad must give ONNX's output extent.
-    if (*pl < 0 || i + 2 * *pl - extent < 0 || (i + 2 * *pl - extent) / s + 1 != o)
-      return ctx.error("cudnn Conv pads both ends of a dim alike; with a begin pad of " + std::to_string(*pl) + ", spatial dim " +
-                           std::to_string(k) + " would not have ONNX's extent " + std::to_string(o),
-                       pureHint(ctx));
-    pads.push_back(*pl);
-    strides.push_back(s);
-    dilations.push_back(d);
-  }
-  if (win.nd == 1) { // as 2-D, height 1
+  DCW_TRY(auto w8, symmetricWindow(ctx, "Conv", kernel, x, y));
+  std::vector<int64_t> pads = w8.pads, strides = w8.strides, dilations = w8.dilations;
+  if (pads.size() == 1) { // as 2-D, height 1
     x.insert(x.begin() + 2, 1);
     w.insert(w.begin() + 2, 1);
     y.insert(y.begin() + 2, 1);
@@ -96,12 +111,92 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
   return bld.finish();
 }
 
+
+// MaxPool and AveragePool: cudnnPoolingForward, 1 to 3 spatial dims (1-D as 2-D), no dilations, no
+// Indices output; count_include_pad as cuDNN's two average modes.
+Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, bool max) {
+  const std::string op = max ? "MaxPool" : "AveragePool";
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  if (ctx.hasOut("Indices")) return ctx.error("cudnn MaxPool does not compute Indices", pureHint(ctx));
+  DCW_TRY(auto x, knownDims(ctx, "cudnn", op, "X", *X));
+  DCW_TRY(auto y, knownDims(ctx, "cudnn", op, "Y", *Y));
+  if (x.size() < 3 || x.size() > 5 || y.size() != x.size() || x[0] != y[0] || x[1] != y[1])
+    return ctx.error("cudnn " + op + " takes X and Y of one rank from 3 to 5 with the same N and C; X is " + dimsText(x), pureHint(ctx));
+  std::vector<int64_t> kernel = ctx.attrInts("kernel_shape");
+  if (kernel.size() != x.size() - 2) return ctx.error("kernel_shape must have " + std::to_string(x.size() - 2) + " values");
+  DCW_TRY(auto win, symmetricWindow(ctx, op, kernel, x, y));
+  for (size_t k = 0; k < kernel.size(); ++k) {
+    if (win.dilations[k] != 1) return ctx.error("cudnn " + op + " has no dilations", pureHint(ctx));
+    if (win.pads[k] >= kernel[k]) return ctx.error("cudnn " + op + " needs pads smaller than the window", pureHint(ctx));
+  }
+  if (kernel.size() == 1) { // as 2-D, height 1
+    x.insert(x.begin() + 2, 1);
+    y.insert(y.begin() + 2, 1);
+    kernel.insert(kernel.begin(), 1);
+    win.pads.insert(win.pads.begin(), 0);
+    win.strides.insert(win.strides.begin(), 1);
+  }
+  const std::string mode = max ? "CUDNN_POOLING_MAX"
+                               : ctx.attrInt("count_include_pad", 0) != 0 ? "CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"
+                                                                          : "CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING";
+  std::string code = "// cuDNN pooling (" + mode + "): Y[" + dimsText(y) + "] from X[" + dimsText(x) + "], window " + ints(kernel) +
+                     ", pads " + ints(win.pads) + ", strides " + ints(win.strides) + "\n";
+  code += "static dcw_env_cudnn::Pool dcw_pool;\n";
+  code += "static const int dcw_x[] = " + ints(x) + ", dcw_y[] = " + ints(y) + ", dcw_window[] = " + ints(kernel) + ";\n";
+  code += "static const int dcw_pad[] = " + ints(win.pads) + ", dcw_stride[] = " + ints(win.strides) + ";\n";
+  code += "dcw_env_cudnn::pool(dcw_pool, " + std::to_string(kernel.size()) + ", dcw_x, dcw_y, dcw_window, dcw_pad, dcw_stride, " + mode +
+          ", X, Y);\n";
+  int64_t outputs = 1, taps = 1;
+  for (auto e : y) outputs *= e;
+  for (auto e : kernel) taps *= e;
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("cudnn_pooling", {"X"}, code, {"Y"}, {"cudnn"}, sym::Expr(outputs * taps));
+  return bld.finish();
+}
+
+// Softmax and LogSoftmax: cudnnSoftmaxForward over the channel dim of [outer, axis, inner, 1] (from
+// opset 13 one axis; before 13 everything from axis on is one row).
+Expected<std::unique_ptr<Sdfg>> expandSoftmax(const ExpansionContext& ctx, bool log) {
+  const std::string op = log ? "LogSoftmax" : "Softmax";
+  DCW_TRY(auto X, th::needIn(ctx, "input"));
+  DCW_TRY(auto Y, th::needOut(ctx, "output"));
+  DCW_TRY(auto x, knownDims(ctx, "cudnn", op, "input", *X));
+  DCW_TRY(auto y, knownDims(ctx, "cudnn", op, "output", *Y));
+  if (x.empty() || x != y) return ctx.error("output differs from input in shape, or the input is a scalar");
+  const bool v13 = ctx.node().opsetVersion >= 13;
+  auto axis = th::normAxis(ctx.attrInt("axis", v13 ? -1 : 1), int64_t(x.size()));
+  if (!axis) return ctx.error("axis out of range");
+  const size_t a = size_t(*axis);
+  int64_t outer = 1, len = 1, inner = 1;
+  for (size_t k = 0; k < x.size(); ++k) (k < a ? outer : k == a || !v13 ? len : inner) *= x[k];
+  if (outer > INT_MAX || len > INT_MAX || inner > INT_MAX) return ctx.error("cudnn " + op + ": the tensor is too large for cuDNN's int dims", pureHint(ctx));
+  std::string code = "// cuDNN " + std::string(log ? "log-softmax" : "softmax") + " over " + std::to_string(len) + " values, " +
+                     std::to_string(outer) + " x " + std::to_string(inner) + " times\n";
+  code += "static dcw_env_cudnn::Softmax dcw_softmax;\n";
+  code += "dcw_env_cudnn::softmax(dcw_softmax, " + std::to_string(outer) + ", " + std::to_string(len) + ", " + std::to_string(inner) + ", " +
+          (log ? "true" : "false") + ", input, output);\n";
+  int64_t n = 1;
+  for (auto e : x) n *= e;
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet(log ? "cudnn_log_softmax" : "cudnn_softmax", {"input"}, code, {"output"}, {"cudnn"}, sym::Expr(4 * n));
+  return bld.finish();
+}
+
 } // namespace
 
 void registerCudnn(ExpansionRegistry& r) {
   r.add("", "Conv", decl(), expandConv,
         "one cuDNN convolution (float32, fp32 math; groups, strides, dilations, symmetric pads; algorithm measured on the first run) "
         "and cudnnAddTensor for B; a C++ tasklet on the host, not differentiable");
+  r.add("", "MaxPool", decl(), [](const ExpansionContext& c) { return expandPool(c, true); },
+        "one cuDNN max pooling (float32; symmetric pads, strides, no dilations or Indices); a C++ tasklet on the host, not differentiable");
+  r.add("", "AveragePool", decl(), [](const ExpansionContext& c) { return expandPool(c, false); },
+        "one cuDNN average pooling (float32; symmetric pads, strides, count_include_pad); a C++ tasklet on the host, not differentiable");
+  r.add("", "Softmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, false); },
+        "one cuDNN softmax along the axis (float32, accurate: the row's maximum subtracted); a C++ tasklet on the host, not differentiable");
+  r.add("", "LogSoftmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, true); },
+        "one cuDNN log-softmax along the axis (float32); a C++ tasklet on the host, not differentiable");
 }
 
 std::string cudnnGlobals() {
@@ -129,6 +224,53 @@ inline void tensor(cudnnTensorDescriptor_t* t, int nd, const int* dims) {
   for (int k = nd - 1; k > 0; --k) strides[k - 1] = strides[k] * dims[k];
   check(cudnnCreateTensorDescriptor(t), "cudnnCreateTensorDescriptor");
   check(cudnnSetTensorNdDescriptor(*t, CUDNN_DATA_FLOAT, nd, dims, strides), "cudnnSetTensorNdDescriptor");
+}
+// One pooling's or softmax's descriptors, made on its first run.
+struct Pool {
+  bool ready = false;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnPoolingDescriptor_t p = nullptr;
+};
+struct Softmax {
+  bool ready = false;
+  cudnnTensorDescriptor_t x = nullptr;
+};
+inline std::vector<Pool*>& pools() {
+  static std::vector<Pool*> v;
+  return v;
+}
+inline std::vector<Softmax*>& softmaxes() {
+  static std::vector<Softmax*> v;
+  return v;
+}
+inline void pool(Pool& k, int spatial, const int* xd, const int* yd, const int* window, const int* pad, const int* stride,
+                 cudnnPoolingMode_t mode, const float* X, float* Y) {
+  if (!handle) check(cudnnCreate(&handle), "cudnnCreate");
+  check(cudnnSetStream(handle, dcw_cu::stream()), "cudnnSetStream");
+  if (!k.ready) {
+    tensor(&k.x, spatial + 2, xd);
+    tensor(&k.y, spatial + 2, yd);
+    check(cudnnCreatePoolingDescriptor(&k.p), "cudnnCreatePoolingDescriptor");
+    check(cudnnSetPoolingNdDescriptor(k.p, mode, CUDNN_PROPAGATE_NAN, spatial, window, pad, stride), "cudnnSetPoolingNdDescriptor");
+    k.ready = true;
+    pools().push_back(&k);
+  }
+  const float one = 1.0f, zero = 0.0f;
+  check(cudnnPoolingForward(handle, k.p, &one, k.x, X, &zero, k.y, Y), "cudnnPoolingForward");
+}
+// Softmax over `len` values, `outer` x `inner` times: the channel dim of [outer, len, inner, 1].
+inline void softmax(Softmax& k, int outer, int len, int inner, bool log, const float* X, float* Y) {
+  if (!handle) check(cudnnCreate(&handle), "cudnnCreate");
+  check(cudnnSetStream(handle, dcw_cu::stream()), "cudnnSetStream");
+  if (!k.ready) {
+    const int dims[4] = {outer, len, inner, 1};
+    tensor(&k.x, 4, dims);
+    k.ready = true;
+    softmaxes().push_back(&k);
+  }
+  const float one = 1.0f, zero = 0.0f;
+  check(cudnnSoftmaxForward(handle, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, k.x, X, &zero, k.x, Y),
+        "cudnnSoftmaxForward");
 }
 // Y = conv(X, W) (+ B), `spatial` (2 or 3) spatial dims, NC.. layouts, row-major.
 inline void conv(Conv& k, int spatial, const int* xd, const int* wd, const int* yd, const int* pad, const int* stride, const int* dilation,
@@ -185,6 +327,18 @@ std::string cudnnTeardown() {
   *k = Conv();
 }
 convs().clear();
+for (Pool* k : pools()) {
+  (void)cudnnDestroyTensorDescriptor(k->x);
+  (void)cudnnDestroyTensorDescriptor(k->y);
+  (void)cudnnDestroyPoolingDescriptor(k->p);
+  *k = Pool();
+}
+pools().clear();
+for (Softmax* k : softmaxes()) {
+  (void)cudnnDestroyTensorDescriptor(k->x);
+  *k = Softmax();
+}
+softmaxes().clear();
 if (handle) (void)cudnnDestroy(handle);
 handle = nullptr;
 )";
