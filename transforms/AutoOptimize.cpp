@@ -1,6 +1,7 @@
 #include "transforms/AutoOptimize.h"
 
 #include "core/expansions/ExpandPass.h"
+#include "core/expansions/Expansion.h"
 
 #include "core/ir/DeviceState.h"
 #include "core/ir/LibraryNode.h"
@@ -262,6 +263,7 @@ private:
     for (auto& impl : o_.prefer) {
       if (impl == "pure") return false;
       if (!lib->implementation.empty() && lib->implementation != impl) continue;
+      if (!expansions::registry().find(lib->domain, lib->opType, impl)) continue; // cublas has no Conv: cudnn's turn
       return bool(expansions::canExpand(*lib, impl, o_.target));
     }
     return false;
@@ -278,6 +280,7 @@ private:
     for (auto& impl : o_.prefer) {
       if (impl == "pure") break;
       if (!lib->implementation.empty() && lib->implementation != impl) continue;
+      if (!expansions::registry().find(lib->domain, lib->opType, impl)) continue;
       return expansions::canExpand(*lib, impl, o_.target);
     }
     return fail(pathOf(*lib), "no implementation other than pure is preferred");

@@ -259,8 +259,13 @@ inline cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t, cudnnTe
                                                           cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int requested, int* found,
                                                           cudnnConvolutionFwdAlgoPerf_t* perf) {
   if (requested < 1) return CUDNN_STATUS_BAD_PARAM;
+  // Two "algorithms" (the same computation): the implicit GEMM, then the precomputed one.
   perf[0] = cudnnConvolutionFwdAlgoPerf_t{0, CUDNN_STATUS_SUCCESS, 0.0f, 0, 1, CUDNN_FMA_MATH, {0, 0, 0}};
   *found = 1;
+  if (requested > 1) {
+    perf[1] = cudnnConvolutionFwdAlgoPerf_t{1, CUDNN_STATUS_SUCCESS, 0.0f, 0, 1, CUDNN_FMA_MATH, {0, 0, 0}};
+    *found = 2;
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 inline cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
@@ -431,6 +436,43 @@ inline cudnnStatus_t cudnnAddTensor(cudnnHandle_t, const void* alpha, cudnnTenso
     }
     C[ci] = al * A[ai] + be * C[ci];
   }
+  return CUDNN_STATUS_SUCCESS;
+}
+enum { CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM = 0, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM = 1 };
+typedef enum { CUDNN_ACTIVATION_SIGMOID = 0, CUDNN_ACTIVATION_RELU = 1, CUDNN_ACTIVATION_IDENTITY = 5 } cudnnActivationMode_t;
+struct dcw_cudnn_sim_activation {
+  cudnnActivationMode_t mode = CUDNN_ACTIVATION_IDENTITY;
+};
+typedef dcw_cudnn_sim_activation* cudnnActivationDescriptor_t;
+inline cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t* a) { *a = new dcw_cudnn_sim_activation; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t a) { delete a; return CUDNN_STATUS_SUCCESS; }
+inline cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t a, cudnnActivationMode_t mode, cudnnNanPropagation_t, double) {
+  if (mode != CUDNN_ACTIVATION_RELU && mode != CUDNN_ACTIVATION_IDENTITY) return CUDNN_STATUS_BAD_PARAM;
+  a->mode = mode;
+  return CUDNN_STATUS_SUCCESS;
+}
+// Y = act(alpha1 conv(X) + alpha2 Z + bias), as cuDNN defines it (identity only with the implicit
+// precomputed GEMM; Z may be Y).
+inline cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t h, const void* alpha1, cudnnTensorDescriptor_t xd, const void* x,
+                                                           cudnnFilterDescriptor_t wd, const void* w, cudnnConvolutionDescriptor_t cd,
+                                                           cudnnConvolutionFwdAlgo_t algo, void* ws, size_t wsSize, const void* alpha2,
+                                                           cudnnTensorDescriptor_t zd, const void* z, cudnnTensorDescriptor_t bd, const void* bias,
+                                                           cudnnActivationDescriptor_t ad, cudnnTensorDescriptor_t yd, void* y) {
+  if (ad->mode == CUDNN_ACTIVATION_IDENTITY && algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return CUDNN_STATUS_BAD_PARAM;
+  long long total = 1;
+  for (int d = 0; d < yd->nd; ++d) total *= yd->dims[d];
+  const float a2 = *static_cast<const float*>(alpha2);
+  std::vector<float> zcopy(static_cast<const float*>(z), static_cast<const float*>(z) + (a2 != 0.0f ? total : 0)); // Z may be Y
+  const float zero = 0.0f, one = 1.0f;
+  cudnnStatus_t st = cudnnConvolutionForward(h, alpha1, xd, x, wd, w, cd, algo, ws, wsSize, &zero, yd, y);
+  if (st != CUDNN_STATUS_SUCCESS) return st;
+  if ((st = cudnnAddTensor(h, &one, bd, bias, &one, yd, y)) != CUDNN_STATUS_SUCCESS) return st;
+  float* Y = static_cast<float*>(y);
+  for (long long e = 0; e < total; ++e) { // dense NC.. tensors (what the environment describes)
+    float v = Y[e] + (a2 != 0.0f ? a2 * zcopy[static_cast<size_t>(e)] : 0.0f);
+    Y[e] = ad->mode == CUDNN_ACTIVATION_RELU ? (v > 0.0f ? v : 0.0f) : v;
+  }
+  (void)zd;
   return CUDNN_STATUS_SUCCESS;
 }
 #endif

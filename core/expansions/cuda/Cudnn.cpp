@@ -11,6 +11,7 @@
 #include "core/expansions/cuda/CudnnOps.h"
 
 #include "core/expansions/Expansion.h"
+#include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/cuda/GpuOperands.h"
 #include "core/expansions/ops/TensorHelpers.h"
@@ -93,16 +94,39 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
     dilations.insert(dilations.begin(), 1);
   }
   const bool bias = !b.empty();
+  // FusedConv: Y = act(conv + B + Z) as one cudnnConvolutionBiasActivationForward (ReLU or none; Z of Y's shape).
+  const bool fusedOp = ctx.node().domain == fused::kDomain;
+  bool relu = false, z = false;
+  if (fusedOp) {
+    DCW_TRY(auto ep, fused::epilogueOf(ctx));
+    if (ep.activation && ep.activation->op != "Relu")
+      return ctx.error("cudnn FusedConv ends with ReLU or nothing (cuDNN's fused convolution); this one ends with " + ep.activation->op,
+                       pureHint(ctx));
+    relu = ep.activation != nullptr;
+    if (ep.hasZ) {
+      DCW_TRY(auto Z, th::needIn(ctx, "Z"));
+      DCW_TRY(auto zd, knownDims(ctx, "cudnn", "FusedConv", "Z", *Z));
+      if (zd != y) return ctx.error("cudnn FusedConv adds a Z of Y's shape " + dimsText(y) + "; Z is " + dimsText(zd), pureHint(ctx));
+      z = true;
+    }
+  }
   std::string code = "// cuDNN convolution: Y[" + dimsText(y) + "] from X[" + dimsText(x) + "], W[" + dimsText(w) + "]" + (bias ? " + B" : "") +
                      ", group " + std::to_string(group) + ", pads " + ints(pads) + ", strides " + ints(strides) + ", dilations " +
                      ints(dilations) + "\n";
   code += "static dcw_env_cudnn::Conv dcw_conv;\n";
   code += "static const int dcw_x[] = " + ints(x) + ", dcw_w[] = " + ints(w) + ", dcw_y[] = " + ints(y) + ";\n";
   code += "static const int dcw_pad[] = " + ints(pads) + ", dcw_stride[] = " + ints(strides) + ", dcw_dilation[] = " + ints(dilations) + ";\n";
-  code += "dcw_env_cudnn::conv(dcw_conv, " + std::to_string(pads.size()) + ", dcw_x, dcw_w, dcw_y, dcw_pad, dcw_stride, dcw_dilation, " +
-          std::to_string(group) + ", X, W, " + (bias ? "B" : "nullptr") + ", Y);\n";
+  if (fusedOp)
+    code += "dcw_env_cudnn::conv_bias_activation(dcw_conv, " + std::to_string(pads.size()) +
+            ", dcw_x, dcw_w, dcw_y, dcw_pad, dcw_stride, dcw_dilation, " + std::to_string(group) + ", X, W, " + (bias ? "B" : "nullptr") +
+            ", " + (z ? "Z" : "nullptr") + ", " + (relu ? "true" : "false") + ", Y); // Y = " + (relu ? "relu(" : "(") + "conv" +
+            (bias ? " + B" : "") + (z ? " + Z" : "") + ")\n";
+  else
+    code += "dcw_env_cudnn::conv(dcw_conv, " + std::to_string(pads.size()) + ", dcw_x, dcw_w, dcw_y, dcw_pad, dcw_stride, dcw_dilation, " +
+            std::to_string(group) + ", X, W, " + (bias ? "B" : "nullptr") + ", Y);\n";
   std::vector<std::string> ins{"X", "W"};
   if (bias) ins.push_back("B");
+  if (z) ins.push_back("Z");
   int64_t taps = 1, outputs = 1;
   for (size_t k = 2; k < w.size(); ++k) taps *= w[k];
   for (auto e : y) outputs *= e;
@@ -189,6 +213,9 @@ void registerCudnn(ExpansionRegistry& r) {
   r.add("", "Conv", decl(), expandConv,
         "one cuDNN convolution (float32, fp32 math; groups, strides, dilations, symmetric pads; algorithm measured on the first run) "
         "and cudnnAddTensor for B; a C++ tasklet on the host, not differentiable");
+  r.add(fused::kDomain, "FusedConv", decl(), expandConv,
+        "one cuDNN fused convolution, cudnnConvolutionBiasActivationForward: Y = act(conv + B + Z), act ReLU or none, Z of Y's shape; "
+        "a C++ tasklet on the host, not differentiable");
   r.add("", "MaxPool", decl(), [](const ExpansionContext& c) { return expandPool(c, true); },
         "one cuDNN max pooling (float32; symmetric pads, strides, no dilations or Indices); a C++ tasklet on the host, not differentiable");
   r.add("", "AveragePool", decl(), [](const ExpansionContext& c) { return expandPool(c, false); },
@@ -213,6 +240,10 @@ struct Conv {
   cudnnConvolutionFwdAlgo_t algo{};
   void* workspace = nullptr;
   size_t workspaceSize = 0;
+  cudnnActivationDescriptor_t act = nullptr; // fused: ReLU or identity
+  bool unfused = false;                      // fused without activation, but no implicit precomputed GEMM
+  void* zeroBias = nullptr;                  // fused without B
+  size_t zeroBiasBytes = 0;
 };
 inline std::vector<Conv*>& convs() {
   static std::vector<Conv*> v;
@@ -272,13 +303,14 @@ inline void softmax(Softmax& k, int outer, int len, int inner, bool log, const f
   check(cudnnSoftmaxForward(handle, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, k.x, X, &zero, k.x, Y),
         "cudnnSoftmaxForward");
 }
-// Y = conv(X, W) (+ B), `spatial` (2 or 3) spatial dims, NC.. layouts, row-major.
-inline void conv(Conv& k, int spatial, const int* xd, const int* wd, const int* yd, const int* pad, const int* stride, const int* dilation,
-                 int group, const float* X, const float* W, const float* B, float* Y) {
+// The descriptors, the fastest fp32 algorithm (`precompGemm`: cuDNN's implicit precomputed GEMM, the
+// one its fused call runs without an activation) and the workspace of a convolution.
+inline void plan(Conv& k, int spatial, const int* xd, const int* wd, const int* yd, const int* pad, const int* stride, const int* dilation,
+                 int group, bool precompGemm) {
   if (!handle) check(cudnnCreate(&handle), "cudnnCreate");
   check(cudnnSetStream(handle, dcw_cu::stream()), "cudnnSetStream");
   const int nd = spatial + 2;
-  if (!k.ready) {
+  {
     tensor(&k.x, nd, xd);
     tensor(&k.y, nd, yd);
     int bd[8] = {1, yd[1], 1, 1, 1, 1, 1, 1};
@@ -296,8 +328,16 @@ inline void conv(Conv& k, int spatial, const int* xd, const int* wd, const int* 
     int best = -1;
     for (int p = 0; p < found && best < 0; ++p) // fastest first; fp32 math only
       if (perf[p].status == CUDNN_STATUS_SUCCESS && perf[p].mathType != CUDNN_TENSOR_OP_MATH &&
-          perf[p].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+          perf[p].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION &&
+          (!precompGemm || perf[p].algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
         best = p;
+    if (best < 0 && precompGemm) { // the fused call without an activation needs it: computed unfused instead
+      for (int p = 0; p < found && best < 0; ++p)
+        if (perf[p].status == CUDNN_STATUS_SUCCESS && perf[p].mathType != CUDNN_TENSOR_OP_MATH &&
+            perf[p].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+          best = p;
+      k.unfused = true;
+    }
     if (best < 0) throw std::runtime_error("cuDNN found no fp32 algorithm for this convolution");
     k.algo = perf[best].algo;
     check(cudnnGetConvolutionForwardWorkspaceSize(handle, k.x, k.w, k.c, k.y, k.algo, &k.workspaceSize),
@@ -308,10 +348,48 @@ inline void conv(Conv& k, int spatial, const int* xd, const int* wd, const int* 
     k.ready = true;
     convs().push_back(&k);
   }
+}
+// Y = conv(X, W) (+ B), `spatial` (2 or 3) spatial dims, NC.. layouts, row-major.
+inline void conv(Conv& k, int spatial, const int* xd, const int* wd, const int* yd, const int* pad, const int* stride, const int* dilation,
+                 int group, const float* X, const float* W, const float* B, float* Y) {
+  if (!k.ready) plan(k, spatial, xd, wd, yd, pad, stride, dilation, group, false);
+  check(cudnnSetStream(handle, dcw_cu::stream()), "cudnnSetStream");
   const float one = 1.0f, zero = 0.0f;
   check(cudnnConvolutionForward(handle, &one, k.x, X, k.w, W, k.c, k.algo, k.workspace, k.workspaceSize, &zero, k.y, Y),
         "cudnnConvolutionForward");
   if (B) check(cudnnAddTensor(handle, &one, k.b, B, &one, k.y, Y), "cudnnAddTensor");
+}
+// Y = act(conv(X, W) + B + Z) in one call (act ReLU, or identity, which cuDNN runs with its implicit
+// precomputed GEMM only); without B a zero bias of the plan's own, without Z Y itself with weight 0.
+inline void conv_bias_activation(Conv& k, int spatial, const int* xd, const int* wd, const int* yd, const int* pad, const int* stride,
+                                 const int* dilation, int group, const float* X, const float* W, const float* B, const float* Z, bool relu,
+                                 float* Y) {
+  if (!k.ready) {
+    plan(k, spatial, xd, wd, yd, pad, stride, dilation, group, !relu);
+    check(cudnnCreateActivationDescriptor(&k.act), "cudnnCreateActivationDescriptor");
+    check(cudnnSetActivationDescriptor(k.act, relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, CUDNN_PROPAGATE_NAN, 0.0),
+          "cudnnSetActivationDescriptor");
+    if (!B) {
+      k.zeroBiasBytes = sizeof(float) * static_cast<size_t>(yd[1]);
+      if (cudaError_t e = dcw_cu::device_malloc(&k.zeroBias, k.zeroBiasBytes); e != cudaSuccess)
+        throw std::runtime_error(std::string("cudaMalloc of a zero bias failed: ") + cudaGetErrorString(e));
+      if (cudaError_t e = cudaMemsetAsync(k.zeroBias, 0, k.zeroBiasBytes, dcw_cu::stream()); e != cudaSuccess)
+        throw std::runtime_error(std::string("cudaMemsetAsync of a zero bias failed: ") + cudaGetErrorString(e));
+    }
+  }
+  check(cudnnSetStream(handle, dcw_cu::stream()), "cudnnSetStream");
+  const float one = 1.0f, zw = Z ? 1.0f : 0.0f;
+  if (k.unfused) { // Y = conv + B + Z in three calls
+    const float zero = 0.0f;
+    check(cudnnConvolutionForward(handle, &one, k.x, X, k.w, W, k.c, k.algo, k.workspace, k.workspaceSize, &zero, k.y, Y),
+          "cudnnConvolutionForward");
+    if (B) check(cudnnAddTensor(handle, &one, k.b, B, &one, k.y, Y), "cudnnAddTensor");
+    if (Z) check(cudnnAddTensor(handle, &one, k.y, Z, &one, k.y, Y), "cudnnAddTensor");
+    return;
+  }
+  check(cudnnConvolutionBiasActivationForward(handle, &one, k.x, X, k.w, W, k.c, k.algo, k.workspace, k.workspaceSize, &zw, k.y, Z ? Z : Y,
+                                              k.b, B ? B : static_cast<const float*>(k.zeroBias), k.act, k.y, Y),
+        "cudnnConvolutionBiasActivationForward");
 }
 )";
 }
@@ -324,6 +402,8 @@ std::string cudnnTeardown() {
   (void)cudnnDestroyFilterDescriptor(k->w);
   (void)cudnnDestroyConvolutionDescriptor(k->c);
   dcw_cu::device_free(k->workspace, k->workspaceSize);
+  if (k->act) (void)cudnnDestroyActivationDescriptor(k->act);
+  dcw_cu::device_free(k->zeroBias, k->zeroBiasBytes);
   *k = Conv();
 }
 convs().clear();
