@@ -146,5 +146,5 @@ grep -vE '^passed' "$out/node_cuda.txt" | tail -40
 
 stage "4 latency against PyTorch"
 DCW_CACHE_DIR="$work/cache-bench" PYTHONUNBUFFERED=1 timeout "${DCW_GPU_BENCH_SECONDS:-260}" \
-  python3 "$here/bench/gpu_vs_torch.py" "$dcw" --repeat 10 --warmup 3 2>&1 | tee "$out/gpu_vs_torch.txt"
+  python3 "$here/bench/gpu_vs_torch.py" "$dcw" --repeat 10 --warmup 3 --profile-dir "$work/profiles" 2>&1 | tee "$out/gpu_vs_torch.txt"
 stage done

@@ -113,12 +113,26 @@ def build_models(names):
     return out
 
 
+def slowest(report, n):
+    """The report's slowest timed leaves (maps, library calls, copies), with their share of the run."""
+    with open(report) as f:
+        r = json.load(f)
+    wall = r["wall_ms"]["median"] or 1
+    leaves = [(k, v) for k, v in r["elements"].items() if v["kind"] not in ("model", "module", "state", "nested_sdfg")]
+    leaves.sort(key=lambda kv: -kv[1]["time_ms"]["median"])
+    for k, v in leaves[:n]:
+        t = v["time_ms"]["median"]
+        print(f"  {t:8.3f} ms {100 * t / wall:5.1f}%  {v.get('gb_per_s') or 0:7.1f} GB/s {v.get('gflop_per_s') or 0:8.1f} GFLOP/s  {k[-90:]}",
+              flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dcw", nargs="?", default=os.path.join(os.path.dirname(__file__), "..", "build", "app", "dcw"))
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--models", default="bert_large_layer,resnet50,efficientnet_b0")
+    ap.add_argument("--profile-dir", help="also `dcw profile` each optimized model there (a report per model) and print its slowest elements")
     args = ap.parse_args()
 
     try:
@@ -178,6 +192,16 @@ def main():
                     rows.append(row(name + label, bench["median_ms"], eager, copies, comp))
                     print(f"{name}{label}: dcw compiled in {bench.get('compile_s', 0):.1f} s", flush=True)
                 print(header + "\n" + rows[-1], flush=True)
+            if args.profile_dir and o.returncode == 0:
+                os.makedirs(args.profile_dir, exist_ok=True)
+                report = os.path.join(args.profile_dir, name + "_cuda_profile.json")
+                r = subprocess.run([args.dcw, "profile", path, "--target", "cuda", "--script", script, "--repeat", "5", "--warmup", "2",
+                                    "--no-peaks", "--report", report], capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"{name}: dcw profile failed: {r.stderr.strip()[-1000:]}", flush=True)
+                else:
+                    print(r.stdout.strip(), flush=True)
+                    slowest(report, 12)
             del m, compiled
             torch.cuda.empty_cache()
     print(header)
