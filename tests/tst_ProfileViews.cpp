@@ -199,6 +199,13 @@ private slots:
     int gpuEvents = 0;
     for (auto& e : panel->report()->trace) gpuEvents += e.thread == (1u << 16) ? 1 : 0;
     QVERIFY(gpuEvents > 0);
+    // The GPU memory DCW's allocations took (the MLP's device copies, at least its weights).
+    QVERIFY(panel->report()->memory.gpuPeakBytes > 0);
+    QVERIFY2(panel->summary().contains(QStringLiteral("GPU memory peak")), qPrintable(panel->summary()));
+    // Auto-optimize for the chosen GPU target: one undoable step whose script moves the model to the GPU.
+    QVERIFY(w.autoOptimize());
+    QVERIFY2(QString::fromStdString(w.history()->command(w.history()->position() - 1).scriptLine()).contains("apply GpuTransform"),
+             "auto-optimize for cuda-sim did not move the model onto the GPU");
   }
 
   // Kernels measured in RTL co-simulation show their cycles beside the estimate; the others say why not.
