@@ -28,6 +28,7 @@
 #include "transforms/catalogue/StateFusion.h"
 #include "transforms/catalogue/FpgaMemoryBank.h"
 #include "transforms/catalogue/FpgaArrayPartition.h"
+#include "transforms/catalogue/InterleaveAccumulation.h"
 #include "transforms/catalogue/StreamingComposition.h"
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
@@ -94,6 +95,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<StreamingComposition>());
     r.add(std::make_unique<FpgaMemoryBank>());
     r.add(std::make_unique<FpgaArrayPartition>());
+    r.add(std::make_unique<InterleaveAccumulation>());
     r.add(std::make_unique<ConvBatchNormFolding>());
     r.add(std::make_unique<GeluFusion>());
     r.add(std::make_unique<SiluFusion>());
