@@ -26,7 +26,10 @@ struct CaseResult {
   std::map<std::string, int> implementations; // library nodes expanded, by implementation
 };
 
-CaseResult runOnnxTestCase(const std::string& folder, const Options& options = {});
+// With `run` false the case's program is only built (generated and compiled, for the first data set's
+// interface when it has sequences): Passed then means it compiled — what a machine without the target's
+// device can check (`dcw test-onnx --target cuda --build-only` where no GPU is).
+CaseResult runOnnxTestCase(const std::string& folder, const Options& options = {}, bool run = true);
 
 // The committed list of the cases of a suite that are expected not to pass (`dcw test-onnx
 // --expected-failures FILE`), so that a conformance run fails on any change in either direction: a

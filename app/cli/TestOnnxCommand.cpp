@@ -30,6 +30,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     std::vector<std::string> prefer;
     std::string target = "cpu";
     bool inProcess = false;
+    bool buildOnly = false;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("DIR", o->dirs, "Test case folders, or folders of test case folders")->required();
@@ -41,6 +42,9 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
                  "File of the cases expected not to pass (NAME STATUS  # reason, one a line); exit 1 on any disagreement");
   addPreferOption(sub, o->prefer);
   addTargetOption(sub, o->target);
+  sub.add_flag("--build-only", o->buildOnly,
+               "Generate and compile each case's program without running it (\"built\"): checks the code a target's compiler "
+               "accepts where its device is missing (--target cuda without a GPU)");
   sub.add_flag("--in-process", o->inProcess,
                "Run the cases' programs inside dcw instead of a worker process each (a crash in one then ends the whole run)");
   return [o]() -> int {
@@ -93,7 +97,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
       while (printed < cases.size() && done[printed]) {
         const auto& r = results[printed++];
         switch (r.status) {
-        case pipeline::CaseResult::Status::Passed: std::cout << "passed       " << r.name << "\n"; break;
+        case pipeline::CaseResult::Status::Passed: std::cout << (o->buildOnly ? "built        " : "passed       ") << r.name << "\n"; break;
         case pipeline::CaseResult::Status::Failed: std::cout << "failed       " << r.name << ": " << r.message << "\n"; break;
         case pipeline::CaseResult::Status::Unsupported: std::cout << "unsupported  " << r.name << ": " << r.message << "\n"; break;
         }
@@ -102,7 +106,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     };
     auto worker = [&] {
       for (size_t i; (i = next++) < cases.size();) {
-        auto r = pipeline::runOnnxTestCase(cases[i], opts);
+        auto r = pipeline::runOnnxTestCase(cases[i], opts, !o->buildOnly);
         std::lock_guard lock(mu);
         results[i] = std::move(r);
         done[i] = true;
@@ -126,7 +130,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
       for (auto& [impl, n] : used) std::cout << " " << impl << " " << n;
       std::cout << std::endl;
     }
-    std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped" << std::endl;
+    std::cout << passed << (o->buildOnly ? " built, " : " passed, ") << failed << " failed, " << skipped << " skipped" << std::endl;
     int status = kExitOk;
     if (expected) {
       auto differences = pipeline::compareWithExpectedFailures(results, *expected, selected);
