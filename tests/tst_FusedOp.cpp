@@ -51,12 +51,16 @@ private slots:
   void everyFusedOpHasPureAndOnednn() {
     for (auto& base : expansions::fused::bases()) {
       auto impls = expansions::registry().implementations("dcw", base.fused);
-      QVERIFY2((impls == std::vector<std::string>{"pure", "onednn"}), base.fused.c_str());
+      // FusedConv also runs as cuDNN's fused convolution on the CUDA target.
+      const std::vector<std::string> want = base.fused == "FusedConv" ? std::vector<std::string>{"pure", "onednn", "cudnn"}
+                                                                      : std::vector<std::string>{"pure", "onednn"};
+      QVERIFY2(impls == want, base.fused.c_str());
       QVERIFY(expansions::registry().find("", base.op, "pure"));
     }
     for (const char* op : {"Gelu", "Silu"})
       QCOMPARE(expansions::registry().implementations("dcw", op), (std::vector<std::string>{"pure", "onednn"}));
     QVERIFY(QString::fromStdString(expansions::alternativesText("dcw", "FusedConv")).contains("onednn (cpu, not differentiable)"));
+    QVERIFY(QString::fromStdString(expansions::alternativesText("dcw", "FusedConv")).contains("cudnn (cuda, not differentiable)"));
   }
 
   // The pure expansion: Conv -> Add(., Z) -> Relu as library nodes in one state, then maps and tasklets.
