@@ -166,8 +166,7 @@ Result<Prepared> prepare(const std::string& path, const Steps& steps, const Opti
   // On the GPU, cuBLAS takes the matrix products and cuDNN the convolutions they can (the pure maps the
   // rest) unless the user said; cuDNN only where its header is found (cuda-sim: its stand-in).
   if (hardware == "cuda" && eo.prefer.empty()) {
-    eo.prefer = {"cublas"};
-    if (options.target == "cuda-sim" || codegen::cudnnFound()) eo.prefer.push_back("cudnn");
+    eo.prefer = codegen::gpuImplementations(options.target);
   }
   auto expanded = expansions::expandAll(sdfg, eo);
   if (!expanded) return failure(Stage::Lower, expanded.error(), path);

@@ -238,8 +238,7 @@ std::function<int()> setupOptimize(CLI::App& sub) {
                                            "hand or by script"));
     if (o->target == "cuda" || o->target == "cuda-sim") {
       opts.target = "cuda";
-      opts.prefer = {"cublas"};
-      if (o->target == "cuda-sim" || codegen::cudnnFound()) opts.prefer.push_back("cudnn");
+      opts.prefer = codegen::gpuImplementations(o->target);
     }
     if (!o->prefer.empty()) opts.prefer = o->prefer;
     opts.maxSteps = o->maxSteps;

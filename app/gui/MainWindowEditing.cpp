@@ -643,8 +643,7 @@ bool MainWindow::autoOptimize() {
   transforms::AutoOptimizeOptions o;
   if (target_ == "cuda" || target_ == "cuda-sim") {
     o.target = "cuda";
-    o.prefer = {"cublas"};
-    if (target_ == "cuda-sim" || codegen::cudnnFound()) o.prefer.push_back("cudnn");
+    o.prefer = codegen::gpuImplementations(target_);
   }
   return execute(std::make_unique<transforms::AutoOptimizeCommand>(o));
 }

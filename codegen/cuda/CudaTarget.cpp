@@ -67,6 +67,12 @@ bool cudnnFound() {
   return false;
 }
 
+std::vector<std::string> gpuImplementations(const std::string& target) {
+  std::vector<std::string> v{"cublas"};
+  if (target == "cuda-sim" || cudnnFound()) v.push_back("cudnn");
+  return v;
+}
+
 bool CudaTarget::available(std::string* whyNot) const {
   if (simulate_ || !findNvcc().empty()) return true; // cuda-sim: g++, looked up when building
   if (whyNot)

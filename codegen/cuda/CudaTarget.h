@@ -42,5 +42,9 @@ bool gpuPresent(std::string* whyNot = nullptr);
 // of CPATH / CPLUS_INCLUDE_PATH (a pip wheel's, say). Without it the `cudnn` implementations are not
 // preferred, so a toolkit without cuDNN still builds every model (convolutions as kernels).
 bool cudnnFound();
+// The implementations a CUDA target prefers for library nodes without a choice: cuBLAS, and cuDNN where
+// it is found (`cuda-sim` always: its stand-in needs no library). The pipeline, `dcw optimize --target`
+// and the app's Auto-optimize use this one list.
+std::vector<std::string> gpuImplementations(const std::string& target);
 
 } // namespace dcw::codegen
