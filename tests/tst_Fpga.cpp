@@ -16,6 +16,7 @@
 #include "transforms/Script.h"
 #include "transforms/catalogue/FpgaTransform.h"
 #include "transforms/catalogue/StreamingComposition.h"
+#include "transforms/catalogue/StreamingMemory.h"
 
 #include "codegen/Target.h"
 #include "codegen/fpga/CycleEstimate.h"
@@ -117,6 +118,26 @@ transforms::Match streamOf(const Sdfg& s, const std::string& data, int depth) {
 }
 
 const State* stateNamed(const Sdfg& s, const std::string& label) { return stateLabelled(s, label); }
+
+// One state: X, W -> axpy { y = x * w + 0.5 } -> Y, all of N floats (inputs and output of the model).
+std::unique_ptr<Sdfg> axpy(int N) {
+  auto s = std::make_unique<Sdfg>("main");
+  for (const char* a : {"X", "W", "Y"}) s->addArray(a, DType::Float32, {N});
+  s->inputs = {"X", "W"};
+  s->outputs = {"Y"};
+  map1d(s->addState("compute"), {"X", "W"}, {"Y"}, "y = x * w + 0.5", N, "axpy");
+  return s;
+}
+
+const MapEntry* mapLabelled(const Sdfg& s, const std::string& label) {
+  for (auto* me : allNodes<MapEntry>(s))
+    if (me->label() == label) return me;
+  return nullptr;
+}
+
+transforms::Match streamMemoryOf(const MapEntry& me, std::map<std::string, std::string> options = {}) {
+  return {"StreamingMemory", {{"entry", pathOf(me)}}, std::move(options)};
+}
 
 int deviceStates(const Sdfg& s) {
   int n = 0;
@@ -458,6 +479,133 @@ private slots:
       QCOMPARE(back->fpga->streams[0].maxOccupancy, r->fpga->streams[0].maxOccupancy);
       QVERIFY(codegen::formatEstimate(*r->fpga).find("stream A (C-simulation, one run): depth 16") != std::string::npos);
     }
+  }
+
+  // StreamingMemory: the map's reads and writes of device memory move into processing elements of
+  // their own, joined to it by streams; the numbers stay the CPU's (undo and redo exact), the kernel
+  // becomes a dataflow region of four elements that the estimate runs side by side.
+  void streamingMemoryGivesReadersAndWriters() {
+    auto s = axpy(64);
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*s->allStates().front()), ed));
+    auto before = codegen::estimateFpga(*s, {});
+    QVERIFY2(before, before ? "" : before.error().str().c_str());
+    QCOMPARE(before->kernels.at(0).loops.size(), size_t(1));
+    const MapEntry* me = mapLabelled(*s, "axpy");
+    QVERIFY(me);
+    QVERIFY(checkTransformation(*s, transforms::StreamingMemory(), streamMemoryOf(*me), 1e-6, true, "fpga-sim", "fpga-sim"));
+    for (const char* n : {"fpga_X_in", "fpga_W_in", "fpga_Y_out"}) {
+      const DataDescriptor* d = s->findData(n);
+      QVERIFY2(d, n);
+      QCOMPARE(d->dataKind, DataKind::Stream);
+      QCOMPARE(d->storage, StorageType::FpgaLocal);
+      QCOMPARE(d->shape.at(0).str(), std::string("8"));
+    }
+    QVERIFY(mapLabelled(*s, "axpy_read_fpga_X") && mapLabelled(*s, "axpy_read_fpga_W") && mapLabelled(*s, "axpy_write_fpga_Y"));
+    // The compute element touches no memory: its tasklet pops and pushes.
+    auto p = codegen::generateHls(*s, {});
+    QVERIFY2(p, p ? "" : p.error().str().c_str());
+    QCOMPARE(count(p->kernelsSource, "static void pe_"), 4);
+    QVERIFY(p->kernelsSource.find("#pragma HLS DATAFLOW") != std::string::npos);
+    QCOMPARE(count(p->kernelsSource, "hls::stream<float> "), 3);
+    // Side by side: the kernel takes about one loop's time, not the sum of the four.
+    auto after = codegen::estimateFpga(*s, {});
+    QVERIFY2(after, after ? "" : after.error().str().c_str());
+    const auto& k = after->kernels.at(0);
+    QCOMPARE(k.loops.size(), size_t(4));
+    int64_t sum = 0, longest = 0;
+    for (auto& l : k.loops) {
+      QCOMPARE(l.ii, int64_t(1));
+      sum += l.cycles;
+      longest = std::max(longest, l.cycles);
+    }
+    QVERIFY2(k.cycles < sum && k.cycles >= longest, (std::to_string(k.cycles) + " vs loops " + std::to_string(sum)).c_str());
+    qInfo("axpy of 64 floats: %lld estimated cycles in one pipeline, %lld as reader, compute and writer elements (loops %lld in all)",
+          static_cast<long long>(before->kernels.at(0).cycles), static_cast<long long>(k.cycles), static_cast<long long>(sum));
+    // Only what is asked: the output alone, then nothing is left to stream.
+    auto one = axpy(16);
+    edit::Editor oed(*one);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*one->allStates().front()), oed));
+    QVERIFY(applyNow(*one, transforms::StreamingMemory(), streamMemoryOf(*mapLabelled(*one, "axpy"), {{"direction", "out"}})));
+    QVERIFY(one->findData("fpga_Y_out") && !one->findData("fpga_X_in"));
+    QVERIFY(applyNow(*one, transforms::StreamingMemory(), streamMemoryOf(*mapLabelled(*one, "axpy"), {{"array", "fpga_X"}, {"depth", "4"}})));
+    QCOMPARE(one->findData("fpga_X_in")->shape.at(0).str(), std::string("4"));
+    auto ref = axpy(16);
+    auto inputs = randomInputsFor(*ref);
+    auto expected = runModel(*ref, inputs);
+    auto out = runModel(*one, inputs, "fpga-sim");
+    QVERIFY(!expected.empty() && !out.empty());
+    QVERIFY(codegen::compareOutputs(expected, out).maxAbs < 1e-6);
+    Diagnostics done;
+    QVERIFY(!transforms::StreamingMemory().canApply(streamMemoryOf(*mapLabelled(*one, "axpy"), {{"array", "fpga_X"}}), *one, &done));
+    QVERIFY2(done.firstError()->message.find("does not read or write 'fpga_X'") != std::string::npos, done.firstError()->message.c_str());
+  }
+
+  void streamingMemoryRefusals() {
+    transforms::StreamingMemory t;
+    auto host = axpy(16);
+    Diagnostics why;
+    QVERIFY(!t.canApply(streamMemoryOf(*mapLabelled(*host, "axpy")), *host, &why)); // not on the FPGA yet
+    QVERIFY2(why.firstError()->message.find("not in an FPGA device state") != std::string::npos, why.firstError()->message.c_str());
+    QVERIFY(why.firstError()->hint.find("FpgaTransform") != std::string::npos);
+    auto s = axpy(16);
+    edit::Editor ed(*s);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*s->allStates().front()), ed));
+    const MapEntry* me = mapLabelled(*s, "axpy");
+    Diagnostics depth;
+    QVERIFY(!t.canApply(streamMemoryOf(*me, {{"depth", "0"}}), *s, &depth));
+    QVERIFY(depth.firstError()->message.find("at least 1") != std::string::npos);
+    Diagnostics dir;
+    QVERIFY(!t.canApply(streamMemoryOf(*me, {{"direction", "sideways"}}), *s, &dir));
+    QVERIFY(dir.firstError()->message.find("not in, out or both") != std::string::npos);
+    // A transient written by one map and read by the next in the same state: a reader beside the
+    // writer could read it early.
+    auto r = reconvergent(16);
+    edit::Editor red(*r);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*r->allStates().front()), red));
+    Diagnostics early;
+    QVERIFY(!t.canApply(streamMemoryOf(*mapLabelled(*r, "third"), {{"array", "A"}}), *r, &early));
+    QVERIFY2(early.firstError()->message.find("written elsewhere in the state") != std::string::npos, early.firstError()->message.c_str());
+    Diagnostics used;
+    QVERIFY(!t.canApply(streamMemoryOf(*mapLabelled(*r, "first"), {{"array", "A"}}), *r, &used));
+    QVERIFY2(used.firstError()->message.find("used elsewhere in the state") != std::string::npos, used.firstError()->message.c_str());
+    // The map's input from the model can still be streamed (and only that).
+    QVERIFY(t.canApply(streamMemoryOf(*mapLabelled(*r, "first")), *r, nullptr));
+    // Two elements of one array a iteration.
+    auto two = std::make_unique<Sdfg>("main");
+    two->addArray("X", DType::Float32, {17});
+    two->addArray("Y", DType::Float32, {16});
+    two->inputs = {"X"};
+    two->outputs = {"Y"};
+    auto* st = two->addState("compute");
+    auto* m = st->add<MapEntry>("pairs");
+    auto* mx = st->add<MapExit>("pairs_exit");
+    m->params = {"i"};
+    m->range = Subset({Range::full(16)});
+    m->exitId = mx->id();
+    mx->entryId = m->id();
+    auto* tk = st->add<Tasklet>("pairs_t", "y = a + b");
+    tk->addIn({"a", DType::Float32});
+    tk->addIn({"b", DType::Float32});
+    tk->addOut({"y", DType::Float32});
+    auto* x = st->add<AccessNode>("X");
+    auto* y = st->add<AccessNode>("Y");
+    m->addIn({"IN_X"});
+    m->addOut({"OUT_X"});
+    mx->addIn({"IN_Y"});
+    mx->addOut({"OUT_Y"});
+    st->addEdge(*x, "", *m, "IN_X", Memlet::simple("X", Subset({Range::full(17)})));
+    st->addEdge(*m, "OUT_X", *tk, "a", Memlet::simple("X", *Subset::parse("i")));
+    st->addEdge(*m, "OUT_X", *tk, "b", Memlet::simple("X", *Subset::parse("i + 1")));
+    st->addEdge(*tk, "y", *mx, "IN_Y", Memlet::simple("Y", *Subset::parse("i")));
+    st->addEdge(*mx, "OUT_Y", *y, "", Memlet::simple("Y", Subset({Range::full(16)})));
+    edit::Editor ted(*two);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*st), ted));
+    Diagnostics pair;
+    QVERIFY(!t.canApply(streamMemoryOf(*m, {{"array", "fpga_X"}}), *two, &pair));
+    QVERIFY2(pair.firstError()->message.find("through 2 edges a iteration") != std::string::npos, pair.firstError()->message.c_str());
+    // Y alone qualifies.
+    QVERIFY(t.canApply(streamMemoryOf(*m), *two, nullptr));
   }
 
   void shallowStreamDeadlockIsNamed() {

@@ -30,6 +30,7 @@
 #include "transforms/catalogue/FpgaArrayPartition.h"
 #include "transforms/catalogue/InterleaveAccumulation.h"
 #include "transforms/catalogue/StreamingComposition.h"
+#include "transforms/catalogue/StreamingMemory.h"
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
 #include "transforms/catalogue/GeluFusion.h"
@@ -93,6 +94,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<GpuTransform>());
     r.add(std::make_unique<GpuBlockTiling>());
     r.add(std::make_unique<StreamingComposition>());
+    r.add(std::make_unique<StreamingMemory>());
     r.add(std::make_unique<FpgaMemoryBank>());
     r.add(std::make_unique<FpgaArrayPartition>());
     r.add(std::make_unique<InterleaveAccumulation>());

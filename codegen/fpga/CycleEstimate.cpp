@@ -476,8 +476,19 @@ private:
     };
     look(t.inConnectors());
     look(t.outConnectors());
-    (void)st;
-    (void)env;
+    // A connector that leaves its type open takes its data's.
+    auto lookData = [&](const Memlet& m) {
+      const DataDescriptor* d = env.sdfg ? env.sdfg->findData(m.data) : nullptr;
+      if (!d) return;
+      if (isFloating(d->dtype)) floating = true;
+      if (d->dtype == DType::Float64) dbl = true;
+    };
+    for (auto* e : st.inEdges(t.id()))
+      for (auto& k : t.inConnectors())
+        if (k.name == e->dstConnector && k.dtype == DType::Undefined && !e->memlet.isEmpty()) lookData(e->memlet);
+    for (auto* e : st.outEdges(t.id()))
+      for (auto& k : t.outConnectors())
+        if (k.name == e->srcConnector && k.dtype == DType::Undefined && !e->memlet.isEmpty()) lookData(e->memlet);
     auto it = parsed_.find(t.code);
     if (it == parsed_.end()) {
       auto p = tasklet::parse(t.code, paths_.pathOf(t.id()));

@@ -57,13 +57,19 @@ std::string testbenchFunction(const HlsKernel& k, const RtlKernel& r, size_t i, 
     body += "    if (" + p + port.id + "_rd_en) {\n";
     body += "      const unsigned long long a = " + p + port.id + "_rd_addr;\n";
     body += "      if (a >= " + n + "ULL) throw std::runtime_error(\"RTL of " + what + ": read of element \" + std::to_string(a) + \" of " + n + "\");\n";
-    body += "      q_" + port.id + ".push_back({cycle + " + std::to_string(kFpgaGlobalReadLatency) + ", static_cast<unsigned long long>(static_cast<" + U +
-            ">(" + port.id + "[a]))});\n    }\n";
+    // A float element travels as its bit pattern (the RTL's binary32 cores compute on the bits).
+    const bool fp = port.dtype == ir::DType::Float32;
+    const std::string element = fp ? "[&] { uint32_t u; __builtin_memcpy(&u, &" + port.id + "[a], 4); return u; }()"
+                                   : "static_cast<" + U + ">(" + port.id + "[a])";
+    body += "      q_" + port.id + ".push_back({cycle + " + std::to_string(kFpgaGlobalReadLatency) + ", static_cast<unsigned long long>(" + element +
+            ")});\n    }\n";
     body += "    if (" + p + port.id + "_wr_en) {\n";
     body += "      const unsigned long long a = " + p + port.id + "_wr_addr;\n";
     body += "      if (a >= " + n + "ULL) throw std::runtime_error(\"RTL of " + what + ": write of element \" + std::to_string(a) + \" of " + n + "\");\n";
     if (port.dtype == ir::DType::Bool)
       body += "      " + port.id + "[a] = " + p + port.id + "_wr_data != 0;\n    }\n";
+    else if (fp)
+      body += "      const uint32_t u = static_cast<uint32_t>(" + p + port.id + "_wr_data);\n      __builtin_memcpy(&" + port.id + "[a], &u, 4);\n    }\n";
     else
       body += "      " + port.id + "[a] = static_cast<" + cpu::storageType(port.dtype) + ">(static_cast<" + U + ">(" + p + port.id + "_wr_data));\n    }\n";
   }

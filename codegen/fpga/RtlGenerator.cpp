@@ -2,6 +2,7 @@
 
 #include "codegen/cpu/CpuGenerator.h"
 #include "codegen/fpga/CycleEstimate.h"
+#include "codegen/fpga/RtlFloatCores.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/ControlFlow.h"
 #include "core/ir/MapNodes.h"
@@ -14,6 +15,11 @@
 #include "core/tasklet/TaskletCode.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <functional>
 #include <set>
 
@@ -34,6 +40,7 @@ struct Access {
   Affine addr;
   std::string connector;   // the tasklet's
   DType dtype = DType::Int32; // the array's
+  DType connectorDtype = DType::Int32; // the tasklet connector's (the array's when the connector leaves it open)
   std::string wcr;         // writes: "", sum, prod, min, max
 };
 
@@ -207,9 +214,9 @@ private:
         return fail(at, "'" + m.data + "' is on chip or not a kernel argument; RTL generation covers kernels on global arrays only");
       const DataDescriptor* d = s.sdfg->findData(m.data);
       if (!d) return fail(at, "no data '" + m.data + "'");
-      if (!integral(d->dtype))
+      if (!integral(d->dtype) && d->dtype != DType::Float32)
         return fail(at, std::string(dtypeName(d->dtype)) + " data ('" + m.data +
-                            "'): RTL is generated for integer kernels (no floating-point cores); C-simulation runs this one");
+                            "'): RTL is generated for integer and float32 kernels (binary32 cores only); C-simulation runs this one");
       if (m.dynamic) return fail(at, "a dynamic memlet on '" + m.data + "'");
       for (auto& r : m.subset.ranges())
         if (!r.isIndex()) return fail(at, "the tasklet moves a range of '" + m.data + "' (" + m.str() + "), not one element");
@@ -217,6 +224,12 @@ private:
       a.port = b->second.port;
       a.connector = connector;
       a.dtype = d->dtype;
+      a.connectorDtype = d->dtype;
+      for (auto& c : write ? t.outConnectors() : t.inConnectors())
+        if (c.name == connector && c.dtype != DType::Undefined) a.connectorDtype = c.dtype;
+      if (!integral(a.connectorDtype) && a.connectorDtype != DType::Float32)
+        return fail(at, "connector '" + connector + "' is " + std::string(dtypeName(a.connectorDtype)) +
+                            " (RTL is generated with binary32 cores only); C-simulation runs this one");
       if (write) a.wcr = m.wcr;
       if (!a.wcr.empty() && a.wcr != "sum" && a.wcr != "prod" && a.wcr != "min" && a.wcr != "max")
         return fail(at, "write-conflict resolution '" + a.wcr + "' on '" + m.data + "' (RTL covers sum, prod, min and max)");
@@ -292,9 +305,12 @@ private:
 // --- Verilog --------------------------------------------------------------------------------------
 
 // A value of the datapath: a signal valid at a pipeline stage (cycles after its iteration's issue).
+// A float value is its binary32 bit pattern in the low 32 bits (the upper ones zero); an integer or a
+// bool (0 or 1) is 64-bit two's complement.
 struct Val {
   std::string name;
   int stage = 0;
+  bool fp = false;
 };
 
 class LoopWriter {
@@ -304,6 +320,10 @@ public:
   Expected<RtlLoop> write(std::string& out) {
     const std::string at = l_.tasklet ? l_.path : module_;
     DCW_TRY(tasklet::Program p, tasklet::parse(l_.tasklet->code, l_.path));
+    // The estimator's rule (CycleEstimate.cpp): a tasklet with a floating-point connector is costed with
+    // floating-point operator latencies throughout; the hardware is built the same way.
+    for (auto& r : l_.reads) floating_ = floating_ || r.connectorDtype == DType::Float32 || r.dtype == DType::Float32;
+    for (auto& w : l_.writes) floating_ = floating_ || w.connectorDtype == DType::Float32 || w.dtype == DType::Float32;
     // Ports: at most one read and one write of an array per iteration (the m_axi channels' rate).
     std::set<std::string> read, written;
     const Access* accumulated = nullptr;
@@ -346,7 +366,7 @@ public:
     std::string accOp;
     if (accumulated) {
       accOp = accumulated->wcr == "sum" ? "+" : accumulated->wcr == "prod" ? "*" : accumulated->wcr;
-      accLatency = operatorLatency(accOp, false, false);
+      accLatency = operatorLatency(accOp, accumulated->dtype == DType::Float32, false);
       if (inRegister) ii = std::max<int64_t>(ii, accLatency);
     }
 
@@ -356,11 +376,17 @@ public:
       const RtlPort& port = ports_.at(r.port);
       std::string v = fresh("in_" + r.connector);
       decl_ += "  wire signed [63:0] " + v + " = " + extend(r.port + "_rd_data", port.bits, isSigned(r.dtype) && port.dtype != DType::Bool) + ";\n";
-      names[r.connector] = {v, kFpgaGlobalReadLatency};
+      DCW_TRY(Val in, convert(Val{v, int(kFpgaGlobalReadLatency), r.dtype == DType::Float32}, r.connectorDtype, at));
+      names[r.connector] = in;
     }
     for (auto& s : p.statements) {
       if (!s.value) continue;
       DCW_TRY(Val v, expr(*s.value, names, at));
+      // An output connector holds its own type (a local keeps the expression's).
+      for (auto& w : l_.writes)
+        if (!s.local && w.connector == s.target) {
+          DCW_TRY(v, convert(v, w.connectorDtype, at));
+        }
       names[s.target] = v;
     }
     int writeStage = 0;
@@ -372,7 +398,7 @@ public:
     for (auto& w : l_.writes) {
       auto v = names.find(w.connector);
       if (v == names.end()) return fail(at, "the tasklet never assigns its output '" + w.connector + "'");
-      Val value = v->second;
+      DCW_TRY(Val value, convert(v->second, w.dtype, at));
       if (&w == accumulated) {
         // The combining operator: old value (memory on a run's first iteration, else its own result)
         // with the tasklet's output.
@@ -380,19 +406,20 @@ public:
         const RtlPort& port = ports_.at(w.port);
         std::string mem = fresh("old");
         decl_ += "  wire signed [63:0] " + mem + " = " + extend(w.port + "_rd_data", port.bits, isSigned(w.dtype) && port.dtype != DType::Bool) + ";\n";
-        Val memV{mem, int(kFpgaGlobalReadLatency)};
+        Val memV{mem, int(kFpgaGlobalReadLatency), value.fp};
         std::string chain = fresh("acc");
         const std::string accOut = chain + "_" + std::to_string(accLatency);
         for (int k = 1; k <= accLatency; ++k) decl_ += "  reg signed [63:0] " + chain + "_" + std::to_string(k) + ";\n";
         std::string in = fresh("acc_in");
         const std::string first = at_(Val{"s0_first", 0}, s), old = at_(memV, s), b = at_(value, s);
         decl_ += "  wire signed [63:0] " + in + " = " + (inRegister ? first + " ? " + old + " : " + accOut : old) + ";\n";
-        std::string e = combine(accOp, in, b);
+        if (value.fp) usesFloat_ = true;
+        std::string e = value.fp ? combineFloat(accOp, in, b) : combine(accOp, in, b);
         for (int k = 1; k <= accLatency; ++k) {
           body_ += "    if (" + at_(Val{"s0_v", 0}, s + k - 1) + ") " + chain + "_" + std::to_string(k) + " <= " +
                    (k == 1 ? e : chain + "_" + std::to_string(k - 1)) + ";\n";
         }
-        value = Val{accOut, s + int(accLatency)};
+        value = Val{accOut, s + int(accLatency), value.fp};
       }
       writeStage = std::max(writeStage, value.stage);
       outs.push_back({&w, value});
@@ -464,7 +491,7 @@ public:
 
     // Valid and last bits down the pipeline, then done when the last iteration writes.
     std::string done = at_(Val{"s0_v", 0}, writeStage) + " && " + at_(Val{"s0_last", 0}, writeStage);
-    std::string text = header + ctl + decl_ + assigns;
+    std::string text = header + (usesFloat_ ? std::string(rtlFloatCores()) : std::string()) + ctl + decl_ + assigns;
     text += "  assign done = (start && 1'b" + std::string(total > 0 ? "0" : "1") + ") || (" + done + ");\n";
     text += seq;
     text += "  always @(posedge clk) begin\n" + body_ + "  end\n";
@@ -565,12 +592,85 @@ private:
     return {prev, stage + latency};
   }
 
+  // --- floating point: binary32 cores (codegen/fpga/rtl/dcw_float32.vh), results equal to g++'s float --
+
+  static std::string low(const std::string& n) { return n + "[31:0]"; }
+  static std::string widen(const std::string& f32) { return "{32'd0, " + f32 + "}"; }
+  static std::string isNan(const std::string& x) { return "(" + x + "[30:23] == 8'hff && " + x + "[22:0] != 23'd0)"; }
+  static std::string floatBits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "(64'h00000000%08x)", u);
+    return buf;
+  }
+
+  // `v` as a float (an integer converted to nearest, as static_cast<float>(int64_t) does).
+  Val toFloat(const Val& v) {
+    if (v.fp) return v;
+    usesFloat_ = true;
+    std::string n = fresh("f");
+    decl_ += "  wire [63:0] " + n + " = " + widen("dcw_fi64_to_f32(" + named(v.name) + ")") + ";\n";
+    return Val{n, v.stage, true};
+  }
+  // `v` as a 64-bit integer (a float truncated toward zero, saturating, NaN to 0: dcw_rt::to_int).
+  Val toInt(const Val& v) {
+    if (!v.fp) return v;
+    std::string n = fresh("i");
+    decl_ += "  wire signed [63:0] " + n + " = dcw_ff32_to_i64(" + low(named(v.name)) + ");\n";
+    return Val{n, v.stage, false};
+  }
+  // `v` as a bool (0 or 1): a float is true unless ±0 (NaN is true).
+  Val toBool(const Val& v) {
+    std::string n = fresh("b");
+    if (v.fp) decl_ += "  wire signed [63:0] " + n + " = " + boolOf(named(v.name) + "[30:0] != 31'd0") + ";\n";
+    else decl_ += "  wire signed [63:0] " + n + " = " + boolOf(v.name + " != 64'sd0") + ";\n";
+    return Val{n, v.stage, false};
+  }
+  // `v` held as type `t` (a connector or an element): the C++ tasklet's conversions, in wires.
+  Expected<Val> convert(const Val& v, DType t, const std::string& at) {
+    if (t == DType::Float32) return toFloat(v);
+    if (t == DType::Bool) return v.fp ? toBool(v) : v;
+    if (!integral(t)) return fail(at, std::string(dtypeName(t)) + " values (RTL is generated with binary32 cores only)");
+    if (!v.fp) return v;
+    if (t == DType::UInt64) return fail(at, "a float converted to uint64 (RTL converts floats to signed 64-bit integers)");
+    Val i = toInt(v);
+    if (t == DType::Int64) return i;
+    // dcw_rt::to_int<T> saturates at T's range; the integer's truncation to T's width follows at the write.
+    const int bits = widthOf(t);
+    const int64_t lo = isSigned(t) ? -(int64_t(1) << (bits - 1)) : 0;
+    const int64_t hi = isSigned(t) ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+    std::string n = fresh("sat");
+    decl_ += "  wire signed [63:0] " + n + " = (" + i.name + " < " + num(lo) + ") ? " + num(lo) + " : (" + i.name + " > " + num(hi) + ") ? " +
+             num(hi) + " : " + i.name + ";\n";
+    return Val{n, v.stage, false};
+  }
+
+  static std::string combineFloat(const std::string& op, const std::string& a, const std::string& b) {
+    if (op == "+") return widen("dcw_fadd32(" + low(a) + ", " + low(b) + ")");
+    if (op == "-") return widen("dcw_fsub32(" + low(a) + ", " + low(b) + ")");
+    if (op == "*") return widen("dcw_fmul32(" + low(a) + ", " + low(b) + ")");
+    // dcw_rt::min / max: (a < b || a is NaN) ? a : b
+    const std::string cmp = op == "min" ? "dcw_flt32(" + low(a) + ", " + low(b) + ")" : "dcw_flt32(" + low(b) + ", " + low(a) + ")";
+    return "(" + cmp + " || " + isNan(a) + ") ? " + a + " : " + b;
+  }
+
   Expected<Val> expr(const tasklet::Expr& e, const std::map<std::string, Val>& names, const std::string& at) {
     using tasklet::ExprKind;
     switch (e.kind) {
     case ExprKind::Number: {
       if (e.text == "true" || e.text == "false") return Val{e.text == "true" ? "64'sd1" : "64'sd0", 0};
-      if (!e.isInteger) return fail(at, "the floating-point constant " + e.text + " (RTL is generated for integer kernels)");
+      if (!e.isInteger) {
+        if (e.text == "inf") return Val{floatBits(std::numeric_limits<float>::infinity()), 0, true};
+        if (e.text == "nan") return Val{floatBits(std::numeric_limits<float>::quiet_NaN()), 0, true};
+        // The C++ tasklet writes the literal with an f suffix: the nearest float, as strtof gives.
+        errno = 0;
+        char* end = nullptr;
+        const float f = std::strtof(e.text.c_str(), &end);
+        if (!end || *end != '\0') return fail(at, "the floating-point constant " + e.text + " could not be read");
+        usesFloat_ = true;
+        return Val{floatBits(f), 0, true};
+      }
       try {
         long long v = std::stoll(e.text, nullptr, 0);
         return Val{"(" + num(v) + ")", 0};
@@ -588,6 +688,21 @@ private:
     case ExprKind::Index: return fail(at, "indexing '" + e.text + "[...]' inside a tasklet, which RTL generation does not cover");
     default: break;
     }
+    const std::string& f = e.text;
+    // A cast of a float literal: the C++ tasklet computes it in double; so does the generator, here.
+    if (e.kind == ExprKind::Call && e.args.size() == 1 && e.args[0]->kind == ExprKind::Number && !e.args[0]->isInteger) {
+      if (auto t = dtypeFromName(f); t && integral(*t) && *t != DType::Bool) {
+        const double d = std::strtod(e.args[0]->text.c_str(), nullptr);
+        int64_t v = 0;
+        if (d == d) v = d <= -9223372036854775808.0 ? INT64_MIN : d >= 9223372036854775807.0 ? INT64_MAX : int64_t(d);
+        const int bits = widthOf(*t);
+        if (bits < 64) {
+          const int64_t lo = isSigned(*t) ? -(int64_t(1) << (bits - 1)) : 0, hi = isSigned(*t) ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+          v = std::clamp(v, lo, hi);
+        }
+        return Val{"(" + num(v) + ")", 0};
+      }
+    }
     std::vector<Val> args;
     int stage = 0;
     for (auto& a : e.args) {
@@ -595,34 +710,115 @@ private:
       stage = std::max(stage, v.stage);
       args.push_back(v);
     }
-    std::vector<std::string> x;
-    for (auto& a : args) x.push_back(at_(a, stage));
-    const std::string& f = e.text;
-    if (e.kind == ExprKind::Ternary) return op("(" + x[0] + " != 64'sd0) ? " + x[1] + " : " + x[2], stage, 1);
-    const int lat = operatorLatency(f, false, false);
+    bool anyFloat = false;
+    for (auto& a : args) anyFloat = anyFloat || a.fp;
+    const int lat = operatorLatency(f, floating_, false);
+    // Operands at one stage, as integers, or all as floats when any is one (the C++ tasklet's promotion).
+    auto operands = [&](size_t from, bool asFloat) {
+      std::vector<std::string> x;
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (i < from) {
+          x.push_back(at_(args[i], stage));
+          continue;
+        }
+        Val v = asFloat ? toFloat(args[i]) : args[i];
+        x.push_back(named(at_(v, stage)));
+      }
+      return x;
+    };
+    auto fop = [&](const std::string& text, int latency) { usesFloat_ = true; Val v = op(text, stage, latency); v.fp = true; return v; };
+    auto cond = [&](const Val& c) { return c.fp ? "(" + named(at_(c, stage)) + "[30:0] != 31'd0)" : "(" + at_(c, stage) + " != 64'sd0)"; };
+
+    if (e.kind == ExprKind::Ternary || (e.kind == ExprKind::Call && f == "select" && args.size() == 3)) {
+      const int l = e.kind == ExprKind::Ternary ? 1 : lat;
+      const bool fl = args[1].fp || args[2].fp;
+      auto x = operands(1, fl);
+      Val v = op(cond(args[0]) + " ? " + x[1] + " : " + x[2], stage, l);
+      v.fp = fl;
+      return v;
+    }
     if (e.kind == ExprKind::Unary) {
-      if (f == "-") return op("-" + x[0], stage, lat);
-      if (f == "!") return op(boolOf(x[0] + " == 64'sd0"), stage, lat);
+      if (f == "!") {
+        if (args[0].fp) return op(boolOf(named(at_(args[0], stage)) + "[30:0] == 31'd0"), stage, lat);
+        return op(boolOf(at_(args[0], stage) + " == 64'sd0"), stage, lat);
+      }
+      if (f == "-") {
+        if (args[0].fp) {
+          auto x = operands(0, true);
+          return fop(widen("{~" + x[0] + "[31], " + x[0] + "[30:0]}"), lat); // a sign flip, as g++'s xorps
+        }
+        return op("-" + at_(args[0], stage), stage, lat);
+      }
       return fail(at, "the operator '" + f + "' (RTL generation does not cover it)");
     }
     if (e.kind == ExprKind::Binary) {
+      const bool cmp = f == "<" || f == "<=" || f == ">" || f == ">=" || f == "==" || f == "!=";
+      if (f == "&&" || f == "||") return op(boolOf(cond(args[0]) + " " + f + " " + cond(args[1])), stage, lat);
+      if (anyFloat && cmp) {
+        auto x = operands(0, true);
+        const std::string a = low(x[0]), b = low(x[1]);
+        std::string c = f == "<" ? "dcw_flt32(" + a + ", " + b + ")" : f == "<=" ? "dcw_fle32(" + a + ", " + b + ")"
+                      : f == ">" ? "dcw_flt32(" + b + ", " + a + ")" : f == ">=" ? "dcw_fle32(" + b + ", " + a + ")"
+                      : f == "==" ? "dcw_feq32(" + a + ", " + b + ")" : "!dcw_feq32(" + a + ", " + b + ")";
+        usesFloat_ = true;
+        return op(boolOf(c), stage, lat);
+      }
+      if (anyFloat) {
+        if (f == "+" || f == "-" || f == "*") {
+          auto x = operands(0, true);
+          return fop(combineFloat(f, x[0], x[1]), lat);
+        }
+        return fail(at, "the floating-point operator '" + f + "' (RTL has no floating-point divider core; C-simulation runs this kernel)");
+      }
+      auto x = operands(0, false);
       if (f == "+" || f == "-" || f == "*") return op(x[0] + " " + f + " " + x[1], stage, lat);
       if (f == "/" || f == "%") return op("(" + x[1] + " == 64'sd0) ? 64'sd0 : " + x[0] + " " + f + " " + x[1], stage, lat);
-      if (f == "<" || f == "<=" || f == ">" || f == ">=" || f == "==" || f == "!=") return op(boolOf(x[0] + " " + f + " " + x[1]), stage, lat);
-      if (f == "&&" || f == "||") return op(boolOf("(" + x[0] + " != 64'sd0) " + f + " (" + x[1] + " != 64'sd0)"), stage, lat);
+      if (cmp) return op(boolOf(x[0] + " " + f + " " + x[1]), stage, lat);
       return fail(at, "the operator '" + f + "' (RTL generation does not cover it)");
     }
     // Calls.
+    if (auto t = dtypeFromName(f); t && args.size() == 1) {
+      if (*t == DType::Float32) {
+        Val v = toFloat(Val{at_(args[0], stage), stage, args[0].fp});
+        Val r = op(v.name, stage, lat);
+        r.fp = true;
+        return r;
+      }
+      if (integral(*t)) {
+        if (args[0].fp) {
+          DCW_TRY(Val sat, convert(Val{at_(args[0], stage), stage, true}, *t, at));
+          if (*t == DType::Bool || *t == DType::Int64) return sat;
+          return op(cast(named(sat.name), *t), stage, 0);
+        }
+        return op(cast(named(at_(args[0], stage)), *t), stage, 0);
+      }
+      return fail(at, "a cast to " + f + " (RTL is generated with binary32 cores only)");
+    }
+    if (anyFloat) {
+      auto x = operands(0, true);
+      if ((f == "min" || f == "max") && x.size() == 2) return fop(combineFloat(f, x[0], x[1]), lat);
+      if (f == "abs" && x.size() == 1) return fop(widen("{1'b0, " + x[0] + "[30:0]}"), lat);
+      if (f == "relu" && x.size() == 1) return fop("dcw_flt32(" + low(x[0]) + ", 32'h0) ? 64'd0 : " + x[0], lat);
+      if (f == "sign" && x.size() == 1)
+        return fop("dcw_flt32(32'h0, " + low(x[0]) + ") ? 64'h3f800000 : dcw_flt32(" + low(x[0]) + ", 32'h0) ? 64'hbf800000 : " + x[0], lat);
+      if ((f == "isnan" || f == "isinf") && x.size() == 1) {
+        usesFloat_ = true;
+        const std::string c = f == "isnan" ? isNan(x[0]) : "(" + x[0] + "[30:0] == 31'h7f800000)";
+        return op(boolOf(c), stage, lat);
+      }
+      if (f == "floor" || f == "ceil" || f == "round" || f == "trunc" || f == "exp" || f == "log" || f == "sqrt" || f == "pow" ||
+          f == "sigmoid" || f == "tanh" || f == "erf")
+        return fail(at, "the floating-point function '" + f + "' (RTL has binary32 add, multiply and compare cores only; C-simulation runs this kernel)");
+      return fail(at, "the function '" + f + "' on floating-point values (RTL generation does not cover it)");
+    }
+    std::vector<std::string> x = operands(0, false);
     if ((f == "min" || f == "max") && x.size() == 2) return op(combine(f, x[0], x[1]), stage, lat);
     if (f == "abs" && x.size() == 1) return op("(" + x[0] + " < 64'sd0) ? -" + x[0] + " : " + x[0], stage, lat);
     if (f == "relu" && x.size() == 1) return op("(" + x[0] + " < 64'sd0) ? 64'sd0 : " + x[0], stage, lat);
     if (f == "sign" && x.size() == 1)
       return op("(" + x[0] + " > 64'sd0) ? 64'sd1 : (" + x[0] + " < 64'sd0) ? -64'sd1 : 64'sd0", stage, lat);
-    if (f == "select" && x.size() == 3) return op("(" + x[0] + " != 64'sd0) ? " + x[1] + " : " + x[2], stage, lat);
-    if (x.size() == 1) {
-      if (auto t = dtypeFromName(f); t && integral(*t)) return op(cast(named(x[0]), *t), stage, 0);
-    }
-    return fail(at, "the function '" + f + "' (RTL is generated for integer operators; C-simulation runs this kernel)");
+    if ((f == "isnan" || f == "isinf") && x.size() == 1) return Val{"(64'sd0)", 0};
+    return fail(at, "the function '" + f + "' (RTL generation does not cover it; C-simulation runs this kernel)");
   }
 
   const Loop& l_;
@@ -630,6 +826,8 @@ private:
   const std::map<std::string, RtlPort>& ports_;
   std::string decl_, body_, resets_, validBody_;
   std::set<std::string> made_;
+  bool floating_ = false; // the tasklet has a floating-point connector: floating-point operator latencies
+  bool usesFloat_ = false; // the module calls the binary32 cores
   int counter_ = 0;
 };
 

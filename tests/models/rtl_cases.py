@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Writes small integer ONNX models (opset 17, fixed shapes) whose FPGA kernels DCW generates as RTL and
+"""Writes small integer and float32 ONNX models (opset 17, fixed shapes) whose FPGA kernels DCW generates as RTL and
 simulates with Verilator (`dcw rtl-sim`, codegen/fpga/RtlCosim.h): streaming elementwise maps (one
 and two loops, a 3-stage multiplier, broadcasting, comparisons and selects) and reductions (sum, max,
 product: an accumulation whose II is the multiplier's latency; a column sum: read-modify-write through
-memory, slowed to let each write land before the element is read again). A model named csim_only_*
-has a kernel RTL does not cover (floating point) and must run in C-simulation, saying why.
+memory, slowed to let each write land before the element is read again), and the same in float32
+(the binary32 cores: additions, products, comparisons, selects, sums and maxima, a MatMul whose
+accumulation waits for the 4-stage adder). A model named csim_only_* has a kernel RTL does not cover
+(a floating-point division: no divider core) and must run in C-simulation, saying why.
 The check is tests/models/check_rtl_sim.py.
 
 usage: rtl_cases.py OUTDIR
@@ -33,6 +35,7 @@ def axes(name, values):
 
 def cases():
     n = helper.make_node
+    F = TensorProto.FLOAT
     return [
         model("add_elementwise", [n("Add", ["a", "b"], ["y"])], [("a", [4, 256]), ("b", [4, 256])], ["y"]),
         model("mul_add_two_loops", [n("Mul", ["a", "b"], ["t"]), n("Add", ["t", "c"], ["y"])],
@@ -46,7 +49,17 @@ def cases():
         model("reduce_prod_rows", [n("ReduceProd", ["a"], ["y"], axes=[1], keepdims=0)], [("a", [8, 32])], ["y"]),
         model("reduce_sum_columns_narrow", [n("ReduceSum", ["a", "ax"], ["y"], keepdims=0)], [("a", [64, 4])], ["y"],
               [axes("ax", [0])]),
-        model("csim_only_float_add", [n("Add", ["a", "b"], ["y"])], [("a", [64]), ("b", [64])], ["y"], dtype=TensorProto.FLOAT),
+        # float32 kernels: binary32 cores (codegen/fpga/rtl/dcw_float32.vh), a 4-stage adder and a 3-stage multiplier
+        model("float_add_elementwise", [n("Add", ["a", "b"], ["y"])], [("a", [4, 256]), ("b", [4, 256])], ["y"], dtype=F),
+        model("float_mul_add_two_loops", [n("Mul", ["a", "b"], ["t"]), n("Add", ["t", "c"], ["y"])],
+              [("a", [1024]), ("b", [1024]), ("c", [1024])], ["y"], dtype=F),
+        model("float_relu", [n("Relu", ["a"], ["y"])], [("a", [2048])], ["y"], dtype=F),
+        model("float_less_where_max", [n("Less", ["a", "b"], ["c"]), n("Where", ["c", "a", "b"], ["t"]), n("Max", ["t", "b"], ["y"])],
+              [("a", [1024]), ("b", [1024])], ["y"], dtype=F),
+        model("float_reduce_sum_rows", [n("ReduceSum", ["a", "ax"], ["y"], keepdims=0)], [("a", [16, 64])], ["y"], [axes("ax", [1])], dtype=F),
+        model("float_reduce_max_rows", [n("ReduceMax", ["a"], ["y"], axes=[1], keepdims=0)], [("a", [16, 64])], ["y"], dtype=F),
+        model("float_matmul", [n("MatMul", ["a", "b"], ["y"])], [("a", [8, 32]), ("b", [32, 16])], ["y"], dtype=F),
+        model("csim_only_float_divide", [n("Div", ["a", "b"], ["y"])], [("a", [64]), ("b", [64])], ["y"], dtype=F),
     ]
 
 
