@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -110,8 +111,10 @@ private slots:
     QCOMPARE(n["implementation"].toString(), QString());
     QCOMPARE(n["cpu_uses"].toString(), QStringLiteral("pure"));
     auto alts = n["alternatives"].toArray();
-    QCOMPARE(alts.size(), 3);
+    QCOMPARE(alts.size(), 4);
     QCOMPARE(alts[2].toObject()["name"].toString(), QStringLiteral("cublas"));
+    QCOMPARE(alts[3].toObject()["name"].toString(), QStringLiteral("systolic"));
+    QCOMPARE(alts[3].toObject()["targets"].toArray(), QJsonArray({QStringLiteral("fpga")}));
     QCOMPARE(alts[2].toObject()["targets"].toArray(), QJsonArray({QStringLiteral("cuda")}));
     QCOMPARE(alts[0].toObject()["name"].toString(), QStringLiteral("pure"));
     QVERIFY(alts[0].toObject()["differentiable"].toBool());
@@ -142,7 +145,7 @@ private slots:
     // naming the node.
     QVERIFY2(no.err.contains("main/state0/MatMul_0 (MatMul): ") &&
                  no.err.contains("implementation 'cublas' of MatMul is for cuda, not for target cpu; available: pure (any target, "
-                                 "differentiable), onednn (cpu, not differentiable), cublas (cuda, not differentiable)"),
+                                 "differentiable), onednn (cpu, not differentiable), cublas (cuda, not differentiable), systolic (fpga, not differentiable)"),
              qPrintable(no.err));
     // The same choice on the CUDA target: cuBLAS's batched SGEMM (its calls computed as cuBLAS defines
     // them by cuda-sim) gives the CPU's numbers.
@@ -185,6 +188,64 @@ private slots:
       QVERIFY2(code.code == 0, qPrintable(code.err));
       QVERIFY(readAll(dir.filePath(name + "-code/program.cu")).contains("dcw_env_cudnn::conv(dcw_conv, 2,"));
     }
+  }
+
+  // MatMul's `systolic` implementation on the FPGA targets: a chain of processing elements joined by
+  // streams, in a dataflow region of the kernel; C-simulation equals the CPU; the estimate runs the
+  // elements side by side; shapes it does not take are refused naming the node (and --prefer passes
+  // them to pure).
+  void systolicMatMulOnTheFpga() {
+    QTemporaryDir dir;
+    const QString model = QStringLiteral(DCW_SOURCE_DIR "/tests/data/fpga/matmul_systolic.onnx"); // [16, 32] x [32, 24]
+    const QString script = dir.filePath("systolic.dcws");
+    QVERIFY(writeAll(script, ("dcw-script 1\nmodel " + model + "\nset main/state0/MatMul_0 implementation=systolic\n").toUtf8()));
+    auto cpu = dcw({"run", model, "--random", "4", "--outputs", dir.filePath("cpu")});
+    QVERIFY2(cpu.code == 0, qPrintable(cpu.err));
+    auto sys = dcw({"run", model, "--random", "4", "--outputs", dir.filePath("systolic"), "--script", script, "--target", "fpga-sim"});
+    QVERIFY2(sys.code == 0, qPrintable(sys.err));
+    const auto ref = readFloats(dir.filePath("cpu/output_0.pb"));
+    QCOMPARE(ref.size(), size_t(16 * 24));
+    const double d = maxAbsDiff(ref, readFloats(dir.filePath("systolic/output_0.pb")));
+    QVERIFY2(d <= 1e-4, qPrintable(QString("systolic MatMul: max abs diff %1").arg(d)));
+    // The program: a dataflow region with the feeder and 8 elements of 2 rows each, their on-chip
+    // arrays split into 2 banks.
+    auto code = dcw({"codegen", model, "--script", script, "--target", "fpga-sim", "-o", dir.filePath("code")});
+    QVERIFY2(code.code == 0, qPrintable(code.err));
+    const QString src = readAll(dir.filePath("code/program.cpp"));
+    QVERIFY(src.contains("static void dataflow_compute("));
+    QVERIFY(src.contains("static void pe_feed("));
+    QCOMPARE(src.count(QRegularExpression("static void pe_pe[0-9]+_load\\(")), 8);
+    QVERIFY(src.contains("#pragma HLS ARRAY_PARTITION variable=At0 cyclic factor=2 dim=1"));
+    QVERIFY(src.contains("dataflow.add(\"pe7_load\""));
+    // The estimate: the elements side by side, against the pure loop nest.
+    double cycles[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      const QString report = dir.filePath(k ? "systolic.json" : "pure.json");
+      QStringList args{"profile", model, "--target", "fpga-sim", "--repeat", "1", "--no-peaks", "--report", report};
+      if (k) args << "--script" << script;
+      auto p = dcw(args);
+      QVERIFY2(p.code == 0, qPrintable(p.err));
+      QFile f(report);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      cycles[k] = QJsonDocument::fromJson(f.readAll()).object()["fpga"].toObject()["cycles"].toDouble();
+    }
+    qInfo("MatMul [16, 32] x [32, 24] on the FPGA, estimated cycles: pure %.0f, systolic %.0f", cycles[0], cycles[1]);
+    QVERIFY(cycles[1] > 0 && cycles[1] * 20 < cycles[0]);
+    // Refusals, at the node: a batched MatMul, more than 64 rows per element (67 rows: one element).
+    for (const char* name : {"matmul_batched", "matmul_prime_rows"}) {
+      const QString m = QStringLiteral(DCW_SOURCE_DIR "/tests/data/fpga/") + name + ".onnx";
+      const QString s = dir.filePath(QString(name) + ".dcws");
+      QVERIFY(writeAll(s, ("dcw-script 1\nmodel " + m + "\nset main/state0/MatMul_0 implementation=systolic\n").toUtf8()));
+      auto r = dcw({"run", m, "--random", "1", "--script", s, "--target", "fpga-sim"});
+      QCOMPARE(r.code, 2);
+      QVERIFY2(r.err.contains("main/state0/MatMul_0") && (r.err.contains("takes a 2-D A and a 2-D B") || r.err.contains("exceed 64")), qPrintable(r.err));
+      auto preferred = dcw({"run", m, "--random", "1", "--prefer", "systolic", "--target", "fpga-sim"});
+      QVERIFY2(preferred.code == 0, qPrintable(preferred.err));
+    }
+    // Not for the CPU.
+    auto onCpu = dcw({"run", model, "--random", "1", "--script", script});
+    QVERIFY(onCpu.code != 0);
+    QVERIFY2(onCpu.err.contains("systolic"), qPrintable(onCpu.err));
   }
 
   void convertRoundTrip() {

@@ -158,7 +158,7 @@ private slots:
     QVERIFY(!onednn->decl.differentiable);
     QVERIFY(onednn->decl.forTarget("cpu") && !onednn->decl.forTarget("cuda"));
     QCOMPARE(QString::fromStdString(expansions::alternativesText("", "MatMul")),
-             QString("pure (any target, differentiable), onednn (cpu, not differentiable), cublas (cuda, not differentiable)"));
+             QString("pure (any target, differentiable), onednn (cpu, not differentiable), cublas (cuda, not differentiable), systolic (fpga, not differentiable)"));
     const auto* cublas = expansions::registry().find("", "Gemm", "cublas");
     QVERIFY(cublas && cublas->decl.forTarget("cuda") && !cublas->decl.forTarget("cpu"));
     QCOMPARE(cublas->decl.environments, std::vector<std::string>{"cublas"});
@@ -231,7 +231,7 @@ private slots:
     QCOMPARE(QString::fromStdString(r.error().location), QString("main/state0/MatMul_0 (MatMul)"));
     QCOMPARE(QString::fromStdString(r.error().message),
              QString("op MatMul has no 'blis' implementation; available: pure (any target, differentiable), onednn (cpu, "
-                     "not differentiable), cublas (cuda, not differentiable)"));
+                     "not differentiable), cublas (cuda, not differentiable), systolic (fpga, not differentiable)"));
     QVERIFY(QString::fromStdString(r.error().hint).contains("set main/state0/MatMul_0 implementation=NAME"));
     QCOMPARE(serialize::toJson(*s), before);
 
@@ -252,7 +252,7 @@ private slots:
     QVERIFY2(QString::fromStdString(x.error().str())
                  .contains("main/state0/MatMul_0 (MatMul): implementation 'onednn' of MatMul is for cpu, not for target "
                            "cuda; available: pure (any target, differentiable), onednn (cpu, not differentiable), cublas (cuda, "
-                           "not differentiable)"),
+                           "not differentiable), systolic (fpga, not differentiable)"),
              x.error().str().c_str());
     QVERIFY(firstLibraryNode(*s)); // nothing expanded
   }

@@ -129,8 +129,89 @@ private:
   }
 
   Expected<void> emitState(const State& st) override {
-    if (inKernel_ || ctx_->sdfg != &root_ || !isDeviceState(root_, st)) return SdfgWalker::emitState(st);
+    if (inKernel_) {
+      // A state inside a kernel (a nested SDFG's, e.g. a systolic MatMul) whose parts are joined by
+      // streams is a dataflow region of its own.
+      auto pes = dataflowElements(*ctx_->sdfg, st);
+      if (!pes.empty()) return emitDataflowRegion(st, pes);
+      return SdfgWalker::emitState(st);
+    }
+    if (ctx_->sdfg != &root_ || !isDeviceState(root_, st)) return SdfgWalker::emitState(st);
     return emitKernel(st);
+  }
+
+  // A dataflow state inside a kernel as a function of its own (`#pragma HLS DATAFLOW` over its
+  // processing elements, its streams and on-chip arrays declared in it), called where the state runs.
+  // The function and its elements' functions go before the kernel (regionFunctions_).
+  Expected<void> emitDataflowRegion(const State& st, const std::vector<std::vector<const Node*>>& pes) {
+    const std::string where = path(st.id());
+    auto si = stateInfo(st);
+    if (!si) return si.takeError();
+    std::vector<std::string> used;
+    auto use = [&](const std::string& name) {
+      if (std::find(used.begin(), used.end(), name) == used.end()) used.push_back(name);
+    };
+    for (auto& e : st.edges())
+      if (!e->memlet.isEmpty()) use(e->memlet.data);
+    for (auto& n : st.nodes())
+      if (auto* a = dynamic_cast<const AccessNode*>(n.get())) use(a->data());
+    Ctx region;
+    region.sdfg = ctx_->sdfg;
+    if (auto it = ctx_->scopeAlloc.find(&st); it != ctx_->scopeAlloc.end()) region.scopeAlloc[&st] = it->second;
+    std::vector<std::string> params, args;
+    for (auto& name : used) {
+      auto outer = ctx_->data.find(name);
+      if (outer == ctx_->data.end()) continue; // the state's own: declared in the region
+      const DataDescriptor* d = ctx_->sdfg->findData(name);
+      if (!d) return fail(where, "state uses data '" + name + "', which has no descriptor");
+      const std::string t = cpu::storageType(d->dtype);
+      const std::string id = fresh(name);
+      params.push_back(d->dataKind == DataKind::Stream ? "hls::stream<" + t + ">& " + id : t + "* " + id);
+      args.push_back(outer->second);
+      region.data[name] = id;
+    }
+    for (auto& [name, outer] : ctx_->symbols) {
+      const std::string id = fresh(name);
+      params.push_back("int64_t " + id);
+      args.push_back(outer);
+      region.symbols[name] = id;
+    }
+    const std::string function = fresh("dataflow_" + st.label());
+    auto f = aside(region, [&]() -> Expected<void> {
+      int first = nextLine();
+      std::string sig;
+      for (auto& p : params) sig += (sig.empty() ? "" : ", ") + p;
+      line("// dataflow region: state " + commentText(where));
+      line("static void " + function + "(" + sig + ") {");
+      ++indent_;
+      line("#pragma HLS DATAFLOW");
+      for (auto& [name, id] : region.data) line("(void)" + id + ";");
+      DCW_CHECK(allocateScope(**si, nullptr));
+      DCW_CHECK(drive());
+      std::vector<std::string> calls, names;
+      for (auto& pe : pes) {
+        DCW_TRY(Fragment pf, emitProcessingElement(st, pe, *ctx_, calls, names));
+        regionFunctions_.push_back(std::move(pf));
+      }
+      line("#ifdef DCW_HLS_SIM");
+      line("dcw_hls::Dataflow dataflow;");
+      for (size_t i = 0; i < calls.size(); ++i) line("dataflow.add(\"" + names[i] + "\", [&] { " + calls[i] + "; });");
+      line("dataflow.run();");
+      line("#else");
+      for (auto& c : calls) line(c + ";");
+      line("#endif");
+      --indent_;
+      line("}");
+      line("");
+      record(first, st.id());
+      return {};
+    });
+    if (!f) return f.takeError();
+    regionFunctions_.push_back(std::move(*f));
+    std::string call;
+    for (auto& a : args) call += (call.empty() ? "" : ", ") + a;
+    line(function + "(" + call + "); // the dataflow region of state " + commentText(where));
+    return {};
   }
 
   bool streamsAllowed() const override { return true; } // allocated in kernels only (allocate())
@@ -397,6 +478,14 @@ private:
     });
     if (!kernel) return kernel.takeError();
     append(all, std::move(*kernel));
+    // Dataflow regions met inside the kernel (and their elements) go first.
+    if (!regionFunctions_.empty()) {
+      Fragment head;
+      for (auto& r : regionFunctions_) append(head, std::move(r));
+      regionFunctions_.clear();
+      append(head, std::move(all));
+      all = std::move(head);
+    }
     // The kernel's lines in kernels.cpp (project) or before the entry point (simulation).
     const int before = int(std::count(kernelsSource_.begin(), kernelsSource_.end(), '\n')) +
                        int(std::count(kKernelsHeader, kKernelsHeader + std::strlen(kKernelsHeader), '\n'));
@@ -503,6 +592,7 @@ private:
   }
 
   HlsOptions hls_;
+  std::vector<Fragment> regionFunctions_; // dataflow regions inside the kernel being written, and their elements
   std::vector<HlsKernel> kernels_;
   std::string kernelsSource_;
   std::vector<SourceMapEntry> projectMap_; // project: the kernels' lines in kernels.cpp

@@ -1,5 +1,6 @@
 // RtlCosim: C/RTL co-simulation of an FPGA program, to measure cycles rather than estimate them. The
-// program's kernels that RtlGenerator covers (integer pipelined loops: elementwise maps, reductions)
+// program's kernels that RtlGenerator covers (integer and float32 pipelined loops: elementwise maps,
+// reductions)
 // become Verilog, which Verilator compiles into a cycle-accurate model; the C-simulation program
 // (HlsGenerator's, unchanged) is built twice on the same input files:
 //  - as C-simulation (every kernel its C++), and
@@ -7,8 +8,8 @@
 //    Verilated kernel from start to done, serving its memory ports from the host's arrays: a read
 //    returns its element kFpgaGlobalReadLatency cycles after it is issued, a write lands at the clock
 //    edge (the memory model the estimate assumes), and counts the cycles of every launch.
-// The two runs' outputs must be equal bit for bit (the RTL computes in the C-simulation's integer
-// semantics); the report gives per kernel the measured cycles beside the estimate (CycleEstimate.h)
+// The two runs' outputs must be equal bit for bit (the RTL computes in the C-simulation's integer and
+// binary32 semantics); the report gives per kernel the measured cycles beside the estimate (CycleEstimate.h)
 // and, for a kernel left to C-simulation, why RTL does not cover it.
 // Needs Verilator (the Debian package `verilator`) and g++; fails with what to install otherwise.
 #pragma once

@@ -1,12 +1,12 @@
-// RtlGenerator: synthesizable Verilog for an FPGA kernel whose work is pipelined loops over integer
-// data — streaming elementwise maps, and reductions (write-conflict resolution sum, prod, min or max
-// into an element the innermost loops keep) — so that Verilator simulates the kernel cycle by cycle
+// RtlGenerator: synthesizable Verilog for an FPGA kernel whose work is pipelined loops over integer or
+// float32 data — streaming elementwise maps, and reductions (write-conflict resolution sum, prod, min or
+// max into an element the innermost loops keep) — so that Verilator simulates the kernel cycle by cycle
 // (codegen/fpga/RtlCosim.h) and the cycle estimate (CycleEstimate.h) is checked against hardware
 // rather than against itself.
 //
 // The hardware is what the HLS kernel describes, built from the same operator cores the estimator
-// assumes (operatorLatency: a 3-stage multiplier, 1-cycle adders and comparators, wiring for casts and
-// selects):
+// assumes (operatorLatency: for integers a 3-stage multiplier, 1-cycle adders and comparators; for
+// floats a 4-stage adder, a 3-stage multiplier, 1-cycle comparators; wiring for casts and selects):
 //  - the kernel module runs its loops one after the other (a start/done handshake between them);
 //  - a loop is a counter over the map's iteration space (flattened, innermost fastest) issuing one
 //    iteration every II cycles into a fully pipelined datapath: the reads of iteration i leave at
@@ -15,16 +15,20 @@
 //    results are written to memory;
 //  - an accumulation keeps the running value in the combining operator's output register and reads
 //    the element's old value from memory on the first iteration of each run; the next iteration waits
-//    for the operator, so II is its latency (1 for an integer sum);
+//    for the operator, so II is its latency (1 for an integer sum, 4 for a float sum);
 //  - each global array is a memory port: one read request and one write a cycle, elements addressed
 //    by an affine function of the loop counters that the generator derives from the memlets.
-// Computation is in 64-bit two's complement, as the C-simulation's int64 tasklet values are, and a
-// write keeps the array's width — so the outputs equal C-simulation's bit for bit.
-// What it refuses, with the reason and the element: floating-point data (no floating-point cores are
-// generated), streams and dataflow states, on-chip arrays, copies inside a kernel, nested loops that are
-// not a single pipelined map, control flow inside the kernel, C++ tasklets, an array read or written
-// twice in one iteration, an accumulation whose element recurs out of order, symbols known only at run
-// time.
+// Integers compute in 64-bit two's complement, as the C-simulation's int64 tasklet values are, and a
+// write keeps the array's width. Floats are binary32 bit patterns through the functions of
+// codegen/fpga/rtl/dcw_float32.vh (round to nearest even, subnormals, x86's NaN rules; checked bit for bit
+// against g++ by ctest rtl_float_cores_bit_exact), with the C++ tasklet's promotions (an integer meeting
+// a float converts to nearest; a float stored as an integer truncates and saturates). So the outputs equal
+// C-simulation's bit for bit.
+// What it refuses, with the reason and the element: float64 and 16-bit floats, floating-point division,
+// square roots and transcendental functions (no such cores), streams and dataflow states, on-chip
+// arrays, copies inside a kernel, nested loops that are not a single pipelined map, control flow inside
+// the kernel, C++ tasklets, an array read or written twice in one iteration, an accumulation whose
+// element recurs out of order, symbols known only at run time.
 #pragma once
 
 #include "codegen/fpga/HlsGenerator.h"

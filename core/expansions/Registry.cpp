@@ -3,6 +3,7 @@
 #include "core/expansions/Expansion.h"
 #include "core/expansions/cuda/CublasOps.h"
 #include "core/expansions/cuda/CudnnOps.h"
+#include "core/expansions/fpga/SystolicOps.h"
 #include "core/expansions/ops/Ops.h"
 
 namespace dcw::expansions {
@@ -34,6 +35,7 @@ const ExpansionRegistry& registry() {
     registerOneDnn(reg);
     cuda::registerCublas(reg);
     cuda::registerCudnn(reg);
+    fpga::registerSystolic(reg);
     return reg;
   }();
   return r;
