@@ -699,17 +699,34 @@ private slots:
     QVERIFY(again && again->empty());
   }
 
-  // RTL covers integer pipelined loops (tests/models/check_rtl_sim.py runs them in Verilator); what it
-  // does not cover is refused naming the element and the reason, and that kernel stays in C-simulation.
+  // RTL covers integer and float32 pipelined loops (tests/models/check_rtl_sim.py runs them in
+  // Verilator); what it does not cover is refused naming the element and the reason, and that kernel
+  // stays in C-simulation.
   void rtlRefusalsNameTheElement() {
-    auto s = twoStates();
+    auto f = twoStates(); // x * 2.0 on float32: the binary32 multiplier
+    edit::Editor fed(*f);
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*f, "produce")), fed));
+    auto pf = codegen::generateHls(*f, {});
+    QVERIFY2(pf, pf ? "" : pf.error().str().c_str());
+    auto rf = codegen::generateRtl(*f, pf->kernels.at(0), {});
+    QVERIFY2(rf, rf ? "" : rf.error().str().c_str());
+    QVERIFY(rf->verilog.find("function [31:0] dcw_fmul32") != std::string::npos);
+    QVERIFY(rf->verilog.find("dcw_fmul32(") != std::string::npos);
+    QCOMPARE(rf->loops.at(0).ii, int64_t(1));
+    // A float division has no core.
+    auto s = std::make_unique<Sdfg>("main");
+    s->addArray("X", DType::Float32, {4, 5});
+    s->addArray("Y", DType::Float32, {4, 5});
+    s->inputs = {"X"};
+    s->outputs = {"Y"};
+    elementwise(s->addState("divide"), "X", "Y", "y = 1.0 / x");
     edit::Editor ed(*s);
-    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*s, "produce")), ed));
+    QVERIFY(transforms::FpgaTransform().apply(onState(*stateNamed(*s, "divide")), ed));
     auto p = codegen::generateHls(*s, {});
     QVERIFY2(p, p ? "" : p.error().str().c_str());
     auto r = codegen::generateRtl(*s, p->kernels.at(0), {});
     QVERIFY(!r);
-    QVERIFY2(r.error().message.find("float32 data") != std::string::npos, r.error().str().c_str());
+    QVERIFY2(r.error().message.find("no floating-point divider core") != std::string::npos, r.error().str().c_str());
     QVERIFY2(r.error().location.rfind(p->kernels[0].statePath, 0) == 0, r.error().str().c_str()); // inside the kernel's state
     // A dataflow state (streams between processing elements) is not a pipelined loop.
     auto d = reconvergent(16);

@@ -220,7 +220,7 @@ private slots:
     measured.measuredCycles = 785;
     refused.statePath = "main/state1";
     refused.cycles = 90;
-    refused.unmeasuredWhy = "float32 data ('A'): RTL is generated for integer kernels";
+    refused.unmeasuredWhy = "the floating-point operator '/' (RTL has no floating-point divider core; C-simulation runs this kernel)";
     e.kernels = {measured, refused};
     e.measurement = "RTL co-simulation (Verilator 5.006): 1 of 2 kernels measured, outputs equal to C-simulation on all 8 elements";
     r->fpga = e;
