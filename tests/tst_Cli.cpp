@@ -242,6 +242,30 @@ private slots:
       auto preferred = dcw({"run", m, "--random", "1", "--prefer", "systolic", "--target", "fpga-sim"});
       QVERIFY2(preferred.code == 0, qPrintable(preferred.err));
     }
+    // Conv: the chain over im2col patches (a padded copy of the input on chip, strides, bias, a batch
+    // of 2); a grouped convolution is refused.
+    const QString conv = QStringLiteral(DCW_SOURCE_DIR "/tests/data/fpga/conv_systolic.onnx");
+    const QString convScript = dir.filePath("conv.dcws");
+    QVERIFY(writeAll(convScript, ("dcw-script 1\nmodel " + conv + "\nset main/state0/Conv_0 implementation=systolic\n").toUtf8()));
+    auto convCpu = dcw({"run", conv, "--random", "6", "--outputs", dir.filePath("conv-cpu")});
+    QVERIFY2(convCpu.code == 0, qPrintable(convCpu.err));
+    auto convSys = dcw({"run", conv, "--random", "6", "--outputs", dir.filePath("conv-systolic"), "--script", convScript, "--target", "fpga-sim"});
+    QVERIFY2(convSys.code == 0, qPrintable(convSys.err));
+    const auto convRef = readFloats(dir.filePath("conv-cpu/output_0.pb"));
+    QCOMPARE(convRef.size(), size_t(2 * 8 * 12 * 5));
+    const double dc = maxAbsDiff(convRef, readFloats(dir.filePath("conv-systolic/output_0.pb")));
+    QVERIFY2(dc <= 1e-4, qPrintable(QString("systolic Conv: max abs diff %1").arg(dc)));
+    auto convCode = dcw({"codegen", conv, "--script", convScript, "--target", "fpga-sim", "-o", dir.filePath("conv-code")});
+    QVERIFY2(convCode.code == 0, qPrintable(convCode.err));
+    QVERIFY(readAll(dir.filePath("conv-code/program.cpp")).contains("static void pe_feed_pad("));
+    const QString grouped = QStringLiteral(DCW_SOURCE_DIR "/tests/data/fpga/conv_grouped.onnx");
+    auto g = dcw({"run", grouped, "--random", "1", "--prefer", "systolic", "--target", "fpga-sim", "--outputs", dir.filePath("grouped")});
+    QVERIFY2(g.code == 0, qPrintable(g.err)); // --prefer: pure takes what systolic does not
+    const QString groupedScript = dir.filePath("grouped.dcws");
+    QVERIFY(writeAll(groupedScript, ("dcw-script 1\nmodel " + grouped + "\nset main/state0/Conv_0 implementation=systolic\n").toUtf8()));
+    auto gr = dcw({"run", grouped, "--random", "1", "--script", groupedScript, "--target", "fpga-sim"});
+    QCOMPARE(gr.code, 2);
+    QVERIFY2(gr.err.contains("main/state0/Conv_0") && gr.err.contains("takes one group"), qPrintable(gr.err));
     // Not for the CPU.
     auto onCpu = dcw({"run", model, "--random", "1", "--script", script});
     QVERIFY(onCpu.code != 0);
