@@ -124,6 +124,20 @@ private slots:
     QVERIFY(m.value(QStringLiteral("Implementations"), QStringLiteral("onednn")).contains(QStringLiteral("used on cpu")));
     QVERIFY(!m.value(QStringLiteral("Implementations"), QStringLiteral("pure")).contains(QStringLiteral("used on cpu")));
 
+    // Checked for the app's target: systolic is an FPGA implementation.
+    mm->implementation = "systolic";
+    m.setElement(&s, mm->id(), nullptr, {});
+    QVERIFY2(m.value(QStringLiteral("Operator"), QStringLiteral("Problem")).contains(QStringLiteral("is for fpga, not for target cpu")),
+             qPrintable(m.value(QStringLiteral("Operator"), QStringLiteral("Problem"))));
+    m.setImplementationTarget("fpga");
+    m.setElement(&s, mm->id(), nullptr, {});
+    QCOMPARE(m.value(QStringLiteral("Operator"), QStringLiteral("Problem")), QString());
+    QVERIFY(m.value(QStringLiteral("Implementations"), QStringLiteral("systolic")).contains(QStringLiteral("used on fpga")));
+    mm->implementation.clear();
+    m.setElement(&s, mm->id(), nullptr, {});
+    QCOMPARE(m.value(QStringLiteral("Operator"), QStringLiteral("Implementation")), QStringLiteral("(not chosen; fpga uses pure)"));
+    m.setImplementationTarget("cpu");
+
     mm->implementation = "hls";
     m.setElement(&s, mm->id(), nullptr, {});
     QVERIFY2(m.value(QStringLiteral("Operator"), QStringLiteral("Problem")).contains(QStringLiteral("no 'hls' implementation")),

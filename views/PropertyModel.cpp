@@ -222,12 +222,13 @@ void PropertyModel::setElement(const Sdfg* root, ElementId id, const analysis::C
       d.row(QStringLiteral("Class"), qs(l->className()));
       d.row(QStringLiteral("Domain"), l->domain.empty() ? QStringLiteral("ai.onnx") : qs(l->domain));
       d.row(QStringLiteral("Opset"), QString::number(l->opsetVersion));
-      // The choice, what the CPU target uses (the choice or the default policy), and every alternative
+      // The choice, what the app's target uses (the choice or the default policy), and every alternative
       // with its targets, environments and whether it keeps the model differentiable.
-      auto used = expansions::chooseImplementation(*l, l->implementation, expansions::kCpuTarget, pathOf(*root, id));
+      auto used = expansions::chooseImplementation(*l, l->implementation, implementationTarget_, pathOf(*root, id));
       QString usedText = used ? qs((*used)->implementation) : QStringLiteral("none: ") + qs(used.error().message);
-      d.row(QStringLiteral("Implementation"),
-            l->implementation.empty() ? QStringLiteral("(not chosen; cpu uses %1)").arg(usedText) : qs(l->implementation));
+      d.row(QStringLiteral("Implementation"), l->implementation.empty()
+                                                  ? QStringLiteral("(not chosen; %1 uses %2)").arg(qs(implementationTarget_), usedText)
+                                                  : qs(l->implementation));
       if (!l->implementation.empty() && !used) d.row(QStringLiteral("Problem"), usedText);
       if (l->opaque) d.row(QStringLiteral("Opaque"), QStringLiteral("yes: unknown schema, cannot run"));
       if (!l->sourceName.empty()) d.row(QStringLiteral("Source name"), qs(l->sourceName));
@@ -238,7 +239,7 @@ void PropertyModel::setElement(const Sdfg* root, ElementId id, const analysis::C
           QString text = qs(a->decl.targetsText()) + QStringLiteral(" · ") +
                          (a->decl.differentiable ? QStringLiteral("differentiable") : QStringLiteral("not differentiable"));
           for (auto& env : a->decl.environments) text += QStringLiteral(" · needs ") + qs(env);
-          if (used && *used == a) text += QStringLiteral(" · used on cpu");
+          if (used && *used == a) text += QStringLiteral(" · used on ") + qs(implementationTarget_);
           if (!a->description.empty()) text += QStringLiteral(" — ") + qs(a->description);
           d.row(qs(a->implementation), text);
         }

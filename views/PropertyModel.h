@@ -35,6 +35,10 @@ public:
   // `symbols` may be empty; concrete values use symbols (unset ones are shown symbolically only).
   void setElement(const ir::Sdfg* root, ir::ElementId id, const analysis::CostReport* cost,
                   const std::map<std::string, int64_t>& symbols);
+  // The target a library node's implementation is checked for ("cpu", "cuda", "fpga": the
+  // implementation target of the app's Run ▸ Target); applies from the next setElement().
+  void setImplementationTarget(std::string target) { implementationTarget_ = std::move(target); }
+  const std::string& implementationTarget() const { return implementationTarget_; }
   // Describes a module group (ModuleGroups): its path, op count, parameters and FLOPs.
   void setModule(const ModuleGroup& group);
   void clear();
@@ -61,6 +65,7 @@ public:
   };
 
 private:
+  std::string implementationTarget_ = "cpu";
   std::vector<Group> groups_;
   ir::ElementId element_ = ir::kNoId;
 };

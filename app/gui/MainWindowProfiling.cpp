@@ -9,6 +9,7 @@
 #include "app/gui/MainWindow.h"
 #include "codegen/Target.h"
 #include "codegen/cuda/CudaTarget.h"
+#include "views/PropertyModel.h"
 #include "app/gui/SessionTypes.h"
 
 #include "codegen/cpu/CppGenerator.h"
@@ -211,6 +212,9 @@ void MainWindow::createProfiling() {
 void MainWindow::setTarget(const std::string& target) {
   if (target == target_) return;
   target_ = target;
+  // The inspector checks implementation choices for this target (cublas for cuda, systolic for fpga).
+  if (const codegen::Target* t = codegen::findTarget(target)) inspector_->setImplementationTarget(std::string(t->implementationTarget()));
+  refreshInspector();
   statusBar()->showMessage(tr("Target: %1 (Profile and the Code panel use it)").arg(QString::fromStdString(target)), 5000);
   generateCode();
 }
