@@ -193,13 +193,7 @@ private:
         DCW_TRY(Fragment pf, emitProcessingElement(st, pe, *ctx_, calls, names));
         regionFunctions_.push_back(std::move(pf));
       }
-      line("#ifdef DCW_HLS_SIM");
-      line("dcw_hls::Dataflow dataflow;");
-      for (size_t i = 0; i < calls.size(); ++i) line("dataflow.add(\"" + names[i] + "\", [&] { " + calls[i] + "; });");
-      line("dataflow.run();");
-      line("#else");
-      for (auto& c : calls) line(c + ";");
-      line("#endif");
+      runElements(calls, names);
       --indent_;
       line("}");
       line("");
@@ -463,13 +457,7 @@ private:
           DCW_TRY(Fragment f, emitProcessingElement(st, pe, inner, peCalls, peNames));
           append(all, std::move(f));
         }
-        line("#ifdef DCW_HLS_SIM");
-        line("dcw_hls::Dataflow dataflow;");
-        for (size_t i = 0; i < peCalls.size(); ++i) line("dataflow.add(\"" + peNames[i] + "\", [&] { " + peCalls[i] + "; });");
-        line("dataflow.run();");
-        line("#else");
-        for (auto& c : peCalls) line(c + ";");
-        line("#endif");
+        runElements(peCalls, peNames);
       }
       --indent_;
       line("}");
@@ -511,6 +499,18 @@ private:
     }
     kernels_.push_back(std::move(k));
     return {};
+  }
+
+  // The calls of a dataflow region's processing elements: threads in C-simulation, plain calls under
+  // DATAFLOW for synthesis.
+  void runElements(const std::vector<std::string>& calls, const std::vector<std::string>& names) {
+    line("#ifdef DCW_HLS_SIM");
+    line("dcw_hls::Dataflow dataflow;");
+    for (size_t i = 0; i < calls.size(); ++i) line("dataflow.add(\"" + names[i] + "\", [&] { " + calls[i] + "; });");
+    line("dataflow.run();");
+    line("#else");
+    for (auto& c : calls) line(c + ";");
+    line("#endif");
   }
 
   // One processing element as a function of its own (arrays by pointer, streams by reference,
