@@ -239,7 +239,8 @@ private slots:
       auto r = dcw({"run", m, "--random", "1", "--script", s, "--target", "fpga-sim"});
       QCOMPARE(r.code, 2);
       QVERIFY2(r.err.contains("main/state0/MatMul_0") && (r.err.contains("takes a 2-D A and a 2-D B") || r.err.contains("exceed 64")), qPrintable(r.err));
-      auto preferred = dcw({"run", m, "--random", "1", "--prefer", "systolic", "--target", "fpga-sim"});
+      // (the model after --prefer: one name per --prefer, the positional stays the model's)
+      auto preferred = dcw({"run", "--random", "1", "--prefer", "systolic", m, "--target", "fpga-sim"});
       QVERIFY2(preferred.code == 0, qPrintable(preferred.err));
     }
     // Conv: the chain over im2col patches (a padded copy of the input on chip, strides, bias, a batch

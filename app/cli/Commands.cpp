@@ -94,6 +94,8 @@ CLI::Option* addPreferOption(CLI::App& sub, std::vector<std::string>& prefer) {
   return sub.add_option("--prefer", prefer,
                         "Implementation to use for library nodes that have none chosen, where it takes the node (" + list +
                             "); repeat for an order")
+      // One name per --prefer, so that `--prefer systolic model.onnx` leaves the model to the positional.
+      ->allow_extra_args(false)
       ->check(CLI::IsMember(std::vector<std::string>(names.begin(), names.end())));
 }
 

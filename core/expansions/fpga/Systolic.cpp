@@ -1,4 +1,4 @@
-// The `systolic` implementations of MatMul and Conv for the FPGA targets: a linear systolic array of P
+// The `systolic` implementations of MatMul, Gemm and Conv for the FPGA targets: a linear systolic array of P
 // processing elements, as DaCe's FPGA GEMM. Y[N, M] = A[N, K] · B[K, M]; element p owns R = N / P rows
 // of Y.
 //
@@ -15,7 +15,8 @@
 // under DATAFLOW (a state of the nested SDFG the HLS generator writes as a dataflow region); the kernel
 // takes about K·M + K·R + R·M cycles where the `pure` loop nest takes N·M·K (II 4 accumulating along k,
 // II 1 after InterleaveAccumulation).
-// Conv (2-D, one group) is the same chain with N = output channels, K = C·kh·kw, M = batch·OH·OW: the
+// Gemm is the chain with its transposes as the order the loads and the feeder read, alpha and beta·C
+// applied in the drain. Conv (2-D, one group) is the same chain with N = output channels, K = C·kh·kw, M = batch·OH·OW: the
 // feeder streams the input's patches (im2col) in (k, m) order — from a zero-padded copy of the input on
 // chip when the convolution pads — and the bias is added as the rows are written.
 // P is the largest divisor of N not above 8; R = N / P must be at most 64 (the rows one element keeps
@@ -280,6 +281,66 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   return buildChain(ctx, "MatMul", c);
 }
 
+// Gemm as the same chain: op(A) = A or Aᵀ is what the elements load, op(B) = B or Bᵀ what the feeder
+// streams; an element writes alpha · (its sums) + beta · C (C broadcast to Y) as it drains its rows.
+Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
+  DCW_TRY(auto A, th::needIn(ctx, "A"));
+  DCW_TRY(auto B, th::needIn(ctx, "B"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  const DataDescriptor* C = ctx.in("C");
+  if (A->shape.size() != 2 || B->shape.size() != 2 || Y->shape.size() != 2) return ctx.error("Gemm needs 2-D A, B and Y");
+  if (A->dtype != B->dtype || A->dtype != Y->dtype || (C && C->dtype != A->dtype) || !isFloating(A->dtype))
+    return ctx.error("systolic Gemm needs A, B, C and Y of one floating-point type", "choose implementation pure for this node");
+  DCW_TRY(auto a, constantDims(ctx, "A", *A));
+  DCW_TRY(auto b, constantDims(ctx, "B", *B));
+  const bool tA = ctx.attrInt("transA", 0) != 0, tB = ctx.attrInt("transB", 0) != 0;
+  const double alpha = ctx.attrFloat("alpha", 1.0), beta = ctx.attrFloat("beta", 1.0);
+  const int64_t N = tA ? a[1] : a[0], K = tA ? a[0] : a[1], M = tB ? b[0] : b[1];
+  if ((tB ? b[1] : b[0]) != K) return ctx.error("op(A)'s columns (" + std::to_string(K) + ") are not op(B)'s rows");
+  if (N < 1 || K < 1 || M < 1) return ctx.error("systolic Gemm needs non-empty operands");
+  std::vector<int64_t> c;
+  const bool withC = C && beta != 0;
+  if (withC) {
+    DCW_TRY(c, constantDims(ctx, "C", *C));
+    if (c.size() > 2) return ctx.error("Gemm's C must have rank <= 2");
+  }
+  Chain ch;
+  ch.rows = N;
+  ch.K = K;
+  ch.M = M;
+  ch.dtype = A->dtype;
+  const DType t = A->dtype;
+  const std::string as = range(a[0]) + ", " + range(a[1]), bs = range(b[0]) + ", " + range(b[1]);
+  ch.feed = [=](State& st, const auto& access, AccessNode* s0) {
+    mapped(st, "feed", {{"k", K}, {"m", M}}, t, {{"b", access("B"), bs, tB ? "m, k" : "k, m"}}, "s = b", {"s", s0, "0:4", "0"});
+  };
+  ch.load = [=](State& st, const auto& access, AccessNode* at, int64_t p, int64_t R) {
+    const std::string ps = std::to_string(p), row = std::to_string(p * R) + " + r";
+    mapped(st, "pe" + ps + "_load", {{"k", K}, {"r", R}}, t, {{"a", access("A"), as, tA ? "k, " + row : row + ", k"}}, "o = a",
+           {"o", at, range(K * R), "k * " + std::to_string(R) + " + r"});
+  };
+  ch.drain = [=](State& st, const auto& access, AccessNode* ct, int64_t p, int64_t R) {
+    const std::string ps = std::to_string(p), row = std::to_string(p * R) + " + r";
+    std::vector<Io> ins{{"c", ct, range(M * R), "m * " + std::to_string(R) + " + r"}};
+    std::string code = alpha == 1.0 ? "y = c" : "y = " + th::literal(alpha, t) + " * c";
+    if (withC) {
+      // C broadcast to [N, M]: a dim of 1 (or a missing leading one) reads index 0.
+      std::string sub, outer;
+      for (size_t d = 0; d < c.size(); ++d) {
+        const size_t yd = d + (2 - c.size());
+        sub += std::string(d ? ", " : "") + (c[d] == 1 ? "0" : yd == 0 ? row : "m");
+        outer += std::string(d ? ", " : "") + range(c[d]);
+      }
+      if (c.empty()) sub = outer = ""; // a scalar
+      ins.push_back({"cc", access("C"), outer, sub});
+      code += beta == 1.0 ? " + cc" : " + " + th::literal(beta, t) + " * cc";
+    }
+    mapped(st, "pe" + ps + "_drain", {{"r", R}, {"m", M}}, t, ins, code,
+           {"y", access("Y"), range(N) + ", " + range(M), row + ", m"});
+  };
+  return buildChain(ctx, "Gemm", ch);
+}
+
 // Conv (2-D, one group) as the same chain: Y[f, (b, oh, ow)] = W[f, (c, i, j)] · X', X' the patches of X
 // (im2col) that the feeder streams in (k, m) order, read from a zero-padded copy of X on chip when the
 // convolution pads; the bias, when given, is added as an element writes its rows.
@@ -367,6 +428,9 @@ void registerSystolic(ExpansionRegistry& r) {
   r.add("", "MatMul", decl(), expandMatMul,
         "FPGA: a linear systolic array of up to 8 processing elements joined by streams (B passed along the chain, "
         "rows of A and Y on chip)");
+  r.add("", "Gemm", decl(), expandGemm,
+        "FPGA: the MatMul chain with transposes as the order the operands are read in; alpha and beta*C applied as rows are "
+        "written");
   r.add("", "Conv", decl(), expandConv,
         "FPGA: the MatMul chain on im2col patches streamed by a feeder (2-D, one group; output channels split among "
         "up to 8 processing elements)");
