@@ -6,10 +6,12 @@
 #   onnxruntime --bench
 # and prints both medians, the ratio dcw/ort (below 1: DCW is faster), compile time, and at the end
 # the geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
-# `dcw optimize --prefer pure` and prints that speed-up.
+# `dcw optimize --prefer pure` and prints that speed-up. With WINOGRAD=1 the optimization opts in to
+# oneDNN's Winograd convolution wherever it takes a node (`--prefer onednn_winograd --prefer onednn`; each
+# program prints the measured error of every such node against the direct convolution).
 #   bench/latency_vs_ort.sh [DCW_BINARY] [MODEL.onnx...]   (no model: bench/export_architectures.py's set)
 # Environment: THREADS (default 2), REPEAT (default 10), ROUNDS (default 3: turns of dcw then ONNX Runtime, each
-# side's best median kept), MODELS_DIR (default build/bench-models), PURE.
+# side's best median kept), MODELS_DIR (default build/bench-models), PURE, WINOGRAD.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcw=build/app/dcw
@@ -49,7 +51,9 @@ for m in "${models[@]}"; do
   read -r -a dims <<<"${spec% | *}"
   ortdims=()
   [ "${spec##* | }" = "-" ] || ortdims=(--dims "${spec##* | }")
-  "$dcw" optimize "$m" "${dims[@]}" --script-out "$work/$name.dcws" >/dev/null
+  prefer=()
+  [ "${WINOGRAD:-0}" = 1 ] && prefer=(--prefer onednn_winograd --prefer onednn)
+  "$dcw" optimize "$m" "${dims[@]}" "${prefer[@]}" --script-out "$work/$name.dcws" >/dev/null
   onednn=$(grep -c "implementation=onednn" "$work/$name.dcws" || true)
   # ROUNDS turns of dcw then ONNX Runtime; each side's best median counts (a burst of other work on a
   # shared machine during one turn then costs neither side the comparison).

@@ -273,6 +273,52 @@ private slots:
     QVERIFY2(onCpu.err.contains("systolic"), qPrintable(onCpu.err));
   }
 
+  // oneDNN's Winograd convolution is the user's opt-in, per node (or by --prefer for auto-optimize):
+  // the program prints its error against the direct convolution measured on the first run; where it
+  // does not apply (a 1x1, a stride 2) the choice is refused naming the node, and auto-optimize gives
+  // those nodes the next preferred implementation, their epilogue fusions kept.
+  void winogradIsAnOptInWithItsMeasuredError() {
+    QTemporaryDir dir;
+    const QString model = QStringLiteral(DCW_SOURCE_DIR "/tests/data/winograd/winograd_block.onnx"); // 3x3, 1x1, 3x3 stride 2
+    const QString script = dir.filePath("w.dcws"), bad = dir.filePath("bad.dcws");
+    QVERIFY(writeAll(script, ("dcw-script 1\nmodel " + model + "\nset main/state0/Conv_0 implementation=onednn_winograd\n").toUtf8()));
+    QVERIFY(writeAll(bad, ("dcw-script 1\nmodel " + model + "\nset main/state0/Conv_2 implementation=onednn_winograd\n").toUtf8()));
+    auto ref = dcw({"run", model, "--random", "3", "--outputs", dir.filePath("ref")});
+    QVERIFY2(ref.code == 0, qPrintable(ref.err));
+    QVERIFY(!ref.err.contains("Winograd"));
+    auto w = dcw({"run", model, "--random", "3", "--outputs", dir.filePath("w"), "--script", script});
+    QVERIFY2(w.code == 0, qPrintable(w.err));
+    QVERIFY2(w.err.contains("dcw: main/state0/Conv_0: Winograd convolution against the direct one on the first run's inputs: max |difference| "),
+             qPrintable(w.err));
+    const double d = maxAbsDiff(readFloats(dir.filePath("ref/output_0.pb")), readFloats(dir.filePath("w/output_0.pb")));
+    QVERIFY2(d <= 1e-4, qPrintable(QString("Winograd: max abs diff %1").arg(d)));
+    auto no = dcw({"run", model, "--random", "3", "--script", bad});
+    QCOMPARE(no.code, 2);
+    QVERIFY2(no.err.contains("main/state0/Conv_2 (Conv): onednn_winograd takes 2-D 3x3 convolutions") && no.err.contains("this kernel is 1x1"),
+             qPrintable(no.err));
+    // Auto-optimize: only when preferred; then on the 3x3 stride-1 convolution alone.
+    for (bool opted : {false, true}) {
+      const QString out = dir.filePath(opted ? "opt-w.dcws" : "opt.dcws");
+      QStringList args{"optimize", model, "-o", dir.filePath(opted ? "opt-w.dcw.json" : "opt.dcw.json"), "--script-out", out};
+      if (opted) args << "--prefer" << "onednn_winograd" << "--prefer" << "onednn";
+      auto o = dcw(args);
+      QVERIFY2(o.code == 0, qPrintable(o.err));
+      const QString text = readAll(out);
+      QCOMPARE(text.count("onednn_winograd"), opted ? 2 : 0); // the set and its expansion
+      if (opted) {
+        QVERIFY(text.contains("set main/state0/Conv_0 implementation=onednn_winograd"));
+        QVERIFY(text.contains("set main/state0/Conv_2 implementation=onednn\n"));
+        QVERIFY(text.contains("set main/state0/Conv_4 implementation=onednn\n"));
+      }
+      QCOMPARE(text.count("apply ActivationFusion"), 2);
+      auto r = dcw({"run", model, "--random", "3", "--outputs", dir.filePath(opted ? "opt-w" : "opt"), "--script", out});
+      QVERIFY2(r.code == 0, qPrintable(r.err));
+      QCOMPARE(r.err.contains("Winograd convolution against the direct one"), opted);
+      const double e = maxAbsDiff(readFloats(dir.filePath("ref/output_0.pb")), readFloats(dir.filePath(opted ? "opt-w/output_0.pb" : "opt/output_0.pb")));
+      QVERIFY2(e <= 1e-4, qPrintable(QString("optimized: max abs diff %1").arg(e)));
+    }
+  }
+
   void convertRoundTrip() {
     QTemporaryDir dir;
     QString out = dir.filePath("tiny.dcw.json");

@@ -251,9 +251,10 @@ private:
     if (n) log("implementations: " + std::to_string(n) + " library nodes set to " + (o_.prefer.empty() ? "" : o_.prefer.front()));
   }
 
-  // An epilogue fusion at `m` only when the first preferred implementation other than pure takes the
-  // producer as it is (a base op: its fused op then takes it too, every fused activation and Z being
-  // one it runs; a fused op: exactly that). With only pure preferred, no epilogue fusion.
+  // An epilogue fusion at `m` only when a preferred implementation other than pure (the first that
+  // does, as chooseImplementations picks) takes the producer as it is (a base op: its fused op then
+  // takes it too, every fused activation and Z being one it runs; a fused op: exactly that). With only
+  // pure preferred, no epilogue fusion.
   bool fusedRunsFaster(const Match& m) const {
     auto it = m.elements.find("producer");
     if (it == m.elements.end()) return false;
@@ -264,7 +265,7 @@ private:
       if (impl == "pure") return false;
       if (!lib->implementation.empty() && lib->implementation != impl) continue;
       if (!expansions::registry().find(lib->domain, lib->opType, impl)) continue; // cublas has no Conv: cudnn's turn
-      return bool(expansions::canExpand(*lib, impl, o_.target));
+      if (expansions::canExpand(*lib, impl, o_.target)) return true; // else the next (onednn_winograd: a 1x1 goes to onednn)
     }
     return false;
   }
@@ -277,12 +278,16 @@ private:
     auto e = resolvePath(root, it->second);
     auto* lib = e ? dynamic_cast<const LibraryNode*>(*e) : nullptr;
     if (!lib) return fail(it->second, "the fused node is gone");
+    Expected<void> last = {};
     for (auto& impl : o_.prefer) {
       if (impl == "pure") break;
       if (!lib->implementation.empty() && lib->implementation != impl) continue;
       if (!expansions::registry().find(lib->domain, lib->opType, impl)) continue;
-      return expansions::canExpand(*lib, impl, o_.target);
+      auto taken = expansions::canExpand(*lib, impl, o_.target);
+      if (taken || !lib->implementation.empty()) return taken;
+      last = taken;
     }
+    if (!last) return last;
     return fail(pathOf(*lib), "no implementation other than pure is preferred");
   }
 

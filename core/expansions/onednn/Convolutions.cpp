@@ -13,6 +13,8 @@
 // FusedConv and FusedConvTranspose (FusedOp.h) are the same primitive with their epilogue as
 // post-ops (PostOps.h): Z summed into dst or added broadcast, then the activation; a Z of Y's shape
 // doubles the variants (sum post-op or binary_add), the fastest again kept.
+// `onednn_winograd` (Conv, FusedConv; the user's opt-in per node) is the same call with oneDNN's Winograd
+// algorithm, its error against the direct convolution measured on the first run.
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
 #include "core/expansions/onednn/PostOps.h"
@@ -105,9 +107,25 @@ Expected<Geometry> geometry(const ExpansionContext& ctx, const std::string& op, 
   return g;
 }
 
-Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool transposed) {
+// `onednn_winograd`: the user's opt-in, per node, to oneDNN's Winograd convolution — faster on 3x3
+// kernels (fewer multiplications) but approximate: its error against the direct convolution is
+// measured on the first run's inputs and printed (stderr), every time a program with such a node loads.
+ImplementationDecl winogradDecl() { return ImplementationDecl{"onednn_winograd", {"cpu"}, {"onednn"}, false}; }
+
+Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool transposed, bool winograd = false) {
   const std::string op = ctx.node().opType;
   DCW_TRY(auto g, geometry(ctx, op, transposed));
+  if (winograd) {
+    auto refuse = [&](const std::string& why) {
+      return ctx.error("onednn_winograd takes 2-D 3x3 convolutions with stride 1, no dilation and one group; " + why,
+                       "choose implementation onednn (the direct convolution) for this node");
+    };
+    if (g.x.size() != 4) return refuse("this one has " + std::to_string(g.x.size() - 2) + " spatial dims");
+    if (g.w[2] != 3 || g.w[3] != 3) return refuse("this kernel is " + std::to_string(g.w[2]) + "x" + std::to_string(g.w[3]));
+    if (g.strides != std::vector<int64_t>{1, 1}) return refuse("this one has strides " + dimsText(g.strides));
+    if (g.dilations != std::vector<int64_t>{0, 0}) return refuse("this one is dilated");
+    if (g.group != 1) return refuse("this one has " + std::to_string(g.group) + " groups");
+  }
   DCW_TRY(auto post, postOps(ctx, op, g.y, 1));
   const bool bias = !g.b.empty();
   // oneDNN's weights: convolution [g][O][I][K..], deconvolution [g][O][I][K..] described over ONNX's
@@ -127,14 +145,14 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   // Variants: activations in the primitive's blocked layout or plain (and, for a Z of Y's shape, the
   // sum post-op or a binary_add one): the first run keeps the fastest.
   const int variants = post.zTwoWays ? 4 : 2;
+  auto makeWith = [&](const std::string& algorithm) {
   std::string make = "const bool dcw_blocked = dcw_variant % 2 == 0;\n";
   if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant < 2;\n";
   make += "const auto x = " + g.xDesc + ";\n";
   make += "const auto w = " + wUser + ";\n";
   make += "const auto y = " + g.yDesc + ";\n";
   if (bias) make += "const auto b = plain(" + dimsText(g.b) + ");\n";
-  make += "const " + ns + "::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::" +
-          (transposed ? "deconvolution_direct" : "convolution_direct") + ",\n";
+  make += "const " + ns + "::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::" + algorithm + ",\n";
   make += "    dcw_blocked ? any(" + dimsText(g.x) + ") : x, any(" + dimsText(wPrim) + "), " + (bias ? "b, " : "") + "dcw_blocked ? any(" +
           dimsText(g.y) + ") : y,\n";
   make += "    " + dimsText(g.strides) + ", " + dimsText(g.dilations) + ", " + dimsText(g.padL) + ", " + dimsText(g.padR) + ");\n";
@@ -146,6 +164,9 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   if (bias) make += "dcw_k.add(DNNL_ARG_BIAS, b, pd.bias_desc(), false, " + constantFlag(ctx, "B") + ");\n";
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   make += post.operands;
+  return make;
+  };
+  const std::string direct = transposed ? "deconvolution_direct" : "convolution_direct";
 
   std::vector<std::string> ins{"X", "W"}, buffers{"X", "W"};
   if (bias) ins.push_back("B"), buffers.push_back("B");
@@ -159,8 +180,36 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   const int64_t taps = product(g.w, 2);
   const int64_t flops = (transposed ? 2 * product(g.x) * (g.y[1] / g.group) * taps : 2 * product(g.y) * (g.x[1] / g.group) * taps) +
                         post.flops * product(g.y);
+  std::string code;
+  if (!winograd) {
+    code = callCode(comment, makeWith(direct), buffers, variants);
+  } else {
+    // The first run also computes the direct convolution on the same inputs (Y as it was before, for
+    // a sum post-op) and prints how far the Winograd result is from it; the Winograd result stays.
+    const std::string wino = callCode(comment + " (Winograd)", makeWith("convolution_winograd"), buffers, variants);
+    std::string where;
+    for (char ch : ctx.path()) where += (ch == '"' || ch == '\\' || ch == '%') ? '_' : ch;
+    code = "static bool dcw_checked = false;\n"
+           "if (!dcw_checked) {\n"
+           "  dcw_checked = true;\n"
+           "  const size_t dcw_n = " + std::to_string(product(g.y)) + ";\n"
+           "  std::vector<float> dcw_before(Y, Y + dcw_n);\n"
+           "  {\n" + callCode(comment + " (direct, to measure the Winograd error)", makeWith(direct), buffers, variants) +
+           "  dcw_call.reset();\n  }\n"
+           "  std::vector<float> dcw_direct(Y, Y + dcw_n);\n"
+           "  std::copy(dcw_before.begin(), dcw_before.end(), Y);\n"
+           "  {\n" + wino + "  }\n"
+           "  double dcw_diff = 0, dcw_ref = 0;\n"
+           "  for (size_t dcw_i = 0; dcw_i < dcw_n; ++dcw_i) {\n"
+           "    dcw_diff = std::max(dcw_diff, double(std::fabs(Y[dcw_i] - dcw_direct[dcw_i])));\n"
+           "    dcw_ref = std::max(dcw_ref, double(std::fabs(dcw_direct[dcw_i])));\n"
+           "  }\n"
+           "  std::fprintf(stderr, \"dcw: " + where + ": Winograd convolution against the direct one on the first run's inputs: "
+           "max |difference| %.3g, max |output| %.3g (relative %.3g)\\n\", dcw_diff, dcw_ref, dcw_ref > 0 ? dcw_diff / dcw_ref : 0.0);\n"
+           "} else {\n" + wino + "}\n";
+  }
   SdfgBuilder bld(ctx);
-  bld.cppTasklet(transposed ? "onednn_deconvolution" : "onednn_convolution", ins, callCode(comment, make, buffers, variants), {"Y"},
+  bld.cppTasklet(transposed ? "onednn_deconvolution" : winograd ? "onednn_winograd_convolution" : "onednn_convolution", ins, code, {"Y"},
                  {"onednn"}, sym::Expr(flops));
   return bld.finish();
 }
@@ -174,6 +223,12 @@ void registerConvolutions(ExpansionRegistry& r) {
         "one oneDNN deconvolution (float32; groups, strides, dilations, pads); a C++ tasklet, not differentiable");
   r.add(fused::kDomain, "FusedConv", decl(), [](const ExpansionContext& c) { return expandConv(c, false); },
         "one oneDNN convolution with Z and the activation as post-ops (sum or binary_add, eltwise); a C++ tasklet, not differentiable");
+  r.add("", "Conv", winogradDecl(), [](const ExpansionContext& c) { return expandConv(c, false, true); },
+        "opt-in: oneDNN's Winograd convolution (2-D 3x3, stride 1, one group): faster, approximate — the error against the direct "
+        "convolution is measured on the first run and printed; a C++ tasklet, not differentiable");
+  r.add(fused::kDomain, "FusedConv", winogradDecl(), [](const ExpansionContext& c) { return expandConv(c, false, true); },
+        "opt-in: oneDNN's Winograd convolution with the post-ops (2-D 3x3, stride 1, one group), its error against the direct "
+        "convolution measured on the first run and printed; a C++ tasklet, not differentiable");
   r.add(fused::kDomain, "FusedConvTranspose", decl(), [](const ExpansionContext& c) { return expandConv(c, true); },
         "one oneDNN deconvolution with Z and the activation as post-ops (sum or binary_add, eltwise); a C++ tasklet, not differentiable");
 }
