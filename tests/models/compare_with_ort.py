@@ -3,8 +3,8 @@
 inputs and compares the outputs (default rtol 1e-3, atol 1e-4). Prints one line per model and exits
 1 when any output differs.
 
---dcw-arg ARG (repeatable) passes ARG to `dcw run` (e.g. --dcw-arg=--prefer --dcw-arg=onednn); with
---expect-in-code TEXT, `dcw codegen` with the same arguments must produce code containing TEXT (so a
+--dcw-arg ARG (repeatable) passes ARG to `dcw run` (e.g. --dcw-arg=--prefer --dcw-arg=onednn; --optimize passes
+the --prefer ones to `dcw optimize` too); with --expect-in-code TEXT, `dcw codegen` with the same arguments must produce code containing TEXT (so a
 comparison of the oneDNN path cannot pass by falling back to pure everywhere); --also-pure compares
 with dcw's default path on the same inputs too; --optimize replays the steps of `dcw optimize` (every
 dynamic dim 1, as `dcw run --random` specializes them; for the --target given to dcw run) before running; --via-json runs the model as
@@ -118,8 +118,10 @@ def main():
                 dims = [f"--dim={d}={given.get(d, 1)}" for d in dynamic_dims(model)]
                 # Optimized for the target it runs on (given with --dcw-arg=--target --dcw-arg=T).
                 target = [v for flag, v in zip(ns.dcw_arg, ns.dcw_arg[1:]) if flag == "--target"]
+                # With the implementations preferred (given with --dcw-arg=--prefer --dcw-arg=I, in order).
+                prefer = [a for flag, v in zip(ns.dcw_arg, ns.dcw_arg[1:]) if flag == "--prefer" for a in ("--prefer", v)]
                 r = subprocess.run([ns.dcw, "optimize", model, "--script-out", script] + dims +
-                                   (["--target", target[-1]] if target else []), capture_output=True, text=True)
+                                   (["--target", target[-1]] if target else []) + prefer, capture_output=True, text=True)
                 if r.returncode != 0:
                     print(f"FAILED   {name}: dcw optimize: {r.stderr.strip()}")
                     bad += 1
