@@ -290,6 +290,8 @@ private slots:
     QVERIFY2(w.code == 0, qPrintable(w.err));
     QVERIFY2(w.err.contains("dcw: main/state0/Conv_0: Winograd convolution against the direct one on the first run's inputs: max |difference| "),
              qPrintable(w.err));
+    // The faster of the two algorithms is kept, and the line says which.
+    QVERIFY2(w.err.contains("; kept Winograd (faster here)") || w.err.contains("; kept the direct convolution (faster here)"), qPrintable(w.err));
     const double d = maxAbsDiff(readFloats(dir.filePath("ref/output_0.pb")), readFloats(dir.filePath("w/output_0.pb")));
     QVERIFY2(d <= 1e-4, qPrintable(QString("Winograd: max abs diff %1").arg(d)));
     auto no = dcw({"run", model, "--random", "3", "--script", bad});

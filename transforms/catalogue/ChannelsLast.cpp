@@ -18,7 +18,8 @@ namespace {
 // Whether the oneDNN implementation of `lib` takes an operand of any strides at `connector` (the
 // expansions in core/expansions/onednn that describe that operand with describedOperand).
 bool takesAnyStrides(const LibraryNode& lib, const std::string& connector) {
-  if (lib.implementation != "onednn") return false;
+  // onednn_winograd (Conv, FusedConv) describes X, Y and Z as onednn does.
+  if (lib.implementation != "onednn" && lib.implementation != "onednn_winograd") return false;
   static const std::set<std::string> convs = {"Conv", "ConvTranspose"};
   static const std::set<std::string> pools = {"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"};
   static const std::set<std::string> everyOperand = {"Concat", "Sum", "Add", "Sub", "Mul", "Div", "Relu", "LeakyRelu", "Elu",

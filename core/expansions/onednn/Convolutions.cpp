@@ -145,14 +145,17 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   // Variants: activations in the primitive's blocked layout or plain (and, for a Z of Y's shape, the
   // sum post-op or a binary_add one): the first run keeps the fastest.
   const int variants = post.zTwoWays ? 4 : 2;
+  // `algorithm`: one of oneDNN's, or an expression of the variant (Winograd or direct, timed).
   auto makeWith = [&](const std::string& algorithm) {
-  std::string make = "const bool dcw_blocked = dcw_variant % 2 == 0;\n";
-  if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant < 2;\n";
+  std::string make = "const int dcw_layout = dcw_variant % " + std::to_string(variants) + ";\n";
+  make += "const bool dcw_blocked = dcw_layout % 2 == 0;\n";
+  if (post.zTwoWays) make += "const bool dcw_sum = dcw_layout < 2;\n";
   make += "const auto x = " + g.xDesc + ";\n";
   make += "const auto w = " + wUser + ";\n";
   make += "const auto y = " + g.yDesc + ";\n";
   if (bias) make += "const auto b = plain(" + dimsText(g.b) + ");\n";
-  make += "const " + ns + "::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::" + algorithm + ",\n";
+  make += "const " + ns + "::desc d(dnnl::prop_kind::forward_inference, " +
+          (algorithm.find('?') == std::string::npos ? "dnnl::algorithm::" + algorithm : algorithm) + ",\n";
   make += "    dcw_blocked ? any(" + dimsText(g.x) + ") : x, any(" + dimsText(wPrim) + "), " + (bias ? "b, " : "") + "dcw_blocked ? any(" +
           dimsText(g.y) + ") : y,\n";
   make += "    " + dimsText(g.strides) + ", " + dimsText(g.dilations) + ", " + dimsText(g.padL) + ", " + dimsText(g.padR) + ");\n";
@@ -184,29 +187,41 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   if (!winograd) {
     code = callCode(comment, makeWith(direct), buffers, variants);
   } else {
-    // The first run also computes the direct convolution on the same inputs (Y as it was before, for
-    // a sum post-op) and prints how far the Winograd result is from it; the Winograd result stays.
-    const std::string wino = callCode(comment + " (Winograd)", makeWith("convolution_winograd"), buffers, variants);
+    // The call's variants are Winograd's and the direct convolution's (each layout), timed on the first
+    // run like any variants: the faster is kept, so an opt-in never runs slower than the direct
+    // convolution. Before it, the first run computes both algorithms alone on the same inputs (Y as it
+    // was before, for a sum post-op) and prints how far Winograd is from the direct result, and which
+    // one the call kept.
+    const std::string either = callCode(comment + " (Winograd or direct, the faster kept)",
+                                        makeWith("dcw_variant < " + std::to_string(variants) +
+                                                 " ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct"),
+                                        buffers, 2 * variants);
+    const std::string wino = callCode(comment + " (Winograd, to measure its error)", makeWith("convolution_winograd"), buffers, variants);
     std::string where;
     for (char ch : ctx.path()) where += (ch == '"' || ch == '\\' || ch == '%') ? '_' : ch;
     code = "static bool dcw_checked = false;\n"
+           "bool dcw_report = false;\n"
+           "double dcw_diff = 0, dcw_ref = 0;\n"
            "if (!dcw_checked) {\n"
            "  dcw_checked = true;\n"
+           "  dcw_report = true;\n"
            "  const size_t dcw_n = " + std::to_string(product(g.y)) + ";\n"
            "  std::vector<float> dcw_before(Y, Y + dcw_n);\n"
            "  {\n" + callCode(comment + " (direct, to measure the Winograd error)", makeWith(direct), buffers, variants) +
            "  dcw_call.reset();\n  }\n"
            "  std::vector<float> dcw_direct(Y, Y + dcw_n);\n"
            "  std::copy(dcw_before.begin(), dcw_before.end(), Y);\n"
-           "  {\n" + wino + "  }\n"
-           "  double dcw_diff = 0, dcw_ref = 0;\n"
+           "  {\n" + wino + "  dcw_call.reset();\n  }\n"
            "  for (size_t dcw_i = 0; dcw_i < dcw_n; ++dcw_i) {\n"
            "    dcw_diff = std::max(dcw_diff, double(std::fabs(Y[dcw_i] - dcw_direct[dcw_i])));\n"
            "    dcw_ref = std::max(dcw_ref, double(std::fabs(dcw_direct[dcw_i])));\n"
            "  }\n"
+           "  std::copy(dcw_before.begin(), dcw_before.end(), Y);\n"
+           "}\n" + either +
+           "if (dcw_report)\n"
            "  std::fprintf(stderr, \"dcw: " + where + ": Winograd convolution against the direct one on the first run's inputs: "
-           "max |difference| %.3g, max |output| %.3g (relative %.3g)\\n\", dcw_diff, dcw_ref, dcw_ref > 0 ? dcw_diff / dcw_ref : 0.0);\n"
-           "} else {\n" + wino + "}\n";
+           "max |difference| %.3g, max |output| %.3g (relative %.3g); kept %s\\n\", dcw_diff, dcw_ref, dcw_ref > 0 ? dcw_diff / dcw_ref : 0.0,\n"
+           "               dcw_call->kept() < " + std::to_string(variants) + " ? \"Winograd (faster here)\" : \"the direct convolution (faster here)\");\n";
   }
   SdfgBuilder bld(ctx);
   bld.cppTasklet(transposed ? "onednn_deconvolution" : winograd ? "onednn_winograd_convolution" : "onednn_convolution", ins, code, {"Y"},

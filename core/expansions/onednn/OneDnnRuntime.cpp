@@ -105,6 +105,7 @@ struct Operand {
 
 // One primitive with its operands in the order run() receives the buffers.
 struct Call {
+  int variant = 0; // which of the tasklet's variants this is (its index before any was left out)
   dnnl::primitive prim;
   std::vector<Operand> ops;
   std::unordered_map<int, dnnl::memory> args;
@@ -437,6 +438,8 @@ struct Tuned {
   std::vector<std::unique_ptr<Call>> variants;
   int chosen = -1;
   int threads = 0;
+  // The variant kept (its index among the tasklet's variants), once the first run chose it.
+  int kept() const { return chosen >= 0 && variants[size_t(chosen)] ? variants[size_t(chosen)]->variant : -1; }
   void run(std::initializer_list<const void*> buffers) {
     if (chosen >= 0) return variants[size_t(chosen)]->run(buffers);
     // DCW_ONEDNN_VARIANT=k pins variant k where a call has it (tests of a variant the timing may not
@@ -479,6 +482,7 @@ template <class Make> Tuned& call(std::unique_ptr<Tuned>& slot, unsigned& made, 
     for (int v = 0; v < count; ++v) {
       auto c = std::make_unique<Call>();
       try {
+        c->variant = v;
         make(*c, v);
       } catch (const std::exception&) {
         if (v + 1 == count && t->variants.empty()) throw;
