@@ -13,6 +13,7 @@
 #include "transforms/ModelCommands.h"
 #include "transforms/TransformationRegistry.h"
 #include "transforms/catalogue/ScopeTools.h"
+#include "transforms/catalogue/SqueezeExcitationFusion.h"
 
 #include <algorithm>
 #include <set>
@@ -29,6 +30,7 @@ const std::vector<std::string>& defaultPipeline() {
       "MatMulAddToGemm",
       "GeluFusion",
       "SiluFusion",
+      "SqueezeExcitationFusion",
       "AddFusion",
       "ActivationFusion",
       "ConcatBatchNormFusion",
@@ -137,6 +139,8 @@ public:
       if (epilogue)
         saturate(*t, {}, [this](Match& m) { return fusedRunsFaster(m); },
                  [this](const Match& m, const Sdfg& root) { return fusedNodeTaken(m, root); });
+      else if (t->name() == std::string_view("SqueezeExcitationFusion"))
+        saturate(*t, {}, [this](Match& m) { return SqueezeExcitationFusion::weightsSmallerThanActivation(m, root_); });
       else saturate(*t, {});
     }
     if (gpu) moveToGpu();

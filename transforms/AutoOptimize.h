@@ -2,8 +2,10 @@
 // reasonably fast one, one recorded step at a time (so every step is undoable and the result
 // exports as a plain script that replays step by step):
 //   1. before expansion, rewrites of ONNX ops: ConstantFolding and every pipeline name of category
-//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, AddFusion, ActivationFusion,
-//      ConcatBatchNormFusion, ElementwiseChainFusion). The epilogue fusions (AddFusion, ActivationFusion:
+//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, SqueezeExcitationFusion,
+//      AddFusion, ActivationFusion, ConcatBatchNormFusion, ElementwiseChainFusion).
+//      SqueezeExcitationFusion applies only where the convolution's weights are fewer than the
+//      activation elements the scale multiplied (it then moves less memory). The epilogue fusions (AddFusion, ActivationFusion:
 //      Conv/MatMul/Gemm + Add + activation -> one dcw fused op; ConcatBatchNormFusion: Concat +
 //      BatchNormalization) apply only where the first preferred implementation other
 //      than pure takes the producer, and are rolled back when it does not take the fused node (so

@@ -25,6 +25,7 @@
 #include "transforms/catalogue/RedundantArray.h"
 #include "transforms/catalogue/RedundantSecondArray.h"
 #include "transforms/catalogue/SiluFusion.h"
+#include "transforms/catalogue/SqueezeExcitationFusion.h"
 #include "transforms/catalogue/StateFusion.h"
 #include "transforms/catalogue/FpgaMemoryBank.h"
 #include "transforms/catalogue/FpgaArrayPartition.h"
@@ -101,6 +102,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<ConvBatchNormFolding>());
     r.add(std::make_unique<GeluFusion>());
     r.add(std::make_unique<SiluFusion>());
+    r.add(std::make_unique<SqueezeExcitationFusion>());
     r.add(std::make_unique<AddFusion>());
     r.add(std::make_unique<ActivationFusion>());
     r.add(std::make_unique<ConcatBatchNormFusion>());

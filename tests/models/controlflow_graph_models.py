@@ -301,3 +301,29 @@ save(helper.make_graph(
                          helper.make_tensor_value_info("X1", TensorProto.FLOAT, [2, 6, 5, 4])],
     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 15, 5, 4]), helper.make_tensor_value_info("C", TensorProto.FLOAT, [2, 15, 5, 4])],
     cbn_inits[1:5]), "concat_bn_shared.onnx")
+
+# A squeeze-and-excitation block as torchvision exports EfficientNet's (SqueezeExcitationFusion):
+# GlobalAveragePool -> Conv 1x1 -> Relu -> Conv 1x1 -> Sigmoid -> S[1, 8, 1, 1]; Mul(S, X) -> T;
+# then a 3x3 convolution (pads 1, bias) of T and a residual Add of X. `se_block_shared` also returns T
+# (another reader); `se_block_grouped` convolves T in 2 groups; `se_block_per_image` has a batch of 2
+# (each image its own scale).
+def se_block(name, batch=1, group=1, t_out=False):
+    inits = [numpy_helper.from_array(f32(4, 8, 1, 1), "W1"), numpy_helper.from_array(f32(4), "b1"),
+             numpy_helper.from_array(f32(8, 4, 1, 1), "W2"), numpy_helper.from_array(f32(8), "b2"),
+             numpy_helper.from_array(f32(8, 8 // group, 3, 3), "W"), numpy_helper.from_array(f32(8), "cb")]
+    outs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [batch, 8, 12, 10])]
+    if t_out:
+        outs.append(helper.make_tensor_value_info("T", TensorProto.FLOAT, [batch, 8, 12, 10]))
+    save(helper.make_graph(
+        [helper.make_node("GlobalAveragePool", ["X"], ["P"], name="pool"), conv_node("fc1", "P", "W1", "Q", "b1", kernel_shape=[1, 1]),
+         helper.make_node("Relu", ["Q"], ["R"], name="relu"), conv_node("fc2", "R", "W2", "G", "b2", kernel_shape=[1, 1]),
+         helper.make_node("Sigmoid", ["G"], ["S"], name="sigmoid"), helper.make_node("Mul", ["S", "X"], ["T"], name="scale"),
+         conv_node("project", "T", "W", "U", "cb", kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=group),
+         helper.make_node("Add", ["U", "X"], ["Y"], name="residual")],
+        name, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [batch, 8, 12, 10])], outs, inits), name + ".onnx")
+
+
+se_block("se_block")
+se_block("se_block_shared", t_out=True)
+se_block("se_block_grouped", group=2)
+se_block("se_block_per_image", batch=2)
