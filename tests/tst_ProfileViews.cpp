@@ -242,6 +242,38 @@ private slots:
     QCOMPARE(t->item(1, 8)->text(), QString::fromStdString(refused.unmeasuredWhy));
   }
 
+  // A Winograd convolution opted in on a node (the inspector's choice, a `set` step): the profile shows
+  // its error against the direct convolution, measured by the program on its first run, under the
+  // summary (the program's stderr, from its worker process), and the report keeps it.
+  void winogradErrorIsShownWithTheProfile() {
+    MainWindow w;
+    w.setShowsDialogs(false);
+    QVERIFY(openModel(w, QStringLiteral(DCW_SOURCE_DIR "/tests/data/winograd/winograd_block.onnx")));
+    QVERIFY(w.profilePanel()->programMessages().isEmpty());
+    QVERIFY(w.executeCommand("set main/state0/Conv_0 implementation=onednn_winograd"));
+    QSignalSpy done(&w, &MainWindow::profileFinished);
+    w.profile(2);
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 1; }, 300000));
+    QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+    const QString said = w.profilePanel()->programMessages();
+    QVERIFY2(said.startsWith(QStringLiteral("The program said:\ndcw: main/state0/Conv_0: Winograd convolution against the direct one "
+                                            "on the first run's inputs: max |difference| ")),
+             qPrintable(said));
+    QVERIFY2(said.contains(QStringLiteral("(relative ")) && said.contains(QStringLiteral("; kept ")), qPrintable(said));
+    const auto* report = w.profilePanel()->report();
+    QVERIFY(report);
+    QCOMPARE(report->messages.size(), size_t(1));
+    auto back = codegen::parseReport(codegen::reportJson(*report), "report");
+    QVERIFY(back);
+    QCOMPARE(back->messages, report->messages);
+    // Without the opt-in the program says nothing, and the panel shows no message box.
+    QVERIFY(w.executeCommand("set main/state0/Conv_0 implementation=onednn"));
+    w.profile(2);
+    QVERIFY(QTest::qWaitFor([&] { return done.count() == 2; }, 300000));
+    QVERIFY2(done.last().at(0).toBool(), qPrintable(done.last().at(1).toString()));
+    QVERIFY(w.profilePanel()->programMessages().isEmpty());
+  }
+
   void compareBeforeAndAfterAStep() {
     MainWindow w;
     w.setShowsDialogs(false);

@@ -2,7 +2,8 @@
 // with the generated-code ABI (GeneratedCode.h) misbehaves on request — an out-of-bounds write, an
 // integer division by zero, an endless loop, a 100 GiB allocation, an abort — and each run returns an
 // error naming what happened and the element the program was in (its progress slot), the time limit
-// and cancellation stop an endless loop at once, and the next run works again (a new worker).
+// and cancellation stop an endless loop at once, and the next run works again (a new worker). What the
+// program writes to stderr comes back (takeMessages), however much, also from a dying program.
 #include "codegen/cpu/Compiler.h"
 #include "codegen/run/WorkerProcess.h"
 
@@ -18,6 +19,7 @@ using namespace dcw::codegen;
 namespace {
 
 const char* kProgram = R"(#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 static volatile int64_t* slot = nullptr;
@@ -43,6 +45,10 @@ extern "C" int dcw_program(void* const* args, const int64_t* symbols, char* erro
     break;
   }
   case 5: std::abort();
+  case 6:                                                         // 2.5 MB of diagnostics (more than a pipe holds)
+    for (int i = 0; i < 40000; ++i) std::fprintf(stderr, "diagnostic line %05d of the program, padded to sixty bytes..\n", i);
+    break;
+  case 7: std::fprintf(stderr, "last words\n"); std::fflush(stderr); std::abort();
   }
   return 0;
 }
@@ -109,6 +115,29 @@ private slots:
     auto good = w.run(f_.args(), {0}, 1, nullptr, name);
     QVERIFY2(good.ok(), good.ok() ? "" : good.error().str().c_str());
     QCOMPARE(f_.y[0], 20.0f);
+  }
+
+  // What the program writes to stderr comes back line by line (takeMessages), however much it is (the
+  // pipe is drained while the program runs: no deadlock), and what a dying program said is kept.
+  void programMessagesComeBack() {
+    WorkerLimits limits;
+    limits.passMessagesOn = false; // not into this test's log
+    WorkerProcess w(f_.lib.path, limits);
+    QVERIFY(w.run(f_.args(), {0}, 1, nullptr, name).ok());
+    QCOMPARE(w.takeMessages(), std::string());
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = w.run(f_.args(), {6}, 1, nullptr, name);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+    QVERIFY(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 30);
+    const std::string said = w.takeMessages();
+    const size_t line = 62;
+    QCOMPARE(said.size(), size_t(256 << 10) / line * line); // the last 256 KiB, whole lines
+    QVERIFY(said.rfind("diagnostic line 39999 of the program, padded to sixty bytes..\n") == said.size() - line);
+    QCOMPARE(w.takeMessages(), std::string());
+    auto bad = w.run(f_.args(), {7}, 1, nullptr, name);
+    QVERIFY(!bad.ok());
+    QVERIFY2(bad.error().str().find("SIGABRT") != std::string::npos, bad.error().str().c_str());
+    QCOMPARE(w.takeMessages(), std::string("last words\n"));
   }
 
   void timeLimitStopsAnEndlessLoop() {

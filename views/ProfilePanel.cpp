@@ -84,7 +84,17 @@ ProfilePanel::ProfilePanel(QWidget* parent) : QWidget(parent) {
   });
   fl->addWidget(fpgaSummary_);
   fl->addWidget(fpgaTable_, 1);
+  // What the program itself said during the runs (its stderr, e.g. an opted-in Winograd convolution's
+  // measured error): shown under the summary, hidden when it said nothing.
+  messages_ = new QLabel(this);
+  messages_->setObjectName(QStringLiteral("profileMessages"));
+  messages_->setWordWrap(true);
+  messages_->setContentsMargins(6, 0, 6, 4);
+  messages_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  messages_->setTextFormat(Qt::PlainText);
+  messages_->hide();
   layout->addWidget(summary_);
+  layout->addWidget(messages_);
   layout->addWidget(tabs_, 1);
 }
 
@@ -104,6 +114,7 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
   roofline_->setReport(report_.get());
   tableView_->resizeColumnsToContents();
   showFpga(report_ && report_->fpga ? &*report_->fpga : nullptr);
+  showMessages(report_ ? report_->messages : std::vector<std::string>{});
   if (!report_) return;
   const auto& r = *report_;
   QString counters = r.counters.kind == "hardware"
@@ -148,6 +159,17 @@ void ProfilePanel::setComparison(const QString& title, const codegen::Comparison
 }
 
 void ProfilePanel::setMessage(const QString& message) { summary_->setText(message); }
+
+void ProfilePanel::showMessages(const std::vector<std::string>& lines) {
+  QString text;
+  const size_t shown = std::min<size_t>(lines.size(), 40);
+  for (size_t k = 0; k < shown; ++k) text += (k ? "\n" : "") + QString::fromStdString(lines[k]);
+  if (lines.size() > shown) text += tr("\n… and %1 more lines (the report's \"messages\")").arg(lines.size() - shown);
+  messages_->setText(lines.empty() ? QString() : tr("The program said:\n%1").arg(text));
+  messages_->setVisible(!lines.empty());
+}
+
+QString ProfilePanel::programMessages() const { return messages_->isHidden() ? QString() : messages_->text(); }
 
 void ProfilePanel::highlightPath(const QString& path) {
   timeline_->setHighlightedPath(path);

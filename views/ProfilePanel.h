@@ -36,6 +36,8 @@ public:
   const codegen::ProfileReport* report() const { return report_.get(); }
   void setComparison(const QString& title, const codegen::Comparison& comparison, const QString& nameA, const QString& nameB);
   void setMessage(const QString& message);
+  // The program's own messages as shown (empty when hidden).
+  QString programMessages() const;
   void highlightPath(const QString& path); // follow the selection
 
   ProfileTableModel* tableModel() const { return table_; }
@@ -55,6 +57,7 @@ signals:
 private:
   std::shared_ptr<const codegen::ProfileReport> report_;
   QLabel* summary_ = nullptr;
+  QLabel* messages_ = nullptr; // what the program wrote to stderr (ProfileReport::messages)
   QTabWidget* tabs_ = nullptr;
   ProfileTableModel* table_ = nullptr;
   QSortFilterProxyModel* sorted_ = nullptr;
@@ -66,6 +69,7 @@ private:
   QLabel* fpgaSummary_ = nullptr;
   QTableWidget* fpgaTable_ = nullptr;
   void showFpga(const codegen::FpgaEstimate* e);
+  void showMessages(const std::vector<std::string>& lines);
 };
 
 } // namespace dcw::views

@@ -55,6 +55,9 @@ public:
   Expected<std::vector<ir::Tensor>> run(const std::vector<ir::Tensor>& inputs, ProfileCapture* capture = nullptr) const;
   // The number of elements an instrumented program times (0: not instrumented).
   Expected<size_t> profiledElements() const;
+  // What the program wrote to stderr since the last call, in a worker process (isolated executors; it
+  // is also passed on to this process's stderr); empty in process, where it goes to stderr directly.
+  std::string takeProgramMessages() const { return worker_ ? worker_->takeMessages() : std::string(); }
   // Symbol values bound by the last successful run (for reports).
   const std::map<std::string, int64_t>& lastSymbols() const { return symbols_; }
 

@@ -212,6 +212,7 @@ std::string reportJson(const ProfileReport& r) {
   if (!r.counters.unavailable.empty()) c["unavailable"] = r.counters.unavailable;
   j["counters"] = c;
   j["dropped_events"] = r.droppedEvents;
+  if (!r.messages.empty()) j["messages"] = r.messages;
   if (r.peaks) {
     const MachinePeaks& p = *r.peaks;
     j["machine"] = json{{"cpu", p.cpuModel}, {"cores", p.cores}, {"threads", p.threads}, {"compiler", p.compiler},
@@ -282,6 +283,9 @@ Expected<ProfileReport> parseReport(const std::string& text, const std::string& 
           if (n.is_string()) r.counters.names.push_back(n.get<std::string>());
     }
     r.droppedEvents = j.value("dropped_events", size_t(0));
+    if (auto m = j.value("messages", json()); m.is_array())
+      for (auto& line : m)
+        if (line.is_string()) r.messages.push_back(line.get<std::string>());
     if (auto m = j.value("machine", json()); m.is_object()) {
       MachinePeaks p;
       p.cpuModel = m.value("cpu", std::string());

@@ -98,6 +98,10 @@ struct ProfileReport {
   MemoryInfo memory;
   CounterInfo counters;
   size_t droppedEvents = 0;
+  // What the program wrote to stderr during the warm-up and timed runs, line by line (a worker
+  // process's; in process it goes to stderr only): e.g. each opted-in Winograd convolution's error
+  // against the direct one, measured on its first run.
+  std::vector<std::string> messages;
   std::optional<MachinePeaks> peaks;
   std::vector<ElementProfile> elements; // program order; [0] is the whole model
   std::vector<ModuleProfile> modules;   // the model's module groups with a timed op, parents first

@@ -251,6 +251,15 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
   r.memory.peakDeltaBytes = std::max<int64_t>(0, r.memory.peakRssBytes - r.memory.baselineRssBytes);
   r.wallMs = Spread::of(wall);
   r.programMs = Spread::of(program);
+  {
+    const std::string said = ex.takeProgramMessages();
+    for (size_t at = 0; at < said.size();) {
+      size_t end = said.find('\n', at);
+      if (end == std::string::npos) end = said.size();
+      if (end > at) r.messages.push_back(said.substr(at, end - at));
+      at = end + 1;
+    }
+  }
   r.symbols = ex.lastSymbols();
 
   const ir::Sdfg& sdfg = ex.sdfg();

@@ -67,6 +67,64 @@ void WorkerProcess::stop() {
     }
   }
   pid_ = -1;
+  readMessages();
+  if (err_ >= 0) ::close(err_);
+  err_ = -1;
+}
+
+void WorkerProcess::readMessages() {
+  if (err_ < 0) return;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(err_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return; // EAGAIN: nothing more now
+    if (n == 0) {      // the worker is gone
+      ::close(err_);
+      err_ = -1;
+      return;
+    }
+    // Passed on as it arrives (the command line shows the program's diagnostics as before) and kept.
+    ssize_t off = limits_.passMessagesOn ? 0 : n;
+    while (off < n) {
+      ssize_t w = ::write(2, buf + off, size_t(n - off));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;
+      off += w;
+    }
+    messages_.append(buf, size_t(n));
+    constexpr size_t kKeep = 256 << 10;
+    if (messages_.size() > kKeep) { // the oldest go, whole lines
+      const size_t nl = messages_.find('\n', messages_.size() - kKeep);
+      messages_.erase(0, nl == std::string::npos ? messages_.size() - kKeep : nl + 1);
+    }
+  }
+}
+
+std::string WorkerProcess::takeMessages() {
+  readMessages();
+  const size_t end = messages_.rfind('\n');
+  if (end == std::string::npos) return {};
+  std::string out = messages_.substr(0, end + 1);
+  messages_.erase(0, end + 1);
+  return out;
+}
+
+int WorkerProcess::waitForReply(int timeoutMs) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    pollfd pfd[2] = {{sock_, POLLIN, 0}, {err_, POLLIN, 0}};
+    int wait = 50;
+    if (timeoutMs >= 0) {
+      const int64_t left = timeoutMs - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+      if (left <= 0) return 0;
+      wait = int(std::min<int64_t>(left, 50));
+    }
+    int n = ::poll(pfd, err_ >= 0 ? 2 : 1, wait);
+    if (n < 0 && errno != EINTR) return -errno;
+    if (n > 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) readMessages();
+    if (n > 0 && (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) return 1;
+  }
 }
 
 Expected<void> WorkerProcess::resize(uint64_t bytes) {
@@ -94,6 +152,15 @@ Expected<void> WorkerProcess::start() {
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
     return fail("worker", std::string("cannot create a socket pair: ") + std::strerror(errno));
   int mine = high(pair[0]), theirs = high(pair[1]);
+  int errPipe[2];
+  if (pipe2(errPipe, O_CLOEXEC) != 0) {
+    ::close(mine);
+    ::close(theirs);
+    return fail("worker", std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  const int errRead = high(errPipe[0]), errWrite = high(errPipe[1]);
+  fcntl(errRead, F_SETFL, fcntl(errRead, F_GETFL) | O_NONBLOCK);
+  fcntl(errRead, F_SETPIPE_SZ, 1 << 20); // room for a burst of messages while this process is busy
   const std::string exe = executablePath();
   int64_t mem = limits_.memoryBytes < 0 ? physicalMemoryBytes() : limits_.memoryBytes;
   // The worker's own mappings (libraries, the shared tensors) count against an address-space limit.
@@ -106,12 +173,18 @@ Expected<void> WorkerProcess::start() {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, shmFd_, 3);
   posix_spawn_file_actions_adddup2(&fa, theirs, 4);
+  posix_spawn_file_actions_adddup2(&fa, errWrite, 2);
   pid_t pid = -1;
   int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   ::close(theirs);
+  ::close(errWrite);
+  if (err_ >= 0) ::close(err_);
+  err_ = errRead;
   if (rc != 0) {
     ::close(mine);
+    ::close(err_);
+    err_ = -1;
     return fail(exe, std::string("cannot start the worker process: ") + std::strerror(rc),
                 "build dcw-worker (it is installed next to dcw), or set DCW_WORKER to its path");
   }
@@ -119,7 +192,7 @@ Expected<void> WorkerProcess::start() {
   sock_ = mine;
   Reply r;
   std::string msg;
-  if (!readFully(sock_, &r, sizeof r) || r.magic != kMagic) {
+  if (waitForReply(-1) <= 0 || !readFully(sock_, &r, sizeof r) || r.magic != kMagic) {
     int status = 0;
     waitpid(pid_, &status, 0);
     pid_ = -1;
@@ -216,6 +289,7 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
     while (waitpid(p, &status, 0) < 0 && errno == EINTR) {
     }
     pid_ = -1;
+    readMessages(); // what it said before it went (up to EOF)
     const std::string at = where();
     return fail(at.empty() ? library_ : at, what.empty() ? describeExit(status, "") : what,
                 "see the element's code (`dcw codegen`); the next run starts a new worker");
@@ -225,9 +299,8 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
     return died({});
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
-    pollfd pfd{sock_, POLLIN, 0};
-    int n = ::poll(&pfd, 1, 50);
-    if (n < 0 && errno != EINTR) return died({});
+    int n = waitForReply(50);
+    if (n < 0) return died({});
     if (n > 0) break;
     if (cancel && cancel->load()) {
       std::string at = where();
@@ -252,6 +325,7 @@ Expected<void> WorkerProcess::run(const std::vector<WorkerArg>& args, const std:
   if (r.messageBytes > maxMessage) return died("the worker answered with a malformed reply");
   std::string msg(r.messageBytes, '\0');
   if (r.messageBytes && !readFully(sock_, msg.data(), msg.size())) return died({});
+  readMessages(); // everything the run wrote is in the pipe by now
   if (r.status != 0) {
     std::string at = where();
     if (!at.empty() && msg.rfind(at + ": ", 0) == 0) msg = msg.substr(at.size() + 2); // already located there

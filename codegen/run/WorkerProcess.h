@@ -5,7 +5,10 @@
 // limit) and names the element the program was in — never a crash or a hang of the caller.
 //
 // Tensors travel through one shared-memory file (WorkerProtocol.h): constants are copied in once, each
-// run's inputs in and outputs out. A worker that died is started again by the next run. Limits: wall
+// run's inputs in and outputs out. What the program writes to stderr (its own diagnostics, such as a
+// Winograd convolution's measured error on the first run) comes through a pipe: it is passed on to
+// this process's stderr as it arrives, as if the program ran here, and kept for takeMessages() (the
+// app shows it with the run's profile). A worker that died is started again by the next run. Limits: wall
 // time per run and the worker's address space; a cancel flag, polled while waiting, kills it at once.
 #pragma once
 
@@ -24,6 +27,7 @@ namespace dcw::codegen {
 struct WorkerLimits {
   double seconds = 0;       // wall time of one run; 0: none
   int64_t memoryBytes = -1; // address space of the worker; -1: the machine's physical memory; 0: none
+  bool passMessagesOn = true; // the program's stderr also goes to this process's stderr as it arrives
 };
 
 struct WorkerArg {
@@ -60,6 +64,8 @@ public:
   // this build made.
   static std::string executablePath();
   pid_t pid() const { return pid_; }
+  // What the program wrote to stderr since the last call (whole lines; at most the last 256 KiB).
+  std::string takeMessages();
 
 private:
   Expected<void> start();
@@ -67,6 +73,11 @@ private:
   Expected<void> layout(const std::vector<WorkerArg>& args, std::vector<uint64_t>& offsets);
   Expected<void> resize(uint64_t bytes);
   std::string describeExit(int status, const std::string& where) const;
+  // Waits until the socket has data (true) or `timeoutMs` passed (false; -1: none), reading the
+  // program's stderr meanwhile. Negative errno on a poll failure.
+  int waitForReply(int timeoutMs);
+  // Reads what the program's stderr pipe holds now (without blocking); at EOF closes it.
+  void readMessages();
 
   std::string library_;
   WorkerLimits limits_;
@@ -74,6 +85,8 @@ private:
   char* shm_ = nullptr;
   uint64_t shmBytes_ = 0;
   int sock_ = -1;
+  int err_ = -1;            // read end of the worker's stderr
+  std::string messages_;    // read from it, not yet taken
   pid_t pid_ = -1;
   size_t elements_ = 0;
   // The constants copied in (pointer and size each, in order) and the end of their region.
