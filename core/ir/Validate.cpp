@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <set>
+#include <type_traits>
 
 namespace dcw::ir {
 
@@ -66,12 +67,19 @@ private:
     return out;
   }
 
+  // `what` names the user of the symbols: a string, or a callable giving one (made only for an error:
+  // a memlet's text for every edge after every step is most of what validation would cost).
+  template <class What>
   void checkSymbolsDeclared(const Element& e, const Sdfg& s, const std::set<std::string>& used,
-                            const std::set<std::string>& extra, const std::string& what) {
+                            const std::set<std::string>& extra, const What& what) {
     for (auto& name : used)
-      if (!s.symbols().count(name) && !extra.count(name))
-        error(e, what + " uses symbol '" + name + "', which is not declared in SDFG '" + s.name() + "'",
+      if (!s.symbols().count(name) && !extra.count(name)) {
+        std::string who;
+        if constexpr (std::is_invocable_v<const What&>) who = what();
+        else who = what;
+        error(e, who + " uses symbol '" + name + "', which is not declared in SDFG '" + s.name() + "'",
               "declare it in the symbol table (or map it from the enclosing SDFG)");
+      }
   }
 
   void checkSdfg(const Sdfg& s) {
@@ -271,7 +279,7 @@ private:
     if (m.otherSubset)
       for (auto& x : m.otherSubset->freeSymbols()) used.insert(x);
     for (auto& x : m.volume.freeSymbols()) used.insert(x);
-    checkSymbolsDeclared(e, s, used, extra, "memlet " + m.str());
+    checkSymbolsDeclared(e, s, used, extra, [&] { return "memlet " + m.str(); });
   }
 
   // A C++ tasklet's code is opaque (not parsed here or anywhere), but what it is bound to is checked:

@@ -13,10 +13,11 @@ bool rowMajor(const DataDescriptor& d) {
 }
 
 Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view) {
-  const std::string where = pathOfElement(sdfg, view);
-  if (view.dataKind != DataKind::View) return fail(where, "'" + view.name() + "' is not a view");
+  // The descriptor's path only when something is wrong: it takes an index of the whole model, and
+  // validation asks this of every view after every step.
+  if (view.dataKind != DataKind::View) return fail(pathOfElement(sdfg, view), "'" + view.name() + "' is not a view");
   auto bad = [&](const std::string& why, const std::string& hint = "a view has one access node, fed by one edge from an access node of the array it shows") {
-    return fail(where, "view '" + view.name() + "': " + why, hint);
+    return fail(pathOfElement(sdfg, view), "view '" + view.name() + "': " + why, hint);
   };
   if (!view.transient) return bad("a view must be a transient (the model's inputs and outputs are arrays)");
   ViewSource src;
