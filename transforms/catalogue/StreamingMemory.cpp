@@ -213,46 +213,37 @@ Expected<void> StreamingMemory::apply(const Match& match, edit::Editor& ed) cons
     me->exitId = mx->id();
     mx->entryId = me->id();
     auto* t = ed.add<Tasklet>(st, label + "_t", s.in ? "s = m" : "m = s");
+    t->addIn({s.in ? "m" : "s", d->dtype});
+    t->addOut({s.in ? "s" : "m", d->dtype});
     const std::string memConn = s.in ? s.outer->dstConnector.substr(3) : s.outer->srcConnector.substr(4);
     const Memlet outer = s.outer->memlet, inner = s.inner->memlet;
     auto* sn = ed.add<AccessNode>(st, stream);
-    if (s.in) {
-      t->addIn({"m", d->dtype});
-      t->addOut({"s", d->dtype});
-      me->addIn({"IN_" + memConn});
-      me->addOut({"OUT_" + memConn});
-      mx->addIn({"IN_" + stream});
-      mx->addOut({"OUT_" + stream});
-      const std::string taskletConn = s.inner->dstConnector;
-      Node* consumer = st.node(s.inner->dst);
-      ed.removeEdge(st, s.outer->id());
-      ed.removeEdge(st, s.inner->id());
-      ed.removeInConnector(*p.entry, "IN_" + memConn);
-      ed.removeOutConnector(*p.entry, "OUT_" + memConn);
-      ed.addInConnector(*p.entry, {"IN_" + stream});
-      ed.addOutConnector(*p.entry, {"OUT_" + stream});
+    // A scope node's IN_/OUT_ pair of connectors for `name` (the memory side's map passes the array on
+    // one end and the stream on the other); the compute map's pair for the array becomes the stream's.
+    auto pairOf = [](Node& n, const std::string& name) {
+      n.addIn({"IN_" + name});
+      n.addOut({"OUT_" + name});
+    };
+    Node& computeSide = s.in ? static_cast<Node&>(*p.entry) : static_cast<Node&>(*p.exit);
+    pairOf(s.in ? static_cast<Node&>(*me) : static_cast<Node&>(*mx), memConn);
+    pairOf(s.in ? static_cast<Node&>(*mx) : static_cast<Node&>(*me), stream);
+    const std::string taskletConn = s.in ? s.inner->dstConnector : s.inner->srcConnector;
+    Node* computeTasklet = st.node(s.in ? s.inner->dst : s.inner->src);
+    ed.removeEdge(st, s.outer->id());
+    ed.removeEdge(st, s.inner->id());
+    ed.removeInConnector(computeSide, "IN_" + memConn);
+    ed.removeOutConnector(computeSide, "OUT_" + memConn);
+    ed.addInConnector(computeSide, {"IN_" + stream});
+    ed.addOutConnector(computeSide, {"OUT_" + stream});
+    if (s.in) { // memory -> reader map -> stream -> the map's tasklet
       ed.addEdge(st, *s.node, "", *me, "IN_" + memConn, outer);
       ed.addEdge(st, *me, "OUT_" + memConn, *t, "m", inner);
       ed.addEdge(st, *t, "s", *mx, "IN_" + stream, element(stream));
       ed.addEdge(st, *mx, "OUT_" + stream, *sn, "", all(stream));
       ed.addEdge(st, *sn, "", *p.entry, "IN_" + stream, all(stream));
-      ed.addEdge(st, *p.entry, "OUT_" + stream, *consumer, taskletConn, element(stream));
-    } else {
-      t->addIn({"s", d->dtype});
-      t->addOut({"m", d->dtype});
-      me->addIn({"IN_" + stream});
-      me->addOut({"OUT_" + stream});
-      mx->addIn({"IN_" + memConn});
-      mx->addOut({"OUT_" + memConn});
-      const std::string taskletConn = s.inner->srcConnector;
-      Node* producer = st.node(s.inner->src);
-      ed.removeEdge(st, s.outer->id());
-      ed.removeEdge(st, s.inner->id());
-      ed.removeInConnector(*p.exit, "IN_" + memConn);
-      ed.removeOutConnector(*p.exit, "OUT_" + memConn);
-      ed.addInConnector(*p.exit, {"IN_" + stream});
-      ed.addOutConnector(*p.exit, {"OUT_" + stream});
-      ed.addEdge(st, *producer, taskletConn, *p.exit, "IN_" + stream, element(stream));
+      ed.addEdge(st, *p.entry, "OUT_" + stream, *computeTasklet, taskletConn, element(stream));
+    } else {    // the map's tasklet -> stream -> writer map -> memory
+      ed.addEdge(st, *computeTasklet, taskletConn, *p.exit, "IN_" + stream, element(stream));
       ed.addEdge(st, *p.exit, "OUT_" + stream, *sn, "", all(stream));
       ed.addEdge(st, *sn, "", *me, "IN_" + stream, all(stream));
       ed.addEdge(st, *me, "OUT_" + stream, *t, "s", element(stream));

@@ -310,13 +310,15 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
   ch.M = M;
   ch.dtype = A->dtype;
   const DType t = A->dtype;
-  const std::string as = range(a[0]) + ", " + range(a[1]), bs = range(b[0]) + ", " + range(b[1]);
+  const std::string bs = range(b[0]) + ", " + range(b[1]);
   ch.feed = [=](State& st, const auto& access, AccessNode* s0) {
     mapped(st, "feed", {{"k", K}, {"m", M}}, t, {{"b", access("B"), bs, tB ? "m, k" : "k, m"}}, "s = b", {"s", s0, "0:4", "0"});
   };
   ch.load = [=](State& st, const auto& access, AccessNode* at, int64_t p, int64_t R) {
     const std::string ps = std::to_string(p), row = std::to_string(p * R) + " + r";
-    mapped(st, "pe" + ps + "_load", {{"k", K}, {"r", R}}, t, {{"a", access("A"), as, tA ? "k, " + row : row + ", k"}}, "o = a",
+    // The element's rows of op(A): columns of A when it is transposed.
+    const std::string mine = range(p * R, (p + 1) * R), rows = tA ? range(K) + ", " + mine : mine + ", " + range(K);
+    mapped(st, "pe" + ps + "_load", {{"k", K}, {"r", R}}, t, {{"a", access("A"), rows, tA ? "k, " + row : row + ", k"}}, "o = a",
            {"o", at, range(K * R), "k * " + std::to_string(R) + " + r"});
   };
   ch.drain = [=](State& st, const auto& access, AccessNode* ct, int64_t p, int64_t R) {
@@ -336,7 +338,7 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
       code += beta == 1.0 ? " + cc" : " + " + th::literal(beta, t) + " * cc";
     }
     mapped(st, "pe" + ps + "_drain", {{"r", R}, {"m", M}}, t, ins, code,
-           {"y", access("Y"), range(N) + ", " + range(M), row + ", m"});
+           {"y", access("Y"), range(p * R, (p + 1) * R) + ", " + range(M), row + ", m"});
   };
   return buildChain(ctx, "Gemm", ch);
 }
