@@ -404,6 +404,38 @@ private slots:
     QCOMPARE(second->gflopsFloat32, first->gflopsFloat32);
     QCOMPARE(second->bandwidthGBs, first->bandwidthGBs);
     QVERIFY(QFile::exists(QString::fromStdString(second->cacheFile)));
+
+    // Measured again, each figure keeps the highest of the new and the cached measurement (a peak
+    // only rises): a cache that says more (a quiet machine's sgemm) stays, and the method says so.
+    auto rewrite = [&](double sgemm, double bandwidth) {
+      QFile f(QString::fromStdString(second->cacheFile));
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      QJsonObject j = QJsonDocument::fromJson(f.readAll()).object();
+      f.close();
+      j["gflop_per_s_float32_sgemm"] = sgemm;
+      j["gb_per_s"] = bandwidth;
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(QJsonDocument(j).toJson());
+    };
+    rewrite(1e6, 1e5);
+    o.useCache = false;
+    auto third = machinePeaks(o);
+    QVERIFY(third.ok());
+    QVERIFY(!third->cached);
+    QCOMPARE(third->gflopsFloat32Sgemm, 1e6);
+    QCOMPARE(third->gflopsFloat32, 1e6);
+    QCOMPARE(third->bandwidthGBs, 1e5);
+    QVERIFY(third->gflopsFloat32Fma >= first->gflopsFloat32Fma);
+    QVERIFY2(third->float32Method.find("oneDNN sgemm: ") == 0 &&
+                 third->float32Method.find("; the highest of this and earlier measurements") != std::string::npos,
+             third->float32Method.c_str());
+    // A cache that says less (a measurement disturbed by other work) is replaced by the new one.
+    rewrite(1e-3, 1e-3);
+    o.useCache = false;
+    auto fourth = machinePeaks(o);
+    QVERIFY(fourth.ok());
+    QVERIFY(fourth->gflopsFloat32Sgemm > 0.5 && fourth->gflopsFloat32Sgemm < 1e6);
+    QVERIFY(fourth->bandwidthGBs > 0.1 && fourth->bandwidthGBs < 1e5);
   }
 };
 

@@ -36,7 +36,8 @@ struct MachinePeaks {
 struct MachinePeakOptions {
   int threads = 0;          // 0: all usable cores
   CompileOptions compile;   // the same path as generated code
-  bool useCache = true;     // false: measure again (and refresh the cache)
+  bool useCache = true;     // false: measure again (and refresh the cache; each figure keeps the highest
+                            // of the new and the cached measurement: a peak only rises)
 };
 
 Expected<MachinePeaks> machinePeaks(const MachinePeakOptions& options = {});
