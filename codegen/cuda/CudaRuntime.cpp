@@ -475,6 +475,57 @@ inline cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t h, cons
   (void)zd;
   return CUDNN_STATUS_SUCCESS;
 }
+typedef enum { CUDNN_BATCHNORM_PER_ACTIVATION = 0, CUDNN_BATCHNORM_SPATIAL = 1 } cudnnBatchNormMode_t;
+// Y = alpha (scale (X - mean) / sqrt(var + epsilon) + bias) + beta Y per channel (spatial mode: the
+// parameters [1, C, 1, ..]), as cuDNN defines the inference form.
+inline cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
+                                                             cudnnTensorDescriptor_t xd, const void* xv, cudnnTensorDescriptor_t yd, void* yv,
+                                                             cudnnTensorDescriptor_t cd, const void* scale, const void* bias,
+                                                             const void* mean, const void* var, double epsilon) {
+  if (mode != CUDNN_BATCHNORM_SPATIAL || xd->nd < 4 || xd->nd > 5 || yd->nd != xd->nd || cd->nd != xd->nd || cd->dims[1] != xd->dims[1])
+    return CUDNN_STATUS_BAD_PARAM;
+  long long total = 1;
+  for (int d = 0; d < xd->nd; ++d) {
+    if (yd->dims[d] != xd->dims[d]) return CUDNN_STATUS_BAD_PARAM;
+    total *= xd->dims[d];
+  }
+  const float a = *static_cast<const float*>(alpha), b = *static_cast<const float*>(beta);
+  const float *X = static_cast<const float*>(xv), *S = static_cast<const float*>(scale), *B = static_cast<const float*>(bias);
+  const float *M = static_cast<const float*>(mean), *V = static_cast<const float*>(var);
+  float* Y = static_cast<float*>(yv);
+  for (long long e = 0; e < total; ++e) {
+    long long rest = e, xi = 0, yi = 0;
+    int c = 0;
+    for (int d = xd->nd; d-- > 0;) {
+      const long long i = rest % xd->dims[d];
+      rest /= xd->dims[d];
+      xi += i * xd->strides[d];
+      yi += i * yd->strides[d];
+      if (d == 1) c = int(i);
+    }
+    const float v = S[c] * ((X[xi] - M[c]) / std::sqrt(V[c] + float(epsilon))) + B[c];
+    Y[yi] = a * v + (b == 0.0f ? 0.0f : b * Y[yi]);
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
+// Y = alpha act(X) + beta Y (ReLU or identity); X may be Y.
+inline cudnnStatus_t cudnnActivationForward(cudnnHandle_t, cudnnActivationDescriptor_t ad, const void* alpha, cudnnTensorDescriptor_t xd,
+                                            const void* xv, const void* beta, cudnnTensorDescriptor_t yd, void* yv) {
+  if (xd->nd != yd->nd) return CUDNN_STATUS_BAD_PARAM;
+  long long total = 1;
+  for (int d = 0; d < xd->nd; ++d) {
+    if (yd->dims[d] != xd->dims[d] || yd->strides[d] != xd->strides[d]) return CUDNN_STATUS_BAD_PARAM;
+    total *= xd->dims[d];
+  }
+  const float a = *static_cast<const float*>(alpha), b = *static_cast<const float*>(beta);
+  const float* X = static_cast<const float*>(xv);
+  float* Y = static_cast<float*>(yv);
+  for (long long e = 0; e < total; ++e) { // dense tensors (what the environment describes)
+    const float v = ad->mode == CUDNN_ACTIVATION_RELU ? (X[e] > 0.0f ? X[e] : 0.0f) : X[e];
+    Y[e] = a * v + (b == 0.0f ? 0.0f : b * Y[e]);
+  }
+  return CUDNN_STATUS_SUCCESS;
+}
 #endif
 )DCWCU";
 

@@ -14,8 +14,9 @@ namespace dcw::codegen {
 // What comes first: cuda_runtime.h (and cublas_v2.h with `cublas`, cudnn.h with `cudnn`), or the host
 // stand-ins of cuda-sim (DCW_CUDA_SIM defined): the runtime's calls, cuBLAS's handle and SGEMMs computed
 // as cuBLAS defines them (column-major, op(A) m x k, op(B) k x n, C not read when beta is 0), and
-// cuDNN's descriptors, convolution (cross-correlation with groups, pads, strides, dilations) and
-// cudnnAddTensor computed as cuDNN defines them.
+// cuDNN's descriptors, convolution (cross-correlation with groups, pads, strides, dilations),
+// cudnnAddTensor, pooling, softmax, inference batch normalization and activation computed as cuDNN
+// defines them.
 std::string cudaHeaderSource(bool cublas, bool cudnn);
 // The runtime, after the host runtime.
 std::string_view cudaRuntimeSource();

@@ -206,6 +206,14 @@ def cases():
     out.append(recurrent("lstm_recurrence_layout1_batch1", "LSTM", 6, 1, 4, 16, layout=1, h0=True, outputs=("Y", "Y_h")))
     out.append(recurrent("lstm_recurrence_weights_as_inputs_no_bias", "LSTM", 4, 2, 3, 16, const=False, bias=False, c0=True,
                          outputs=("Y_c",)))
+    # DenseNet's BatchNormalization -> Relu (no convolution before it to fold into), rank 3 and 5: one
+    # FusedBatchNormalization after `dcw optimize` (cudnn: the normalization, then ReLU in place).
+    out.append(model("batchnorm_relu_rank3", [helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"], ["T"], epsilon=1e-5),
+                                              helper.make_node("Relu", ["T"], ["Y"])], [("X", [2, 6, 7])], [("Y", None)],
+                     {"s": rng.standard_normal(6), "b": rng.standard_normal(6), "m": rng.standard_normal(6), "v": rng.random(6) + 0.5}))
+    out.append(model("batchnorm_relu_rank5", [helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"], ["T"]),
+                                              helper.make_node("Relu", ["T"], ["Y"])], [("X", [1, 4, 3, 2, 5])], [("Y", None)],
+                     {"s": rng.standard_normal(4), "b": rng.standard_normal(4), "m": rng.standard_normal(4), "v": rng.random(4) + 0.5}))
     return out
 
 

@@ -1,6 +1,9 @@
 // `cudnn` Conv: one cudnnConvolutionForward per node, on the program's stream, and cudnnAddTensor for
 // the bias; MaxPool and AveragePool as cudnnPoolingForward, Softmax and LogSoftmax as
-// cudnnSoftmaxForward.
+// cudnnSoftmaxForward; BatchNormalization (inference: the global statistics) as
+// cudnnBatchNormalizationForwardInference, FusedBatchNormalization with Relu (DenseNet's BN -> ReLU
+// before each convolution, which cannot fold into a convolution's weights) followed by
+// cudnnActivationForward in place.
 //
 //   Conv  X[N, C, D..] * W[M, C/g, K..] (+ B[M]) -> Y[N, M, O..], 1 to 3 spatial dims (1-D as 2-D with a
 //         height of 1: cuDNN's tensors have 4 or 5 dims), groups (depthwise included), strides and
@@ -207,6 +210,48 @@ Expected<std::unique_ptr<Sdfg>> expandSoftmax(const ExpansionContext& ctx, bool 
   return bld.finish();
 }
 
+// BatchNormalization (inference) and FusedBatchNormalization with Relu or nothing: X[N, C, D..] (rank 2
+// to 5; below 4 padded with dims of 1, as cuDNN's tensors have 4 or 5) normalized per channel with
+// scale, B, input_mean and input_var [C].
+Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
+  const std::string op = ctx.node().opType;
+  if (ctx.attrInt("training_mode", 0) != 0 || ctx.outputs().size() > 1)
+    return ctx.error("cudnn " + op + " computes inference only (no training_mode, one output)", pureHint(ctx));
+  bool relu = false;
+  if (ctx.node().domain == fused::kDomain) {
+    DCW_TRY(auto ep, fused::epilogueOf(ctx));
+    if (ep.hasZ || (ep.activation && ep.activation->op != "Relu"))
+      return ctx.error("cudnn FusedBatchNormalization takes Relu alone (then cudnnActivationForward), no Z", pureHint(ctx));
+    relu = ep.activation != nullptr;
+  }
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto x, knownDims(ctx, "cudnn", op, "X", *X));
+  DCW_TRY(auto y, knownDims(ctx, "cudnn", op, "Y", *Y));
+  if (x.size() < 2 || x.size() > 5 || x != y) return ctx.error("cudnn " + op + " takes X of rank 2 to 5 and Y of its shape", pureHint(ctx));
+  for (const char* c : {"scale", "B", "input_mean", "input_var"}) {
+    DCW_TRY(auto d, th::needIn(ctx, c));
+    DCW_TRY(auto v, knownDims(ctx, "cudnn", op, c, *d));
+    if (v.size() != 1 || v[0] != x[1]) return ctx.error(std::string(c) + " must hold " + std::to_string(x[1]) + " values");
+  }
+  const double epsilon = ctx.attrFloat("epsilon", 1e-5);
+  if (!(epsilon > 0)) return ctx.error("cudnn " + op + " needs a positive epsilon", pureHint(ctx));
+  while (x.size() < 4) x.push_back(1);
+  int64_t n = 1;
+  for (auto e : x) n *= e;
+  char eps[40];
+  std::snprintf(eps, sizeof eps, "%.17g", epsilon);
+  std::string code = "// cuDNN batch normalization (inference, per channel) of X[" + dimsText(x) + "], epsilon " + eps +
+                     (relu ? ", then ReLU in place" : "") + "\n";
+  code += "static dcw_env_cudnn::BatchNorm dcw_bn;\n";
+  code += "static const int dcw_x[] = " + ints(x) + ";\n";
+  code += "dcw_env_cudnn::batchnorm(dcw_bn, " + std::to_string(x.size()) + ", dcw_x, " + eps + ", " + (relu ? "true" : "false") +
+          ", X, scale, B, input_mean, input_var, Y);\n";
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("cudnn_batchnorm", {"X", "scale", "B", "input_mean", "input_var"}, code, {"Y"}, {"cudnn"}, sym::Expr((relu ? 3 : 2) * n));
+  return bld.finish();
+}
+
 } // namespace
 
 void registerCudnn(ExpansionRegistry& r) {
@@ -224,6 +269,12 @@ void registerCudnn(ExpansionRegistry& r) {
         "one cuDNN softmax along the axis (float32, accurate: the row's maximum subtracted); a C++ tasklet on the host, not differentiable");
   r.add("", "LogSoftmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, true); },
         "one cuDNN log-softmax along the axis (float32); a C++ tasklet on the host, not differentiable");
+  r.add("", "BatchNormalization", decl(), expandBatchNorm,
+        "one cuDNN batch normalization with the global statistics (inference; float32, rank 2 to 5); a C++ tasklet on the host, "
+        "not differentiable");
+  r.add(fused::kDomain, "FusedBatchNormalization", decl(), expandBatchNorm,
+        "one cuDNN batch normalization (inference), then ReLU in place (cudnnActivationForward) when fused; a C++ tasklet on the "
+        "host, not differentiable");
 }
 
 std::string cudnnGlobals() {
@@ -302,6 +353,38 @@ inline void softmax(Softmax& k, int outer, int len, int inner, bool log, const f
   const float one = 1.0f, zero = 0.0f;
   check(cudnnSoftmaxForward(handle, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, k.x, X, &zero, k.x, Y),
         "cudnnSoftmaxForward");
+}
+// One batch normalization's descriptors (X and Y alike, the per-channel parameters [1, C, 1, ..]) and
+// its ReLU, made on its first run.
+struct BatchNorm {
+  bool ready = false;
+  cudnnTensorDescriptor_t x = nullptr, c = nullptr;
+  cudnnActivationDescriptor_t act = nullptr;
+};
+inline std::vector<BatchNorm*>& batchnorms() {
+  static std::vector<BatchNorm*> v;
+  return v;
+}
+// Y = scale (X - mean) / sqrt(var + epsilon) + B per channel of X[xd] (`nd` 4 or 5 dims), then ReLU.
+inline void batchnorm(BatchNorm& k, int nd, const int* xd, double epsilon, bool relu, const float* X, const float* scale, const float* B,
+                      const float* mean, const float* var, float* Y) {
+  if (!handle) check(cudnnCreate(&handle), "cudnnCreate");
+  check(cudnnSetStream(handle, dcw_cu::stream()), "cudnnSetStream");
+  if (!k.ready) {
+    int cd[5] = {1, xd[1], 1, 1, 1};
+    tensor(&k.x, nd, xd);
+    tensor(&k.c, nd, cd);
+    if (relu) {
+      check(cudnnCreateActivationDescriptor(&k.act), "cudnnCreateActivationDescriptor");
+      check(cudnnSetActivationDescriptor(k.act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0), "cudnnSetActivationDescriptor");
+    }
+    k.ready = true;
+    batchnorms().push_back(&k);
+  }
+  const float one = 1.0f, zero = 0.0f;
+  check(cudnnBatchNormalizationForwardInference(handle, CUDNN_BATCHNORM_SPATIAL, &one, &zero, k.x, X, k.x, Y, k.c, scale, B, mean, var, epsilon),
+        "cudnnBatchNormalizationForwardInference");
+  if (relu) check(cudnnActivationForward(handle, k.act, &one, k.x, Y, &zero, k.x, Y), "cudnnActivationForward");
 }
 // The descriptors, the fastest fp32 algorithm (`precompGemm`: cuDNN's implicit precomputed GEMM, the
 // one its fused call runs without an activation) and the workspace of a convolution.
@@ -419,6 +502,13 @@ for (Softmax* k : softmaxes()) {
   *k = Softmax();
 }
 softmaxes().clear();
+for (BatchNorm* k : batchnorms()) {
+  (void)cudnnDestroyTensorDescriptor(k->x);
+  (void)cudnnDestroyTensorDescriptor(k->c);
+  if (k->act) (void)cudnnDestroyActivationDescriptor(k->act);
+  *k = BatchNorm();
+}
+batchnorms().clear();
 if (handle) (void)cudnnDestroy(handle);
 handle = nullptr;
 )";
