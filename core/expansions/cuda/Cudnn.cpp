@@ -1,6 +1,6 @@
 // `cudnn` Conv: one cudnnConvolutionForward per node, on the program's stream, and cudnnAddTensor for
-// the bias; MaxPool and AveragePool as cudnnPoolingForward, Softmax and LogSoftmax as
-// cudnnSoftmaxForward; BatchNormalization (inference: the global statistics) as
+// the bias; MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool as cudnnPoolingForward, Softmax
+// and LogSoftmax as cudnnSoftmaxForward; BatchNormalization (inference: the global statistics) as
 // cudnnBatchNormalizationForwardInference, FusedBatchNormalization with Relu (DenseNet's BN -> ReLU
 // before each convolution, which cannot fold into a convolution's weights) followed by
 // cudnnActivationForward in place.
@@ -182,6 +182,37 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, bool max
   return bld.finish();
 }
 
+// GlobalAveragePool and GlobalMaxPool: one cudnnPoolingForward whose window is the whole of X's spatial
+// dims (rank 3 to 5; 1-D as 2-D with a height of 1), Y[N, C, 1..].
+Expected<std::unique_ptr<Sdfg>> expandGlobalPool(const ExpansionContext& ctx, bool max) {
+  const std::string op = max ? "GlobalMaxPool" : "GlobalAveragePool";
+  DCW_TRY(auto X, th::needIn(ctx, "X"));
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto x, knownDims(ctx, "cudnn", op, "X", *X));
+  DCW_TRY(auto y, knownDims(ctx, "cudnn", op, "Y", *Y));
+  if (x.size() < 3 || x.size() > 5 || y.size() != x.size() || x[0] != y[0] || x[1] != y[1])
+    return ctx.error("cudnn " + op + " takes X and Y of one rank from 3 to 5 with the same N and C; X is " + dimsText(x), pureHint(ctx));
+  for (size_t k = 2; k < y.size(); ++k)
+    if (y[k] != 1) return ctx.error("Y must have spatial dims of 1; it is " + dimsText(y));
+  if (x.size() == 3) { // as 2-D, height 1
+    x.insert(x.begin() + 2, 1);
+    y.insert(y.begin() + 2, 1);
+  }
+  std::vector<int64_t> window(x.begin() + 2, x.end()), pads(window.size(), 0), strides(window.size(), 1);
+  int64_t n = 1;
+  for (auto e : x) n *= e;
+  const std::string mode = max ? "CUDNN_POOLING_MAX" : "CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING";
+  std::string code = "// cuDNN global pooling (" + mode + "): Y[" + dimsText(y) + "] from X[" + dimsText(x) + "]\n";
+  code += "static dcw_env_cudnn::Pool dcw_pool;\n";
+  code += "static const int dcw_x[] = " + ints(x) + ", dcw_y[] = " + ints(y) + ", dcw_window[] = " + ints(window) + ";\n";
+  code += "static const int dcw_pad[] = " + ints(pads) + ", dcw_stride[] = " + ints(strides) + ";\n";
+  code += "dcw_env_cudnn::pool(dcw_pool, " + std::to_string(window.size()) + ", dcw_x, dcw_y, dcw_window, dcw_pad, dcw_stride, " + mode +
+          ", X, Y);\n";
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("cudnn_global_pooling", {"X"}, code, {"Y"}, {"cudnn"}, sym::Expr(n));
+  return bld.finish();
+}
+
 // Softmax and LogSoftmax: cudnnSoftmaxForward over the channel dim of [outer, axis, inner, 1] (from
 // opset 13 one axis; before 13 everything from axis on is one row).
 Expected<std::unique_ptr<Sdfg>> expandSoftmax(const ExpansionContext& ctx, bool log) {
@@ -265,6 +296,10 @@ void registerCudnn(ExpansionRegistry& r) {
         "one cuDNN max pooling (float32; symmetric pads, strides, no dilations or Indices); a C++ tasklet on the host, not differentiable");
   r.add("", "AveragePool", decl(), [](const ExpansionContext& c) { return expandPool(c, false); },
         "one cuDNN average pooling (float32; symmetric pads, strides, count_include_pad); a C++ tasklet on the host, not differentiable");
+  r.add("", "GlobalAveragePool", decl(), [](const ExpansionContext& c) { return expandGlobalPool(c, false); },
+        "one cuDNN average pooling over the whole spatial extent (float32, rank 3 to 5); a C++ tasklet on the host, not differentiable");
+  r.add("", "GlobalMaxPool", decl(), [](const ExpansionContext& c) { return expandGlobalPool(c, true); },
+        "one cuDNN max pooling over the whole spatial extent (float32, rank 3 to 5); a C++ tasklet on the host, not differentiable");
   r.add("", "Softmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, false); },
         "one cuDNN softmax along the axis (float32, accurate: the row's maximum subtracted); a C++ tasklet on the host, not differentiable");
   r.add("", "LogSoftmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, true); },

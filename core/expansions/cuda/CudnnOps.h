@@ -1,9 +1,9 @@
 // The `cudnn` implementations (C++ tasklets on the host calling cuDNN on GPU memory; target cuda; not
 // differentiable): Conv as one cudnnConvolutionForward (+ cudnnAddTensor for B) per node, 1 to 3
-// spatial dims, groups (depthwise included), strides, dilations and symmetric pads; MaxPool and
-// AveragePool as cudnnPoolingForward; Softmax and LogSoftmax as cudnnSoftmaxForward; BatchNormalization
-// (inference) and FusedBatchNormalization with Relu as cudnnBatchNormalizationForwardInference (then
-// cudnnActivationForward in place). registerCudnn
+// spatial dims, groups (depthwise included), strides, dilations and symmetric pads; MaxPool,
+// AveragePool, GlobalAveragePool and GlobalMaxPool as cudnnPoolingForward; Softmax and LogSoftmax as
+// cudnnSoftmaxForward; BatchNormalization (inference) and FusedBatchNormalization with Relu as
+// cudnnBatchNormalizationForwardInference (then cudnnActivationForward in place). registerCudnn
 // registers them; cudnnGlobals/cudnnTeardown give the environment's text (Environments.cpp lists it).
 #pragma once
 
