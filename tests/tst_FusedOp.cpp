@@ -52,9 +52,10 @@ private slots:
     for (auto& base : expansions::fused::bases()) {
       auto impls = expansions::registry().implementations("dcw", base.fused);
       // FusedConv also runs as oneDNN's Winograd convolution (the user's opt-in) and as cuDNN's fused
-      // convolution on the CUDA target.
+      // convolution on the CUDA target; FusedBatchNormalization as cuDNN's (then its ReLU).
       const std::vector<std::string> want = base.fused == "FusedConv" ? std::vector<std::string>{"pure", "onednn", "onednn_winograd", "cudnn"}
-                                                                      : std::vector<std::string>{"pure", "onednn"};
+                                            : base.fused == "FusedBatchNormalization" ? std::vector<std::string>{"pure", "onednn", "cudnn"}
+                                                                                      : std::vector<std::string>{"pure", "onednn"};
       QVERIFY2(impls == want, base.fused.c_str());
       QVERIFY(expansions::registry().find("", base.op, "pure"));
     }
