@@ -139,6 +139,27 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
 }
 
 
+
+// The tasklet of one cudnnPoolingForward: Y[y] from X[x] (4 or 5 dims) over `window`, as `mode`.
+Expected<std::unique_ptr<Sdfg>> poolCall(const ExpansionContext& ctx, const std::string& label, const std::string& what,
+                                         const std::string& mode, const std::vector<int64_t>& x, const std::vector<int64_t>& y,
+                                         const std::vector<int64_t>& window, const std::vector<int64_t>& pads,
+                                         const std::vector<int64_t>& strides) {
+  std::string code = "// cuDNN " + what + " (" + mode + "): Y[" + dimsText(y) + "] from X[" + dimsText(x) + "], window " + ints(window) +
+                     ", pads " + ints(pads) + ", strides " + ints(strides) + "\n";
+  code += "static dcw_env_cudnn::Pool dcw_pool;\n";
+  code += "static const int dcw_x[] = " + ints(x) + ", dcw_y[] = " + ints(y) + ", dcw_window[] = " + ints(window) + ";\n";
+  code += "static const int dcw_pad[] = " + ints(pads) + ", dcw_stride[] = " + ints(strides) + ";\n";
+  code += "dcw_env_cudnn::pool(dcw_pool, " + std::to_string(window.size()) + ", dcw_x, dcw_y, dcw_window, dcw_pad, dcw_stride, " + mode +
+          ", X, Y);\n";
+  int64_t outputs = 1, taps = 1;
+  for (auto e : y) outputs *= e;
+  for (auto e : window) taps *= e;
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet(label, {"X"}, code, {"Y"}, {"cudnn"}, sym::Expr(outputs * taps));
+  return bld.finish();
+}
+
 // MaxPool and AveragePool: cudnnPoolingForward, 1 to 3 spatial dims (1-D as 2-D), no dilations, no
 // Indices output; count_include_pad as cuDNN's two average modes.
 Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, bool max) {
@@ -167,19 +188,7 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, bool max
   const std::string mode = max ? "CUDNN_POOLING_MAX"
                                : ctx.attrInt("count_include_pad", 0) != 0 ? "CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"
                                                                           : "CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING";
-  std::string code = "// cuDNN pooling (" + mode + "): Y[" + dimsText(y) + "] from X[" + dimsText(x) + "], window " + ints(kernel) +
-                     ", pads " + ints(win.pads) + ", strides " + ints(win.strides) + "\n";
-  code += "static dcw_env_cudnn::Pool dcw_pool;\n";
-  code += "static const int dcw_x[] = " + ints(x) + ", dcw_y[] = " + ints(y) + ", dcw_window[] = " + ints(kernel) + ";\n";
-  code += "static const int dcw_pad[] = " + ints(win.pads) + ", dcw_stride[] = " + ints(win.strides) + ";\n";
-  code += "dcw_env_cudnn::pool(dcw_pool, " + std::to_string(kernel.size()) + ", dcw_x, dcw_y, dcw_window, dcw_pad, dcw_stride, " + mode +
-          ", X, Y);\n";
-  int64_t outputs = 1, taps = 1;
-  for (auto e : y) outputs *= e;
-  for (auto e : kernel) taps *= e;
-  SdfgBuilder bld(ctx);
-  bld.cppTasklet("cudnn_pooling", {"X"}, code, {"Y"}, {"cudnn"}, sym::Expr(outputs * taps));
-  return bld.finish();
+  return poolCall(ctx, "cudnn_pooling", "pooling", mode, x, y, kernel, win.pads, win.strides);
 }
 
 // GlobalAveragePool and GlobalMaxPool: one cudnnPoolingForward whose window is the whole of X's spatial
@@ -198,19 +207,9 @@ Expected<std::unique_ptr<Sdfg>> expandGlobalPool(const ExpansionContext& ctx, bo
     x.insert(x.begin() + 2, 1);
     y.insert(y.begin() + 2, 1);
   }
-  std::vector<int64_t> window(x.begin() + 2, x.end()), pads(window.size(), 0), strides(window.size(), 1);
-  int64_t n = 1;
-  for (auto e : x) n *= e;
-  const std::string mode = max ? "CUDNN_POOLING_MAX" : "CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING";
-  std::string code = "// cuDNN global pooling (" + mode + "): Y[" + dimsText(y) + "] from X[" + dimsText(x) + "]\n";
-  code += "static dcw_env_cudnn::Pool dcw_pool;\n";
-  code += "static const int dcw_x[] = " + ints(x) + ", dcw_y[] = " + ints(y) + ", dcw_window[] = " + ints(window) + ";\n";
-  code += "static const int dcw_pad[] = " + ints(pads) + ", dcw_stride[] = " + ints(strides) + ";\n";
-  code += "dcw_env_cudnn::pool(dcw_pool, " + std::to_string(window.size()) + ", dcw_x, dcw_y, dcw_window, dcw_pad, dcw_stride, " + mode +
-          ", X, Y);\n";
-  SdfgBuilder bld(ctx);
-  bld.cppTasklet("cudnn_global_pooling", {"X"}, code, {"Y"}, {"cudnn"}, sym::Expr(n));
-  return bld.finish();
+  const std::vector<int64_t> window(x.begin() + 2, x.end());
+  return poolCall(ctx, "cudnn_global_pooling", "global pooling", max ? "CUDNN_POOLING_MAX" : "CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING",
+                  x, y, window, std::vector<int64_t>(window.size(), 0), std::vector<int64_t>(window.size(), 1));
 }
 
 // Softmax and LogSoftmax: cudnnSoftmaxForward over the channel dim of [outer, axis, inner, 1] (from
