@@ -13,7 +13,8 @@ A model ONNX Runtime cannot run (an LSTM of layout 1: its CPU kernels take layou
 MODEL.onnx.for-ort beside it, the same function in ops ONNX Runtime runs, with the same inputs and
 outputs: ONNX Runtime runs that one instead.
 
-Without the peer it exits 77 (ctest's SKIP_RETURN_CODE) with the reason, except in CI (the CI
+Without the peer (absent, or its installation from the npm registry failing) it exits 77 (ctest's
+SKIP_RETURN_CODE) with the reason, except in CI (the CI
 variable set, as CI systems do: CI=true), where the peer is part of the checkout's shared/ folder and
 its absence is a failure (exit 1): a comparison that CI is supposed to run may not turn into a skip.
 
@@ -100,6 +101,20 @@ def main():
             return 1
         print(f"skipped: {where}; outside CI (CI is not set) this is a skip")
         return 77
+    # The peer installs ONNX Runtime from the npm registry on its first use (peers/setup.sh). A machine
+    # that cannot reach the registry has no peer: the same skip (or, in CI, failure), with npm's reason,
+    # rather than every model failing with ONNX Runtime's empty output.
+    setup = os.path.join(os.path.dirname(ns.ort), "setup.sh")
+    if os.path.exists(setup):
+        r = subprocess.run([setup], capture_output=True, text=True)
+        if r.returncode != 0:
+            where = (f"the ONNX Runtime peer could not be installed ({setup} exited {r.returncode}: "
+                     f"{r.stderr.strip()[-300:] or 'no message: npm could not install onnxruntime-node; is the npm registry reachable from here?'})")
+            if in_ci():
+                print(f"error: {where}; CI must have it, so this is a failure, not a skip", file=sys.stderr)
+                return 1
+            print(f"skipped: {where}; outside CI (CI is not set) this is a skip")
+            return 77
     bad = 0
     for model in ns.models:
         name = os.path.basename(model)
