@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <unistd.h>
 
 using namespace dcw::codegen;
 
@@ -138,6 +139,28 @@ private slots:
     QVERIFY(!bad.ok());
     QVERIFY2(bad.error().str().find("SIGABRT") != std::string::npos, bad.error().str().c_str());
     QCOMPARE(w.takeMessages(), std::string("last words\n"));
+  }
+
+  // A stderr whose reader is gone: the program's messages are lost there, not this process (SIGPIPE),
+  // and they are still kept for takeMessages.
+  void messagesToABrokenStderrDoNotEndTheCaller() {
+    const int saved = dup(2);
+    int p[2];
+    QVERIFY(pipe(p) == 0);
+    ::close(p[0]); // no reader
+    dup2(p[1], 2);
+    ::close(p[1]);
+    bool ok = false;
+    std::string said;
+    {
+      WorkerProcess w(f_.lib.path); // passes messages on (to the broken stderr)
+      ok = w.run(f_.args(), {6}, 1, nullptr, name).ok();
+      said = w.takeMessages();
+    }
+    dup2(saved, 2);
+    ::close(saved);
+    QVERIFY(ok);
+    QVERIFY(said.rfind("diagnostic line 39999 of the program, padded to sixty bytes..\n") == said.size() - 62);
   }
 
   void timeLimitStopsAnEndlessLoop() {

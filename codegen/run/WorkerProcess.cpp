@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <poll.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -34,6 +35,31 @@ int high(int fd) {
   int h = fcntl(fd, F_DUPFD_CLOEXEC, 64);
   ::close(fd);
   return h;
+}
+
+// Writes to this process's stderr with SIGPIPE blocked: a stderr whose reader is gone (`dcw ... 2>&1 |
+// head -1`) loses the text instead of ending this process because the program it runs wrote something.
+void passOn(const char* buf, size_t n) {
+  sigset_t pipe, old;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, &old);
+  bool broken = false;
+  for (size_t off = 0; off < n;) {
+    ssize_t w = ::write(2, buf + off, n - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      broken = w < 0 && errno == EPIPE;
+      break;
+    }
+    off += size_t(w);
+  }
+  if (broken) { // the SIGPIPE that write raised stays pending while blocked: take it
+    const timespec now{0, 0};
+    while (sigtimedwait(&pipe, nullptr, &now) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 } // namespace
@@ -85,13 +111,7 @@ void WorkerProcess::readMessages() {
       return;
     }
     // Passed on as it arrives (the command line shows the program's diagnostics as before) and kept.
-    ssize_t off = limits_.passMessagesOn ? 0 : n;
-    while (off < n) {
-      ssize_t w = ::write(2, buf + off, size_t(n - off));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) break;
-      off += w;
-    }
+    if (limits_.passMessagesOn) passOn(buf, size_t(n));
     messages_.append(buf, size_t(n));
     constexpr size_t kKeep = 256 << 10;
     if (messages_.size() > kKeep) { // the oldest go, whole lines
