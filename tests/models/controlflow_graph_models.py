@@ -327,3 +327,28 @@ se_block("se_block")
 se_block("se_block_shared", t_out=True)
 se_block("se_block_grouped", group=2)
 se_block("se_block_per_image", batch=2)
+
+# Activations wide enough for DCW's pass after a oneDNN call (PostOps.h: 4096 elements or more; 32768
+# or more on several threads), with an odd element count (the pass's scalar tail) and large
+# pre-activations (weights scaled up: the exponential's clamps):
+# `conv_silu_wide`: Conv 3x3 (13 channels at 53x53 = 36517 values) -> SiLU as exported -> Conv 1x1 -> Y,
+# so the SiLU's result is a transient (channels-last under auto-optimize).
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", "cb", kernel_shape=[3, 3], pads=[1, 1, 1, 1]), helper.make_node("Sigmoid", ["T"], ["S"], name="Sigmoid"),
+     helper.make_node("Mul", ["T", "S"], ["U"], name="mul"), conv_node("project", "U", "W2", "Y", "cb2", kernel_shape=[1, 1])],
+    "conv_silu_wide", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 53, 53])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 5, 53, 53])],
+    [numpy_helper.from_array(30 * f32(13, 3, 3, 3), "W"), numpy_helper.from_array(f32(13), "cb"),
+     numpy_helper.from_array(f32(5, 13, 1, 1), "W2"), numpy_helper.from_array(f32(5), "cb2")]), "conv_silu_wide.onnx")
+
+# `matmul_bias_gelu_wide`: a feed-forward input of 2 x 70 x 50 = 7000 values, GELU as PyTorch exports it.
+save(helper.make_graph(
+    [helper.make_node("MatMul", ["X", "W"], ["T"], name="mm"), helper.make_node("Add", ["bias", "T"], ["H"], name="add"),
+     helper.make_node("Div", ["H", "sqrt2"], ["D"], name="div"), helper.make_node("Erf", ["D"], ["E"], name="Erf"),
+     helper.make_node("Add", ["E", "one"], ["A"], name="add1"), helper.make_node("Mul", ["H", "A"], ["M"], name="mul"),
+     helper.make_node("Mul", ["M", "half"], ["Y"], name="mul1")],
+    "matmul_bias_gelu_wide", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 70, 40])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 70, 50])],
+    [numpy_helper.from_array(3 * f32(40, 50), "W"), numpy_helper.from_array(f32(50), "bias"),
+     numpy_helper.from_array(np.array(1.4142135, np.float32), "sqrt2"), numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+     numpy_helper.from_array(np.array(0.5, np.float32), "half")]), "matmul_bias_gelu_wide.onnx")

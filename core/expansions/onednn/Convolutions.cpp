@@ -223,6 +223,7 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
            "max |difference| %.3g, max |output| %.3g (relative %.3g); kept %s\\n\", dcw_diff, dcw_ref, dcw_ref > 0 ? dcw_diff / dcw_ref : 0.0,\n"
            "               dcw_call->kept() < " + std::to_string(variants) + " ? \"Winograd (faster here)\" : \"the direct convolution (faster here)\");\n";
   }
+  code += post.after;
   SdfgBuilder bld(ctx);
   bld.cppTasklet(transposed ? "onednn_deconvolution" : winograd ? "onednn_winograd_convolution" : "onednn_convolution", ins, code, {"Y"},
                  {"onednn"}, sym::Expr(flops));

@@ -90,7 +90,8 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   bld.cppTasklet("onednn_matmul", ins,
                  callCode("oneDNN matmul: Y[" + shapeText(y) + "] = A[" + shapeText(a) + "] x B[" + shapeText(b) + "]" +
                               (bias.empty() ? "" : " + Z[" + shapeText(bias) + "] (bias)") + post.text,
-                          make, buffers, post.zTwoWays ? 2 : 1),
+                          make, buffers, post.zTwoWays ? 2 : 1) +
+                     post.after,
                  {"Y"}, {"onednn"}, sym::Expr(2 * batch * M * N * K + (post.flops + (bias.empty() ? 0 : 1)) * product(y)));
   return bld.finish();
 }
@@ -155,7 +156,7 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
   std::string comment = "oneDNN matmul for Gemm: Y[" + std::to_string(M) + "x" + std::to_string(N) + "] = " + (tA ? "A^T" : "A") + " x " +
                         (tB ? "B^T" : "B") + (C ? " + C" : "") + post.text;
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers, post.zTwoWays ? 2 : 1), {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K + post.flops * M * N));
+  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers, post.zTwoWays ? 2 : 1) + post.after, {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K + post.flops * M * N));
   return bld.finish();
 }
 

@@ -240,12 +240,15 @@ struct Call {
   }
 };
 
-// e^x for the gate functions, written so that the compiler vectorizes the loops that call it
+// e^x for the LSTM gate functions and the activation passes below, written so that the compiler
+// vectorizes the loops that call it
 // (Cephes' expf: x = n ln2 + r, a degree-6 polynomial for e^r, 2^n from the exponent bits; about one
 // ulp, over the float range clamped where e^x stays finite and normal).
-inline float lstmExp(float x) {
+inline float fastExp(float x) {
   x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
-  const float n = __builtin_floorf(x * 1.44269504088896341f + 0.5f);
+  // n = x log2(e) rounded to nearest by adding and taking away 1.5 * 2^23 (floorf would keep GCC from
+  // vectorizing the loop under the program's default, trapping, floating-point semantics).
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
@@ -257,8 +260,8 @@ inline float lstmExp(float x) {
   return p * __builtin_bit_cast(float, (static_cast<int>(n) + 127) << 23);
 }
 #ifdef __AVX512F__
-// lstmExp on 16 lanes (the same polynomial; 2^n by scalef).
-inline __m512 lstmExp16(__m512 x) {
+// fastExp on 16 lanes (the same polynomial; 2^n by scalef).
+inline __m512 fastExp16(__m512 x) {
   x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
   const __m512 n = _mm512_roundscale_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(0.5f)),
                                         _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
@@ -273,6 +276,61 @@ inline __m512 lstmExp16(__m512 x) {
   p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
   return _mm512_scalef_ps(p, n);
 }
+#endif
+
+// The activations that oneDNN 2.6's eltwise post-ops compute slowly on AVX-512 (its swish post-op adds
+// about 0.3 ns an element with 2 threads, twice this pass), as a pass over a dense output after the
+// call (PostOps.h): SiLU x / (1 + e^-x) and GELU 0.5 x (1 + erf(x / sqrt 2)), in place over `n`
+// consecutive floats on the program's threads. erf by Abramowitz and Stegun 7.1.26 (|error| < 1.5e-7),
+// the form oneDNN's gelu_erf uses too.
+inline float siluOf(float x) { return x / (1.0f + fastExp(-x)); }
+inline float geluOf(float x) {
+  const float z = x * 0.707106781186547524f, a = z < 0.0f ? -z : z;
+  const float t = 1.0f / (1.0f + 0.3275911f * a);
+  const float poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  const float e = 1.0f - poly * fastExp(-a * a);
+  return 0.5f * x * (1.0f + (z < 0.0f ? -e : e));
+}
+#ifdef __AVX512F__
+inline __m512 silu16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  return _mm512_div_ps(x, _mm512_add_ps(one, fastExp16(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+inline __m512 gelu16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
+  const __m512 z = _mm512_mul_ps(x, _mm512_set1_ps(0.707106781186547524f));
+  const __m512 a = _mm512_abs_ps(z);
+  const __m512 t = _mm512_div_ps(one, _mm512_fmadd_ps(_mm512_set1_ps(0.3275911f), a, one));
+  __m512 poly = _mm512_set1_ps(1.061405429f);
+  poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(-1.453152027f));
+  poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(1.421413741f));
+  poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(-0.284496736f));
+  poly = _mm512_fmadd_ps(poly, t, _mm512_set1_ps(0.254829592f));
+  poly = _mm512_mul_ps(poly, t);
+  __m512 e = _mm512_fnmadd_ps(poly, fastExp16(_mm512_sub_ps(zero, _mm512_mul_ps(a, a))), one);
+  e = _mm512_mask_sub_ps(e, _mm512_cmp_ps_mask(z, zero, _CMP_LT_OQ), zero, e);
+  return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x), _mm512_add_ps(one, e));
+}
+#endif
+// `f` (siluOf, geluOf) over y[0, n) in place; `f16` its 16-lane form where there is AVX-512.
+template <class F, class F16> inline void activationInPlace(float* y, long n, F f, F16 f16) {
+#ifdef __AVX512F__
+  const long blocks = n / 16;
+#pragma omp parallel for schedule(static) if (n >= 32768)
+  for (long b = 0; b < blocks; ++b) _mm512_storeu_ps(y + 16 * b, f16(_mm512_loadu_ps(y + 16 * b)));
+  for (long k = 16 * blocks; k < n; ++k) y[k] = f(y[k]);
+#else
+  (void)f16;
+#pragma omp parallel for simd schedule(static) if (n >= 32768)
+  for (long k = 0; k < n; ++k) y[k] = f(y[k]);
+#endif
+}
+#ifdef __AVX512F__
+inline void siluInPlace(float* y, long n) { activationInPlace(y, n, siluOf, silu16); }
+inline void geluInPlace(float* y, long n) { activationInPlace(y, n, geluOf, gelu16); }
+#else
+inline void siluInPlace(float* y, long n) { activationInPlace(y, n, siluOf, 0); }
+inline void geluInPlace(float* y, long n) { activationInPlace(y, n, geluOf, 0); }
 #endif
 // One LSTM layer's recurrence (one direction, ONNX gate order i o f c, default activations) over the
 // input gates `xw` [T, B, 4H] that a matmul computed for every step at once (X W^T + Wb): per step,
@@ -328,8 +386,8 @@ inline void lstmRecurrence(const float* xw, const float* rp, const float* rb, co
               acc[3] = _mm512_fmadd_ps(hk, _mm512_loadu_ps(r + 48), acc[3]);
             }
             const __m512 one = _mm512_set1_ps(1.0f), two = _mm512_set1_ps(2.0f);
-            auto sigmoid = [&](__m512 v) { return _mm512_div_ps(one, _mm512_add_ps(one, lstmExp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))); };
-            auto tanh = [&](__m512 v) { return _mm512_sub_ps(one, _mm512_div_ps(two, _mm512_add_ps(lstmExp16(_mm512_mul_ps(two, v)), one))); };
+            auto sigmoid = [&](__m512 v) { return _mm512_div_ps(one, _mm512_add_ps(one, fastExp16(_mm512_sub_ps(_mm512_setzero_ps(), v)))); };
+            auto tanh = [&](__m512 v) { return _mm512_sub_ps(one, _mm512_div_ps(two, _mm512_add_ps(fastExp16(_mm512_mul_ps(two, v)), one))); };
             const __m512 cn = _mm512_fmadd_ps(sigmoid(acc[2]), _mm512_loadu_ps(cb), _mm512_mul_ps(sigmoid(acc[0]), tanh(acc[3])));
             _mm512_storeu_ps(cb, cn);
             _mm512_storeu_ps(hnb, _mm512_mul_ps(sigmoid(acc[1]), tanh(cn)));
@@ -345,12 +403,12 @@ inline void lstmRecurrence(const float* xw, const float* rp, const float* rb, co
               for (long k = 0; k < H; ++k) acc += hb[k] * rp[(jb * H + k * 16) * 4 + q * 16 + u];
               gq[q] = acc;
             }
-            const float i = 1.0f / (1.0f + lstmExp(-gq[0])), o = 1.0f / (1.0f + lstmExp(-gq[1]));
-            const float f = 1.0f / (1.0f + lstmExp(-gq[2]));
-            const float z = 1.0f - 2.0f / (lstmExp(2.0f * gq[3]) + 1.0f);
+            const float i = 1.0f / (1.0f + fastExp(-gq[0])), o = 1.0f / (1.0f + fastExp(-gq[1]));
+            const float f = 1.0f / (1.0f + fastExp(-gq[2]));
+            const float z = 1.0f - 2.0f / (fastExp(2.0f * gq[3]) + 1.0f);
             const float cn = f * cb[u] + i * z;
             cb[u] = cn;
-            hnb[u] = o * (1.0f - 2.0f / (lstmExp(2.0f * cn) + 1.0f));
+            hnb[u] = o * (1.0f - 2.0f / (fastExp(2.0f * cn) + 1.0f));
           }
           if (y)
             for (long u = 0; u < n; ++u) y[(t * B + b) * H + jb + u] = hnb[u];

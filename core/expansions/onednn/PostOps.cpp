@@ -79,7 +79,21 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
     }
     p.flops += 1;
   }
-  if (ep.activation) {
+  // SiLU and GELU on a dense Y of 4096 or more elements: DCW's pass after the call instead of the eltwise
+  // post-op (PostOps.h); on fewer, the post-op costs less than a call of the pass.
+  const ir::DataDescriptor* Y = ctx.out("Y");
+  bool denseY = false;
+  if (Y) {
+    auto yd = describedOperand(ctx, op, "Y", *Y);
+    denseY = yd && yd->dense && product(yd->dims) == product(y) && product(y) >= 4096;
+  }
+  if (ep.activation && denseY && (ep.activation->op == fused::kSilu || ep.activation->op == fused::kGelu)) {
+    const bool silu = ep.activation->op == fused::kSilu;
+    p.after = std::string("dcw_env_onednn::") + (silu ? "siluInPlace" : "geluInPlace") + "(Y, " + std::to_string(product(y)) + "L);\n";
+    p.flops += silu ? 4 : 8;
+    p.text += ", then " + ep.activation->op + " (a vectorized pass over Y after the call: faster than oneDNN's " +
+              (silu ? "swish" : "gelu_erf") + " post-op)";
+  } else if (ep.activation) {
     auto elt = eltwiseOf(*ep.activation, ep.params);
     if (elt.empty()) return ctx.error("onednn " + op + " has no post-op for activation " + ep.activation->op, pureHint(ctx));
     for (auto& e : elt) {

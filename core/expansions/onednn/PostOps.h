@@ -11,8 +11,15 @@
 //                             broadcasts oneDNN's kernels take; any other is refused (pure has it)
 //   activation             -> eltwise post-op(s): Relu and LeakyRelu eltwise_relu, Elu, Sigmoid
 //                             (logistic), Tanh, HardSwish, Softplus (soft_relu), Clip (clip_v2),
-//                             HardSigmoid (linear then clip_v2 to [0, 1]), Gelu (gelu_erf), Silu
-//                             (swish with alpha 1)
+//                             HardSigmoid (linear then clip_v2 to [0, 1]); Gelu (gelu_erf) and Silu
+//                             (swish with alpha 1) where Y is not dense
+//   Silu, Gelu on a dense Y -> a pass over Y after the call, for a Y of 4096 elements or more
+//                             (OneDnnRuntime.cpp's siluInPlace and geluInPlace, `after`): oneDNN
+//                             2.6's swish and gelu_erf post-ops cost more than a pass of their own on
+//                             AVX-512. A 1x1 convolution 16->96 at 112x112
+//                             (EfficientNet-B0), 2 threads, cold caches: 0.25 ms alone, 0.63 ms with
+//                             the swish post-op, 0.48 ms with the pass; a 3136x96x384 matmul with
+//                             gelu_erf (ConvNeXt-T): 1.06 ms alone, 1.39 ms with the post-op.
 // in that order (sum, then eltwise). A caller that gives Z to the primitive itself (a matmul bias)
 // says so and gets only the activation.
 #pragma once
@@ -34,6 +41,7 @@ struct PostOps {
   // Z of Y's shape: the statements use a bool `dcw_sum` the caller declares before them (sum post-op,
   // else binary_add), and the caller makes a variant for each.
   bool zTwoWays = false;
+  std::string after;                  // statements to run after the call (on the tasklet's Y)
   int64_t flops = 0;                  // per output element
   // "attr, " when there are post-ops: the primitive_desc argument before the engine.
   std::string attrArg() const { return attr.empty() ? "" : "attr, "; }
