@@ -143,16 +143,21 @@ save(helper.make_graph(nodes, "conv_activations", [helper.make_tensor_value_info
      "conv_activations.onnx")
 
 # A transformer's feed-forward input: MatMul -> Add(bias, T) -> GELU as PyTorch exports it (Div, Erf, Add, Mul, Mul).
-save(helper.make_graph(
-    [helper.make_node("MatMul", ["X", "W"], ["T"], name="mm"), helper.make_node("Add", ["bias", "T"], ["H"], name="add"),
-     helper.make_node("Div", ["H", "sqrt2"], ["D"], name="div"), helper.make_node("Erf", ["D"], ["E"], name="Erf"),
-     helper.make_node("Add", ["E", "one"], ["A"], name="add1"), helper.make_node("Mul", ["H", "A"], ["M"], name="mul"),
-     helper.make_node("Mul", ["M", "half"], ["Y"], name="mul1")],
-    "matmul_bias_gelu", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3, 5])],
-    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3, 6])],
-    [numpy_helper.from_array(f32(5, 6), "W"), numpy_helper.from_array(f32(6), "bias"),
-     numpy_helper.from_array(np.array(1.4142135, np.float32), "sqrt2"), numpy_helper.from_array(np.array(1.0, np.float32), "one"),
-     numpy_helper.from_array(np.array(0.5, np.float32), "half")]), "matmul_bias_gelu.onnx")
+# X [batch, rows, k] times W [k, n] (scaled by `scale`).
+def matmul_bias_gelu(name, batch, rows, k, n, scale=1):
+    save(helper.make_graph(
+        [helper.make_node("MatMul", ["X", "W"], ["T"], name="mm"), helper.make_node("Add", ["bias", "T"], ["H"], name="add"),
+         helper.make_node("Div", ["H", "sqrt2"], ["D"], name="div"), helper.make_node("Erf", ["D"], ["E"], name="Erf"),
+         helper.make_node("Add", ["E", "one"], ["A"], name="add1"), helper.make_node("Mul", ["H", "A"], ["M"], name="mul"),
+         helper.make_node("Mul", ["M", "half"], ["Y"], name="mul1")],
+        name, [helper.make_tensor_value_info("X", TensorProto.FLOAT, [batch, rows, k])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [batch, rows, n])],
+        [numpy_helper.from_array(scale * f32(k, n), "W"), numpy_helper.from_array(f32(n), "bias"),
+         numpy_helper.from_array(np.array(1.4142135, np.float32), "sqrt2"), numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+         numpy_helper.from_array(np.array(0.5, np.float32), "half")]), name + ".onnx")
+
+
+matmul_bias_gelu("matmul_bias_gelu", 2, 3, 5, 6)
 
 # GELU written the other ways round: x * (1/sqrt(2)); halving as Mul(x, 0.5) then Mul(., 1 + erf).
 save(helper.make_graph(
@@ -342,13 +347,4 @@ save(helper.make_graph(
      numpy_helper.from_array(f32(5, 13, 1, 1), "W2"), numpy_helper.from_array(f32(5), "cb2")]), "conv_silu_wide.onnx")
 
 # `matmul_bias_gelu_wide`: a feed-forward input of 2 x 70 x 50 = 7000 values, GELU as PyTorch exports it.
-save(helper.make_graph(
-    [helper.make_node("MatMul", ["X", "W"], ["T"], name="mm"), helper.make_node("Add", ["bias", "T"], ["H"], name="add"),
-     helper.make_node("Div", ["H", "sqrt2"], ["D"], name="div"), helper.make_node("Erf", ["D"], ["E"], name="Erf"),
-     helper.make_node("Add", ["E", "one"], ["A"], name="add1"), helper.make_node("Mul", ["H", "A"], ["M"], name="mul"),
-     helper.make_node("Mul", ["M", "half"], ["Y"], name="mul1")],
-    "matmul_bias_gelu_wide", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 70, 40])],
-    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 70, 50])],
-    [numpy_helper.from_array(3 * f32(40, 50), "W"), numpy_helper.from_array(f32(50), "bias"),
-     numpy_helper.from_array(np.array(1.4142135, np.float32), "sqrt2"), numpy_helper.from_array(np.array(1.0, np.float32), "one"),
-     numpy_helper.from_array(np.array(0.5, np.float32), "half")]), "matmul_bias_gelu_wide.onnx")
+matmul_bias_gelu("matmul_bias_gelu_wide", 2, 70, 40, 50, scale=3)
