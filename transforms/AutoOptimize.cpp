@@ -13,6 +13,7 @@
 #include "transforms/ModelCommands.h"
 #include "transforms/TransformationRegistry.h"
 #include "transforms/catalogue/ScopeTools.h"
+#include "transforms/catalogue/MapDimShuffle.h"
 #include "transforms/catalogue/SqueezeExcitationFusion.h"
 
 #include <algorithm>
@@ -49,6 +50,7 @@ const std::vector<std::string>& defaultPipeline() {
       "TaskletFusion",
       "TrivialMapElimination",
       "MapCollapse",
+      "MapDimShuffle",
       "Vectorization",
       "MapTiling",
   };
@@ -154,7 +156,16 @@ public:
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
         saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
     for (auto* t : after) {
-      if (gpu && (t->name() == "MapTiling" || t->name() == "Vectorization")) continue; // CPU loop shapes
+      if (gpu && (t->name() == "MapTiling" || t->name() == "Vectorization" || t->name() == "MapDimShuffle")) continue; // CPU loop shapes
+      if (t->name() == "MapDimShuffle") {
+        // Only the order that puts the contiguous parameter innermost.
+        saturate(*t, {}, [this](Match& m) {
+          auto order = MapDimShuffle::contiguousOrder(m, root_);
+          if (order) m.options["order"] = *order;
+          return order.has_value();
+        });
+        continue;
+      }
       if (t->name() == "MapTiling") {
         if (o_.tile) saturate(*t, {}, [this](Match& m) { return tileable(m); });
         continue;

@@ -18,7 +18,8 @@
 //   3. the map-level pipeline, each transformation applied at every applicable match until none
 //      applies: InlineNestedSDFG, StateFusion, RedundantArray, RedundantSecondArray,
 //      DeadDataflowElimination, MapFusion, MapReduceFusion, TaskletFusion, TrivialMapElimination,
-//      MapCollapse, Vectorization, MapTiling (once per outermost map, never on a tile map or inside
+//      MapCollapse, MapDimShuffle (only the order that puts the contiguous parameter innermost:
+//      MapDimShuffle::contiguousOrder), Vectorization, MapTiling (once per outermost map, never on a tile map or inside
 //      one; only dimensions of constant extent larger than the tile, only maps with two such and
 //      without write-conflict resolution inside). Names the registry does not contain are skipped;
 //      transformations that undo each other (MapExpansion/MapCollapse, MapInterchange) are left out;
@@ -26,7 +27,7 @@
 // For the GPU (target "cuda"): after step 1 the model moves onto the GPU (`apply GpuTransform` on its
 // first computing state, whole model) unless a state is there already; implementations are those for
 // the GPU (cuBLAS, cuDNN; the epilogue fusions and ChannelsLast, which only oneDNN runs, are left out);
-// Vectorization and MapTiling (CPU loop shapes) are skipped, so fused elementwise chains and reductions
+// MapDimShuffle, Vectorization and MapTiling (CPU loop shapes) are skipped, so fused elementwise chains and reductions
 // stay whole kernels; step 4 sets the outermost maps of GPU states to `gpu_device`.
 // A step that fails or would leave the model invalid is rolled back and not tried again; a step
 // budget bounds the whole run.

@@ -40,6 +40,7 @@
 #include "transforms/catalogue/MapFusion.h"
 #include "transforms/catalogue/MapFusionHorizontal.h"
 #include "transforms/catalogue/MapInterchange.h"
+#include "transforms/catalogue/MapDimShuffle.h"
 #include "transforms/catalogue/MapReduceFusion.h"
 #include "transforms/catalogue/MapTiling.h"
 #include "transforms/catalogue/MapUnroll.h"
@@ -62,6 +63,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<MapExpansion>());
     r.add(std::make_unique<MapCollapse>());
     r.add(std::make_unique<MapInterchange>());
+    r.add(std::make_unique<MapDimShuffle>());
     r.add(std::make_unique<TrivialMapElimination>());
     r.add(std::make_unique<MapUnroll>());
     r.add(std::make_unique<Vectorization>());
