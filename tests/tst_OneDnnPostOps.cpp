@@ -6,7 +6,6 @@
 // leave the float range unless clamped) and element counts that leave a scalar tail and, for the
 // convolution, span several threads.
 #include "support/SdfgFixtures.h"
-#include "transforms/AutoOptimize.h"
 
 #include "core/ir/AccessNode.h"
 
@@ -53,11 +52,7 @@ private slots:
     QVERIFY(m);
     auto ref = runExpanded(*m, 5);
     QVERIFY(!ref.empty());
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.expand = false;
-    o.prefer = {"onednn"};
-    QVERIFY(transforms::autoOptimize(h, o));
+    QVERIFY(autoOptimized(*m, {"onednn"}));
     // The activation is in the fused node (one node for the GELU model; the two convolutions).
     bool fused = false;
     for (auto* n : allNodes<LibraryNode>(*m))
@@ -87,11 +82,7 @@ private slots:
     auto m = loadModel(controlflowDataFile("conv_silu.onnx"), false);
     QVERIFY(m);
     auto ref = runExpanded(*m, 5);
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.expand = false;
-    o.prefer = {"onednn"};
-    QVERIFY(transforms::autoOptimize(h, o));
+    QVERIFY(autoOptimized(*m, {"onednn"}));
     std::string code;
     QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 5, {"onednn"}, &code), 1e-4, "onednn"));
     QVERIFY2(code.find("eltwise_swish") != std::string::npos, code.c_str());

@@ -15,6 +15,7 @@
 #include "core/expansions/SdfgBuilder.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/Tasklet.h"
+#include "transforms/AutoOptimize.h"
 #include "transforms/catalogue/MapTiling.h"
 
 #include <QString>
@@ -256,6 +257,15 @@ inline bool outputsClose(const std::vector<ir::Tensor>& ref, const std::vector<i
     return false;
   }
   return true;
+}
+
+// `dcw optimize` on `s` in place, preferring `prefer` (library nodes left unexpanded unless `expand`).
+inline bool autoOptimized(ir::Sdfg& s, std::vector<std::string> prefer, bool expand = false) {
+  edit::History h(s);
+  transforms::AutoOptimizeOptions o;
+  o.expand = expand;
+  o.prefer = std::move(prefer);
+  return bool(transforms::autoOptimize(h, o));
 }
 
 // A copy of `s` (through JSON) with every library node expanded, or null.
