@@ -80,6 +80,20 @@ private slots:
     QCOMPARE(joined(me->params), std::string("m,o0,c,o1"));
   }
 
+  // A padded 3x3 convolution reads a zero-padded copy of X at o1 + k1: o1 (the output's) goes innermost.
+  void reordersAPaddedConvolution() {
+    auto m = loadModel(controlflowDataFile("conv_relu.onnx"));
+    QVERIFY(m);
+    dropTrivialDims(*m);
+    MapEntry* me = mapNamed(*m, "conv_map");
+    QVERIFY(me);
+    QCOMPARE(joined(me->params), std::string("m,o0,o1,c,k0,k1"));
+    auto order = transforms::MapDimShuffle::contiguousOrder(shuffle(*me, ""), *m);
+    QVERIFY(order);
+    QCOMPARE(*order, std::string("m,o0,c,k0,k1,o1"));
+    QVERIFY(checkTransformation(*m, t, shuffle(*me, *order)));
+  }
+
   // Any order the user gives, e.g. the reduction outermost (write-conflict resolution keeps it right).
   void anyPermutation() {
     auto m = loadModel(onnxCase("test_matmul_2d"));

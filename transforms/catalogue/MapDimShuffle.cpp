@@ -140,12 +140,20 @@ std::optional<std::string> MapDimShuffle::contiguousOrder(const Match& match, co
   std::vector<const Memlet*> memlets;
   for (auto* e : st.outEdges(me->id()))
     if (!e->memlet.isEmpty()) memlets.push_back(&e->memlet);
+  const size_t reads = memlets.size();
   for (auto* e : st.inEdges(exit->id()))
     if (!e->memlet.isEmpty()) memlets.push_back(&e->memlet);
   if (memlets.empty()) return std::nullopt;
-  // A parameter qualifies when every memlet names it only as the whole index of its array's
-  // unit-stride dimension, or not at all, and some memlet names it so.
-  std::optional<size_t> chosen;
+  auto written = [&](const std::string& name) {
+    for (size_t k = reads; k < memlets.size(); ++k)
+      if (memlets[k]->subset.freeSymbols().count(name)) return true;
+    return false;
+  };
+  // A parameter qualifies when every memlet names it only in the index of its array's unit-stride
+  // dimension, as the parameter plus terms without it (a convolution window's o1 + k1), or not at all,
+  // and some memlet names it so.
+  // Of several (a window's o1 and k1 both step X by one), one the written memlets name (o1).
+  std::optional<size_t> chosen, unwritten;
   for (size_t p = 0; p < me->params.size() && !chosen; ++p) {
     const std::string& name = me->params[p];
     bool ok = true, used = false;
@@ -160,13 +168,19 @@ std::optional<std::string> MapDimShuffle::contiguousOrder(const Match& match, co
         const Range& r = m->subset[k];
         const bool names = r.begin.freeSymbols().count(name) || r.end.freeSymbols().count(name);
         if (!names) continue;
-        if (unit && k == *unit && r.isIndex() && r.begin.isSymbol() && r.begin.symbolName() == name) used = true;
+        // The index steps by one element as the parameter does: the parameter plus terms without it.
+        const bool unitStep = r.isIndex() && !(r.begin - sym::Expr::symbol(name)).freeSymbols().count(name);
+        if (unit && k == *unit && unitStep) used = true;
         else ok = false;
       }
       if (!ok) break;
     }
-    if (ok && used) chosen = p;
+    if (ok && used) {
+      if (written(name)) chosen = p;
+      else if (!unwritten) unwritten = p;
+    }
   }
+  if (!chosen) chosen = unwritten;
   if (!chosen || *chosen + 1 == me->params.size()) return std::nullopt;
   // Moving the first parameter away makes another one the outermost, parallel loop: not a reduction's
   // (its write-conflict resolution would turn into atomics).

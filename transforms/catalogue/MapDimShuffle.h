@@ -13,8 +13,9 @@
 // and its memlets stay as they are. Option: order (parameter names, comma-separated). Keeps the model
 // differentiable.
 // When it pays: contiguousOrder() — the order with the one parameter innermost that every memlet of
-// the map's body either indexes in its array's unit-stride dimension, as that dimension's whole index,
-// or does not name at all; auto-optimize applies that order (a body without nested maps only).
+// the map's body either indexes in its array's unit-stride dimension, as the parameter plus terms
+// without it (o1, or a window's o1 + k1), or does not name at all; auto-optimize applies that order (a
+// body without nested maps only).
 #pragma once
 
 #include "transforms/Transformation.h"

@@ -3,8 +3,8 @@
 //   Conv           X[N, C, D1..Dk] * W[M, C/group, K1..Kk] (+ B[M]) -> Y[N, M, O1..Ok]
 //     state 1: Y[n, m, o..] = B[m] (or 0)
 //     state 2: map n, m, o.., c < C/group, k.. : Y[n, m, o..] += X[n, g*C/group + c, o*s + k*d - pad] * W[m, c, k..]
-//              (WCR sum; g = m // (M/group)). Padding: the input index is clamped into range and the
-//              tasklet selects 0 where the unclamped position falls into the padding.
+//              (WCR sum; g = m // (M/group)). Padding: the window reads a zero-padded copy of X
+//              (states pad_zero and pad_copy before the convolution's), at o*s + k*d.
 //   ConvTranspose  X[N, C, I1..Ik] * W[C, M/group, K1..Kk] (+ B[M]) -> Y[N, M, O1..Ok], written as a gather
 //     over output positions: Y[n, m, o..] += X[n, g*C/group + c, (o + pad - k*d) / s] * W[g*C/group + c, m % (M/group), k..]
 //     where (o + pad - k*d) is a non-negative multiple of s inside the input (selected in the tasklet).
@@ -52,9 +52,6 @@ Expected<ConvIO> convIO(const ExpansionContext& ctx) {
 
 Shape spatial(const Shape& s) { return Shape(s.begin() + 2, s.end()); }
 
-// Tasklet code may use integer + - * and comparisons of map parameters and symbols, not floor division.
-bool taskletSafe(const std::string& s) { return s.find("//") == std::string::npos && s.find('%') == std::string::npos; }
-
 void initBias(SdfgBuilder& b, const ConvIO& io) {
   size_t r = io.Y->shape.size();
   if (io.B && io.B->rankKnown)
@@ -81,50 +78,44 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx) {
 
   Expr m = Expr::symbol("m"), c = Expr::symbol("c");
   std::vector<std::string> xi{"n", (group == 1 ? c : sym::floorDiv(m, Mg) * Cg + c).str()};
-  std::vector<std::string> wi{"m", "c"}, yi{"n", "m"}, conds;
+  std::vector<std::string> wi{"m", "c"}, yi{"n", "m"};
+  bool padded = false;
   for (size_t d = 0; d < io.nd; ++d) {
     std::string ds = std::to_string(d);
-    Expr pos = Expr::symbol("o" + ds) * w->strides[d] + Expr::symbol("k" + ds) * w->dilations[d] - w->padBegin[d];
-    Expr in = io.X->shape[d + 2];
-    // Whether the window can leave the input: padding on either side.
-    bool padded = !(w->padBegin[d] == Expr(0) && w->padEnd[d] == Expr(0));
-    if (padded) {
-      xi.push_back(sym::min(sym::max(pos, Expr(0)), in - 1).str());
-      std::string p = taskletDim(pos);
-      conds.push_back(p + " >= 0 && " + p + " < " + taskletDim(in));
-    } else {
-      xi.push_back(pos.str());
-    }
+    padded = padded || !(w->padBegin[d] == Expr(0) && w->padEnd[d] == Expr(0));
     wi.push_back("k" + ds);
     yi.push_back("o" + ds);
   }
-  std::string code = "y = x * w";
+  // With padding, the window reads a zero-padded copy of X: every index then lies inside the array, the
+  // tasklet is one multiply-add, and a window that moves one element per output position reads
+  // consecutive elements (so MapDimShuffle can put the output's last dimension innermost and the
+  // compiler vectorize it; a 3x3 convolution 64->64 at 56x56, 2 threads: 108 ms with the input index
+  // clamped and the padding selected away in the tasklet, 20 ms from the copy with the width innermost).
+  // The copy's offsets are memlet subsets, which hold any expression (auto_pad SAME over symbolic dims).
   std::string source = "X";
-  if (!conds.empty()) {
-    std::string cond = join(conds, " && ");
-    if (taskletSafe(cond)) {
-      code = "y = select(" + cond + ", x * w, " + literal(0, io.Y->dtype) + ")";
-    } else {
-      // Pads that are expressions with floor division (auto_pad SAME over symbolic dims): the tasklet
-      // cannot test them, so the window reads a zero-padded copy of X (the copy's offsets are memlet
-      // subsets, which hold any expression).
-      Shape padded{io.X->shape[0], io.X->shape[1]};
-      std::vector<std::string> at{"i0", "i1"};
-      xi.resize(2);
-      for (size_t d = 0; d < io.nd; ++d) {
-        padded.push_back(io.X->shape[d + 2] + w->padBegin[d] + w->padEnd[d]);
-        at.push_back((Expr::symbol("i" + std::to_string(d + 2)) + w->padBegin[d]).str());
-        std::string ds = std::to_string(d);
-        xi.push_back((Expr::symbol("o" + ds) * w->strides[d] + Expr::symbol("k" + ds) * w->dilations[d]).str());
-      }
-      source = b.transient("X_padded", io.X->dtype, padded);
-      b.mappedTasklet("pad_zero", fullRangeParams(padded), {}, "p = " + literal(0, io.X->dtype), {{"p", source, indexList(padded.size()), ""}});
-      b.nextState("pad_copy");
-      b.mappedTasklet("pad_copy", fullRangeParams(io.X->shape), {{"x", "X", indexList(io.X->shape.size())}}, "p = x",
-                      {{"p", source, join(at), ""}});
-      b.nextState("conv");
+  if (padded) {
+    Shape paddedShape{io.X->shape[0], io.X->shape[1]};
+    std::vector<std::string> at{"i0", "i1"};
+    for (size_t d = 0; d < io.nd; ++d) {
+      paddedShape.push_back(io.X->shape[d + 2] + w->padBegin[d] + w->padEnd[d]);
+      at.push_back((Expr::symbol("i" + std::to_string(d + 2)) + w->padBegin[d]).str());
     }
+    source = b.transient("X_padded", io.X->dtype, paddedShape);
+    b.mappedTasklet("pad_zero", fullRangeParams(paddedShape), {}, "p = " + literal(0, io.X->dtype),
+                    {{"p", source, indexList(paddedShape.size()), ""}});
+    b.nextState("pad_copy");
+    b.mappedTasklet("pad_copy", fullRangeParams(io.X->shape), {{"x", "X", indexList(io.X->shape.size())}}, "p = x",
+                    {{"p", source, join(at), ""}});
+    // The convolution's state gets the name it has without padding ("compute1"), so that scripts naming
+    // the conv map (`.../compute1/conv_map`) replay on padded convolutions as before.
+    b.nextState("compute1");
   }
+  for (size_t d = 0; d < io.nd; ++d) {
+    std::string ds = std::to_string(d);
+    xi.push_back((Expr::symbol("o" + ds) * w->strides[d] + Expr::symbol("k" + ds) * w->dilations[d] -
+                  (padded ? Expr(0) : w->padBegin[d])).str());
+  }
+  const std::string code = "y = x * w";
   b.mappedTasklet("conv", params, {{"x", source, join(xi)}, {"w", "W", join(wi)}}, code, {{"y", "Y", join(yi), "sum"}});
   return b.finish();
 }
