@@ -11,6 +11,7 @@
 #include "transforms/ApplyTransformation.h"
 #include "transforms/Matcher.h"
 #include "transforms/ModelCommands.h"
+#include "transforms/OptionList.h"
 #include "transforms/TransformationRegistry.h"
 #include "transforms/catalogue/ScopeTools.h"
 #include "transforms/catalogue/MapDimShuffle.h"
@@ -360,21 +361,9 @@ private:
     for (const Node* n : scope)
       for (const DataflowEdge* edge : st.outEdges(n->id()))
         if (!edge->memlet.wcr.empty()) return false;
-    std::vector<int64_t> wanted;
-    {
-      std::string list = o_.tileSizes;
-      size_t s = 0;
-      while (s <= list.size()) {
-        size_t c = list.find(',', s);
-        if (c == std::string::npos) c = list.size();
-        try {
-          wanted.push_back(std::stoll(list.substr(s, c - s)));
-        } catch (const std::exception&) {
-          return false;
-        }
-        s = c + 1;
-      }
-    }
+    const auto items = intListItems(o_.tileSizes);
+    if (!items) return false;
+    const std::vector<int64_t>& wanted = *items;
     size_t dims = me->params.size();
     if (wanted.size() != 1 && wanted.size() != dims) return false;
     std::string sizes;

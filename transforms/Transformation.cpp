@@ -1,5 +1,7 @@
 #include "transforms/Transformation.h"
 
+#include "transforms/OptionList.h"
+
 #include <charconv>
 
 namespace dcw::transforms {
@@ -43,16 +45,7 @@ Expected<void> Transformation::checkOptions(const Match& match, const std::strin
     bool ok = true;
     switch (spec->type) {
     case OptionSpec::Type::Int: ok = isInt(v); break;
-    case OptionSpec::Type::IntList: {
-      size_t s = 0;
-      while (ok) {
-        size_t c = v.find(',', s);
-        ok = isInt(std::string_view(v).substr(s, c == std::string::npos ? std::string::npos : c - s));
-        if (c == std::string::npos) break;
-        s = c + 1;
-      }
-      break;
-    }
+    case OptionSpec::Type::IntList: ok = intListItems(v).has_value(); break;
     case OptionSpec::Type::Bool: ok = v == "true" || v == "false"; break;
     case OptionSpec::Type::Choice: {
       ok = false;

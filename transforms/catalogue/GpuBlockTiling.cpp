@@ -3,6 +3,7 @@
 #include "core/ir/MapNodes.h"
 #include "core/ir/State.h"
 #include "transforms/Binding.h"
+#include "transforms/OptionList.h"
 #include "transforms/catalogue/MapTiling.h"
 
 namespace dcw::transforms {
@@ -25,17 +26,9 @@ std::vector<int64_t> sizesOf(const Match& match, const MapEntry& me) {
     }
     return v;
   }
-  const std::string& text = it->second;
-  for (size_t s = 0; s <= text.size();) {
-    size_t c = text.find(',', s);
-    try {
-      v.push_back(std::stoll(text.substr(s, c == std::string::npos ? std::string::npos : c - s)));
-    } catch (...) {
-      return {};
-    }
-    if (c == std::string::npos) break;
-    s = c + 1;
-  }
+  auto items = intListItems(it->second);
+  if (!items) return {};
+  v = std::move(*items);
   if (v.size() == 1) v.assign(me.params.size(), v[0]);
   return v;
 }

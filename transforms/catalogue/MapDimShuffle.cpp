@@ -4,6 +4,7 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Sdfg.h"
 #include "transforms/Binding.h"
+#include "transforms/OptionList.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <set>
@@ -14,38 +15,18 @@ using namespace dcw::ir;
 
 namespace {
 
-std::vector<std::string> splitNames(const std::string& text) {
-  std::vector<std::string> v;
-  size_t s = 0;
-  while (s <= text.size()) {
-    size_t c = text.find(',', s);
-    std::string name = text.substr(s, c == std::string::npos ? std::string::npos : c - s);
-    const size_t a = name.find_first_not_of(' '), b = name.find_last_not_of(' ');
-    v.push_back(a == std::string::npos ? "" : name.substr(a, b - a + 1));
-    if (c == std::string::npos) break;
-    s = c + 1;
-  }
-  return v;
-}
-
-std::string joinNames(const std::vector<std::string>& v) {
-  std::string s;
-  for (size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + v[k];
-  return s;
-}
-
 // The permutation `order` gives (new position -> old position), or why it is none.
 Expected<std::vector<size_t>> permutation(const MapEntry& me, const std::string& order, const std::string& path) {
-  const auto names = splitNames(order);
+  const auto names = listItems(order);
   if (names.size() != me.params.size())
     return fail(path, "order names " + std::to_string(names.size()) + " parameters for a map of " + std::to_string(me.params.size()) +
-                          " (" + joinNames(me.params) + ")");
+                          " (" + joinListItems(me.params) + ")");
   std::vector<size_t> perm;
   std::set<std::string> seen;
   for (const auto& n : names) {
     size_t k = 0;
     while (k < me.params.size() && me.params[k] != n) ++k;
-    if (k == me.params.size()) return fail(path, "order names '" + n + "', which is no parameter of the map (" + joinNames(me.params) + ")");
+    if (k == me.params.size()) return fail(path, "order names '" + n + "', which is no parameter of the map (" + joinListItems(me.params) + ")");
     if (!seen.insert(n).second) return fail(path, "order names '" + n + "' twice");
     perm.push_back(k);
   }
@@ -92,7 +73,7 @@ bool MapDimShuffle::canApply(const Match& match, const Sdfg& root, Diagnostics* 
   }
   const std::string order = option(match, "order");
   if (order.empty()) {
-    if (whyNot) whyNot->error(path, "no order given", "set order to the parameters in their new order, e.g. " + joinNames(me->params));
+    if (whyNot) whyNot->error(path, "no order given", "set order to the parameters in their new order, e.g. " + joinListItems(me->params));
     return false;
   }
   auto perm = permutation(*me, order, path);
@@ -192,8 +173,8 @@ std::optional<std::string> MapDimShuffle::contiguousOrder(const Match& match, co
     if (k != *chosen) order.push_back(me->params[k]);
   order.push_back(me->params[*chosen]);
   // Only an order the ranges allow.
-  if (!permutation(*me, joinNames(order), "")) return std::nullopt;
-  return joinNames(order);
+  if (!permutation(*me, joinListItems(order), "")) return std::nullopt;
+  return joinListItems(order);
 }
 
 } // namespace dcw::transforms

@@ -1,6 +1,7 @@
 #include "transforms/catalogue/MapTiling.h"
 
 #include "transforms/Binding.h"
+#include "transforms/OptionList.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 namespace dcw::transforms {
@@ -9,15 +10,9 @@ using namespace dcw::ir;
 
 namespace {
 
+// One size per dimension (one value for all); empty when an item is no integer.
 std::vector<int64_t> tileSizes(const std::string& text, size_t rank) {
-  std::vector<int64_t> v;
-  size_t s = 0;
-  while (s <= text.size()) {
-    size_t c = text.find(',', s);
-    v.push_back(std::stoll(text.substr(s, c == std::string::npos ? std::string::npos : c - s)));
-    if (c == std::string::npos) break;
-    s = c + 1;
-  }
+  std::vector<int64_t> v = intListItems(text).value_or(std::vector<int64_t>{});
   if (v.size() == 1) v.assign(rank, v[0]);
   return v;
 }
