@@ -204,6 +204,43 @@ private slots:
     QVERIFY(!built.lib.cacheHit);
   }
 
+  // A map of known extent whose FLOPs and elements moved cost less than waking the thread team runs on
+  // the calling thread (no OpenMP pragma); a large one keeps the parallel loop; both compute the same.
+  void smallMapsRunSerially_data() {
+    QTest::addColumn<int>("n");
+    QTest::addColumn<bool>("parallel");
+    QTest::newRow("64 values") << 64 << false;
+    QTest::newRow("1000 values") << 1000 << false;
+    QTest::newRow("100000 values") << 100000 << true;
+  }
+  void smallMapsRunSerially() {
+    QFETCH(int, n);
+    QFETCH(bool, parallel);
+    const std::string extent = std::to_string(n);
+    Sdfg s("main");
+    s.addArray("A", DType::Float32, {Expr(n)});
+    s.addArray("B", DType::Float32, {Expr(n)});
+    s.inputs = {"A"};
+    s.outputs = {"B"};
+    auto* st = s.addState("state0");
+    auto* a = st->add<AccessNode>("A");
+    auto* b = st->add<AccessNode>("B");
+    auto m = addMap(st, "map_i", {"i"}, ("0:" + extent).c_str(), Schedule::CpuMulticore);
+    auto* t = addTasklet(st, "scale", "b = a * 2 + 1", {"a"}, {"b"});
+    mapIn(st, *a, m, *t, "a", "A", ("0:" + extent).c_str(), "i");
+    mapOut(st, *t, "b", m, *b, "B", "i", ("0:" + extent).c_str());
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QCOMPARE(built.code.source.find("#pragma omp parallel for") != std::string::npos, parallel);
+    std::vector<float> A(static_cast<size_t>(n)), B(static_cast<size_t>(n), -1.f);
+    for (int i = 0; i < n; ++i) A[size_t(i)] = float(i % 97) * 0.5f - 7.f;
+    void* args[] = {A.data(), B.data()};
+    auto r = built.program->run(args, nullptr);
+    QVERIFY2(r, r ? "" : r.error().str().c_str());
+    for (int i = 0; i < n; ++i) QCOMPARE(B[size_t(i)], A[size_t(i)] * 2 + 1);
+  }
+
   // (b) Row sums (WCR sum, parallel over rows: no atomics) and a total (atomics).
   void reductions() {
     Sdfg s("main");

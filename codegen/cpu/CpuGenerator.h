@@ -5,6 +5,9 @@
 
 #include "codegen/SdfgWalker.h"
 #include "codegen/cpu/CppGenerator.h"
+#include "core/analysis/Cost.h"
+
+#include <optional>
 
 namespace dcw::codegen {
 
@@ -68,6 +71,13 @@ protected:
     int64_t offset = 0;
   };
   std::map<const ir::DataDescriptor*, ArenaSlot> arena_;
+
+  // Whether the map's whole scope is known to cost less than waking the thread team does (a squeeze-and-
+  // excitation block's maps on one pixel, a recurrent step on a few dozen values): such a map runs on the
+  // calling thread even when its schedule allows the cores (cpu_multicore, or default at the top).
+  // From the static cost (core/analysis/Cost.h): FLOPs plus elements moved, when free of symbols.
+  bool tooSmallForThreads(const ir::MapEntry& me);
+  std::optional<analysis::CostReport> cost_;
 
   CpuOptions opt_;
   Parallel par_;
