@@ -153,6 +153,10 @@ def cases():
     out.append(model("softmax_opset11_coerced", [helper.make_node("Softmax", ["X"], ["Y"], axis=1)], [("X", [2, 5, 3])], [("Y", None)],
                      opset=11))
     out.append(model("logsoftmax_last", [helper.make_node("LogSoftmax", ["X"], ["Y"])], [("X", [4, 9])], [("Y", None)]))
+    # The innermost axis over rows of 16-float blocks and a tail (DCW's softmaxRows variant), as BERT's
+    # attention scores are: [batch, heads, seq, seq].
+    out.append(model("softmax_attention_rows", [helper.make_node("Softmax", ["X"], ["Y"], axis=-1)], [("X", [1, 3, 37, 37])], [("Y", None)]))
+    out.append(model("logsoftmax_rows_tail", [helper.make_node("LogSoftmax", ["X"], ["Y"], axis=-1)], [("X", [5, 70])], [("Y", None)]))
     out.append(model("concat_three", [helper.make_node("Concat", ["A", "B", "C"], ["Y"], axis=1)],
                      [("A", [2, 3, 4]), ("B", [2, 1, 4]), ("C", [2, 5, 4])], [("Y", None)]))
     # Elementwise

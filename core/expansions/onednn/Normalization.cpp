@@ -7,7 +7,9 @@
 //                       is refused, and pure has it).
 //   LayerNormalization  X seen as [outer, inner] with inner = the dims from `axis` on; Scale (and B) of
 //                       the inner shape; Mean / InvStdDev outputs are refused.
-//   Softmax, LogSoftmax one axis from opset 13; before 13 the input is seen as [outer, inner] at `axis`.
+//   Softmax, LogSoftmax one axis from opset 13; before 13 the input is seen as [outer, inner] at `axis`;
+//                       where the axis is innermost, also DCW's softmax of whole rows (softmaxRows),
+//                       timed against the primitive on the first run.
 //   Concat              one concat primitive along `axis`; or, where every operand is dense and laid out
 //                       as the result (channels-last along C: a row per pixel), DCW's copy of whole rows
 //                       (concatRows), timed against it on the first run.
@@ -135,11 +137,23 @@ Expected<std::unique_ptr<Sdfg>> expandSoftmax(const ExpansionContext& ctx, bool 
   make += "dcw_k.prim = dnnl::softmax_v2_forward(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
   make += "dcw_k.add(DNNL_ARG_DST, x, pd.dst_desc(), true);\n";
+  std::string comment = "oneDNN " + std::string(log ? "log-softmax" : "softmax") + " of " + shapeText(view) + " along axis " + std::to_string(a);
+  // The second variant, where the axis is innermost (rows of consecutive floats): DCW's softmaxRows,
+  // timed against the primitive on the first run.
+  const int64_t n = view[size_t(a)], inner = product(view, size_t(a) + 1);
+  const bool rows = inner == 1 && n > 0;
+  if (rows) {
+    std::string own = "dcw_k.pass();\ndcw_k.pass();\n";
+    own += "dcw_k.then = [](Call& k) {\n";
+    own += "  softmaxRows(static_cast<const float*>(k.ops[0].pointer), static_cast<float*>(const_cast<void*>(k.ops[1].pointer)), " +
+           std::to_string(product(view) / n) + ", " + std::to_string(n) + ", " + (log ? "true" : "false") + ");\n";
+    own += "};\n";
+    make = "if (dcw_variant == 0) {\n" + make + "} else {\n" + own + "}\n";
+    comment += "; or DCW's rows of " + std::to_string(n) + " (timed: the faster kept)";
+  }
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_softmax", {"input"},
-                 callCode("oneDNN " + std::string(log ? "log-softmax" : "softmax") + " of " + shapeText(view) + " along axis " + std::to_string(a),
-                          make, {"input", "output"}),
-                 {"output"}, {"onednn"}, sym::Expr(4 * product(x)));
+  bld.cppTasklet("onednn_softmax", {"input"}, callCode(comment, make, {"input", "output"}, rows ? 2 : 1), {"output"}, {"onednn"},
+                 sym::Expr(4 * product(x)));
   return bld.finish();
 }
 
