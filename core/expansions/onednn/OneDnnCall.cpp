@@ -126,9 +126,9 @@ std::string callCode(const std::string& comment, const std::string& make, const 
   std::string s = "// " + comment + "\n";
   s += "static std::unique_ptr<dcw_env_onednn::Tuned> dcw_call;\n";
   s += "static unsigned dcw_made = 0;\n";
-  // The make function runs once per load: `cold` has the compiler optimize it for size, not speed.
+  // The make function runs once per load: DCW_ONEDNN_MAKE (OneDnnRuntime.cpp) compiles it cheaply.
   s += "dcw_env_onednn::call(dcw_call, dcw_made, " + std::to_string(variants) +
-       ", [](dcw_env_onednn::Call& dcw_k, int dcw_variant) __attribute__((cold)) {\n";
+       ", [](dcw_env_onednn::Call& dcw_k, int dcw_variant) DCW_ONEDNN_MAKE {\n";
   s += "  using namespace dcw_env_onednn;\n";
   if (variants == 1) s += "  (void)dcw_variant;\n";
   size_t start = 0;

@@ -30,6 +30,15 @@ namespace dcw::expansions::onednn {
 const char* runtimeGlobals() {
   return R"(dnnl::engine engine;
 dnnl::stream stream;
+// The attributes of each tasklet's make function (OneDnnCall.h's callCode): it runs once per load, so
+// it is compiled for size and, with g++, without optimization; the oneDNN wrappers it calls are
+// compiled once, out of line. Most of a program's compile time went into these functions (DenseNet-121,
+// 188 calls: 19.5 s with g++ -O3, 11.4 s so).
+#if defined(__GNUC__) && !defined(__clang__)
+#define DCW_ONEDNN_MAKE __attribute__((cold, optimize("O0")))
+#else
+#define DCW_ONEDNN_MAKE __attribute__((cold))
+#endif
 inline unsigned& generation() { static unsigned g = 0; return g; }
 inline std::mutex& runLock() { static std::mutex m; return m; }
 inline std::vector<std::function<void()>>& releases() { static std::vector<std::function<void()>> r; return r; }
@@ -642,7 +651,7 @@ struct Tuned {
 // after the environment was set up anew or the thread count changed. `make` is a plain function (each
 // tasklet's captureless lambda), not a template parameter: one copy of this function serves every
 // tasklet, which halves the compile time of a program with hundreds of oneDNN calls (DenseNet-121,
-// 188 calls: 41.6 -> 19.3 s with g++ -O3).
+// 188 calls: 41.6 -> 19.3 s with g++ -O3; DCW_ONEDNN_MAKE above takes it to 11.4 s).
 inline Tuned& call(std::unique_ptr<Tuned>& slot, unsigned& made, int count, void (*make)(Call&, int)) {
   std::lock_guard<std::mutex> guard(runLock());
   const int threads = useProgramThreads();
