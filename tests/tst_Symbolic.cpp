@@ -229,6 +229,7 @@ private slots:
   void parseErrors();
   void identifiers();
   void substitute();
+  void flattenedIndexRecombines();
   void evaluate_data();
   void evaluate();
   void bounds_data();
@@ -586,6 +587,27 @@ void TestSymbolic::substitute() {
   const Expr e = N * M + floorDiv(N, 2);
   QCOMPARE(e.substitute({{"K", Expr(1)}}), e);
   QCOMPARE(e.substitute({}).node(), e.node()); // unchanged expressions are shared, not rebuilt
+}
+
+// A flattened map parameter p read as (p // W, p % W) of a row-major array: its offset W*(p // W) + p % W
+// is p again, with a constant or a symbolic W, scaled, inside larger sums and for any p (negative too).
+void TestSymbolic::flattenedIndexRecombines() {
+  const Expr p = sym("p"), c = sym("c"), W = sym("W"), H = sym("H");
+  QCOMPARE(7 * floorDiv(p, 7) + mod(p, 7), p);
+  QCOMPARE(49 * c + 7 * floorDiv(p, 7) + mod(p, 7), 49 * c + p);
+  QCOMPARE(3 * (7 * floorDiv(p, 7) + mod(p, 7)), 3 * p);
+  QCOMPARE(W * floorDiv(p, W) + mod(p, W), p);
+  QCOMPARE(H * W * c + W * floorDiv(p + 1, W) + mod(p + 1, W) + 2, H * W * c + p + 3);
+  QCOMPARE(2 * W * floorDiv(p, W) + 2 * mod(p, W), 2 * p);
+  // Not a pair: a different divisor, coefficient or numerator stays as it is.
+  QVERIFY(6 * floorDiv(p, 7) + mod(p, 7) != p);
+  QVERIFY(7 * floorDiv(p, 7) + mod(c, 7) != p);
+  QVERIFY(H * floorDiv(p, W) + mod(p, W) != p);
+  // Three parameters flattened into one of a [., 3, 4] array: (p // 12, (p // 4) % 3, p % 4).
+  QCOMPARE(12 * floorDiv(p, 12) + 4 * mod(floorDiv(p, 4), 3) + mod(p, 4), p);
+  // The identity holds for every p: check the evaluated parts, negative p included.
+  for (int64_t v : {-15, -7, -1, 0, 3, 6, 7, 48, 50})
+    QCOMPARE(*(7 * floorDiv(p, 7)).evaluate({{"p", v}}) + *mod(p, 7).evaluate({{"p", v}}), v);
 }
 
 void TestSymbolic::evaluate_data() {

@@ -15,6 +15,7 @@
 #include "transforms/TransformationRegistry.h"
 #include "transforms/catalogue/ScopeTools.h"
 #include "transforms/catalogue/MapDimShuffle.h"
+#include "transforms/catalogue/MapFlatten.h"
 #include "transforms/catalogue/SqueezeExcitationFusion.h"
 
 #include <algorithm>
@@ -52,6 +53,7 @@ const std::vector<std::string>& defaultPipeline() {
       "TrivialMapElimination",
       "MapCollapse",
       "MapDimShuffle",
+      "MapFlatten",
       "Vectorization",
       "MapTiling",
   };
@@ -157,13 +159,23 @@ public:
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
         saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
     for (auto* t : after) {
-      if (gpu && (t->name() == "MapTiling" || t->name() == "Vectorization" || t->name() == "MapDimShuffle")) continue; // CPU loop shapes
+      if (gpu && (t->name() == "MapTiling" || t->name() == "Vectorization" || t->name() == "MapDimShuffle" || t->name() == "MapFlatten"))
+        continue; // CPU loop shapes
       if (t->name() == "MapDimShuffle") {
         // Only the order that puts the contiguous parameter innermost.
         saturate(*t, {}, [this](Match& m) {
           auto order = MapDimShuffle::contiguousOrder(m, root_);
           if (order) m.options["order"] = *order;
           return order.has_value();
+        });
+        continue;
+      }
+      if (t->name() == "MapFlatten") {
+        // Only parameters whose merge leaves every memlet's offsets one contiguous range.
+        saturate(*t, {}, [this](Match& m) {
+          auto params = MapFlatten::contiguousParams(m, root_);
+          if (params) m.options["params"] = *params;
+          return params.has_value();
         });
         continue;
       }

@@ -36,6 +36,7 @@
 #include "transforms/catalogue/ExpandLibraryNode.h"
 #include "transforms/catalogue/GeluFusion.h"
 #include "transforms/catalogue/MapCollapse.h"
+#include "transforms/catalogue/MapFlatten.h"
 #include "transforms/catalogue/MapExpansion.h"
 #include "transforms/catalogue/MapFusion.h"
 #include "transforms/catalogue/MapFusionHorizontal.h"
@@ -62,6 +63,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<StripMining>());
     r.add(std::make_unique<MapExpansion>());
     r.add(std::make_unique<MapCollapse>());
+    r.add(std::make_unique<MapFlatten>());
     r.add(std::make_unique<MapInterchange>());
     r.add(std::make_unique<MapDimShuffle>());
     r.add(std::make_unique<TrivialMapElimination>());

@@ -109,6 +109,49 @@ Expr termExpr(int64_t coeff, const Expr& mono) {
 
 std::optional<Expr> scaleSum(const Expr& sum, int64_t c);
 
+// A term k*(a % b) and a term k*b*(a // b) of the same sum (b an integer or an expression), which
+// together are k*a for every a and every b != 0: a flattened loop index p = H*W-sized range read as
+// (p // W, p % W) of a row-major array gives W*(p // W) + p % W, which is p. Found only where the
+// products k*b and k*a's coefficients fit in 64 bits.
+struct DivModPair {
+  size_t mod, div;
+};
+std::optional<DivModPair> divModPair(const std::vector<Term>& terms) {
+  for (size_t m = 0; m < terms.size(); ++m) {
+    const Expr& mm = terms[m].mono;
+    if (mm.op() != Op::Mod || mm.operands().size() != 2) continue;
+    const Expr& a = mm.operands()[0];
+    const Expr& b = mm.operands()[1];
+    const Expr quotient = floorDiv(a, b); // canonical: (x // 4) % 3 pairs with x // 12
+    const int64_t k = terms[m].coeff;
+    for (size_t d = 0; d < terms.size(); ++d) {
+      if (d == m) continue;
+      const Expr& dm = terms[d].mono;
+      bool match = false;
+      if (b.isConstant()) {
+        auto kb = checkedMul(k, *b.constantValue());
+        match = kb && terms[d].coeff == *kb && dm == quotient;
+      } else if (terms[d].coeff == k && dm.op() == Op::Mul) {
+        // k * (b's factors and a // b) in any canonical order: take the quotient out, compare the rest with b.
+        std::vector<Expr> rest;
+        bool found = false;
+        for (const Expr& f : dm.operands()) {
+          if (!found && f == quotient) found = true;
+          else rest.push_back(f);
+        }
+        match = found && !rest.empty() && (rest.size() == 1 ? rest[0] : makeMul(rest)) == b;
+      }
+      if (!match) continue;
+      Linear scaled = decompose(a);
+      bool fits = true;
+      for (const Term& t : scaled.terms) fits = fits && checkedMul(t.coeff, k).has_value();
+      for (int64_t c : scaled.constants) fits = fits && checkedMul(c, k).has_value();
+      if (fits) return DivModPair{m, d};
+    }
+  }
+  return std::nullopt;
+}
+
 // Collects like terms and folds constants; the canonical sum of lin.
 Expr buildSum(Linear lin) {
   // A coefficient times a sum is distributed, as makeMul does, where no coefficient overflows: a
@@ -142,6 +185,21 @@ Expr buildSum(Linear lin) {
       }
     }
     merged.push_back(std::move(t));
+  }
+  if (auto pair = divModPair(merged)) {
+    // k*b*(a // b) + k*(a % b) = k*a: the two terms go, k*a's terms join the rest (one Mod fewer).
+    const Expr a = merged[pair->mod].mono.operands()[0];
+    const int64_t scale = merged[pair->mod].coeff;
+    Linear again;
+    for (size_t i = 0; i < merged.size(); ++i)
+      if (i != pair->mod && i != pair->div) again.terms.push_back(merged[i]);
+    Linear scaled = decompose(a);
+    for (Term& t : scaled.terms) t.coeff *= scale; // divModPair checked these products
+    for (int64_t& c : scaled.constants) c *= scale;
+    again.terms.insert(again.terms.end(), scaled.terms.begin(), scaled.terms.end());
+    again.constants = lin.constants;
+    again.constants.insert(again.constants.end(), scaled.constants.begin(), scaled.constants.end());
+    return buildSum(std::move(again));
   }
   std::vector<Expr> out;
   for (const Term& t : merged)

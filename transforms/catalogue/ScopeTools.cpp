@@ -1,6 +1,9 @@
 #include "transforms/catalogue/ScopeTools.h"
 
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
+#include "core/tasklet/TaskletCode.h"
 #include "transforms/Binding.h"
 
 #include <set>
@@ -174,6 +177,121 @@ std::string rangeDependingOnOuter(const MapEntry& outer, const MapEntry& inner, 
         if (param) *param = p;
         return r.str();
       }
+  return {};
+}
+
+namespace {
+
+bool usesName(const tasklet::ExprPtr& e, const std::string& name) {
+  if (!e) return false;
+  if ((e->kind == tasklet::ExprKind::Name || e->kind == tasklet::ExprKind::Index) && e->text == name) return true;
+  for (auto& a : e->args)
+    if (usesName(a, name)) return true;
+  return false;
+}
+
+tasklet::ExprPtr replaceName(const tasklet::ExprPtr& e, const std::map<std::string, tasklet::ExprPtr>& with) {
+  if (!e) return e;
+  if (e->kind == tasklet::ExprKind::Name)
+    if (auto it = with.find(e->text); it != with.end()) return it->second;
+  bool changed = false;
+  std::vector<tasklet::ExprPtr> args;
+  for (auto& a : e->args) {
+    args.push_back(replaceName(a, with));
+    changed |= args.back() != a;
+  }
+  if (!changed) return e;
+  auto copy = std::make_shared<tasklet::Expr>(*e);
+  copy->args = std::move(args);
+  return copy;
+}
+
+// `v` as a tasklet expression, or nullptr when the language cannot say it.
+tasklet::ExprPtr taskletValue(const sym::Expr& v) {
+  std::string text = v.str();
+  if (text.find("//") != std::string::npos || text.find('%') != std::string::npos) return nullptr;
+  auto p = tasklet::parse("__v = " + text, "");
+  if (!p || p->statements.size() != 1) return nullptr;
+  return p->statements[0].value;
+}
+
+} // namespace
+
+bool taskletCanWrite(const sym::Expr& v) { return taskletValue(v) != nullptr; }
+
+bool taskletUses(const Tasklet& t, const std::set<std::string>& names, std::string* problem) {
+  if (t.language != TaskletLanguage::Dcw) {
+    for (auto& n : names)
+      if (t.code.find(n) != std::string::npos) {
+        *problem = "the C++ tasklet " + t.label() + " may use the parameter " + n;
+        return true;
+      }
+    return false;
+  }
+  auto prog = tasklet::parse(t.code, t.label());
+  if (!prog) {
+    *problem = "the tasklet " + t.label() + " does not parse";
+    return true;
+  }
+  bool any = false;
+  for (auto& s : prog->statements) {
+    if (names.count(s.target)) {
+      *problem = "the tasklet " + t.label() + " assigns " + s.target + ", the name of a map parameter";
+      return true;
+    }
+    for (auto& n : names) any |= usesName(s.value, n);
+  }
+  for (auto& c : t.inConnectors())
+    if (names.count(c.name) && any) {
+      *problem = "the tasklet " + t.label() + " has a connector named like the parameter " + c.name;
+      return true;
+    }
+  return any;
+}
+
+Expected<void> substituteInBody(edit::Editor& ed, State& st, const MapEntry& entry, const std::map<std::string, sym::Expr>& values) {
+  std::set<std::string> names;
+  for (auto& [p, v] : values) names.insert(p);
+  std::map<std::string, tasklet::ExprPtr> taskletValues;
+  std::set<ElementId> inside;
+  for (Node* n : nodesInside(st, entry)) {
+    inside.insert(n->id());
+    if (auto* t = dynamic_cast<Tasklet*>(n)) {
+      std::string problem;
+      if (!taskletUses(*t, names, &problem)) continue;
+      if (!problem.empty()) return fail(pathOf(*t), problem);
+      DCW_TRY(auto prog, tasklet::parse(t->code, t->label()));
+      if (taskletValues.empty())
+        for (auto& [p, v] : values) {
+          taskletValues[p] = taskletValue(v);
+          if (!taskletValues[p]) return fail(pathOf(*t), "the tasklet uses " + p + ", whose value " + v.str() + " tasklet code cannot write");
+        }
+      for (auto& s : prog.statements) s.value = replaceName(s.value, taskletValues);
+      ed.set(*t, &Tasklet::code, prog.str());
+    } else if (auto* m = dynamic_cast<MapEntry*>(n)) {
+      Subset r = m->range.substituted(values);
+      if (r != m->range) ed.set(*m, &MapEntry::range, r);
+    } else if (auto* ns = dynamic_cast<NestedSdfgNode*>(n)) {
+      auto mapping = ns->symbolMapping;
+      bool changed = false;
+      for (auto& [k, v] : mapping) {
+        sym::Expr nv = v.substitute(values);
+        if (nv != v) {
+          v = nv;
+          changed = true;
+        }
+      }
+      if (changed) ed.set(*ns, &NestedSdfgNode::symbolMapping, mapping);
+    }
+  }
+  const MapExit* mx = exitOf(st, entry);
+  for (auto& e : st.edges()) {
+    bool from = e->src == entry.id() || inside.count(e->src);
+    bool to = (mx && e->dst == mx->id()) || inside.count(e->dst);
+    if (!from || !to) continue;
+    Memlet m = e->memlet.substituted(values);
+    if (!(m == e->memlet)) ed.set(*e, &DataflowEdge::memlet, m);
+  }
   return {};
 }
 

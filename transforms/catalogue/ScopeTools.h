@@ -6,10 +6,13 @@
 #include "core/edit/Editor.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/State.h"
+#include "core/ir/Tasklet.h"
 #include "core/support/Diagnostic.h"
 #include "core/symbolic/Expr.h"
 #include "transforms/Match.h"
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,19 @@ bool isPerfectNest(const ir::State& st, const ir::MapEntry& outer, const ir::Map
 // new entry; the new exit is `exitOf(st, *newEntry)`.
 ir::MapEntry* wrapInMap(edit::Editor& ed, ir::State& st, ir::MapEntry& entry, const std::string& label,
                         std::vector<std::string> params, ir::Subset ranges, ir::Schedule schedule);
+
+// Whether tasklet `t` reads any of `names` (map parameters) in its code. Sets `problem` where the code
+// could not be rewritten: a C++ tasklet that may name one, code that does not parse, a statement that
+// assigns one, or an input connector named like one.
+bool taskletUses(const ir::Tasklet& t, const std::set<std::string>& names, std::string* problem);
+// Whether tasklet code can write the value `v` (its language has no // or %).
+bool taskletCanWrite(const sym::Expr& v);
+// The parameters of `entry` replaced by `values` throughout its body: the memlets of the edges from
+// the entry to the exit, nested maps' ranges, nested SDFGs' symbol mappings and the tasklets' code
+// (an error names a tasklet that uses a parameter whose value tasklet code cannot write). The entry's
+// own parameters and ranges are the caller's to change.
+Expected<void> substituteInBody(edit::Editor& ed, ir::State& st, const ir::MapEntry& entry,
+                                const std::map<std::string, sym::Expr>& values);
 
 // A parameter name not used by any map enclosing or inside `entry` nor by the SDFG's symbols.
 std::string freshParam(const ir::State& st, const ir::MapEntry& entry, const std::string& base);

@@ -4,7 +4,6 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
-#include "core/tasklet/TaskletCode.h"
 #include "transforms/Binding.h"
 #include "transforms/catalogue/ScopeTools.h"
 
@@ -22,70 +21,6 @@ std::vector<size_t> trivialDims(const MapEntry& me) {
   for (size_t d = 0; d < me.params.size(); ++d)
     if (auto n = me.range[d].size().evaluate({}); n && *n == 1) out.push_back(d);
   return out;
-}
-
-bool usesName(const tasklet::ExprPtr& e, const std::string& name) {
-  if (!e) return false;
-  if ((e->kind == tasklet::ExprKind::Name || e->kind == tasklet::ExprKind::Index) && e->text == name) return true;
-  for (auto& a : e->args)
-    if (usesName(a, name)) return true;
-  return false;
-}
-
-tasklet::ExprPtr replaceName(const tasklet::ExprPtr& e, const std::map<std::string, tasklet::ExprPtr>& with) {
-  if (!e) return e;
-  if (e->kind == tasklet::ExprKind::Name)
-    if (auto it = with.find(e->text); it != with.end()) return it->second;
-  bool changed = false;
-  std::vector<tasklet::ExprPtr> args;
-  for (auto& a : e->args) {
-    args.push_back(replaceName(a, with));
-    changed |= args.back() != a;
-  }
-  if (!changed) return e;
-  auto copy = std::make_shared<tasklet::Expr>(*e);
-  copy->args = std::move(args);
-  return copy;
-}
-
-// The begin of a trivial range as a tasklet expression, or nullptr when the language cannot say it.
-tasklet::ExprPtr taskletValue(const sym::Expr& v) {
-  std::string text = v.str();
-  if (text.find("//") != std::string::npos || text.find('%') != std::string::npos) return nullptr;
-  auto p = tasklet::parse("__v = " + text, "");
-  if (!p || p->statements.size() != 1) return nullptr;
-  return p->statements[0].value;
-}
-
-// Whether a tasklet uses any of the names; sets `problem` when it cannot be rewritten.
-bool taskletUses(const Tasklet& t, const std::set<std::string>& names, std::string* problem) {
-  if (t.language != TaskletLanguage::Dcw) {
-    for (auto& n : names)
-      if (t.code.find(n) != std::string::npos) {
-        *problem = "the C++ tasklet " + t.label() + " may use the parameter " + n;
-        return true;
-      }
-    return false;
-  }
-  auto prog = tasklet::parse(t.code, t.label());
-  if (!prog) {
-    *problem = "the tasklet " + t.label() + " does not parse";
-    return true;
-  }
-  bool any = false;
-  for (auto& s : prog->statements) {
-    if (names.count(s.target)) {
-      *problem = "the tasklet " + t.label() + " assigns " + s.target + ", the name of a removed parameter";
-      return true;
-    }
-    for (auto& n : names) any |= usesName(s.value, n);
-  }
-  for (auto& c : t.inConnectors())
-    if (names.count(c.name) && any) {
-      *problem = "the tasklet " + t.label() + " has a connector named like the parameter " + c.name;
-      return true;
-    }
-  return any;
 }
 
 } // namespace
@@ -119,13 +54,13 @@ bool TrivialMapElimination::canApply(const Match& match, const Sdfg& root, Diagn
     }
     if (auto* t = dynamic_cast<Tasklet*>(n)) {
       std::string problem;
-      if (taskletUses(*t, names, &problem)) {
+      if (scope::taskletUses(*t, names, &problem)) {
         if (!problem.empty()) {
           if (whyNot) whyNot->error(path, problem);
           return false;
         }
         for (auto& [p, v] : values)
-          if (!taskletValue(v)) {
+          if (!scope::taskletCanWrite(v)) {
             if (whyNot) whyNot->error(path, "the value " + v.str() + " of " + p + " cannot be written in tasklet code");
             return false;
           }
@@ -142,47 +77,8 @@ Expected<void> TrivialMapElimination::apply(const Match& match, edit::Editor& ed
   MapExit* mx = scope::exitOf(st, *me);
   auto dims = trivialDims(*me);
   std::map<std::string, sym::Expr> values;
-  std::set<std::string> names;
-  std::map<std::string, tasklet::ExprPtr> taskletValues;
-  for (size_t d : dims) {
-    values[me->params[d]] = me->range[d].begin;
-    names.insert(me->params[d]);
-  }
-  // The body: nodes, then the edges among them and to the map's ends.
-  std::set<ElementId> inside;
-  for (Node* n : scope::nodesInside(st, *me)) {
-    inside.insert(n->id());
-    if (auto* t = dynamic_cast<Tasklet*>(n)) {
-      std::string problem;
-      if (!taskletUses(*t, names, &problem)) continue;
-      DCW_TRY(auto prog, tasklet::parse(t->code, t->label()));
-      if (taskletValues.empty())
-        for (auto& [p, v] : values) taskletValues[p] = taskletValue(v);
-      for (auto& s : prog.statements) s.value = replaceName(s.value, taskletValues);
-      ed.set(*t, &Tasklet::code, prog.str());
-    } else if (auto* m = dynamic_cast<MapEntry*>(n)) {
-      Subset r = m->range.substituted(values);
-      if (r != m->range) ed.set(*m, &MapEntry::range, r);
-    } else if (auto* ns = dynamic_cast<NestedSdfgNode*>(n)) {
-      auto mapping = ns->symbolMapping;
-      bool changed = false;
-      for (auto& [k, v] : mapping) {
-        sym::Expr nv = v.substitute(values);
-        if (nv != v) {
-          v = nv;
-          changed = true;
-        }
-      }
-      if (changed) ed.set(*ns, &NestedSdfgNode::symbolMapping, mapping);
-    }
-  }
-  for (auto& e : st.edges()) {
-    bool from = e->src == me->id() || inside.count(e->src);
-    bool to = e->dst == mx->id() || inside.count(e->dst);
-    if (!from || !to) continue;
-    Memlet m = e->memlet.substituted(values);
-    if (!(m == e->memlet)) ed.set(*e, &DataflowEdge::memlet, m);
-  }
+  for (size_t d : dims) values[me->params[d]] = me->range[d].begin;
+  DCW_CHECK(scope::substituteInBody(ed, st, *me, values));
 
   if (dims.size() < me->params.size()) {
     std::vector<std::string> params;
