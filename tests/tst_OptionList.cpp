@@ -33,6 +33,14 @@ private slots:
     QVERIFY(!intListItems("9223372036854775808")); // beyond int64
   }
 
+  // One size widened to every dimension, or one per dimension (MapTiling's and GpuBlockTiling's sizes).
+  void perDimensionSizes() {
+    QCOMPARE(perDimension("32", 3), (std::vector<int64_t>{32, 32, 32}));
+    QCOMPARE(perDimension("8,32", 2), (std::vector<int64_t>{8, 32}));
+    QCOMPARE(perDimension("8,32", 3), (std::vector<int64_t>{8, 32})); // the caller names the mismatch
+    QVERIFY(perDimension("8,x", 2).empty());
+  }
+
   // MapTiling's tile_sizes is an IntList: checkOptions refuses what is no list of integers, naming it.
   void checkedBeforeAStep() {
     const Transformation* t = TransformationRegistry::instance().find("MapTiling");

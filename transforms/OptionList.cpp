@@ -30,6 +30,12 @@ std::optional<std::vector<int64_t>> intListItems(std::string_view text) {
   return values;
 }
 
+std::vector<int64_t> perDimension(std::string_view text, size_t rank) {
+  std::vector<int64_t> v = intListItems(text).value_or(std::vector<int64_t>{});
+  if (v.size() == 1) v.assign(rank, v[0]);
+  return v;
+}
+
 std::string joinListItems(const std::vector<std::string>& items) {
   std::string s;
   for (size_t k = 0; k < items.size(); ++k) s += (k ? "," : "") + items[k];

@@ -26,11 +26,7 @@ std::vector<int64_t> sizesOf(const Match& match, const MapEntry& me) {
     }
     return v;
   }
-  auto items = intListItems(it->second);
-  if (!items) return {};
-  v = std::move(*items);
-  if (v.size() == 1) v.assign(me.params.size(), v[0]);
-  return v;
+  return perDimension(it->second, me.params.size());
 }
 
 std::string text(const std::vector<int64_t>& v) {

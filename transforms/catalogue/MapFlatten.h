@@ -4,7 +4,7 @@
 // W*(p // W) + p % W simplifies to p (core/symbolic), so the loop over p steps through memory by one
 // element across the whole H*W plane. A pointwise convolution at 7x7 then has one unit-stride loop of
 // 49 iterations innermost instead of seven loops of 7, which the compiler vectorizes (EfficientNet-B0's
-// 1152 -> 192 at 7x7, 2 threads: 3.0 ms -> 0.9 ms).
+// 1152 -> 192 at 7x7, pure, 2 threads: 3.0 ms -> 0.97 ms).
 //
 // Before:  map[m=0:M, o0=0:7, c=0:C, o1=0:7] { Y[m, o0, o1] += X[c, o0, o1] * W[m, c] }
 // After:   map[m=0:M, c=0:C, o0_o1=0:49]     { Y[m, o0_o1 // 7, o0_o1 % 7] += X[c, o0_o1 // 7, o0_o1 % 7] * W[m, c] }

@@ -8,17 +8,6 @@ namespace dcw::transforms {
 
 using namespace dcw::ir;
 
-namespace {
-
-// One size per dimension (one value for all); empty when an item is no integer.
-std::vector<int64_t> tileSizes(const std::string& text, size_t rank) {
-  std::vector<int64_t> v = intListItems(text).value_or(std::vector<int64_t>{});
-  if (v.size() == 1) v.assign(rank, v[0]);
-  return v;
-}
-
-} // namespace
-
 const Pattern& MapTiling::pattern() const {
   static const Pattern p = Pattern::node("entry", {ElementKind::MapEntry});
   return p;
@@ -38,7 +27,7 @@ bool MapTiling::canApply(const Match& match, const Sdfg& root, Diagnostics* whyN
       if (whyNot) whyNot->error(path, "the map has a non-unit step (" + r.str() + ")", "tile maps with unit steps");
       return false;
     }
-  auto sizes = tileSizes(option(match, "tile_sizes"), me->params.size());
+  auto sizes = perDimension(option(match, "tile_sizes"), me->params.size());
   if (sizes.size() != me->params.size()) {
     if (whyNot)
       whyNot->error(path, "tile_sizes gives " + std::to_string(sizes.size()) + " sizes for a map of " +
@@ -67,7 +56,7 @@ Expected<void> MapTiling::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
   auto* me = b.get<MapEntry>("entry");
   State& st = *me->parent();
-  auto sizes = tileSizes(option(match, "tile_sizes"), me->params.size());
+  auto sizes = perDimension(option(match, "tile_sizes"), me->params.size());
   std::vector<std::string> outerParams;
   std::vector<Range> outerRanges, innerRanges;
   for (size_t d = 0; d < me->params.size(); ++d) {
