@@ -6,6 +6,7 @@
 // a row-major array, or does not name.
 #include "support/SdfgFixtures.h"
 #include "codegen/cpu/CppGenerator.h"
+#include "core/analysis/WriteConflicts.h"
 #include "transforms/AutoOptimize.h"
 #include "transforms/Script.h"
 #include "transforms/catalogue/MapDimShuffle.h"
@@ -171,6 +172,48 @@ private slots:
     QVERIFY(em);
     why = whyNot(t, flatten(*em, joined(em->params)), *eye);
     QVERIFY2(why.contains("the tasklet eye uses a merged parameter"), qPrintable(why));
+  }
+
+  // Iterations of a merged parameter write distinct elements when its digits span it, so a parallel
+  // loop over it needs no atomics; a digit missing, or a digit shifted by a varying term, may collide.
+  void digitsWriteDistinctElements() {
+    const sym::Expr p = sym::Expr::symbol("p"), k = sym::Expr::symbol("k");
+    auto at = [](std::vector<sym::Expr> idx) {
+      std::vector<Range> r;
+      for (auto& e : idx) r.push_back(Range{e, e + 1, sym::Expr(1)});
+      return Subset(r);
+    };
+    const std::set<std::string> ps{"p"}, varying{"p", "k"};
+    QVERIFY(analysis::writesDistinct(at({sym::Expr(0), sym::floorDiv(p, 7), sym::mod(p, 7)}), ps, varying));
+    QVERIFY(analysis::writesDistinct(at({sym::floorDiv(p, 49), sym::mod(sym::floorDiv(p, 7), 7), sym::mod(p, 7)}), ps, varying));
+    QVERIFY(analysis::writesDistinct(at({sym::floorDiv(p, 7) + sym::Expr::symbol("N"), sym::mod(p, 7)}), ps, varying));
+    QVERIFY(!analysis::writesDistinct(at({sym::floorDiv(p, 7)}), ps, varying));
+    QVERIFY(!analysis::writesDistinct(at({sym::mod(p, 7)}), ps, varying));
+    QVERIFY(!analysis::writesDistinct(at({sym::mod(sym::floorDiv(p, 7), 7), sym::mod(p, 7)}), ps, varying));
+    QVERIFY(!analysis::writesDistinct(at({sym::floorDiv(p, 8), sym::mod(p, 7)}), ps, varying));
+    QVERIFY(!analysis::writesDistinct(at({sym::floorDiv(p, 7) + k, sym::mod(p, 7)}), ps, varying));
+  }
+
+  // A channels-last linear layer (ConvNeXt's MLP on [1, 12, 12, 32]): auto-optimize merges the 12x12
+  // rows into the outermost parameter, which runs in parallel; the sum over the 32 inputs writes
+  // through the merged parameter's digits without atomics, and the numbers hold.
+  void flattenedReductionRunsInParallelWithoutAtomics() {
+    auto m = loadModel(mapsDataPath("matmul_12x12.onnx"), false);
+    QVERIFY(m);
+    auto ref = runExpanded(*m, 5);
+    edit::History h(*m);
+    transforms::AutoOptimizeOptions o;
+    o.prefer = {"pure"};
+    o.tile = false;
+    QVERIFY(transforms::autoOptimize(h, o));
+    MapEntry* me = mapNamed(*m, "matmul_map");
+    QVERIFY(me);
+    QVERIFY2(me->params.front().find('_') != std::string::npos, joined(me->params).c_str()); // i1_i2 or the like
+    QCOMPARE(me->range[0].end, sym::Expr(144));
+    const std::string code = bodyCode(*m, *me);
+    QVERIFY2(code.find("#pragma omp parallel for") != std::string::npos, code.c_str());
+    QVERIFY2(code.find("omp atomic") == std::string::npos && code.find("critical") == std::string::npos, code.c_str());
+    QVERIFY(outputsClose(ref, runModel(*m, randomInputsFor(*m, 5)), 1e-4, "after auto-optimize"));
   }
 
   // Auto-optimize of a pure model merges the run after MapDimShuffle, records it in the script, and

@@ -10,6 +10,7 @@
 #include "codegen/SdfgWalker.h"
 #include "codegen/cpu/Runtime.h"
 #include "codegen/cpu/TaskletPrinter.h"
+#include "core/analysis/WriteConflicts.h"
 #include "core/ir/View.h"
 #include "core/tasklet/TaskletCode.h"
 
@@ -60,23 +61,7 @@ std::string CpuGenerator::timerStatement(int index, const std::string& local, bo
 }
 
 bool CpuGenerator::conflictFree(const Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying) {
-  for (auto& p : params) {
-    bool found = false;
-    for (auto& r : s.ranges()) {
-      if (!r.isIndex()) continue;
-      sym::Expr rest = r.begin - sym::Expr::symbol(p);
-      if (rest == r.begin) continue; // p does not occur
-      bool clean = true;
-      for (auto& f : rest.freeSymbols())
-        if (varying.count(f)) clean = false;
-      if (clean) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) return false;
-  }
-  return true;
+  return analysis::writesDistinct(s, params, varying);
 }
 
 bool CpuGenerator::needsAtomic(const std::string& data, const Subset& subset) const {

@@ -55,6 +55,7 @@ protected:
   // How many of the map's leading parameters have ranges that do not depend on earlier parameters
   // (those a parallel loop may collapse, or a GPU grid linearise).
   static int independentParams(const ir::MapEntry& me);
+  // analysis::writesDistinct: iterations that differ in `params` write distinct elements of `s`.
   static bool conflictFree(const ir::Subset& s, const std::set<std::string>& params, const std::set<std::string>& varying);
   int chooseCollapse(const StateInfo& si, const ir::MapEntry& me, int independent);
   static int enoughCollapse(const ir::MapEntry& me, int collapse);

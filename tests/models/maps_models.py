@@ -7,6 +7,9 @@ Writes into tests/data/transforms/maps/:
                                                      unit-stride reads and writes, a broadcast read)
   eyelike_1x4.onnx     Y[1,4] = EyeLike(X[1,4], k=1) (a map dimension with one iteration whose
                                                      parameter the tasklet code uses)
+  matmul_12x12.onnx    Y[1,12,12,16] = MatMul(A[1,12,12,32], B[32,16]) (a channels-last linear layer,
+                                                     as ConvNeXt's: the 12x12 rows merge into one parallel
+                                                     parameter that the sum over 32 writes through its digits)
 Run:  /usr/bin/python3 tests/models/maps_models.py
 """
 import os
@@ -40,9 +43,21 @@ def eyelike_1x4():
     return model
 
 
+def matmul_12x12():
+    a = helper.make_tensor_value_info("A", TensorProto.FLOAT, [1, 12, 12, 32])
+    b = helper.make_tensor_value_info("B", TensorProto.FLOAT, [32, 16])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 12, 12, 16])
+    node = helper.make_node("MatMul", ["A", "B"], ["Y"], name="MatMul_0")
+    graph = helper.make_graph([node], "matmul_12x12", [a, b], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="maps_models.py")
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, make in [("add_bcast_4x32", add_bcast_4x32), ("eyelike_1x4", eyelike_1x4)]:
+    for name, make in [("add_bcast_4x32", add_bcast_4x32), ("eyelike_1x4", eyelike_1x4), ("matmul_12x12", matmul_12x12)]:
         path = os.path.join(OUT, name + ".onnx")
         onnx.save(make(), path)
         print(path, os.path.getsize(path), "bytes")

@@ -219,6 +219,8 @@ std::optional<std::string> MapFlatten::contiguousParams(const Match& match, cons
     }
   }
   std::stable_sort(candidates.begin(), candidates.end(), [](auto& x, auto& y) { return x.size() > y.size(); });
+  bool reduces = false;
+  for (const Memlet* m : memlets) reduces = reduces || !m->wcr.empty();
   for (const auto& run : candidates) {
     bool ok = true, used = false;
     for (const Memlet* m : memlets) {
@@ -230,6 +232,16 @@ std::optional<std::string> MapFlatten::contiguousParams(const Match& match, cons
       used = used || m->subset.freeSymbols().count(run[0]);
     }
     if (!ok || !used) continue;
+    // The outermost parameter runs in parallel: merging it away from the front would put another one
+    // there, in a reduction perhaps (its write-conflict resolution would turn into atomics).
+    if (reduces && std::find(run.begin(), run.end(), me->params[0]) != run.end()) {
+      bool mergedFirst = false;
+      for (const auto& q : me->params) {
+        if (q == run.back()) mergedFirst = true;
+        if (q == run.back() || std::find(run.begin(), run.end(), q) == run.end()) break;
+      }
+      if (!mergedFirst) continue;
+    }
     Match probe = match;
     probe.options["params"] = joinListItems(run);
     if (!positions(*me, probe.options["params"], "")) continue;

@@ -18,7 +18,10 @@
 // Keeps the model differentiable.
 // When it pays: contiguousParams() — the longest run of parameters that every memlet of the body
 // either does not name, or names whole as consecutive dimensions of a row-major array, all but the
-// first spanning their dimension; auto-optimize applies it (a body without nested maps only).
+// first spanning their dimension, never moving the outermost (parallel) parameter of a reduction
+// behind another one; auto-optimize applies it (a body without nested maps only). The CPU generator
+// sees that a merged parameter's digits write distinct elements, so a parallel loop over it needs no
+// atomics (core/analysis/WriteConflicts).
 #pragma once
 
 #include "transforms/Transformation.h"
