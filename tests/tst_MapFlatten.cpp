@@ -216,6 +216,58 @@ private slots:
     QVERIFY(outputsClose(ref, runModel(*m, randomInputsFor(*m, 5)), 1e-4, "after auto-optimize"));
   }
 
+  // Worth a step where the body reduces or the last parameter merged spans less than a vector; not on
+  // a map that streams long rows (Relu over 64 rows of 48), which auto-optimize then neither merges nor
+  // tiles (its tiles would reuse nothing).
+  void paysOnlyWhereItHelps() {
+    auto relu = loadModel(onnxCase("test_relu")); // [3, 4, 5]
+    QVERIFY(relu);
+    auto* me = allNodes<MapEntry>(*relu).front();
+    QVERIFY(transforms::MapFlatten::pays(flatten(*me, joined(me->params)), *relu));
+    auto mm = loadModel(mapsDataPath("matmul_12x12.onnx"));
+    QVERIFY(mm);
+    dropTrivialDims(*mm);
+    MapEntry* mme = mapNamed(*mm, "matmul_map");
+    QVERIFY(mme);
+    QVERIFY(transforms::MapFlatten::pays(flatten(*mme, "i1,i2"), *mm)); // 12 < 16, and a sum
+    auto expanded = loadModel(mapsDataPath("relu_64x48.onnx"));
+    QVERIFY(expanded);
+    auto* eme = allNodes<MapEntry>(*expanded).front();
+    auto run = transforms::MapFlatten::contiguousParams(flatten(*eme, ""), *expanded);
+    QVERIFY(run); // it could merge
+    QVERIFY(!transforms::MapFlatten::pays(flatten(*eme, *run), *expanded));
+    auto wide = loadModel(mapsDataPath("relu_64x48.onnx"), false);
+    QVERIFY(wide);
+    auto ref = runExpanded(*wide, 9);
+    edit::History h(*wide);
+    transforms::AutoOptimizeOptions o;
+    o.prefer = {"pure"};
+    QVERIFY(transforms::autoOptimize(h, o));
+    const std::string script = transforms::writeScript(h, "relu_64x48.onnx", "");
+    QVERIFY2(script.find("MapFlatten") == std::string::npos && script.find("MapTiling") == std::string::npos, script.c_str());
+    QVERIFY(outputsClose(ref, runModel(*wide, randomInputsFor(*wide, 9)), 0, "after auto-optimize"));
+  }
+
+  // The CPU generator keeps a map's innermost loop out of `collapse` where the loops outside it give the
+  // threads 16 iterations or more, so it stays a loop the compiler vectorizes (a merged plane of 784,
+  // or Relu's rows of 48 under 64 rows); outer loops still collapse among themselves (12 x 12 rows).
+  void innermostLoopStaysALoop() {
+    auto wide = loadModel(mapsDataPath("relu_64x48.onnx"));
+    QVERIFY(wide);
+    auto* me = allNodes<MapEntry>(*wide).front();
+    std::string code = bodyCode(*wide, *me);
+    QVERIFY2(code.find("#pragma omp parallel for") != std::string::npos && code.find("collapse(") == std::string::npos, code.c_str());
+    auto mm = loadModel(mapsDataPath("matmul_12x12.onnx")); // its [1, 12, 12, 16] init map
+    QVERIFY(mm);
+    dropTrivialDims(*mm);
+    MapEntry* init = nullptr;
+    for (auto* e : allNodes<MapEntry>(*mm))
+      if (e->params.size() == 3) init = e;
+    QVERIFY(init);
+    code = bodyCode(*mm, *init);
+    QVERIFY2(code.find("collapse(2)") != std::string::npos, code.c_str());
+  }
+
   // Auto-optimize of a pure model merges the run after MapDimShuffle, records it in the script, and
   // the numbers hold.
   void autoOptimizeRecordsTheMerge() {

@@ -19,9 +19,12 @@
 //      applies: InlineNestedSDFG, StateFusion, RedundantArray, RedundantSecondArray,
 //      DeadDataflowElimination, MapFusion, MapReduceFusion, TaskletFusion, TrivialMapElimination,
 //      MapCollapse, MapDimShuffle (only the order that puts the contiguous parameter innermost:
-//      MapDimShuffle::contiguousOrder), Vectorization, MapTiling (once per outermost map, never on a tile map or inside
-//      one; only dimensions of constant extent larger than the tile, only maps with two such and
-//      without write-conflict resolution inside). Names the registry does not contain are skipped;
+//      MapDimShuffle::contiguousOrder), MapFlatten (only the run MapFlatten::contiguousParams gives, where MapFlatten::pays),
+//      Vectorization, MapTiling (once per outermost map, never on a tile map or inside
+//      one; only dimensions of constant extent larger than the tile, only maps with two such,
+//      without write-conflict resolution inside, and not on a map that streams: every memlet names
+//      every parameter and the innermost one in its unit-stride dimension, so no tile holds data
+//      another reuses). Names the registry does not contain are skipped;
 //      transformations that undo each other (MapExpansion/MapCollapse, MapInterchange) are left out;
 //   4. `set PATH schedule=cpu_multicore` on every outermost map that is not already parallel.
 // For the GPU (target "cuda"): after step 1 the model moves onto the GPU (`apply GpuTransform` on its

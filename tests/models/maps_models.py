@@ -10,6 +10,7 @@ Writes into tests/data/transforms/maps/:
   matmul_12x12.onnx    Y[1,12,12,16] = MatMul(A[1,12,12,32], B[32,16]) (a channels-last linear layer,
                                                      as ConvNeXt's: the 12x12 rows merge into one parallel
                                                      parameter that the sum over 32 writes through its digits)
+  relu_64x48.onnx      Y[64,48] = Relu(X[64,48])   (a map that streams: rows of 48 in order, nothing reused)
 Run:  /usr/bin/python3 tests/models/maps_models.py
 """
 import os
@@ -55,9 +56,21 @@ def matmul_12x12():
     return model
 
 
+def relu_64x48():
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [64, 48])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [64, 48])
+    node = helper.make_node("Relu", ["X"], ["Y"], name="Relu_0")
+    graph = helper.make_graph([node], "relu_64x48", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="maps_models.py")
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    return model
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, make in [("add_bcast_4x32", add_bcast_4x32), ("eyelike_1x4", eyelike_1x4), ("matmul_12x12", matmul_12x12)]:
+    for name, make in [("add_bcast_4x32", add_bcast_4x32), ("eyelike_1x4", eyelike_1x4), ("matmul_12x12", matmul_12x12),
+                       ("relu_64x48", relu_64x48)]:
         path = os.path.join(OUT, name + ".onnx")
         onnx.save(make(), path)
         print(path, os.path.getsize(path), "bytes")

@@ -182,6 +182,26 @@ Expected<void> MapFlatten::apply(const Match& match, edit::Editor& ed) const {
   return {};
 }
 
+bool MapFlatten::pays(const Match& match, const Sdfg& root) {
+  auto* me = resolveMapEntry(match, root, "entry", nullptr);
+  if (!me) return false;
+  auto opt = match.options.find("params");
+  if (opt == match.options.end()) return false;
+  const auto names = listItems(opt->second);
+  auto it = std::find(me->params.begin(), me->params.end(), names.back());
+  if (it == me->params.end()) return false;
+  auto extent = me->range[static_cast<size_t>(it - me->params.begin())].size().evaluate({});
+  if (extent && *extent < 16) return true;
+  const State& st = *me->parent();
+  std::set<ElementId> ids;
+  for (const Node* n : scope::nodesInside(st, *me)) ids.insert(n->id());
+  const MapExit* exit = scope::exitOf(st, *me);
+  for (auto& e : st.edges())
+    if ((e->src == me->id() || ids.count(e->src)) && (ids.count(e->dst) || (exit && e->dst == exit->id())) && !e->memlet.wcr.empty())
+      return true;
+  return false;
+}
+
 std::optional<std::string> MapFlatten::contiguousParams(const Match& match, const Sdfg& root) {
   auto* me = resolveMapEntry(match, root, "entry", nullptr);
   if (!me || me->params.size() < 2) return std::nullopt;

@@ -45,6 +45,12 @@ public:
   // The run of parameters whose merge makes their memlets' offsets one contiguous range (see above), as
   // the `params` option's text; nothing when the map has none or holds nested maps or SDFGs.
   static std::optional<std::string> contiguousParams(const Match& match, const ir::Sdfg& root);
+  // Whether merging `params` (the match's option) is worth a step to auto-optimize: the body reduces
+  // (write-conflict resolution: its innermost loop runs again for every step of the reduction, as in a
+  // pure convolution), or the last parameter merged spans fewer than 16 iterations (less than one
+  // AVX-512 vector of floats). A streaming copy over rows of 28 gains nothing measurable (ShuffleNet's
+  // channel shuffle: within noise, if anything slower), so it is left as it is.
+  static bool pays(const Match& match, const ir::Sdfg& root);
 };
 
 } // namespace dcw::transforms
