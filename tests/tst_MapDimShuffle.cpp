@@ -4,10 +4,8 @@
 // every memlet indexes contiguously (or not at all) innermost, declined where none does, where it is
 // innermost already, and where moving it would make a reduction parameter the parallel one.
 #include "support/SdfgFixtures.h"
-#include "transforms/AutoOptimize.h"
-#include "transforms/Script.h"
 #include "transforms/catalogue/MapDimShuffle.h"
-#include "transforms/catalogue/TrivialMapElimination.h"
+#include "transforms/OptionList.h"
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -19,24 +17,8 @@ transforms::Match shuffle(const MapEntry& me, const std::string& order) {
   return {"MapDimShuffle", {{"entry", pathOf(me)}}, {{"order", order}}};
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + v[k];
-  return s;
-}
+std::string joined(const std::vector<std::string>& v) { return transforms::joinListItems(v); }
 
-// TrivialMapElimination wherever it applies (what auto-optimize does before MapDimShuffle).
-void dropTrivialDims(Sdfg& m) {
-  transforms::TrivialMapElimination t;
-  for (bool again = true; again;) {
-    again = false;
-    for (auto& match : applicableMatches(m, t)) {
-      QVERIFY(applyNow(m, t, match));
-      again = true;
-      break;
-    }
-  }
-}
 
 } // namespace
 
@@ -143,11 +125,7 @@ private slots:
     auto m = loadModel(controlflowDataFile("conv_add_relu.onnx"), false);
     QVERIFY(m);
     auto ref = runExpanded(*m, 3);
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.prefer = {"pure"};
-    QVERIFY(transforms::autoOptimize(h, o));
-    const std::string script = transforms::writeScript(h, "conv_add_relu.onnx", "");
+    const std::string script = pureOptimizedScript(*m, "conv_add_relu.onnx");
     QVERIFY2(script.find("apply MapDimShuffle entry=") != std::string::npos && script.find("order=m,o0,c,o1") != std::string::npos,
              script.c_str());
     QVERIFY(outputsClose(ref, runModel(*m, randomInputsFor(*m, 3)), 1e-5, "after auto-optimize"));

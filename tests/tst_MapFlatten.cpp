@@ -7,11 +7,9 @@
 #include "support/SdfgFixtures.h"
 #include "codegen/cpu/CppGenerator.h"
 #include "core/analysis/WriteConflicts.h"
-#include "transforms/AutoOptimize.h"
-#include "transforms/Script.h"
 #include "transforms/catalogue/MapDimShuffle.h"
 #include "transforms/catalogue/MapFlatten.h"
-#include "transforms/catalogue/TrivialMapElimination.h"
+#include "transforms/OptionList.h"
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -23,23 +21,7 @@ transforms::Match flatten(const MapEntry& me, const std::string& params) {
   return {"MapFlatten", {{"entry", pathOf(me)}}, {{"params", params}}};
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (size_t k = 0; k < v.size(); ++k) s += (k ? "," : "") + v[k];
-  return s;
-}
-
-void dropTrivialDims(Sdfg& m) {
-  transforms::TrivialMapElimination t;
-  for (bool again = true; again;) {
-    again = false;
-    for (auto& match : applicableMatches(m, t)) {
-      QVERIFY(applyNow(m, t, match));
-      again = true;
-      break;
-    }
-  }
-}
+std::string joined(const std::vector<std::string>& v) { return transforms::joinListItems(v); }
 
 // The generated C++ of a map's body: from its "// map <path>" comment to the end of its first tasklet.
 std::string bodyCode(const Sdfg& s, const MapEntry& me) {
@@ -201,11 +183,7 @@ private slots:
     auto m = loadModel(mapsDataPath("matmul_12x12.onnx"), false);
     QVERIFY(m);
     auto ref = runExpanded(*m, 5);
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.prefer = {"pure"};
-    o.tile = false;
-    QVERIFY(transforms::autoOptimize(h, o));
+    QVERIFY(!pureOptimizedScript(*m, "matmul_12x12.onnx", false).empty());
     MapEntry* me = mapNamed(*m, "matmul_map");
     QVERIFY(me);
     QVERIFY2(me->params.front().find('_') != std::string::npos, joined(me->params).c_str()); // i1_i2 or the like
@@ -239,11 +217,7 @@ private slots:
     auto wide = loadModel(mapsDataPath("relu_64x48.onnx"), false);
     QVERIFY(wide);
     auto ref = runExpanded(*wide, 9);
-    edit::History h(*wide);
-    transforms::AutoOptimizeOptions o;
-    o.prefer = {"pure"};
-    QVERIFY(transforms::autoOptimize(h, o));
-    const std::string script = transforms::writeScript(h, "relu_64x48.onnx", "");
+    const std::string script = pureOptimizedScript(*wide, "relu_64x48.onnx");
     QVERIFY2(script.find("MapFlatten") == std::string::npos && script.find("MapTiling") == std::string::npos, script.c_str());
     QVERIFY(outputsClose(ref, runModel(*wide, randomInputsFor(*wide, 9)), 0, "after auto-optimize"));
   }
@@ -274,11 +248,7 @@ private slots:
     auto m = loadModel(controlflowDataFile("conv_add_relu.onnx"), false);
     QVERIFY(m);
     auto ref = runExpanded(*m, 3);
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.prefer = {"pure"};
-    QVERIFY(transforms::autoOptimize(h, o));
-    const std::string script = transforms::writeScript(h, "conv_add_relu.onnx", "");
+    const std::string script = pureOptimizedScript(*m, "conv_add_relu.onnx");
     const size_t shuffle = script.find("order=m,o0,c,o1"), merge = script.find("apply MapFlatten entry=main/");
     QVERIFY2(shuffle != std::string::npos && merge != std::string::npos && shuffle < merge, script.c_str());
     QVERIFY2(script.find("params=o0,o1") != std::string::npos, script.c_str());

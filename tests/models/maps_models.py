@@ -21,56 +21,30 @@ from onnx import TensorProto, helper
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "transforms", "maps")
 
 
-def add_bcast_4x32():
-    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [4, 32])
-    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [32])
-    z = helper.make_tensor_value_info("Z", TensorProto.FLOAT, [4, 32])
-    node = helper.make_node("Add", ["X", "Y"], ["Z"], name="Add_0")
-    graph = helper.make_graph([node], "add_bcast_4x32", [x, y], [z])
+def one_node(name, op, inputs, outputs, **attrs):
+    """A model of one `op` node: inputs and outputs as (name, shape) pairs, float32."""
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in inputs]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n, shape in outputs]
+    node = helper.make_node(op, [n for n, _ in inputs], [n for n, _ in outputs], name=op + "_0", **attrs)
+    graph = helper.make_graph([node], name, ins, outs)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="maps_models.py")
     model.ir_version = 7
     onnx.checker.check_model(model)
     return model
 
 
-def eyelike_1x4():
-    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4])
-    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4])
-    node = helper.make_node("EyeLike", ["X"], ["Y"], name="EyeLike_0", k=1)
-    graph = helper.make_graph([node], "eyelike_1x4", [x], [y])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="maps_models.py")
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    return model
-
-
-def matmul_12x12():
-    a = helper.make_tensor_value_info("A", TensorProto.FLOAT, [1, 12, 12, 32])
-    b = helper.make_tensor_value_info("B", TensorProto.FLOAT, [32, 16])
-    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 12, 12, 16])
-    node = helper.make_node("MatMul", ["A", "B"], ["Y"], name="MatMul_0")
-    graph = helper.make_graph([node], "matmul_12x12", [a, b], [y])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="maps_models.py")
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    return model
-
-
-def relu_64x48():
-    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [64, 48])
-    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [64, 48])
-    node = helper.make_node("Relu", ["X"], ["Y"], name="Relu_0")
-    graph = helper.make_graph([node], "relu_64x48", [x], [y])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="maps_models.py")
-    model.ir_version = 7
-    onnx.checker.check_model(model)
-    return model
+MODELS = {
+    "add_bcast_4x32": lambda: one_node("add_bcast_4x32", "Add", [("X", [4, 32]), ("Y", [32])], [("Z", [4, 32])]),
+    "eyelike_1x4": lambda: one_node("eyelike_1x4", "EyeLike", [("X", [1, 4])], [("Y", [1, 4])], k=1),
+    "matmul_12x12": lambda: one_node("matmul_12x12", "MatMul", [("A", [1, 12, 12, 32]), ("B", [32, 16])],
+                                     [("Y", [1, 12, 12, 16])]),
+    "relu_64x48": lambda: one_node("relu_64x48", "Relu", [("X", [64, 48])], [("Y", [64, 48])]),
+}
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, make in [("add_bcast_4x32", add_bcast_4x32), ("eyelike_1x4", eyelike_1x4), ("matmul_12x12", matmul_12x12),
-                       ("relu_64x48", relu_64x48)]:
+    for name, make in MODELS.items():
         path = os.path.join(OUT, name + ".onnx")
         onnx.save(make(), path)
         print(path, os.path.getsize(path), "bytes")

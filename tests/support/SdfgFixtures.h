@@ -4,8 +4,9 @@
 //  - buildSdfg / addArg: a root SDFG written with the expansion builder, as pure expansions write them;
 //  - elementwise: one map over [4, 5] arrays applying a tasklet element by element;
 //  - loopModel: a LoopRegion over the rows of X whose body maps Y[row, j] = 2 X[row, j] + 1;
-//  - mapNamed, dataIn, whyNot, applyNow, tile: finding maps and data by name, asking a transformation
-//    object why it refuses, applying one without a History (to set a model up);
+//  - mapNamed, dataIn, whyNot, applyNow, tile, dropTrivialDims: finding maps and data by name, asking a
+//    transformation object why it refuses, applying one without a History (to set a model up);
+//  - pureOptimizedScript: `dcw optimize --prefer pure` in place, its steps as a script;
 //  - labelledMatch: a three-element match (node, its output, another node) found by labels;
 //  - expandedCopy / runExpanded and the data-file paths of the catalogue groups.
 #pragma once
@@ -16,7 +17,9 @@
 #include "core/ir/AccessNode.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/AutoOptimize.h"
+#include "transforms/Script.h"
 #include "transforms/catalogue/MapTiling.h"
+#include "transforms/catalogue/TrivialMapElimination.h"
 
 #include <QString>
 
@@ -224,6 +227,19 @@ inline bool tile(ir::Sdfg& s, const std::string& label, const std::string& sizes
   return applyNow(s, transforms::MapTiling(), m);
 }
 
+// TrivialMapElimination wherever it applies (what auto-optimize does before the map reorderings).
+inline void dropTrivialDims(ir::Sdfg& m) {
+  transforms::TrivialMapElimination t;
+  for (bool again = true; again;) {
+    again = false;
+    for (auto& match : applicableMatches(m, t)) {
+      if (!applyNow(m, t, match)) return;
+      again = true;
+      break;
+    }
+  }
+}
+
 // A file of tests/data/transforms/maps (models: tests/models/maps_models.py).
 inline std::string mapsDataPath(const std::string& file) {
   return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/maps/" + file;
@@ -266,6 +282,17 @@ inline bool autoOptimized(ir::Sdfg& s, std::vector<std::string> prefer, bool exp
   o.expand = expand;
   o.prefer = std::move(prefer);
   return bool(transforms::autoOptimize(h, o));
+}
+
+// `dcw optimize --prefer pure` on `s` in place (tiling as `tile` says), its steps as the exported script
+// (recorded as on a model named `name`); empty when auto-optimize failed.
+inline std::string pureOptimizedScript(ir::Sdfg& s, const std::string& name, bool tile = true) {
+  edit::History h(s);
+  transforms::AutoOptimizeOptions o;
+  o.prefer = {"pure"};
+  o.tile = tile;
+  if (!transforms::autoOptimize(h, o)) return {};
+  return transforms::writeScript(h, name, "");
 }
 
 // A copy of `s` (through JSON) with every library node expanded, or null.
