@@ -385,7 +385,7 @@ Expected<std::string> SdfgWalker::offsetOf(const DataDescriptor& d, const std::v
     if (index.size() != d.shape.size())
       return fail(where, "an access to '" + d.name() + "' has " + std::to_string(index.size()) + " indices but the data has " +
                              std::to_string(d.shape.size()) + " dimensions");
-    std::vector<sym::Expr> strides = d.strides.size() == d.shape.size() ? d.strides : DataDescriptor::contiguousStrides(d.shape);
+    std::vector<sym::Expr> strides = d.elementStrides();
     for (size_t k = 0; k < index.size(); ++k) off = off + index[k] * strides[k];
   }
   return sym(off, where);

@@ -365,11 +365,7 @@ private:
     const Sdfg* sdfg = owningSdfg(&me);
     const MapExit* exit = scope::exitOf(st, me);
     if (!sdfg || !exit || me.params.empty()) return false;
-    std::vector<const Memlet*> memlets;
-    for (auto* e : st.outEdges(me.id()))
-      if (!e->memlet.isEmpty()) memlets.push_back(&e->memlet);
-    for (auto* e : st.inEdges(exit->id()))
-      if (!e->memlet.isEmpty()) memlets.push_back(&e->memlet);
+    const auto memlets = scope::bodyMemlets(st, me).boundary();
     if (memlets.empty()) return false;
     const std::string& inner = me.params.back();
     for (const Memlet* m : memlets) {
@@ -379,7 +375,7 @@ private:
       for (const auto& p : me.params)
         if (!names.count(p)) return false;
       // The element offset, in which MapFlatten's digits recombine (7*(p // 7) + p % 7 is p).
-      const auto strides = d->strides.size() == d->shape.size() ? d->strides : DataDescriptor::contiguousStrides(d->shape);
+      const auto strides = d->elementStrides();
       sym::Expr offset(0);
       for (size_t k = 0; k < m->subset.rank(); ++k) {
         if (!m->subset[k].isIndex()) return false;

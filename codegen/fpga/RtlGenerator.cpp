@@ -283,7 +283,7 @@ private:
   template <class Pick>
   Expected<int64_t> flat(const DataDescriptor& d, const Subset& subset, const std::map<std::string, int64_t>& values, Pick pick,
                          const std::string& at) {
-    auto strides = d.strides.size() == d.shape.size() ? d.strides : DataDescriptor::contiguousStrides(d.shape);
+    auto strides = d.elementStrides();
     auto off = d.offset.evaluate(values);
     if (!off) return fail(at, "the offset of '" + d.name() + "' has no value at generation time");
     int64_t f = *off;

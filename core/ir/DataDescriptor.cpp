@@ -54,6 +54,10 @@ std::vector<sym::Expr> DataDescriptor::contiguousStrides(const std::vector<sym::
   return strides;
 }
 
+std::vector<sym::Expr> DataDescriptor::elementStrides() const {
+  return strides.size() == shape.size() ? strides : contiguousStrides(shape);
+}
+
 sym::Expr DataDescriptor::totalSize() const {
   sym::Expr n(1);
   for (const auto& d : shape) n = n * d;

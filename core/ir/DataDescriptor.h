@@ -83,6 +83,8 @@ public:
 
   // Row-major strides for the current shape (what import and most lowering use).
   static std::vector<sym::Expr> contiguousStrides(const std::vector<sym::Expr>& shape);
+  // The strides elements are addressed by: the stored ones, or row-major ones when none are stored.
+  std::vector<sym::Expr> elementStrides() const;
   sym::Expr totalSize() const;    // product of shape (1 for Scalar)
   std::set<std::string> freeSymbols() const;
   std::string typeString() const; // "float32[N, 3, 224, 224]", "seq(float32[?])", "float32[1, 8, 4, 4] channels-last", ...

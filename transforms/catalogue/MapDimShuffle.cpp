@@ -118,16 +118,12 @@ std::optional<std::string> MapDimShuffle::contiguousOrder(const Match& match, co
     if (n->kind() == ElementKind::MapEntry || dynamic_cast<const NestedSdfgNode*>(n)) return std::nullopt;
   const MapExit* exit = scope::exitOf(st, *me);
   if (!exit) return std::nullopt;
-  std::vector<const Memlet*> memlets;
-  for (auto* e : st.outEdges(me->id()))
-    if (!e->memlet.isEmpty()) memlets.push_back(&e->memlet);
-  const size_t reads = memlets.size();
-  for (auto* e : st.inEdges(exit->id()))
-    if (!e->memlet.isEmpty()) memlets.push_back(&e->memlet);
+  const auto body = scope::bodyMemlets(st, *me);
+  const auto memlets = body.boundary();
   if (memlets.empty()) return std::nullopt;
   auto written = [&](const std::string& name) {
-    for (size_t k = reads; k < memlets.size(); ++k)
-      if (memlets[k]->subset.freeSymbols().count(name)) return true;
+    for (const Memlet* m : body.writes)
+      if (m->subset.freeSymbols().count(name)) return true;
     return false;
   };
   // A parameter qualifies when every memlet names it only in the index of its array's unit-stride

@@ -64,11 +64,6 @@ std::map<std::string, sym::Expr> digits(const MapEntry& me, const std::vector<si
   return values;
 }
 
-// The element strides of `d` (row-major when none are stored).
-std::vector<sym::Expr> stridesOf(const DataDescriptor& d) {
-  return d.strides.size() == d.shape.size() ? d.strides : DataDescriptor::contiguousStrides(d.shape);
-}
-
 // Whether merging the parameters `run` (most significant first) keeps memlet `m` one contiguous range:
 // it names none of them, or indexes them whole, in this order, as consecutive dimensions k, k+1, ... of
 // its array, where each one after the first spans its dimension and steps over the next one's extent.
@@ -88,7 +83,7 @@ bool keepsContiguous(const Memlet& m, const DataDescriptor& d, const MapEntry& m
     if (namesAny(ranges[k].begin) || namesAny(ranges[k].end)) first = k;
   if (first == ranges.size()) return true;
   if (first + run.size() > ranges.size() || ranges.size() != d.shape.size()) return false;
-  const auto strides = stridesOf(d);
+  const auto strides = d.elementStrides();
   for (size_t i = 0; i < run.size(); ++i) {
     const Range& r = ranges[first + i];
     if (!r.isIndex() || r.begin != sym::Expr::symbol(run[i])) return false;
@@ -192,13 +187,8 @@ bool MapFlatten::pays(const Match& match, const Sdfg& root) {
   if (it == me->params.end()) return false;
   auto extent = me->range[static_cast<size_t>(it - me->params.begin())].size().evaluate({});
   if (extent && *extent < 16) return true;
-  const State& st = *me->parent();
-  std::set<ElementId> ids;
-  for (const Node* n : scope::nodesInside(st, *me)) ids.insert(n->id());
-  const MapExit* exit = scope::exitOf(st, *me);
-  for (auto& e : st.edges())
-    if ((e->src == me->id() || ids.count(e->src)) && (ids.count(e->dst) || (exit && e->dst == exit->id())) && !e->memlet.wcr.empty())
-      return true;
+  for (const Memlet* m : scope::bodyMemlets(*me->parent(), *me).all())
+    if (!m->wcr.empty()) return true;
   return false;
 }
 
@@ -208,19 +198,11 @@ std::optional<std::string> MapFlatten::contiguousParams(const Match& match, cons
   const State& st = *me->parent();
   const Sdfg* sdfg = owningSdfg(me);
   if (!sdfg) return std::nullopt;
-  const auto inside = scope::nodesInside(st, *me);
-  std::set<ElementId> ids;
-  for (const Node* n : inside) {
+  for (const Node* n : scope::nodesInside(st, *me))
     if (n->kind() == ElementKind::MapEntry || dynamic_cast<const NestedSdfgNode*>(n) || dynamic_cast<const LibraryNode*>(n))
       return std::nullopt;
-    ids.insert(n->id());
-  }
-  const MapExit* exit = scope::exitOf(st, *me);
-  if (!exit) return std::nullopt;
-  std::vector<const Memlet*> memlets;
-  for (auto& e : st.edges())
-    if ((e->src == me->id() || ids.count(e->src)) && (e->dst == exit->id() || ids.count(e->dst)) && !e->memlet.isEmpty())
-      memlets.push_back(&e->memlet);
+  if (!scope::exitOf(st, *me)) return std::nullopt;
+  const auto memlets = scope::bodyMemlets(st, *me).all();
   if (memlets.empty()) return std::nullopt;
   std::set<std::string> params(me->params.begin(), me->params.end());
   // Candidates: every run of two or more consecutive whole-parameter indices of some memlet.

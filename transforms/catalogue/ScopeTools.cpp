@@ -36,6 +36,33 @@ std::vector<Node*> nodesInside(const State& st, const MapEntry& entry) {
   return out;
 }
 
+std::vector<const Memlet*> BodyMemlets::boundary() const {
+  std::vector<const Memlet*> out(reads);
+  out.insert(out.end(), writes.begin(), writes.end());
+  return out;
+}
+
+std::vector<const Memlet*> BodyMemlets::all() const {
+  std::vector<const Memlet*> out(reads);
+  out.insert(out.end(), inner.begin(), inner.end());
+  out.insert(out.end(), writes.begin(), writes.end());
+  return out;
+}
+
+BodyMemlets bodyMemlets(const State& st, const MapEntry& entry) {
+  BodyMemlets out;
+  std::set<ElementId> inside;
+  for (const Node* n : nodesInside(st, entry)) inside.insert(n->id());
+  for (auto& e : st.edges()) {
+    if (e->memlet.isEmpty()) continue;
+    const bool fromBody = inside.count(e->src) > 0, toBody = inside.count(e->dst) > 0;
+    if (e->src == entry.id() && (toBody || e->dst == entry.exitId)) out.reads.push_back(&e->memlet);
+    else if (fromBody && toBody) out.inner.push_back(&e->memlet);
+    else if (fromBody && e->dst == entry.exitId) out.writes.push_back(&e->memlet);
+  }
+  return out;
+}
+
 const MapEntry* enclosing(const State& st, const Node& n) {
   auto scopes = st.scopeOf();
   if (!scopes) return nullptr;

@@ -23,6 +23,15 @@ ir::MapExit* exitOf(const ir::State& st, const ir::MapEntry& entry);
 std::vector<ir::Node*> nodesInside(const ir::State& st, const ir::MapEntry& entry);
 // The innermost map enclosing `n` (nullptr at top level), or nullptr on malformed scopes.
 const ir::MapEntry* enclosing(const ir::State& st, const ir::Node& n);
+// The non-empty memlets of a map's body, by where they run: from the entry into the body (`reads`),
+// between nodes inside (`inner`), from the body into the exit (`writes`). The memlets the map's loops
+// index are reads and writes; `inner` ones reach transients local to an iteration, or nested maps.
+struct BodyMemlets {
+  std::vector<const ir::Memlet*> reads, inner, writes;
+  std::vector<const ir::Memlet*> boundary() const; // reads, then writes
+  std::vector<const ir::Memlet*> all() const;      // reads, inner, then writes
+};
+BodyMemlets bodyMemlets(const ir::State& st, const ir::MapEntry& entry);
 // Whether a map's body holds exactly one node of kind T (besides nested maps' ends).
 bool isPerfectNest(const ir::State& st, const ir::MapEntry& outer, const ir::MapEntry** inner);
 

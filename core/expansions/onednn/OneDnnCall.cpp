@@ -65,7 +65,7 @@ Expected<Described> describedOperand(const ExpansionContext& ctx, const std::str
                                      const ir::DataDescriptor& d) {
   Described out;
   DCW_TRY(out.dims, knownDims(ctx, op, name, d));
-  const auto strides = d.strides.size() == d.shape.size() ? d.strides : ir::DataDescriptor::contiguousStrides(d.shape);
+  const auto strides = d.elementStrides();
   for (auto& e : strides) {
     auto c = e.constantValue();
     if (!c || *c < 0) return ctx.error("onednn " + op + " needs known non-negative strides; " + name + " has stride " + e.str(), pureHint(ctx));
