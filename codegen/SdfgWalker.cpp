@@ -101,12 +101,13 @@ Expected<void> SdfgWalker::allocateOrBind(const DataDescriptor& d, Ctx& c) {
 
 Expected<void> SdfgWalker::bindView(const DataDescriptor& d, Ctx& c) {
   DCW_TRY(auto src, viewSource(*c.sdfg, d));
-  DCW_CHECK(checkPlainView(*c.sdfg, d, src));
+  DCW_TRY(auto offset, checkPlainView(*c.sdfg, d, src));
   auto it = c.data.find(src.array->name());
   if (it == c.data.end())
     return fail(path(d.id()), "view '" + d.name() + "' shows '" + src.array->name() + "', which is not allocated where the view is",
                 "keep a view and the array it shows in one state");
-  c.data[d.name()] = it->second; // the same pointer: its accesses use the view's shape and strides
+  // The same storage from the view's first element on: its accesses use the view's shape and strides.
+  c.data[d.name()] = offset == sym::Expr(0) ? it->second : "(" + it->second + " + " + offset.str() + ")";
   return {};
 }
 

@@ -47,6 +47,7 @@ const std::vector<std::string>& defaultPipeline() {
       "RedundantArray",
       "RedundantSecondArray",
       "DeadDataflowElimination",
+      "CopyToView",
       "MapFusion",
       "MapReduceFusion",
       "TaskletFusion",
@@ -159,6 +160,7 @@ public:
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
         saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
     for (auto* t : after) {
+      if (!t->keepsDifferentiable() && onlyPure) continue; // CopyToView's views
       if (gpu && (t->name() == "MapTiling" || t->name() == "Vectorization" || t->name() == "MapDimShuffle" || t->name() == "MapFlatten"))
         continue; // CPU loop shapes
       if (t->name() == "MapDimShuffle") {

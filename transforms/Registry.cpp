@@ -10,6 +10,7 @@
 #include "transforms/catalogue/BufferTiling.h"
 #include "transforms/catalogue/ChannelsLast.h"
 #include "transforms/catalogue/ReshapeToView.h"
+#include "transforms/catalogue/CopyToView.h"
 #include "transforms/catalogue/ConstantFolding.h"
 #include "transforms/catalogue/ConvBatchNormFolding.h"
 #include "transforms/catalogue/DeadDataflowElimination.h"
@@ -86,6 +87,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<BufferTiling>());
     r.add(std::make_unique<ChannelsLast>());
     r.add(std::make_unique<ReshapeToView>());
+    r.add(std::make_unique<CopyToView>());
     // Control flow
     r.add(std::make_unique<InlineNestedSDFG>());
     r.add(std::make_unique<StateFusion>());

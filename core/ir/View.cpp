@@ -42,19 +42,37 @@ Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view) {
   return src;
 }
 
-Expected<void> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view, const ViewSource& src) {
+Expected<sym::Expr> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view, const ViewSource& src) {
   auto bad = [&](const std::string& why) {
     return fail(pathOfElement(sdfg, view), "view '" + view.name() + "': " + why,
-                "code generation gives storage to whole row-major views (ReshapeToView makes them)");
+                "code generation gives storage to row-major views of a whole array or of one block of it "
+                "(ReshapeToView and CopyToView make them)");
   };
   if (!rowMajor(view)) return bad("is not row-major");
-  if (!(src.edge->memlet.subset.empty() || src.edge->memlet.subset == Subset::fullOf(src.array->shape)))
-    return bad("its edge must carry the whole of '" + src.array->name() + "'");
   if (!rowMajor(*src.array)) return bad("shows '" + src.array->name() + "', which is not row-major");
   if (src.array->dtype != view.dtype) return bad("has another element type than '" + src.array->name() + "'");
-  if (src.array->totalSize() != view.totalSize())
-    return bad("has " + view.totalSize().str() + " elements, '" + src.array->name() + "' has " + src.array->totalSize().str());
-  return {};
+  const Subset& part = src.edge->memlet.subset;
+  if (part.empty() || part == Subset::fullOf(src.array->shape)) {
+    if (src.array->totalSize() != view.totalSize())
+      return bad("has " + view.totalSize().str() + " elements, '" + src.array->name() + "' has " + src.array->totalSize().str());
+    return sym::Expr(0);
+  }
+  // A block: indices, then one range, then whole dims.
+  const auto& shape = src.array->shape;
+  if (part.rank() != shape.size()) return bad("its edge's subset has rank " + std::to_string(part.rank()) + ", '" + src.array->name() + "' " + std::to_string(shape.size()));
+  size_t k = 0;
+  while (k < part.rank() && part[k].isIndex()) ++k;
+  for (size_t j = k + 1; j < part.rank(); ++j)
+    if (!(part[j] == Range::full(shape[j])))
+      return bad("its edge carries " + part.str() + " of '" + src.array->name() + "', which is not one contiguous block");
+  if (k < part.rank() && !(part[k].step == sym::Expr(1)))
+    return bad("its edge carries " + part.str() + " of '" + src.array->name() + "', which is strided");
+  if (part.volume() != view.totalSize())
+    return bad("has " + view.totalSize().str() + " elements, its edge carries " + part.volume().str() + " of '" + src.array->name() + "'");
+  const auto strides = DataDescriptor::contiguousStrides(shape);
+  sym::Expr offset(0);
+  for (size_t j = 0; j < part.rank(); ++j) offset = offset + part[j].begin * strides[j];
+  return offset;
 }
 
 } // namespace dcw::ir

@@ -68,7 +68,33 @@ def shuffle_views():
     save(helper.make_graph(nodes, "shuffle_views", [x], [y], initializer=[split, merge, zero]), "shuffle_views")
 
 
+def slice_views():
+    # Slices and a split of a row-major transient a = relu(X), X [1, 8, 4, 4], each read by a Neg:
+    # channels 4:8 and the split's [2, 6] channels are contiguous blocks of a (views); a slice of the
+    # last dim and one with step 2 are not; channel 1 of a reshape to [1, 2, 4, 4, 4] is a block of the
+    # view, so of a.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 8, 4, 4])
+    outs = {"Y_hi": [1, 4, 4, 4], "Y_p": [1, 2, 4, 4], "Y_q": [1, 6, 4, 4], "Y_w": [1, 8, 4, 2], "Y_t": [1, 4, 4, 4],
+            "Y_u": [1, 1, 4, 4, 4]}
+    ys = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outs.items()]
+    ints = lambda name, v: helper.make_tensor(name, TensorProto.INT64, [len(v)], v)
+    init = [ints("hi_s", [4]), ints("hi_e", [8]), ints("ax1", [1]), ints("w_s", [0]), ints("w_e", [2]), ints("ax3", [3]),
+            ints("t_s", [0]), ints("t_e", [8]), ints("t_step", [2]), ints("split", [2, 6]), ints("r_shape", [1, 2, 4, 4, 4]),
+            ints("u_s", [1]), ints("u_e", [2])]
+    nodes = [
+        helper.make_node("Relu", ["X"], ["a"], name="Relu_in"),
+        helper.make_node("Slice", ["a", "hi_s", "hi_e", "ax1"], ["hi"], name="Slice_hi"),
+        helper.make_node("Split", ["a", "split"], ["p", "q"], name="Split_pq", axis=1),
+        helper.make_node("Slice", ["a", "w_s", "w_e", "ax3"], ["w"], name="Slice_w"),
+        helper.make_node("Slice", ["a", "t_s", "t_e", "ax1", "t_step"], ["t"], name="Slice_t"),
+        helper.make_node("Reshape", ["a", "r_shape"], ["r"], name="Reshape_r"),
+        helper.make_node("Slice", ["r", "u_s", "u_e", "ax1"], ["u"], name="Slice_u"),
+    ] + [helper.make_node("Neg", [src], [n], name="Neg_" + src) for src, n in zip(["hi", "p", "q", "w", "t", "u"], outs)]
+    save(helper.make_graph(nodes, "slice_views", [x], ys, initializer=init), "slice_views")
+
+
 if __name__ == "__main__":
     dead_branch()
     shape_chain()
     shuffle_views()
+    slice_views()

