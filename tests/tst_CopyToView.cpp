@@ -6,7 +6,6 @@
 // the rules named by code generation; dcw optimize makes such views only when more than pure is
 // preferred, and ShuffleNetV2's channel-shuffle halves become views.
 #include "support/SdfgFixtures.h"
-#include "support/TransformTestSupport.h"
 
 #include "codegen/cpu/CppGenerator.h"
 #include "core/ir/AccessNode.h"
@@ -131,14 +130,9 @@ private slots:
     for (bool pure : {false, true}) {
       auto m = loadModel(kModel, false);
       QVERIFY(m);
-      edit::History h(*m);
-      transforms::AutoOptimizeOptions o;
-      if (pure) o.prefer = {"pure"};
-      auto r = transforms::autoOptimize(h, o);
-      QVERIFY2(r, r ? "" : r.error().str().c_str());
-      size_t views = 0;
-      for (size_t i = 0; i < h.size(); ++i) views += h.command(i).scriptLine().find("apply CopyToView") != std::string::npos;
-      QCOMPARE(views, pure ? size_t(0) : size_t(4));
+      auto views = autoOptimizedSteps(*m, {pure ? "pure" : "onednn"}, "CopyToView");
+      QVERIFY(views);
+      QCOMPARE(*views, pure ? size_t(0) : size_t(4));
       QVERIFY(sameNumbersAsImported(kModel, *m, 1e-6));
     }
   }

@@ -3,7 +3,7 @@
 // imported, no copy and no buffer for the view in the generated code; the refusals (a view of a view, a
 // constant, a channels-last array) with their reasons; validation of a broken view; Auto-optimize makes
 // views only when more than pure is preferred (a pure-only model stays differentiable).
-#include "support/TransformTestSupport.h"
+#include "support/SdfgFixtures.h"
 
 #include "codegen/cpu/CppGenerator.h"
 #include "core/ir/AccessNode.h"
@@ -121,15 +121,10 @@ private slots:
     for (bool pure : {false, true}) {
       auto m = loadModel(kModel, false);
       QVERIFY(m);
-      edit::History h(*m);
-      transforms::AutoOptimizeOptions o;
-      if (pure) o.prefer = {"pure"};
-      auto r = transforms::autoOptimize(h, o);
-      QVERIFY2(r, r ? "" : r.error().str().c_str());
-      size_t views = 0;
-      for (size_t i = 0; i < h.size(); ++i) views += h.command(i).scriptLine().find("apply ReshapeToView") != std::string::npos;
-      if (pure) QCOMPARE(views, size_t(0));
-      else QVERIFY(views >= 4);
+      auto views = autoOptimizedSteps(*m, {pure ? "pure" : "onednn"}, "ReshapeToView");
+      QVERIFY(views);
+      if (pure) QCOMPARE(*views, size_t(0));
+      else QVERIFY(*views >= 4);
     }
   }
 };

@@ -4,6 +4,7 @@
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/onnx/ShapeArithmetic.h"
+#include "transforms/catalogue/GraphTools.h"
 
 #include <cstring>
 #include <functional>
@@ -18,13 +19,7 @@ namespace {
 
 std::optional<std::vector<int64_t>> staticShape(const DataDescriptor& d) {
   if (!d.rankKnown || !d.wrappers.empty()) return std::nullopt;
-  std::vector<int64_t> dims;
-  for (auto& e : d.shape) {
-    auto v = e.constantValue();
-    if (!v) return std::nullopt;
-    dims.push_back(*v);
-  }
-  return dims;
+  return graph::constantShape(d);
 }
 
 // Input descriptors by position of the node's connectors (nullptr when unconnected).

@@ -24,6 +24,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,21 @@ inline bool autoOptimized(ir::Sdfg& s, std::vector<std::string> prefer, bool exp
   o.expand = expand;
   o.prefer = std::move(prefer);
   return bool(transforms::autoOptimize(h, o));
+}
+
+// `dcw optimize` on `s` in place, preferring `prefer`: how many of its steps apply `transformation`
+// (nullopt, with a warning, when it failed).
+inline std::optional<size_t> autoOptimizedSteps(ir::Sdfg& s, std::vector<std::string> prefer, const std::string& transformation) {
+  edit::History h(s);
+  transforms::AutoOptimizeOptions o;
+  o.prefer = std::move(prefer);
+  if (auto r = transforms::autoOptimize(h, o); !r) {
+    qWarning("%s", r.error().str().c_str());
+    return std::nullopt;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < h.size(); ++i) n += h.command(i).scriptLine().find("apply " + transformation + " ") != std::string::npos;
+  return n;
 }
 
 // `dcw optimize --prefer pure` on `s` in place (tiling as `tile` says), its steps as the exported script

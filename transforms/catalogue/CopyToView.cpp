@@ -68,16 +68,6 @@ std::optional<Subset> blockOf(int64_t offset, int64_t count, const std::vector<i
   return std::nullopt;
 }
 
-std::optional<std::vector<int64_t>> constantShape(const DataDescriptor& d) {
-  std::vector<int64_t> out;
-  for (auto& e : d.shape) {
-    auto v = e.constantValue();
-    if (!v) return std::nullopt;
-    out.push_back(*v);
-  }
-  return out;
-}
-
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   auto* me = resolveMapEntry(match, root, "entry", whyNot);
   if (!me) return false;
@@ -123,7 +113,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (s.dataKind != DataKind::Array || !s.transient || s.constant) return fail("'" + s.name() + "' is not a transient array");
   if (!rowMajor(s)) return fail("'" + s.name() + "' is not row-major");
   if (s.dtype != src->dtype) return fail("'" + s.name() + "' has another element type than '" + src->name() + "'");
-  const auto sShape = constantShape(s);
+  const auto sShape = graph::constantShape(s);
   if (!sShape || s.shape.empty()) return fail("'" + s.name() + "' has no constant shape");
   if (wr.subset.rank() != s.shape.size() || rd.subset.rank() != src->shape.size()) return fail("a memlet's rank is not its array's");
   std::set<std::string> used;
@@ -157,7 +147,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (a.dataKind != DataKind::Array || a.constant)
     return fail("'" + a.name() + "' is " + (a.constant ? "a constant (ConstantFolding folds its slices)" : "not an array (a stream or scalar)"));
   if (!rowMajor(a)) return fail("'" + a.name() + "' is not row-major");
-  const auto aShape = constantShape(a);
+  const auto aShape = graph::constantShape(a);
   if (!aShape) return fail("'" + a.name() + "' has no constant shape");
   // The element read is the element written plus one constant (a parameter of one iteration is its
   // value: the difference may name it with different factors).

@@ -17,6 +17,16 @@ size_t accessCount(const Sdfg& sdfg, const std::string& data) {
   return c;
 }
 
+std::optional<std::vector<int64_t>> constantShape(const DataDescriptor& d) {
+  std::vector<int64_t> dims;
+  for (auto& e : d.shape) {
+    auto v = e.constantValue();
+    if (!v) return std::nullopt;
+    dims.push_back(*v);
+  }
+  return dims;
+}
+
 bool namedInControlFlow(const Sdfg& s, const std::string& name) {
   bool found = false;
   auto has = [&](const sym::Expr& x) { return x.freeSymbols().count(name) > 0; };

@@ -7,6 +7,9 @@
 #include "core/ir/State.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
 #include <set>
 #include <string>
 
@@ -21,6 +24,9 @@ bool namedInControlFlow(const ir::Sdfg& s, const std::string& name);
 
 // `base`, or `base_1`, `base_2`, ... : the first name no data container of `s` has.
 std::string freshDataName(const ir::Sdfg& s, const std::string& base);
+
+// The dims of `d` when every one is a constant, else nullopt.
+std::optional<std::vector<int64_t>> constantShape(const ir::DataDescriptor& d);
 
 // The edge entering `n` at connector `conn`, or nullptr.
 const ir::DataflowEdge* inEdge(const ir::State& st, const ir::Node& n, const std::string& conn);

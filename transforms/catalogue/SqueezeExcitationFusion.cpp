@@ -114,12 +114,10 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
 }
 
 std::optional<int64_t> elements(const DataDescriptor& d) {
+  auto dims = graph::constantShape(d);
+  if (!dims) return std::nullopt;
   int64_t n = 1;
-  for (auto& e : d.shape) {
-    auto v = e.constantValue();
-    if (!v) return std::nullopt;
-    n *= *v;
-  }
+  for (int64_t v : *dims) n *= v;
   return n;
 }
 
