@@ -12,6 +12,7 @@
 #include "core/ir/View.h"
 #include "transforms/AutoOptimize.h"
 #include "transforms/catalogue/GraphTools.h"
+#include "transforms/catalogue/ScopeTools.h"
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -105,6 +106,22 @@ private slots:
                          d.firstError()->message.find("does more than copy") != std::string::npos;
     }
     QVERIFY(refusedCompute);
+    // A tasklet that reads a range (two elements of a row) is no element-for-element copy.
+    {
+      auto wide = prepared();
+      QVERIFY(wide);
+      auto* me = mapNamed(*wide, "slice_map");
+      QVERIFY(me);
+      State& st = *me->parent();
+      const Node* body = transforms::scope::nodesInside(st, *me).front();
+      Memlet& rd = st.inEdges(body->id()).front()->memlet;
+      const size_t last = rd.subset.rank() - 1;
+      rd.subset.ranges()[last] = Range{rd.subset[last].begin, rd.subset[last].begin + sym::Expr(2), sym::Expr(1)};
+      Diagnostics d;
+      QVERIFY(!t->canApply(at("slice_map"), *wide, &d));
+      QVERIFY2(d.firstError() && d.firstError()->message.find("the copy reads a range of 'a' in dim 3, not one element") != std::string::npos,
+               d.firstError() ? d.firstError()->message.c_str() : "?");
+    }
     // A channels-last source: its elements are not in the view's order.
     m->findData("a")->strides = DataDescriptor::channelsLastStrides(m->findData("a")->shape);
     QVERIFY2(why("slice_map").find("'a' is not row-major") != std::string::npos, why("slice_map").c_str());

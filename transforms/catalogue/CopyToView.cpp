@@ -116,6 +116,8 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   const auto sShape = graph::constantShape(s);
   if (!sShape || s.shape.empty()) return fail("'" + s.name() + "' has no constant shape");
   if (wr.subset.rank() != s.shape.size() || rd.subset.rank() != src->shape.size()) return fail("a memlet's rank is not its array's");
+  for (size_t k = 0; k < rd.subset.rank(); ++k)
+    if (!rd.subset[k].isIndex()) return fail("the copy reads a range of '" + rd.data + "' in dim " + std::to_string(k) + ", not one element");
   std::set<std::string> used;
   for (size_t k = 0; k < wr.subset.rank(); ++k) {
     const Range& r = wr.subset[k];
