@@ -8,7 +8,6 @@
 
 #include "core/expansions/ExpandPass.h"
 #include "core/ir/AccessNode.h"
-#include "transforms/AutoOptimize.h"
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -109,11 +108,7 @@ private slots:
     auto m = loadModel(kModel, false);
     QVERIFY(m);
     auto ref = runExpanded(*m, 9);
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.prefer = {prefer.toStdString()};
-    o.expand = false;
-    QVERIFY(transforms::autoOptimize(h, o));
+    QVERIFY(autoOptimized(*m, {prefer.toStdString()}));
     QCOMPARE(shuffledConcats(*m), size_t(2));
     QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 9, {prefer.toStdString()}), 1e-6, "optimized"));
   }

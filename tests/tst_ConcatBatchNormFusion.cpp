@@ -9,7 +9,6 @@
 
 #include "core/expansions/ExpandPass.h"
 #include "core/ir/AccessNode.h"
-#include "transforms/AutoOptimize.h"
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -144,11 +143,7 @@ private slots:
     auto m = loadModel(controlflowDataFile("concat_bn_relu_conv.onnx"), false);
     QVERIFY(m);
     auto ref = runExpanded(*m, 9);
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.prefer = {prefer.toStdString()};
-    o.expand = false;
-    QVERIFY(transforms::autoOptimize(h, o));
+    QVERIFY(autoOptimized(*m, {prefer.toStdString()}));
     QCOMPARE(byOp(*m, "ConcatBatchNormalization") != nullptr, fused);
     QVERIFY(outputsClose(ref, runExpandedPreferring(*m, 9, {prefer.toStdString()}), 1e-4, "optimized"));
   }

@@ -37,6 +37,7 @@ const std::vector<std::string>& defaultPipeline() {
       "AddFusion",
       "ActivationFusion",
       "ConcatBatchNormFusion",
+      "ChannelShuffleFusion",
       "ElementwiseChainFusion",
       // after the implementations are chosen, before expansion
       "ChannelsLast",

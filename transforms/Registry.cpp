@@ -5,6 +5,7 @@
 
 #include "transforms/catalogue/AccumulateTransient.h"
 #include "transforms/catalogue/ActivationFusion.h"
+#include "transforms/catalogue/ChannelShuffleFusion.h"
 #include "transforms/catalogue/ConcatBatchNormFusion.h"
 #include "transforms/catalogue/AddFusion.h"
 #include "transforms/catalogue/BufferTiling.h"
@@ -112,6 +113,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<AddFusion>());
     r.add(std::make_unique<ActivationFusion>());
     r.add(std::make_unique<ConcatBatchNormFusion>());
+    r.add(std::make_unique<ChannelShuffleFusion>());
     return r;
   }();
   return r;

@@ -37,7 +37,7 @@ const std::unordered_map<std::string_view, OpCategory>& table() {
     add(OpCategory::Reduction, {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
                                 "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin", "TopK", "CumSum"});
     add(OpCategory::DataMovement,
-        {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Split", "Slice", "Gather", "GatherElements", "GatherND",
+        {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "ShuffledConcat", "Split", "Slice", "Gather", "GatherElements", "GatherND",
          "Scatter", "ScatterElements", "ScatterND", "Pad", "Tile", "Expand", "Resize", "Upsample", "DepthToSpace", "SpaceToDepth",
          "Identity", "Compress", "ReverseSequence", "Trilu", "OneHot", "NonZero", "Unique", "EyeLike", "SplitToSequence",
          "ConcatFromSequence", "SequenceAt", "SequenceConstruct", "SequenceInsert", "SequenceErase", "SequenceLength",

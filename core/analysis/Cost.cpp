@@ -29,7 +29,7 @@ const std::unordered_set<std::string_view> kNoArithmetic = {
     "Constant", "ConstantOfShape", "Expand", "Tile", "Pad", "Cast", "CastLike", "Range", "NonZero",
     "DepthToSpace", "SpaceToDepth", "Dropout", "Trilu", "OneHot", "EyeLike", "SequenceAt",
     "SequenceConstruct", "SequenceInsert", "SequenceEmpty", "SplitToSequence", "ConcatFromSequence",
-    "Optional", "OptionalGetElement", "OptionalHasElement", "ReverseSequence", "Compress", "Unique"};
+    "Optional", "OptionalGetElement", "OptionalHasElement", "ReverseSequence", "Compress", "Unique", "ShuffledConcat"};
 
 // Elementwise ops: one FLOP per output element.
 const std::unordered_set<std::string_view> kElementwise = {

@@ -20,6 +20,11 @@
 //                            inputs_k, BatchNormalization's parameters, attributes `epsilon` and
 //                            `activation` ("" or "Relu"); the concat axis is 1. Made by
 //                            ConcatBatchNormFusion.
+//   dcw::ShuffledConcat      Y[n, K c + k, ...] = inputs_k[n, c, ...] for K pieces inputs_0..inputs_{K-1} of one
+//                            shape: the concatenation along the channels, split into K groups, transposed
+//                            and merged again — ShuffleNet's channel shuffle (Concat -> Reshape [N, K, C, ..]
+//                            -> Transpose(0, 2, 1, ..) -> Reshape [N, K C, ..]) as one copy of each piece
+//                            into its interleaved place. No attributes. Made by ChannelShuffleFusion.
 //
 // A fused op has its base op's connectors and attributes, plus an optional input Z (unidirectionally
 // broadcastable to Y, numpy rules: a residual of Y's shape, or a bias such as [N]) and two attributes:
@@ -34,9 +39,11 @@
 // (onednn/Convolutions.cpp, onednn/MatrixProducts.cpp, onednn/Normalization.cpp) is one primitive with
 // post-ops (a batch normalization takes Relu alone, as oneDNN's fuse_norm_relu flag);
 // ConcatBatchNormalization's `onednn` is oneDNN's concat then its batch normalization in place, or
-// DCW's one-pass copy that normalizes as it copies (timed on the first run, the faster kept). The
-// transformations that make these nodes are ActivationFusion, AddFusion, GeluFusion, SiluFusion and
-// ConcatBatchNormFusion.
+// DCW's one-pass copy that normalizes as it copies (timed on the first run, the faster kept).
+// ShuffledConcat's `pure` is one copy map per piece into its interleaved channels (not the unfused
+// subgraph: that would copy everything twice), its `onednn` one oneDNN concat along a new axis after
+// the channels. The transformations that make these nodes are ActivationFusion, AddFusion, GeluFusion,
+// SiluFusion, ConcatBatchNormFusion and ChannelShuffleFusion.
 #pragma once
 
 #include "core/expansions/Expansion.h"
@@ -99,6 +106,8 @@ inline constexpr const char* kSilu = "Silu";
 inline constexpr const char* kConcatBatchNorm = "ConcatBatchNormalization";
 inline constexpr const char* kConcatPiece = "inputs_";
 inline bool isConcatPiece(std::string_view connector) { return connector.rfind(kConcatPiece, 0) == 0; }
+// ShuffledConcat's op type (pieces inputs_k -> Y).
+inline constexpr const char* kShuffledConcat = "ShuffledConcat";
 
 // The attributes of the activation node that computes `a` with `params` (LeakyRelu's alpha, Clip-6's
 // min and max, ...), and the input and output connector names of the version activations() names

@@ -4,7 +4,7 @@ inputs and compares the outputs (default rtol 1e-3, atol 1e-4). Prints one line 
 1 when any output differs.
 
 --dcw-arg ARG (repeatable) passes ARG to `dcw run` (e.g. --dcw-arg=--prefer --dcw-arg=onednn; --optimize passes
-the --prefer ones to `dcw optimize` too); with --expect-in-code TEXT, `dcw codegen` with the same arguments must produce code containing TEXT (so a
+the --prefer ones to `dcw optimize` too); with --expect-in-code TEXT (repeatable: each TEXT), `dcw codegen` with the same arguments must produce code containing TEXT (so a
 comparison of the oneDNN path cannot pass by falling back to pure everywhere); --also-pure compares
 with dcw's default path on the same inputs too; --optimize replays the steps of `dcw optimize` (every
 dynamic dim 1, as `dcw run --random` specializes them; for the --target given to dcw run) before running; --via-json runs the model as
@@ -83,7 +83,7 @@ def main():
     ap.add_argument("--atol", type=float, default=1e-4)
     ap.add_argument("--ort", default=os.path.normpath(os.path.join(here, "../../../shared/peers/ort")))
     ap.add_argument("--dcw-arg", action="append", default=[])
-    ap.add_argument("--expect-in-code")
+    ap.add_argument("--expect-in-code", action="append", default=[])
     ap.add_argument("--also-pure", action="store_true")
     ap.add_argument("--optimize", action="store_true")
     ap.add_argument("--via-json", action="store_true")
@@ -152,9 +152,10 @@ def main():
                         if f.endswith((".cpp", ".cu")):
                             with open(os.path.join(gen, f)) as fh:
                                 code += fh.read()
-                calls = code.count(ns.expect_in_code)
-                if calls == 0:
-                    print(f"FAILED   {name}: the generated code holds no '{ns.expect_in_code}'" +
+                calls = {text: code.count(text) for text in ns.expect_in_code}
+                missing = [text for text, n in calls.items() if n == 0]
+                if missing:
+                    print(f"FAILED   {name}: the generated code holds no '{missing[0]}'" +
                           (f" (dcw codegen: {r.stderr.strip()})" if r.returncode else ""))
                     bad += 1
                     continue
@@ -190,7 +191,7 @@ def main():
                     ok, pworst, why = compare(a, outputs(pure))
                     note = f", {pworst:.3g} from dcw's default path"
             if ns.expect_in_code and ok:
-                note += f", {calls} x '{ns.expect_in_code}' in the code"
+                note += "".join(f", {n} x '{text}' in the code" for text, n in calls.items())
             print(f"{'passed ' if ok else 'FAILED '}  {name}: max abs difference {worst:.3g}{note}, largest output magnitude "
                   f"{scale:.3g} (rtol {ns.rtol}, atol {ns.atol}){': ' + why if why else ''}")
             bad += 0 if ok else 1

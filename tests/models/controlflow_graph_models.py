@@ -348,3 +348,36 @@ save(helper.make_graph(
 
 # `matmul_bias_gelu_wide`: a feed-forward input of 2 x 70 x 50 = 7000 values, GELU as PyTorch exports it.
 matmul_bias_gelu("matmul_bias_gelu_wide", 2, 70, 40, 50, scale=3)
+
+# `channel_shuffles`: ShuffleNet's channel shuffle after a concatenation (Concat -> Reshape into groups ->
+# Transpose(0, 2, 1, 3, 4) -> Reshape back), pieces a = Relu(X) and b = Neg(Z) of [2, 4, 3, 5]:
+# concat1 (two pieces, then a Sigmoid) and concat3 (three pieces a, b, a into 3 groups, the model's
+# output) are shuffles; concat_perm transposes the last two dims instead, concat_shared's concatenation
+# is also read by a Neg, and concat_groups splits the 8 channels into 4 groups of 2 (not one per piece).
+def channel_shuffles():
+    ints = lambda name, v: helper.make_tensor(name, TensorProto.INT64, [len(v)], v)
+    inits = [ints("g2", [2, 2, 4, 3, 5]), ints("m8", [2, 8, 3, 5]), ints("g3", [2, 3, 4, 3, 5]), ints("m12", [2, 12, 3, 5]),
+             ints("g4", [2, 4, 2, 3, 5])]
+    swap = [0, 2, 1, 3, 4]
+
+    def shuffle(name, pieces, groups, merged, perm, out):
+        return [helper.make_node("Concat", pieces, ["t_" + name], name="concat_" + name, axis=1),
+                helper.make_node("Reshape", ["t_" + name, groups], ["u_" + name], name="split_" + name),
+                helper.make_node("Transpose", ["u_" + name], ["v_" + name], name="transpose_" + name, perm=perm),
+                helper.make_node("Reshape", ["v_" + name, merged], [out], name="merge_" + name)]
+
+    nodes = [helper.make_node("Relu", ["X"], ["a"], name="relu_a"), helper.make_node("Neg", ["Z"], ["b"], name="neg_b")]
+    nodes += shuffle("1", ["a", "b"], "g2", "m8", swap, "y1") + [helper.make_node("Sigmoid", ["y1"], ["Y1"], name="sig1")]
+    nodes += shuffle("3", ["a", "b", "a"], "g3", "m12", swap, "Y3")
+    nodes += shuffle("perm", ["a", "b"], "g2", "m8", [0, 1, 2, 4, 3], "Y_perm")
+    nodes += shuffle("shared", ["a", "b"], "g2", "m8", swap, "Y_shared") + [helper.make_node("Neg", ["t_shared"], ["Y_t"], name="neg_shared")]
+    nodes += shuffle("groups", ["a", "b"], "g4", "m8", swap, "Y_groups")
+    outs = {"Y1": [2, 8, 3, 5], "Y3": [2, 12, 3, 5], "Y_perm": [2, 8, 3, 5], "Y_shared": [2, 8, 3, 5], "Y_t": [2, 8, 3, 5],
+            "Y_groups": [2, 8, 3, 5]}
+    save(helper.make_graph(nodes, "channel_shuffles",
+                           [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 4, 3, 5]) for n in ("X", "Z")],
+                           [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outs.items()], inits),
+         "channel_shuffles.onnx")
+
+
+channel_shuffles()

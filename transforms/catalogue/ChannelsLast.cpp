@@ -37,7 +37,7 @@ bool takesAnyStrides(const LibraryNode& lib, const std::string& connector) {
     if (op == "FusedConv" || op == "FusedConvTranspose") return connector == "X" || connector == "Y" || connector == "Z";
     if (op == "FusedBatchNormalization") return connector == "X" || connector == "Y";
     if (op == expansions::fused::kConcatBatchNorm) return expansions::fused::isConcatPiece(connector) || connector == "Y";
-    if (op == expansions::fused::kGelu || op == expansions::fused::kSilu) return true;
+    if (op == expansions::fused::kGelu || op == expansions::fused::kSilu || op == expansions::fused::kShuffledConcat) return true;
   }
   return false;
 }

@@ -15,6 +15,8 @@
 //                       (concatRows), timed against it on the first run.
 //   ConcatBatchNormalization (FusedOp.h) the concat, then the batch normalization in place on Y; or
 //                       DCW's copy of whole rows that normalizes as it copies (concatNormRows), timed.
+//   ShuffledConcat      (FusedOp.h) one concat primitive along a new axis after the channels, of Y seen
+//                       as [N, C, K, ..] (channel K c + k from piece k).
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
 #include "core/expansions/FusedOp.h"
@@ -255,6 +257,51 @@ Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   return bld.finish();
 }
 
+// ShuffledConcat (FusedOp.h): Y[n, K c + k, ..] = inputs_k[n, c, ..] is a concat along a new axis after
+// the channels: Y seen as [N, C, K, ..] with strides (s0, K s1, s1, ..) and each piece as [N, C, 1, ..].
+// One oneDNN concat along axis 2, whatever the layouts (a channels-last piece is reordered as it is
+// copied).
+Expected<std::unique_ptr<Sdfg>> expandShuffledConcat(const ExpansionContext& ctx) {
+  auto ins = ctx.inputs();
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  DCW_TRY(auto yd, describedOperand(ctx, "ShuffledConcat", "Y", *Y));
+  const int64_t K = int64_t(ins.size());
+  if (K < 2 || yd.dims.size() < 2) return ctx.error("ShuffledConcat needs two pieces or more, of rank 2 or more");
+  auto split = [](const std::vector<int64_t>& v, int64_t channelsBy, int64_t inner) {
+    std::vector<int64_t> r{v[0], channelsBy, inner};
+    r.insert(r.end(), v.begin() + 2, v.end());
+    return r;
+  };
+  std::string make = "std::vector<dnnl::memory::desc> srcs;\n";
+  for (auto& i : ins) {
+    if (!fused::isConcatPiece(i)) return ctx.error("input '" + i + "' is not a piece (inputs_k)");
+    DCW_TRY(auto X, th::needIn(ctx, i));
+    DCW_TRY(auto xd, describedOperand(ctx, "ShuffledConcat", i, *X));
+    if (xd.dims.size() != yd.dims.size() || xd.dims[1] * K != yd.dims[1])
+      return ctx.error("piece '" + i + "' " + shapeText(xd.dims) + " is not Y " + shapeText(yd.dims) + " with a " + std::to_string(K) +
+                       "th of its channels");
+    auto dims = xd.dims, strides = xd.strides;
+    dims.insert(dims.begin() + 2, 1);
+    strides.insert(strides.begin() + 2, xd.strides[1]);
+    make += "srcs.push_back(strided(" + dimsText(dims) + ", " + dimsText(strides) + "));\n";
+  }
+  const int64_t C = yd.dims[1] / K;
+  std::vector<int64_t> ydims = split(yd.dims, C, K), ystrides = split(yd.strides, yd.strides[1] * K, yd.strides[1]);
+  ystrides[0] = yd.strides[0];
+  make += "const auto y = strided(" + dimsText(ydims) + ", " + dimsText(ystrides) + ");\n";
+  make += "const dnnl::concat::primitive_desc pd(y, 2, srcs, engine);\n";
+  make += "dcw_k.prim = dnnl::concat(pd);\n";
+  make += "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";
+  make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  const std::string comment = "oneDNN concat of " + std::to_string(K) + " pieces into " + shapeText(yd.dims) +
+                              ", interleaved (channel K c + k from piece k: a concat along axis 2 of Y seen as " + shapeText(ydims) + ")";
+  std::vector<std::string> buffers = ins;
+  buffers.push_back("Y");
+  SdfgBuilder bld(ctx);
+  bld.cppTasklet("onednn_shuffled_concat", ins, callCode(comment, make, buffers), {"Y"}, {"onednn"}, sym::Expr(0));
+  return bld.finish();
+}
+
 // ConcatBatchNormalization (FusedOp.h): the pieces concatenated along the channels, normalized (and
 // Relu'd). Variant 0: oneDNN's concat into Y, then its batch normalization in place on Y; variant 1,
 // where the operands are laid out alike: DCW's copy that normalizes as it copies (concatNormRows).
@@ -355,6 +402,8 @@ void registerNormalization(ExpansionRegistry& r) {
   r.add("", "Concat", decl(), expandConcat,
         "one oneDNN concat (float32), or DCW's copy of whole rows where the operands are laid out alike (the faster kept); a C++ "
         "tasklet, not differentiable");
+  r.add(fused::kDomain, fused::kShuffledConcat, decl(), expandShuffledConcat,
+        "one oneDNN concat along a new axis after the channels (float32, any layouts); a C++ tasklet, not differentiable");
   r.add(fused::kDomain, fused::kConcatBatchNorm, decl(), expandConcatBatchNorm,
         "oneDNN's concat then its batch normalization in place, or DCW's copy that normalizes as it copies (the faster kept; "
         "float32, inference); a C++ tasklet, not differentiable");

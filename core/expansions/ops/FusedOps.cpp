@@ -6,6 +6,7 @@
 //     so the fused model computes exactly what the unfused one did and stays analysable and
 //     differentiable. The base node gets the fused node's attributes less activation/activation_params.
 //   ConcatBatchNormalization: Concat -> BatchNormalization (FusedBatchNormalization with the activation).
+//   ShuffledConcat: one copy map per piece, Y[i0, K i1 + k, i2, ..] = inputs_k[i0, i1, i2, ..].
 //   Gelu: one map, Y[i] = 0.5 * X[i] * (1 + erf(X[i] / sqrt(2)))   (float32 or float64).
 //   Silu: one map, Y[i] = X[i] * (1 / (1 + exp(-X[i])))            (Sigmoid's expression, times X).
 #include "core/expansions/FusedOp.h"
@@ -139,6 +140,38 @@ Expected<std::unique_ptr<Sdfg>> expandConcatBatchNorm(const ExpansionContext& ct
   return b.finish();
 }
 
+// ShuffledConcat: piece k's channel c goes to Y's channel K c + k (K pieces of one shape), one copy map
+// per piece; any element type.
+Expected<std::unique_ptr<Sdfg>> expandShuffledConcat(const ExpansionContext& ctx) {
+  DCW_TRY(auto Y, th::needOut(ctx, "Y"));
+  std::vector<std::string> pieces;
+  for (auto& c : ctx.inputs()) {
+    if (!fused::isConcatPiece(c)) return ctx.error("input '" + c + "' is not a piece (inputs_k)");
+    pieces.push_back(c);
+  }
+  if (pieces.size() < 2) return ctx.error("ShuffledConcat needs two pieces or more (inputs_0, inputs_1, ...)");
+  const auto& shape = ctx.in(pieces.front())->shape;
+  const sym::Expr K(int64_t(pieces.size()));
+  if (shape.size() < 2 || Y->shape.size() != shape.size())
+    return ctx.error("the pieces and Y must have one rank of 2 or more (a batch and a channel dim first)");
+  for (auto& c : pieces) {
+    const DataDescriptor* d = ctx.in(c);
+    if (!(d->shape == shape)) return ctx.error("piece '" + c + "' " + d->typeString() + " differs in shape from '" + pieces.front() + "'");
+    if (d->dtype != Y->dtype) return ctx.error("piece '" + c + "' has another element type than Y");
+  }
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (!(Y->shape[d] == (d == 1 ? shape[1] * K : shape[d])))
+      return ctx.error("Y " + Y->typeString() + " is not the pieces' shape with " + std::to_string(pieces.size()) + " times their channels");
+  SdfgBuilder b(ctx, fused::kShuffledConcat);
+  const std::string idx = indexList(shape.size());
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    std::string out = "i0, " + std::to_string(pieces.size()) + " * i1 + " + std::to_string(k);
+    for (size_t d = 2; d < shape.size(); ++d) out += ", i" + std::to_string(d);
+    b.mappedTasklet("shuffle_" + std::to_string(k), fullRangeParams(shape), {{"x", pieces[k], idx}}, "y = x", {{"y", "Y", out, ""}});
+  }
+  return b.finish();
+}
+
 // One map Y[i] = f(X[i]) for DCW's unary activations; `code(t)` is f's tasklet expression of x.
 Expected<std::unique_ptr<Sdfg>> expandUnary(const ExpansionContext& ctx, const std::string& label,
                                             const std::function<std::string(DType)>& code) {
@@ -167,6 +200,8 @@ void registerFused(ExpansionRegistry& r) {
           "the unfused subgraph as library nodes: " + base.op + ", then Add(Z) and the activation when declared");
   r.add(fused::kDomain, fused::kConcatBatchNorm, "pure", expandConcatBatchNorm,
         "the unfused subgraph as library nodes: Concat along axis 1, then BatchNormalization (with the activation when declared)");
+  r.add(fused::kDomain, fused::kShuffledConcat, "pure", expandShuffledConcat,
+        "one copy map per piece: Y[n, K c + k, ...] = inputs_k[n, c, ...]");
   r.add(fused::kDomain, fused::kGelu, "pure", [](const ExpansionContext& c) { return expandUnary(c, "gelu", gelu); },
         "Y[i] = 0.5 X[i] (1 + erf(X[i] / sqrt(2)))");
   r.add(fused::kDomain, fused::kSilu, "pure", [](const ExpansionContext& c) { return expandUnary(c, "silu", silu); },
