@@ -1204,6 +1204,11 @@ void SdfgWalker::emitEnvironments() {
     line("inline void teardown() {");
     raw(env->teardown);
     line("}");
+    if (!env->attach.empty()) {
+      line("inline void attach() {");
+      raw(env->attach);
+      line("}");
+    }
     line("} // namespace " + env->ns());
   }
   line("");
@@ -1220,8 +1225,13 @@ void SdfgWalker::emitEnvironments() {
   line("(void)error;");
   line("(void)errorSize;");
   line("std::lock_guard<std::mutex> guard(dcw_cpp::lock());");
+  // Every load attaches: a second program loaded from this library binds buffers of its own.
+  std::string attach;
+  for (auto* env : envs_)
+    if (!env->attach.empty()) attach += env->ns() + "::attach();\n";
   line("if (dcw_cpp::users() > 0) {");
   line("  ++dcw_cpp::users();");
+  if (!attach.empty()) raw(attach);
   line("  return 0;");
   line("}");
   for (size_t k = 0; k < envs_.size(); ++k) {
@@ -1237,6 +1247,7 @@ void SdfgWalker::emitEnvironments() {
     --indent_;
     line("}");
   }
+  if (!attach.empty()) raw(attach);
   line("dcw_cpp::users() = 1;");
   line("return 0;");
   --indent_;

@@ -383,6 +383,62 @@ private slots:
     QVERIFY(allClose(*r1, *r2, 0, 0, why));
   }
 
+  // Programs loaded from one library (the same code: weights are arguments, not code) share its oneDNN
+  // calls, and each keeps its own constants: the packed copy of B made for one program is never used
+  // by another, also when the other's B sits where a freed program's did.
+  void onednnProgramsKeepTheirOwnConstants() {
+    const std::vector<int64_t> a{13, 17}, b{17, 11}, y{13, 11};
+    auto withWeights = [&](float scale, const std::string& implementation) {
+      auto m = matmulModel(a, b, y, implementation);
+      std::vector<float> w(size_t(17 * 11));
+      for (size_t k = 0; k < w.size(); ++k) w[k] = scale * float(int(k % 7) - 3);
+      Tensor t;
+      t.dtype = DType::Float32;
+      t.dims = b;
+      t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(float));
+      m->findData("B")->constant = std::make_shared<const Tensor>(std::move(t));
+      m->inputs.erase(std::remove(m->inputs.begin(), m->inputs.end(), "B"), m->inputs.end());
+      if (!expansions::expandAll(*m)) return std::unique_ptr<Sdfg>();
+      return m;
+    };
+    auto expected = [&](float scale) {
+      auto pure = withWeights(scale, "pure");
+      return pure ? runModel(*pure, randomInputsFor(*pure, 3)) : std::vector<Tensor>{};
+    };
+    auto one = withWeights(1, "onednn"), two = withWeights(2, "onednn");
+    QVERIFY(one && two);
+    const std::string call = cppTasklets(*one).front()->code;
+    QVERIFY2(call.find("any(dims{17, 11})") != std::string::npos, call.c_str()); // B packed once, as a constant
+    const auto inputs = randomInputsFor(*one, 3);
+    auto exOne = codegen::Executor::create(*one);
+    auto exTwo = codegen::Executor::create(*two);
+    QVERIFY(exOne && exTwo);
+    QCOMPARE((*exOne)->library().path, (*exTwo)->library().path); // one library, loaded twice
+    std::string why;
+    for (int round = 0; round < 2; ++round) {
+      auto r2 = (*exTwo)->run(inputs);
+      auto r1 = (*exOne)->run(inputs); // the first program's B is the last the shared call packed
+      QVERIFY(r1 && r2);
+      QVERIFY2(allClose(*r1, expected(1), 1e-5, 1e-5, why), why.c_str());
+      QVERIFY2(allClose(*r2, expected(2), 1e-5, 1e-5, why), why.c_str());
+    }
+    // The first program goes; a third, loaded while the second keeps the library, gets B where the
+    // first had it, holding other values (written in place here, as a new buffer at a freed one's
+    // address would): its run must pack its own B, not keep the first program's.
+    exOne->reset();
+    const std::string& bytes = *one->findData("B")->constant->bytes;
+    auto* w = reinterpret_cast<float*>(const_cast<char*>(bytes.data()));
+    for (size_t k = 0; k < bytes.size() / sizeof(float); ++k) w[k] *= 3;
+    auto exThree = codegen::Executor::create(*one);
+    QVERIFY(exThree);
+    auto r3 = (*exThree)->run(inputs);
+    QVERIFY(r3);
+    QVERIFY2(allClose(*r3, expected(3), 1e-5, 1e-5, why), why.c_str());
+    auto r2 = (*exTwo)->run(inputs);
+    QVERIFY(r2);
+    QVERIFY2(allClose(*r2, expected(2), 1e-5, 1e-5, why), why.c_str());
+  }
+
   // Two MatMuls in one model, one `pure` and one `onednn`: each gets its own, and the results agree
   // with an all-pure model.
   void expandAllHonoursPerNodeChoices() {

@@ -4,6 +4,8 @@
 // code generator of the environment's target emits each used environment once per program:
 //   includes after the runtime; `globals` inside `namespace <ns>` (Environment::ns(): "dcw_env_<name>");
 //   `init` and `teardown` in the program's dcw_init / dcw_teardown entry points (codegen/cpu/CppGenerator.h);
+//   `attach` in every dcw_init, also when the library was loaded and set up already: a program loaded
+//   from the same library shares the environment's state but binds buffers of its own;
 //   `linkFlags` on GeneratedCode::linkFlags, which the build appends to the compiler flags.
 // Why per program and not per run: a oneDNN engine or a cuBLAS handle costs milliseconds to create
 // and is meant to be shared by every call.
@@ -25,6 +27,7 @@ struct Environment {
   std::string globals;                  // C++ declarations, placed in namespace ns()
   std::string init;                     // statements; may use the globals unqualified (inside ns())
   std::string teardown;                 // statements, run in reverse order of init across environments
+  std::string attach = {};              // statements run by every dcw_init, after init
   std::string ns() const { return "dcw_env_" + name; }
 };
 

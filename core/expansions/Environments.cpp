@@ -24,7 +24,7 @@ const std::vector<Environment>& environments() {
         "onednn", "cpu", "oneDNN CPU engine and stream (libdnnl)",
         {"dnnl.hpp", "chrono", "cstring", "functional", "memory", "unordered_map", "vector"},
         {"-Wl,--no-as-needed", "-ldnnl"},
-        onednn::runtimeGlobals(), onednn::runtimeInit(), onednn::runtimeTeardown()});
+        onednn::runtimeGlobals(), onednn::runtimeInit(), onednn::runtimeTeardown(), onednn::runtimeAttach()});
     v.push_back(Environment{"cublas", "cuda", "cuBLAS handle on the program's stream (libcublas)", {"stdexcept", "string"},
                             {"-lcublas"}, cuda::cublasGlobals(), "", cuda::cublasTeardown()});
     v.push_back(Environment{"cudnn", "cuda", "cuDNN handle on the program's stream, convolutions planned on their first run (libcudnn)",

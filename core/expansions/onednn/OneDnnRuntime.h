@@ -8,5 +8,7 @@ namespace dcw::expansions::onednn {
 const char* runtimeGlobals();
 const char* runtimeInit();
 const char* runtimeTeardown();
+// Every dcw_init: a new program binds its constants (see "Constant inputs" in OneDnnRuntime.cpp).
+const char* runtimeAttach();
 
 } // namespace dcw::expansions::onednn
