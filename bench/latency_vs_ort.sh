@@ -4,7 +4,9 @@
 #   dcw optimize MODEL --dim ... --script-out S   (oneDNN where it takes a node, then the map pipeline)
 #   dcw bench MODEL --script S                     (the optimized program)
 #   onnxruntime --bench
-# and prints both medians, the ratio dcw/ort (below 1: DCW is faster), compile time, and at the end
+# and prints both medians, the ratio dcw/ort (below 1: DCW is faster), compile time, the peak resident
+# memory of each side's process in its first turn (GNU time's %M; ONNX Runtime's process is Node.js
+# running onnxruntime-node, DCW's the dcw command with its model and IR loaded), and at the end
 # the geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
 # `dcw optimize --prefer pure` and prints that speed-up. With WINOGRAD=1 the optimization opts in to
 # oneDNN's Winograd convolution wherever it takes a node (`--prefer onednn_winograd --prefer onednn`; each
@@ -43,7 +45,7 @@ vals = {n: seq if n == "sequence" else 1 for n in names}
 print(" ".join(f"--dim={n}={v}" for n, v in vals.items()) + " | " + (",".join(f"{n}={v}" for n, v in vals.items()) or "-"))
 PY
 }
-printf '%-24s %10s %10s %7s %9s %8s\n' model dcw_ms ort_ms ratio compile_s onednn
+printf '%-24s %10s %10s %7s %9s %8s %8s %8s\n' model dcw_ms ort_ms ratio compile_s onednn dcw_MiB ort_MiB
 ratios=()
 for m in "${models[@]}"; do
   name=$(basename "$m" .onnx)
@@ -55,23 +57,30 @@ for m in "${models[@]}"; do
   [ "${WINOGRAD:-0}" = 1 ] && prefer=(--prefer onednn_winograd --prefer onednn)
   "$dcw" optimize "$m" "${dims[@]}" "${prefer[@]}" --script-out "$work/$name.dcws" >/dev/null
   onednn=$(grep -c "implementation=onednn" "$work/$name.dcws" || true)
+  # Compiled first, into a kernel cache of this run's own (compile_s: a full compilation); the turns
+  # below hit that cache.
+  compiled=$(DCW_CACHE_DIR="$work/cache" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 0 --repeat 1 --json)
   # ROUNDS turns of dcw then ONNX Runtime; each side's best median counts (a burst of other work on a
   # shared machine during one turn then costs neither side the comparison).
   d= o=
   for ((round = 0; round < rounds; round++)); do
-    # A kernel cache of this run's own: the first turn compiles in full (compile_s), later turns hit it.
-    d+=$(DCW_CACHE_DIR="$work/cache" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 2 --repeat "$repeat" --json)$'\n'
-    o+=$("$ort" "$m" --bench --threads "$threads" --warmup 2 --repeat "$repeat" "${ortdims[@]}" | tail -1)$'\n'
+    # The first turn runs under GNU time (peak memory), when it is installed (Debian package `time`).
+    timed=()
+    [ "$round" = 0 ] && [ -x /usr/bin/time ] && timed=(/usr/bin/time -f %M -o "$work/rss")
+    d+=$(DCW_CACHE_DIR="$work/cache" "${timed[@]}" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 2 --repeat "$repeat" --json)$'\n'
+    [ "$round" = 0 ] && { dmib=-; [ -s "$work/rss" ] && dmib=$(( $(tail -n 1 "$work/rss") / 1024 )); rm -f "$work/rss"; }
+    o+=$("${timed[@]}" "$ort" "$m" --bench --threads "$threads" --warmup 2 --repeat "$repeat" "${ortdims[@]}" | tail -1)$'\n'
+    [ "$round" = 0 ] && { omib=-; [ -s "$work/rss" ] && omib=$(( $(tail -n 1 "$work/rss") / 1024 )); rm -f "$work/rss"; }
   done
-  line=$(/usr/bin/python3 - "$name" "$d" "$o" "$onednn" <<'PY'
+  line=$(/usr/bin/python3 - "$name" "$d" "$o" "$onednn" "$dmib" "$omib" "$compiled" <<'PY'
 import json, sys
 def best(lines):
     runs = [json.loads(x) for x in lines.splitlines() if x.strip()]
     return min(runs, key=lambda r: r["median_ms"])
-n, d, o, k = sys.argv[1], best(sys.argv[2]), best(sys.argv[3]), sys.argv[4]
-compile_s = json.loads(sys.argv[2].splitlines()[0])["compile_s"]  # the first turn compiles into an empty cache
+n, d, o, k, dm, om = sys.argv[1], best(sys.argv[2]), best(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+compile_s = json.loads(sys.argv[7])["compile_s"]  # the compilation into an empty cache
 r = d["median_ms"] / o["median_ms"]
-print(f"{n:24s} {d['median_ms']:10.2f} {o['median_ms']:10.2f} {r:7.2f} {compile_s:9.1f} {k:>8s} {r}")
+print(f"{n:24s} {d['median_ms']:10.2f} {o['median_ms']:10.2f} {r:7.2f} {compile_s:9.1f} {k:>8s} {dm:>8s} {om:>8s} {r}")
 PY
 )
   echo "${line% *}"
