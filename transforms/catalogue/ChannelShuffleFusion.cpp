@@ -27,8 +27,6 @@ struct Plan {
   DType dtype = DType::Float32;
 };
 
-bool whole(const Memlet& m, const DataDescriptor& d) { return m.subset.empty() || m.subset == Subset::fullOf(d.shape); }
-
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
@@ -57,7 +55,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     if (!fused::isConcatPiece(e->dstConnector)) return fail("the Concat reads '" + e->dstConnector + "', which is no piece");
     auto* an = dynamic_cast<const AccessNode*>(st.node(e->src));
     const DataDescriptor* d = an ? sdfg.findData(an->data()) : nullptr;
-    if (!d || !whole(e->memlet, *d)) return fail("piece '" + e->dstConnector + "' is not the whole of an array");
+    if (!d || !graph::wholeArray(e->memlet, *d)) return fail("piece '" + e->dstConnector + "' is not the whole of an array");
     if (K == 0) piece = d->shape;
     else if (!(d->shape == piece)) return fail("the pieces differ in shape ('" + e->dstConnector + "' is " + d->typeString() + ")");
     ++K;
@@ -72,7 +70,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     an = dynamic_cast<const AccessNode*>(st.node(outs[0]->dst));
     d = an ? sdfg.findData(an->data()) : nullptr;
     if (!d) return fail("'" + from.label() + "' writes no array"), nullptr;
-    if (!whole(outs[0]->memlet, *d) || outs[0]->memlet.data != d->name()) {
+    if (!graph::wholeArray(outs[0]->memlet, *d) || outs[0]->memlet.data != d->name()) {
       fail("'" + from.label() + "' writes part of '" + d->name() + "'");
       d = nullptr;
       return nullptr;
@@ -85,7 +83,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     if (graph::namedInControlFlow(sdfg, d->name())) return fail("control flow names '" + d->name() + "'"), nullptr;
     const DataflowEdge* next = st.outEdges(an->id())[0];
     auto* op = dynamic_cast<const LibraryNode*>(st.node(next->dst));
-    if (!op || op->opaque || !op->domain.empty() || op->opType != what || next->dstConnector != "data" || !whole(next->memlet, *d))
+    if (!op || op->opaque || !op->domain.empty() || op->opType != what || next->dstConnector != "data" || !graph::wholeArray(next->memlet, *d))
       return fail("'" + d->name() + "' is not the whole data input of a " + what), nullptr;
     if (!op->implementation.empty() && op->implementation != "pure")
       return fail("the " + what + " '" + op->label() + "' has implementation '" + op->implementation + "'"), nullptr;

@@ -42,10 +42,6 @@ bool takesAnyStrides(const LibraryNode& lib, const std::string& connector) {
   return false;
 }
 
-bool wholeArray(const Memlet& m, const DataDescriptor& d) {
-  return m.subset.empty() || m.subset == Subset::fullOf(d.shape);
-}
-
 // Nodes whose operands of the output's shape must share one layout: oneDNN's binary and sum kernels
 // run on operands of one layout; given two (channels-last and row-major), they fall back to a
 // reference kernel many times slower (ConvNeXt's residual Add after its row-major MLP: 3x). Concat
@@ -119,7 +115,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
         auto* lib = dynamic_cast<const LibraryNode*>(st.node(other));
         if (reads && (!lib || !takesAnyStrides(*lib, conn))) {
           // A reader that takes row-major operands only reads a row-major copy.
-          if (e->memlet.data != name || !wholeArray(e->memlet, *d)) return fail("'" + name + "' is read in part" + with);
+          if (e->memlet.data != name || !graph::wholeArray(e->memlet, *d)) return fail("'" + name + "' is read in part" + with);
           p.rowMajorReaders[an->id()].push_back(e->id());
           return true;
         }
@@ -128,7 +124,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
           return fail("'" + name + "' is read or written by " + lib->className() + " '" + lib->label() + "' at " + conn +
                           (lib->implementation == "onednn" ? ", which takes row-major operands only" : ", which does not run on oneDNN") + with,
                       "channels-last pays where oneDNN nodes surround the array (set implementation=onednn)");
-        if (!wholeArray(e->memlet, *d)) return fail("'" + name + "' is accessed in part" + with);
+        if (!graph::wholeArray(e->memlet, *d)) return fail("'" + name + "' is accessed in part" + with);
         if (sharesLayout(*lib)) {
           // Its other operands of this array's dims (not a broadcast one) join the group.
           auto join = [&](const DataflowEdge* o, ElementId end) {

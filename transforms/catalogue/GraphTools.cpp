@@ -17,6 +17,8 @@ size_t accessCount(const Sdfg& sdfg, const std::string& data) {
   return c;
 }
 
+bool wholeArray(const Memlet& m, const DataDescriptor& d) { return m.subset.empty() || m.subset == Subset::fullOf(d.shape); }
+
 std::optional<std::vector<int64_t>> constantShape(const DataDescriptor& d) {
   std::vector<int64_t> dims;
   for (auto& e : d.shape) {

@@ -32,8 +32,6 @@ std::string dataConnector(const LibraryNode& op) {
   return "";
 }
 
-bool whole(const Memlet& m, const DataDescriptor& d) { return m.subset.empty() || m.subset == Subset::fullOf(d.shape); }
-
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   auto b = Binding::resolve(match, root);
   if (!holds(b, whyNot)) return false;
@@ -65,10 +63,10 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (a.dataKind != DataKind::Array || a.constant)
     return fail("'" + a.name() + "' is " + (a.constant ? "a constant (ConstantFolding folds its reshape)" : "not an array (a view, stream or scalar)"));
   if (!rowMajor(a)) return fail("'" + a.name() + "' is not row-major (channels-last, or strided)", "its reshape reorders the elements: a copy is needed");
-  if (!whole(in->memlet, a)) return fail("the op reads part of '" + a.name() + "'");
+  if (!graph::wholeArray(in->memlet, a)) return fail("the op reads part of '" + a.name() + "'");
   if (v.dataKind != DataKind::Array || !v.transient || v.constant) return fail("'" + v.name() + "' is not a transient array");
   if (!rowMajor(v)) return fail("'" + v.name() + "' is not row-major");
-  if (!whole(outs.front()->memlet, v) || outs.front()->memlet.data != v.name()) return fail("the op writes part of '" + v.name() + "'");
+  if (!graph::wholeArray(outs.front()->memlet, v) || outs.front()->memlet.data != v.name()) return fail("the op writes part of '" + v.name() + "'");
   if (v.dtype != a.dtype) return fail("'" + v.name() + "' has another element type than '" + a.name() + "'");
   if (v.totalSize() != a.totalSize())
     return fail("'" + v.name() + "' has " + v.totalSize().str() + " elements, '" + a.name() + "' " + a.totalSize().str());
