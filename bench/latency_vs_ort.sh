@@ -5,9 +5,9 @@
 #   dcw bench MODEL --script S                     (the optimized program)
 #   onnxruntime --bench
 # and prints both medians, the ratio dcw/ort (below 1: DCW is faster), compile time, the peak resident
-# memory of each side's process in its first turn (GNU time's %M; ONNX Runtime's process is Node.js
-# running onnxruntime-node, DCW's the dcw command with its model and IR loaded), and at the end
-# the geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
+# memory of each side's process in its first turn (DCW: `dcw bench --json`'s peak_rss_mib, the dcw
+# process with its model, IR, program and runs, no child process; ONNX Runtime: GNU time's %M of its
+# Node.js process running onnxruntime-node), and at the end the geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
 # `dcw optimize --prefer pure` and prints that speed-up. With WINOGRAD=1 the optimization opts in to
 # oneDNN's Winograd convolution wherever it takes a node (`--prefer onednn_winograd --prefer onednn`; each
 # program prints the measured error of every such node against the direct convolution).
@@ -64,21 +64,22 @@ for m in "${models[@]}"; do
   # shared machine during one turn then costs neither side the comparison).
   d= o=
   for ((round = 0; round < rounds; round++)); do
-    # The first turn runs under GNU time (peak memory), when it is installed (Debian package `time`).
+    # ONNX Runtime's first turn runs under GNU time (peak memory), when it is installed (Debian package `time`).
     timed=()
     [ "$round" = 0 ] && [ -x /usr/bin/time ] && timed=(/usr/bin/time -f %M -o "$work/rss")
-    d+=$(DCW_CACHE_DIR="$work/cache" "${timed[@]}" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 2 --repeat "$repeat" --json)$'\n'
-    [ "$round" = 0 ] && { dmib=-; [ -s "$work/rss" ] && dmib=$(( $(tail -n 1 "$work/rss") / 1024 )); rm -f "$work/rss"; }
+    d+=$(DCW_CACHE_DIR="$work/cache" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 2 --repeat "$repeat" --json)$'\n'
     o+=$("${timed[@]}" "$ort" "$m" --bench --threads "$threads" --warmup 2 --repeat "$repeat" "${ortdims[@]}" | tail -1)$'\n'
     [ "$round" = 0 ] && { omib=-; [ -s "$work/rss" ] && omib=$(( $(tail -n 1 "$work/rss") / 1024 )); rm -f "$work/rss"; }
   done
-  line=$(/usr/bin/python3 - "$name" "$d" "$o" "$onednn" "$dmib" "$omib" "$compiled" <<'PY'
+  line=$(/usr/bin/python3 - "$name" "$d" "$o" "$onednn" "$omib" "$compiled" <<'PY'
 import json, sys
 def best(lines):
     runs = [json.loads(x) for x in lines.splitlines() if x.strip()]
     return min(runs, key=lambda r: r["median_ms"])
-n, d, o, k, dm, om = sys.argv[1], best(sys.argv[2]), best(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
-compile_s = json.loads(sys.argv[7])["compile_s"]  # the compilation into an empty cache
+n, d, o, k, om = sys.argv[1], best(sys.argv[2]), best(sys.argv[3]), sys.argv[4], sys.argv[5]
+first = json.loads(sys.argv[2].splitlines()[0])
+dm = str(round(first["peak_rss_mib"])) if "peak_rss_mib" in first else "-"
+compile_s = json.loads(sys.argv[6])["compile_s"]  # the compilation into an empty cache
 r = d["median_ms"] / o["median_ms"]
 print(f"{n:24s} {d['median_ms']:10.2f} {o['median_ms']:10.2f} {r:7.2f} {compile_s:9.1f} {k:>8s} {dm:>8s} {om:>8s} {r}")
 PY

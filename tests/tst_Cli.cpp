@@ -367,6 +367,9 @@ private slots:
     QVERIFY2(bench.code == 0, qPrintable(bench.err + bench.out));
     auto j = QJsonDocument::fromJson(bench.out.toUtf8()).object();
     QVERIFY(j["median_ms"].toDouble() > 0 && j["min_ms"].toDouble() > 0);
+    // The process's own peak resident memory: more than the dcw binary with Qt loaded, less than a GiB
+    // for this small example.
+    QVERIFY2(j["peak_rss_mib"].toDouble() > 10 && j["peak_rss_mib"].toDouble() < 1024, qPrintable(bench.out));
 
     auto t = dcw({"test-onnx", "/usr/share/libonnx-testdata/data/node/test_relu", "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding"});
     QVERIFY2(t.code == 0, qPrintable(t.err));

@@ -439,6 +439,51 @@ private slots:
     QVERIFY2(allClose(*r2, expected(2), 1e-5, 1e-5, why), why.c_str());
   }
 
+  // Calls that pack one constant the same way share the packed copy (a model whose layers share their
+  // weights holds it once); a call that reads the buffer otherwise (Gemm's transB: the same W seen
+  // transposed) packs its own. Every output equals the pure model's.
+  void onednnCallsSharePackedConstants() {
+    auto build = [](const std::string& implementation) {
+      auto s = std::make_unique<Sdfg>("main");
+      addArg(*s, "A", exprs({5, 8}), true);
+      addArg(*s, "W", exprs({8, 8}), false);
+      for (const char* y : {"Y1", "Y2", "Y3"}) addArg(*s, y, exprs({5, 8}), false);
+      std::vector<float> w(64);
+      for (size_t k = 0; k < w.size(); ++k) w[k] = float(int(k % 11) - 5) / 4;
+      Tensor t;
+      t.dtype = DType::Float32;
+      t.dims = {8, 8};
+      t.bytes = std::make_shared<const std::string>(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(float));
+      s->findData("W")->constant = std::make_shared<const Tensor>(std::move(t));
+      s->outputs = {"Y1", "Y2", "Y3"};
+      State* st = s->addState("state0");
+      addMatMul(*s, *st, "MatMul_1", "A", "W", "Y1")->implementation = implementation;
+      addMatMul(*s, *st, "MatMul_2", "A", "W", "Y2")->implementation = implementation;
+      auto* gemm = addMatMul(*s, *st, "Gemm_3", "A", "W", "Y3");
+      gemm->opType = "Gemm";
+      gemm->attributes.push_back(Attribute{"transB", int64_t(1)});
+      gemm->implementation = implementation;
+      return s;
+    };
+    auto pure = build("pure"), onednn = build("onednn");
+    QVERIFY(expansions::expandAll(*pure));
+    auto x = expansions::expandAll(*onednn);
+    QVERIFY2(x, x ? "" : x.error().str().c_str());
+    QCOMPARE(cppTasklets(*onednn).size(), size_t(3));
+    for (auto* t : cppTasklets(*onednn)) QVERIFY2(t->code.find("any(dims{8, 8})") != std::string::npos, t->code.c_str()); // W packed
+    auto inputs = randomInputsFor(*pure, 5);
+    auto ref = runModel(*pure, inputs);
+    QVERIFY(ref.size() == 3);
+    auto ex = codegen::Executor::create(*onednn);
+    QVERIFY2(ex, ex ? "" : ex.error().str().c_str());
+    std::string why;
+    for (int run = 0; run < 2; ++run) {
+      auto out = (*ex)->run(inputs);
+      QVERIFY(out);
+      QVERIFY2(allClose(*out, ref, 1e-5, 1e-5, why), why.c_str());
+    }
+  }
+
   // Two MatMuls in one model, one `pure` and one `onednn`: each gets its own, and the results agree
   // with an all-pure model.
   void expandAllHonoursPerNodeChoices() {

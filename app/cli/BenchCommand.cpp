@@ -15,6 +15,8 @@
 #include <memory>
 #include <random>
 
+#include <sys/resource.h>
+
 namespace dcw::cli {
 
 using namespace dcw::ir;
@@ -69,6 +71,10 @@ std::function<int()> setupBench(CLI::App& sub) {
       nlohmann::ordered_json j{{"model", o->model}, {"median_ms", median}, {"min_ms", ms.front()}, {"repeat", o->repeat},
                                {"threads", o->threads}, {"target", o->target}, {"compile_s", p.executor->library().seconds},
                                {"cache_hit", p.executor->library().cacheHit}};
+      // The peak resident memory of this process over its life (model, program, runs); the compiler and
+      // other child processes are not counted.
+      struct rusage usage {};
+      if (getrusage(RUSAGE_SELF, &usage) == 0) j["peak_rss_mib"] = double(usage.ru_maxrss) / 1024.0;
       std::cout << j.dump() << std::endl;
     } else {
       std::cout << "median " << median << " ms, min " << ms.front() << " ms over " << o->repeat << " runs\n";
