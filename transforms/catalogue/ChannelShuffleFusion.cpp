@@ -65,28 +65,30 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
 
   // Follows the chain: an access node written by `from` alone and read by one library node alone, as its `conn`.
   auto step = [&](const Node& from, const std::string& what, const DataDescriptor*& d, const AccessNode*& an) -> const LibraryNode* {
-    auto outs = st.outEdges(from.id());
-    if (outs.size() != 1) return fail("'" + from.label() + "' has more than one output edge"), nullptr;
-    an = dynamic_cast<const AccessNode*>(st.node(outs[0]->dst));
-    d = an ? sdfg.findData(an->data()) : nullptr;
-    if (!d) return fail("'" + from.label() + "' writes no array"), nullptr;
-    if (!graph::wholeArray(outs[0]->memlet, *d) || outs[0]->memlet.data != d->name()) {
-      fail("'" + from.label() + "' writes part of '" + d->name() + "'");
+    auto refuse = [&](const std::string& msg) -> const LibraryNode* {
+      fail(msg);
       d = nullptr;
       return nullptr;
-    }
+    };
+    auto outs = st.outEdges(from.id());
+    if (outs.size() != 1) return refuse("'" + from.label() + "' has more than one output edge");
+    an = dynamic_cast<const AccessNode*>(st.node(outs[0]->dst));
+    d = an ? sdfg.findData(an->data()) : nullptr;
+    if (!d) return refuse("'" + from.label() + "' writes no array");
+    if (!graph::wholeArray(outs[0]->memlet, *d) || outs[0]->memlet.data != d->name())
+      return refuse("'" + from.label() + "' writes part of '" + d->name() + "'");
     if (what.empty()) return nullptr; // the end of the chain: Y
     if (d->dataKind != DataKind::Array || !d->transient || d->constant)
-      return fail("'" + d->name() + "' is not a transient array"), nullptr;
+      return refuse("'" + d->name() + "' is not a transient array");
     if (graph::accessCount(sdfg, d->name()) != 1 || st.inEdges(an->id()).size() != 1 || st.outEdges(an->id()).size() != 1)
-      return fail("'" + d->name() + "' is accessed elsewhere, or read by more than the " + what), nullptr;
-    if (graph::namedInControlFlow(sdfg, d->name())) return fail("control flow names '" + d->name() + "'"), nullptr;
+      return refuse("'" + d->name() + "' is accessed elsewhere, or read by more than the " + what);
+    if (graph::namedInControlFlow(sdfg, d->name())) return refuse("control flow names '" + d->name() + "'");
     const DataflowEdge* next = st.outEdges(an->id())[0];
     auto* op = dynamic_cast<const LibraryNode*>(st.node(next->dst));
     if (!op || op->opaque || !op->domain.empty() || op->opType != what || next->dstConnector != "data" || !graph::wholeArray(next->memlet, *d))
-      return fail("'" + d->name() + "' is not the whole data input of a " + what), nullptr;
+      return refuse("'" + d->name() + "' is not the whole data input of a " + what);
     if (!op->implementation.empty() && op->implementation != "pure")
-      return fail("the " + what + " '" + op->label() + "' has implementation '" + op->implementation + "'"), nullptr;
+      return refuse("the " + what + " '" + op->label() + "' has implementation '" + op->implementation + "'");
     return op;
   };
   const DataDescriptor *t = nullptr, *u = nullptr, *v = nullptr, *y = nullptr;

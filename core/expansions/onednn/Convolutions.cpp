@@ -166,18 +166,16 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
           dimsText(g.y) + ") : y,\n";
   make += "    " + dimsText(g.strides) + ", " + dimsText(g.dilations) + ", " + dimsText(g.padL) + ", " + dimsText(g.padR) + ");\n";
   make += post.attr;
+  make += std::string(alternatives ? "" : "const ") + ns + "::primitive_desc pd(d, " + post.attrArg() + "engine);\n";
   if (alternatives) {
     // The next implementation of another name: a descriptor whose primitive is in oneDNN's cache
     // starts from the cached implementation, and its next_impl() comes back to that one first.
-    make += ns + "::primitive_desc pd(d, " + post.attrArg() + "engine);\n";
     make += "if (dcw_variant >= " + std::to_string(variants) + ") {\n";
     make += "  const std::string first = pd.impl_info_str();\n";
     make += "  bool other = false;\n";
     make += "  while (!other && pd.next_impl()) other = first != pd.impl_info_str();\n";
     make += "  if (!other) throw std::runtime_error(\"oneDNN has one implementation of this convolution\");\n";
     make += "}\n";
-  } else {
-    make += "const " + ns + "::primitive_desc pd(d, " + post.attrArg() + "engine);\n";
   }
   make += "dcw_k.prim = " + ns + "(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";

@@ -211,6 +211,14 @@ std::string rowPieces(const std::vector<Described>& pieces, const ConcatRows& ro
   return "  const float* x[] = {" + pointers + "};\n  const long chunk[] = {" + chunks + "};\n";
 }
 
+// The lines of a `make` that build a oneDNN concat of srcs into y along `axis` and bind its sources (each
+// piece as the caller described it); the destination is added by the caller.
+std::string concatPrimitive(int64_t axis) {
+  return "const dnnl::concat::primitive_desc pd(y, " + std::to_string(axis) + ", srcs, engine);\n"
+         "dcw_k.prim = dnnl::concat(pd);\n"
+         "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";
+}
+
 Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   auto ins = ctx.inputs();
   DCW_TRY(auto Y, th::needOut(ctx, "concat_result"));
@@ -231,9 +239,7 @@ Expected<std::unique_ptr<Sdfg>> expandConcat(const ExpansionContext& ctx) {
   }
   if (along != y[size_t(*axis)]) return ctx.error("the inputs do not add up to the result along the axis");
   make += "const auto y = " + yd.desc + ";\n";
-  make += "const dnnl::concat::primitive_desc pd(y, " + std::to_string(*axis) + ", srcs, engine);\n";
-  make += "dcw_k.prim = dnnl::concat(pd);\n";
-  make += "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";
+  make += concatPrimitive(*axis);
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   std::string comment = "oneDNN concat of " + std::to_string(ins.size()) + " inputs along axis " + std::to_string(*axis) + " into " + shapeText(y);
   // The second variant, where the operands are laid out alike: DCW's copy of whole rows (concatRows),
@@ -287,11 +293,8 @@ Expected<std::unique_ptr<Sdfg>> expandShuffledConcat(const ExpansionContext& ctx
   }
   const int64_t C = yd.dims[1] / K;
   std::vector<int64_t> ydims = split(yd.dims, C, K), ystrides = split(yd.strides, yd.strides[1] * K, yd.strides[1]);
-  ystrides[0] = yd.strides[0];
   make += "const auto y = strided(" + dimsText(ydims) + ", " + dimsText(ystrides) + ");\n";
-  make += "const dnnl::concat::primitive_desc pd(y, 2, srcs, engine);\n";
-  make += "dcw_k.prim = dnnl::concat(pd);\n";
-  make += "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";
+  make += concatPrimitive(2);
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   const std::string comment = "oneDNN concat of " + std::to_string(K) + " pieces into " + shapeText(yd.dims) +
                               ", interleaved (channel K c + k from piece k: a concat along axis 2 of Y seen as " + shapeText(ydims) + ")";
@@ -340,9 +343,7 @@ Expected<std::unique_ptr<Sdfg>> expandConcatBatchNorm(const ExpansionContext& ct
   const bool relu = ep.activation != nullptr;
   // Variant 0: the concat primitive, then the normalization on Y in place (its parameters passed through).
   make += "const auto y = " + yd.desc + ";\n";
-  make += "const dnnl::concat::primitive_desc pd(y, 1, srcs, engine);\n";
-  make += "dcw_k.prim = dnnl::concat(pd);\n";
-  make += "for (size_t k = 0; k < srcs.size(); ++k) dcw_k.add(DNNL_ARG_MULTIPLE_SRC + int(k), srcs[k], srcs[k], false);\n";
+  make += concatPrimitive(1);
   make += "for (int k = 0; k < 4; ++k) dcw_k.pass();\n";
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
   make += "const auto c = plain(dims{" + std::to_string(y[1]) + "});\n";
