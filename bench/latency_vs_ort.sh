@@ -10,10 +10,11 @@
 # Node.js process running onnxruntime-node), and at the end the geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
 # `dcw optimize --prefer pure` and prints that speed-up. With WINOGRAD=1 the optimization opts in to
 # oneDNN's Winograd convolution wherever it takes a node (`--prefer onednn_winograd --prefer onednn`; each
-# program prints the measured error of every such node against the direct convolution).
+# program prints the measured error of every such node against the direct convolution). LAYOUT=blocked
+# (or blocked8, none) optimizes with `--layout` so (channels in blocks of 16, BlockedLayout).
 #   bench/latency_vs_ort.sh [DCW_BINARY] [MODEL.onnx...]   (no model: bench/export_architectures.py's set)
 # Environment: THREADS (default 2), REPEAT (default 10), ROUNDS (default 3: turns of dcw then ONNX Runtime, each
-# side's best median kept), MODELS_DIR (default build/bench-models), PURE, WINOGRAD.
+# side's best median kept), MODELS_DIR (default build/bench-models), PURE, WINOGRAD, LAYOUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcw=build/app/dcw
@@ -55,6 +56,7 @@ for m in "${models[@]}"; do
   [ "${spec##* | }" = "-" ] || ortdims=(--dims "${spec##* | }")
   prefer=()
   [ "${WINOGRAD:-0}" = 1 ] && prefer=(--prefer onednn_winograd --prefer onednn)
+  [ -n "${LAYOUT:-}" ] && prefer+=(--layout "$LAYOUT")
   "$dcw" optimize "$m" "${dims[@]}" "${prefer[@]}" --script-out "$work/$name.dcws" >/dev/null
   onednn=$(grep -c "implementation=onednn" "$work/$name.dcws" || true)
   # Compiled first, into a kernel cache of this run's own (compile_s: a full compilation); the turns

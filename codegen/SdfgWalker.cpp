@@ -387,7 +387,14 @@ Expected<std::string> SdfgWalker::offsetOf(const DataDescriptor& d, const std::v
       return fail(where, "an access to '" + d.name() + "' has " + std::to_string(index.size()) + " indices but the data has " +
                              std::to_string(d.shape.size()) + " dimensions");
     std::vector<sym::Expr> strides = d.elementStrides();
-    for (size_t k = 0; k < index.size(); ++k) off = off + index[k] * strides[k];
+    for (size_t k = 0; k < index.size(); ++k) {
+      if (k == 1 && d.channelBlock > 0) { // channels in blocks: the block, then the channel within it
+        const sym::Expr b(d.channelBlock);
+        off = off + sym::floorDiv(index[k], b) * strides[k] + sym::mod(index[k], b);
+      } else {
+        off = off + index[k] * strides[k];
+      }
+    }
   }
   return sym(off, where);
 }
@@ -395,6 +402,17 @@ Expected<std::string> SdfgWalker::offsetOf(const DataDescriptor& d, const std::v
 Expected<std::string> SdfgWalker::offsetOf(const DataDescriptor& d, const Subset& s, const std::string& where) {
   std::vector<sym::Expr> begin;
   for (auto& r : s.ranges()) begin.push_back(r.begin);
+  // A part of an array with channels in blocks is no array of its own (its elements are not at strides
+  // from its first): one element or the whole array.
+  if (d.channelBlock > 0 && s.volume() != sym::Expr(1)) {
+    bool whole = s.rank() == d.shape.size();
+    for (size_t k = 0; whole && k < s.rank(); ++k)
+      whole = s[k].begin == sym::Expr(0) && s[k].end == d.shape[k] && s[k].step == sym::Expr(1);
+    if (!whole)
+      return fail(where, "an access to [" + s.str() + "] of '" + d.name() + "', whose channels are in blocks (" + d.blockedLayoutName() +
+                             "), is neither one element nor the whole array",
+                  "store '" + d.name() + "' row-major (undo BlockedLayout), or access it element by element");
+  }
   return offsetOf(d, begin, where);
 }
 

@@ -613,6 +613,29 @@ private slots:
     QVERIFY2(f.err.contains("--target fpga-sim is not auto-optimized"), qPrintable(f.err));
   }
 
+  // `dcw optimize --layout blocked8`: one BlockedLayout step for the state, in the script; the optimized
+  // model computes what the model does; an unknown layout is refused by name.
+  void optimizeWithChannelsInBlocks() {
+    QTemporaryDir dir;
+    const QString model = QStringLiteral(DCW_SOURCE_DIR "/tests/data/transforms/controlflow_graph/channels_last_block.onnx");
+    const QString script = dir.filePath("blocked.dcws");
+    auto o = dcw({"optimize", model, "--layout", "blocked8", "--script-out", script});
+    QVERIFY2(o.code == 0, qPrintable(o.err));
+    const QString text = QString::fromUtf8(readAll(script));
+    QCOMPARE(text.count("apply BlockedLayout "), 1);
+    QVERIFY2(text.contains(" block=8\n"), qPrintable(text));
+    auto plain = dcw({"run", model, "--random", "3", "--outputs", dir.filePath("plain")});
+    auto blocked = dcw({"run", model, "--random", "3", "--outputs", dir.filePath("blocked"), "--script", script});
+    QVERIFY2(plain.code == 0 && blocked.code == 0, qPrintable(plain.err + blocked.err));
+    for (const char* out : {"output_0.pb", "output_1.pb"}) {
+      const double d = maxAbsDiff(readFloats(dir.filePath(QString("plain/") + out)), readFloats(dir.filePath(QString("blocked/") + out)));
+      QVERIFY2(d <= 1e-4, qPrintable(QString("%1: max abs diff %2").arg(out).arg(d)));
+    }
+    auto bad = dcw({"optimize", model, "--layout", "nhwc"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.err.contains("--layout"), qPrintable(bad.err));
+  }
+
   void optimizeThenApplyIsByteIdentical() {
     QTemporaryDir dir;
     QString opt = dir.filePath("opt.dcw.json"), script = dir.filePath("opt.dcws"), rep = dir.filePath("rep.dcw.json");

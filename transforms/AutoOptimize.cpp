@@ -155,8 +155,15 @@ public:
     // A step that gives up differentiability (ReshapeToView) only when more than pure is preferred:
     // a pure-only optimization keeps the model differentiable.
     const bool onlyPure = std::all_of(o_.prefer.begin(), o_.prefer.end(), [](const std::string& i) { return i == "pure"; });
-    for (auto* t : layouts)
-      if ((t->keepsDifferentiable() || !onlyPure) && !(gpu && t->name() == std::string("ChannelsLast"))) saturate(*t, {});
+    for (auto* t : layouts) {
+      if (!t->keepsDifferentiable() && onlyPure) continue;
+      if (t->name() == std::string_view("ChannelsLast")) {
+        if (gpu || o_.layout == "none") continue;
+        if (o_.layout == "blocked" || o_.layout == "blocked8")
+          if (const Transformation* b = reg.find("BlockedLayout")) saturate(*b, {{"block", o_.layout == "blocked8" ? "8" : "16"}});
+      }
+      saturate(*t, {});
+    }
     if (o_.expand)
       if (const Transformation* e = reg.find("ExpandLibraryNode"))
         saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
@@ -373,7 +380,7 @@ private:
     const std::string& inner = me.params.back();
     for (const Memlet* m : memlets) {
       const DataDescriptor* d = sdfg->findData(m->data);
-      if (!d || d->shape.empty() || m->subset.rank() != d->shape.size()) return false;
+      if (!d || d->shape.empty() || m->subset.rank() != d->shape.size() || d->channelBlock > 0) return false;
       const auto names = m->subset.freeSymbols();
       for (const auto& p : me.params)
         if (!names.count(p)) return false;

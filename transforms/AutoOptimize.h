@@ -56,6 +56,10 @@ struct AutoOptimizeOptions {
   std::vector<std::string> prefer{"onednn"};
   // The hardware the model is optimized for: "cpu" or "cuda" (the GPU; cuda-sim runs the same program).
   std::string target = "cpu";
+  // The layout step (the pipeline's ChannelsLast): "channels-last" (ChannelsLast on every array it
+  // takes), "blocked" / "blocked8" (BlockedLayout with blocks of 16 / 8 first, then ChannelsLast on the
+  // arrays whose channels do not fill blocks), or "none".
+  std::string layout = "channels-last";
   bool tile = true;        // MapTiling on outermost maps not yet tiled
   std::string tileSizes = "32";
   bool parallelize = true; // outermost maps -> cpu_multicore

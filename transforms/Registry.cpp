@@ -9,6 +9,7 @@
 #include "transforms/catalogue/ConcatBatchNormFusion.h"
 #include "transforms/catalogue/AddFusion.h"
 #include "transforms/catalogue/BufferTiling.h"
+#include "transforms/catalogue/BlockedLayout.h"
 #include "transforms/catalogue/ChannelsLast.h"
 #include "transforms/catalogue/ReshapeToView.h"
 #include "transforms/catalogue/CopyToView.h"
@@ -87,6 +88,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<AccumulateTransient>());
     r.add(std::make_unique<BufferTiling>());
     r.add(std::make_unique<ChannelsLast>());
+    r.add(std::make_unique<BlockedLayout>());
     r.add(std::make_unique<ReshapeToView>());
     r.add(std::make_unique<CopyToView>());
     // Control flow

@@ -99,6 +99,10 @@ public:
       row(QStringLiteral("Shape"), shape(d.shape, false));
       row(QStringLiteral("Shape (concrete)"), shape(d.shape, true));
       row(QStringLiteral("Strides"), shape(d.strides, false));
+      row(QStringLiteral("Layout"), d.channelBlock > 0 ? qs(d.blockedLayoutName() + " (channels in blocks of " + std::to_string(d.channelBlock) + ")")
+                                    : d.isChannelsLast() ? QStringLiteral("channels-last")
+                                    : d.strides.empty() || d.strides == DataDescriptor::contiguousStrides(d.shape) ? QStringLiteral("row-major")
+                                                                                                                 : QStringLiteral("strided"));
       row(QStringLiteral("Elements"), expr(d.totalSize()));
       if (size_t sz = dtypeSize(d.dtype)) row(QStringLiteral("Bytes"), expr(d.totalSize() * sym::Expr(int64_t(sz))));
     } else {

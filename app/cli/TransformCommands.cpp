@@ -200,11 +200,15 @@ std::function<int()> setupOptimize(CLI::App& sub) {
     bool noTiling = false, noParallel = false, verbose = false;
     size_t maxSteps = 20000;
     std::vector<std::string> dims, prefer;
-    std::string target = "cpu";
+    std::string target = "cpu", layout = "channels-last";
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
   sub.add_option("-o,--output", o->out, "Write the optimized model here (.dcw.json)");
+  sub.add_option("--layout", o->layout,
+                 "Activation layout between oneDNN nodes: channels-last (default; ChannelsLast), blocked or blocked8 (BlockedLayout: "
+                 "channels in blocks of 16 or 8, channels-last where they do not fill blocks), none")
+      ->check(CLI::IsMember({"channels-last", "blocked", "blocked8", "none"}));
   addTargetOption(sub, o->target)->description(
       "Target to optimize for: cpu (default), or cuda / cuda-sim (the model moves onto the GPU, cuBLAS and cuDNN where they take a "
       "node, whole kernels); the FPGA targets are not auto-optimized");
@@ -230,6 +234,7 @@ std::function<int()> setupOptimize(CLI::App& sub) {
     edit::History h(*m->sdfg);
     transforms::AutoOptimizeOptions opts;
     opts.tileSizes = o->tileSizes;
+    opts.layout = o->layout;
     opts.tile = !o->noTiling;
     opts.parallelize = !o->noParallel;
     if (o->target.rfind("fpga", 0) == 0)

@@ -536,7 +536,12 @@ sym::Expr CpuGenerator::storageExtent(const DataDescriptor& d) {
   sym::Expr extent = d.totalSize() + d.offset;
   if (!d.shape.empty() && d.strides.size() == d.shape.size() && d.strides != DataDescriptor::contiguousStrides(d.shape)) {
     extent = d.offset + 1;
-    for (size_t k = 0; k < d.shape.size(); ++k) extent = extent + (d.shape[k] - 1) * d.strides[k];
+    for (size_t k = 0; k < d.shape.size(); ++k) {
+      if (k == 1 && d.channelBlock > 0) // the last block's first channel, then the b - 1 after it
+        extent = extent + (sym::floorDiv(d.shape[k], sym::Expr(d.channelBlock)) - 1) * d.strides[k] + sym::Expr(d.channelBlock - 1);
+      else
+        extent = extent + (d.shape[k] - 1) * d.strides[k];
+    }
   }
   return extent;
 }

@@ -283,6 +283,9 @@ private:
   template <class Pick>
   Expected<int64_t> flat(const DataDescriptor& d, const Subset& subset, const std::map<std::string, int64_t>& values, Pick pick,
                          const std::string& at) {
+    if (d.channelBlock > 0)
+      return fail(at, "'" + d.name() + "' has its channels in blocks (" + d.blockedLayoutName() + "), which the RTL target does not address",
+                  "store it row-major (undo BlockedLayout)");
     auto strides = d.elementStrides();
     auto off = d.offset.evaluate(values);
     if (!off) return fail(at, "the offset of '" + d.name() + "' has no value at generation time");

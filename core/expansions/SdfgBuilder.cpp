@@ -21,10 +21,11 @@ SdfgBuilder::SdfgBuilder(const ExpansionContext& ctx, std::string name) : ctx_(&
     d->dataKind = outer.dataKind == DataKind::Scalar ? DataKind::Scalar : DataKind::Array;
     d->dtype = outer.dtype;
     d->shape = outer.shape;
-    // The outer array's layout (a channels-last activation stays channels-last inside), so that the
+    // The outer array's layout (a channels-last or blocked activation stays so inside), so that the
     // expansion's memlets index the caller's buffer as the caller lays it out.
     d->strides = outer.strides.size() == outer.shape.size() && !outer.shape.empty() ? outer.strides
                                                                                   : DataDescriptor::contiguousStrides(outer.shape);
+    d->channelBlock = outer.channelBlock;
     d->rankKnown = outer.rankKnown;
     d->wrappers = outer.wrappers;
     d->transient = false;

@@ -158,6 +158,7 @@ std::unique_ptr<DataDescriptor> DataDescriptor::clone() const {
   c->shape = shape;
   c->strides = strides;
   c->offset = offset;
+  c->channelBlock = channelBlock;
   c->rankKnown = rankKnown;
   c->wrappers = wrappers;
   c->storage = storage;

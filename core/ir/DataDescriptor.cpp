@@ -82,6 +82,7 @@ std::string DataDescriptor::typeString() const {
     s += "]";
   }
   if (isChannelsLast()) s += " channels-last";
+  if (channelBlock > 0) s += " " + blockedLayoutName();
   if (dataKind == DataKind::View) s += " view";
   for (auto it = wrappers.rbegin(); it != wrappers.rend(); ++it)
     s = (*it == Wrapper::Sequence ? "seq(" : "optional(") + s + ")";
@@ -101,8 +102,29 @@ std::vector<sym::Expr> DataDescriptor::channelsLastStrides(const std::vector<sym
   return s;
 }
 
+std::vector<sym::Expr> DataDescriptor::blockedStrides(const std::vector<sym::Expr>& shape, int block) {
+  if (shape.size() < 3 || block <= 0) return contiguousStrides(shape);
+  // N, C/b, S1..Sk, b: Sk b, S(k-1) b Sk, ..., the blocks b S1..Sk, N C S1..Sk.
+  std::vector<sym::Expr> s(shape.size(), sym::Expr(1));
+  sym::Expr step(block);
+  for (size_t k = shape.size(); k-- > 2;) {
+    s[k] = step;
+    step = step * shape[k];
+  }
+  s[1] = step;
+  s[0] = step * sym::floorDiv(shape[1], sym::Expr(block));
+  return s;
+}
+
+std::string DataDescriptor::blockedLayoutName() const {
+  if (channelBlock <= 0) return {};
+  static const char* spatial[] = {"w", "hw", "dhw"};
+  const size_t k = shape.size() >= 3 && shape.size() <= 5 ? shape.size() - 3 : 1;
+  return std::string("nC") + spatial[k] + std::to_string(channelBlock) + "c";
+}
+
 bool DataDescriptor::isChannelsLast() const {
-  if (dataKind != DataKind::Array || shape.size() < 3 || strides.size() != shape.size()) return false;
+  if (dataKind != DataKind::Array || shape.size() < 3 || strides.size() != shape.size() || channelBlock > 0) return false;
   return strides == channelsLastStrides(shape) && strides != contiguousStrides(shape);
 }
 

@@ -62,6 +62,11 @@ public:
   std::vector<sym::Expr> shape;   // empty for Scalar
   std::vector<sym::Expr> strides; // in elements; same rank as shape
   sym::Expr offset = sym::Expr(0);
+  // Channels in blocks (oneDNN's nCw8c/nChw16c/nCdhw16c, see transforms/catalogue/BlockedLayout): 0 for
+  // none; else b (8 or 16) and element [n, c, ..] lives at sum_{k != 1} i_k strides[k] + (c / b)
+  // strides[1] + c % b, so strides[1] is the step between blocks of b channels and the other strides
+  // count in blocks of b elements. Channels a multiple of b (no padding); float32 arrays of rank 3 to 5.
+  int channelBlock = 0;
   bool rankKnown = true;          // false: an ONNX value whose rank shape inference could not tell
   std::vector<Wrapper> wrappers;  // outermost first; empty for a plain tensor
   StorageType storage = StorageType::Default;
@@ -93,6 +98,11 @@ public:
   bool isChannelsLast() const;
   // Those strides for `shape` (rank 3 or more; row-major below that).
   static std::vector<sym::Expr> channelsLastStrides(const std::vector<sym::Expr>& shape);
+  // The strides of channels in blocks of `block` (channelBlock) for `shape` of rank 3 or more: the
+  // blocks, then the spatial dims, then the b channels of a block innermost (N, C/b, H, W, b).
+  static std::vector<sym::Expr> blockedStrides(const std::vector<sym::Expr>& shape, int block);
+  // oneDNN's name of the layout: "nChw16c", "nCw8c", "nCdhw16c"; empty without channelBlock.
+  std::string blockedLayoutName() const;
 };
 
 } // namespace dcw::ir

@@ -104,6 +104,26 @@ private:
     return false;
   }
 
+  // Channels in blocks (DataDescriptor::channelBlock): what the addressing and oneDNN's nChw16c assume.
+  void checkBlocked(const DataDescriptor& d) {
+    const std::string b = std::to_string(d.channelBlock);
+    if (d.channelBlock != 8 && d.channelBlock != 16) return error(d, "has channels in blocks of " + b, "blocks are of 8 or 16 channels");
+    if (d.dataKind != DataKind::Array || d.dtype != DType::Float32 || d.shape.size() < 3 || d.shape.size() > 5 || d.constant)
+      return error(d, "has channels in blocks of " + b + ", which is for float32 arrays of rank 3 to 5 that are not constants",
+                   "store it row-major");
+    auto c = d.shape[1].constantValue();
+    if (!c || *c <= 0 || *c % d.channelBlock != 0)
+      return error(d, "has " + d.shape[1].str() + " channels in blocks of " + b + ": not a known multiple of " + b,
+                   "store it row-major or in blocks of 8");
+    if (d.strides != DataDescriptor::blockedStrides(d.shape, d.channelBlock))
+      error(d, "has channels in blocks of " + b + " but strides [" + [&] {
+              std::string s;
+              for (size_t k = 0; k < d.strides.size(); ++k) s += (k ? ", " : "") + d.strides[k].str();
+              return s;
+            }() + "], not those of " + d.blockedLayoutName(),
+            "the strides of a blocked array are DataDescriptor::blockedStrides");
+  }
+
   void checkData(const Sdfg& s, const DataDescriptor& d) {
     checkLabel(d);
     if (d.rankKnown && d.dataKind != DataKind::Scalar && d.strides.size() != d.shape.size())
@@ -111,6 +131,7 @@ private:
             "give one stride per dimension");
     if (d.dataKind == DataKind::Scalar && !d.shape.empty())
       error(d, "a scalar has a shape", "make it an array or drop the shape");
+    if (d.channelBlock != 0) checkBlocked(d);
     if (d.dataKind == DataKind::View && used(s, d.name()))
       if (auto v = viewSource(s, d); !v) error(d, v.error().message, v.error().hint);
     checkSymbolsDeclared(d, s, d.freeSymbols(), {}, "the shape of '" + d.name() + "'");

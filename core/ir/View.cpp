@@ -8,7 +8,7 @@
 namespace dcw::ir {
 
 bool rowMajor(const DataDescriptor& d) {
-  if (d.offset != sym::Expr(0)) return false;
+  if (d.offset != sym::Expr(0) || d.channelBlock > 0) return false;
   return d.strides.empty() || d.strides == DataDescriptor::contiguousStrides(d.shape);
 }
 

@@ -428,6 +428,7 @@ json writeData(const DataDescriptor& d) {
   o["shape"] = writeExprs(d.shape);
   o["strides"] = writeExprs(d.strides);
   o["offset"] = d.offset.str();
+  if (d.channelBlock > 0) o["channel_block"] = d.channelBlock;
   o["rank_known"] = d.rankKnown;
   json w = json::array();
   for (auto x : d.wrappers) w.push_back(wrapperName(x));
@@ -863,6 +864,11 @@ private:
     d->strides = exprs(v, ptr, "strides");
     d->offset = expr(v, ptr, "offset");
     d->rankKnown = boolean(v, ptr, "rank_known");
+    if (v.contains("channel_block")) {
+      const int64_t b = integer(v, ptr, "channel_block");
+      if (b != 8 && b != 16) error(ptr + "/channel_block", "channels come in blocks of 8 or 16, not " + std::to_string(b));
+      d->channelBlock = int(b);
+    }
     const json& w = field(v, ptr, "wrappers", JType::Array);
     for (size_t i = 0; i < w.size(); ++i)
       d->wrappers.push_back(enumValue<Wrapper>(w[i], ptr + "/wrappers/" + std::to_string(i), "wrapper", wrapperFromName,

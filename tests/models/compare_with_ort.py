@@ -86,6 +86,7 @@ def main():
     ap.add_argument("--expect-in-code", action="append", default=[])
     ap.add_argument("--also-pure", action="store_true")
     ap.add_argument("--optimize", action="store_true")
+    ap.add_argument("--optimize-arg", action="append", default=[])  # to `dcw optimize` only (--layout blocked)
     ap.add_argument("--via-json", action="store_true")
     ns = ap.parse_args()
     global NS
@@ -136,7 +137,7 @@ def main():
                 # With the implementations preferred (given with --dcw-arg=--prefer --dcw-arg=I, in order).
                 prefer = [a for flag, v in zip(ns.dcw_arg, ns.dcw_arg[1:]) if flag == "--prefer" for a in ("--prefer", v)]
                 r = subprocess.run([ns.dcw, "optimize", model, "--script-out", script] + dims +
-                                   (["--target", target[-1]] if target else []) + prefer, capture_output=True, text=True)
+                                   (["--target", target[-1]] if target else []) + prefer + ns.optimize_arg, capture_output=True, text=True)
                 if r.returncode != 0:
                     print(f"FAILED   {name}: dcw optimize: {r.stderr.strip()}")
                     bad += 1

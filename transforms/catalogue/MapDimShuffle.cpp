@@ -47,6 +47,7 @@ Expected<std::vector<size_t>> permutation(const MapEntry& me, const std::string&
 std::optional<size_t> unitStrideDim(const DataDescriptor& d) {
   if (d.shape.empty()) return std::nullopt;
   if (d.strides.size() != d.shape.size()) return d.shape.size() - 1;
+  if (d.channelBlock > 0) return 1; // the channels of a block are adjacent
   for (size_t k = d.strides.size(); k-- > 0;)
     if (d.strides[k] == sym::Expr(1)) return k;
   return std::nullopt;

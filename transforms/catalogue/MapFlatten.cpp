@@ -83,6 +83,7 @@ bool keepsContiguous(const Memlet& m, const DataDescriptor& d, const MapEntry& m
     if (namesAny(ranges[k].begin) || namesAny(ranges[k].end)) first = k;
   if (first == ranges.size()) return true;
   if (first + run.size() > ranges.size() || ranges.size() != d.shape.size()) return false;
+  if (d.channelBlock > 0) return false; // channels in blocks: no two dims are one run of elements
   const auto strides = d.elementStrides();
   for (size_t i = 0; i < run.size(); ++i) {
     const Range& r = ranges[first + i];

@@ -48,6 +48,9 @@ Expected<Plan> plan(const Binding& b, const std::string& path) {
     return fail(path, "the copy moves '" + A + "' from " + copy::memoryOf(*p.a) + " memory to '" + B + "' in " + copy::memoryOf(*p.b) +
                           " memory: a transfer, not a redundant array",
                 "code on each side reads only its own memory");
+  if (p.a->channelBlock != p.b->channelBlock)
+    return fail(path, "the copy changes the layout ('" + (p.a->channelBlock ? A : B) + "' has its channels in blocks): it is a reorder",
+                "the readers' code may depend on the layout they read");
   if (p.a->isChannelsLast() != p.b->isChannelsLast())
     return fail(path, "the copy changes the layout ('" + (p.a->isChannelsLast() ? A : B) + "' is channels-last): it is a reorder",
                 "the readers' code may depend on the layout they read");

@@ -14,6 +14,7 @@
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <sstream>
@@ -121,6 +122,16 @@ Expected<std::unique_ptr<Sdfg>> expandBinary(const ExpansionContext& ctx, const 
   if (a != y) return ctx.error("onednn " + op + " needs one operand of the output's shape " + shapeText(y), pureHint(ctx));
   for (size_t k = 0; k < y.size(); ++k)
     if (b[k] != y[k] && b[k] != 1) return ctx.error(second + " " + shapeText(b) + " does not broadcast to " + shapeText(y));
+  // A row-major operand of one value per channel ([N or 1, C, 1, ..], a squeeze-and-excitation scale)
+  // beside an output with its channels in blocks: its floats lie as the blocked layout would put them,
+  // so it is described so. oneDNN's binary kernels take per-channel broadcasts only in the output's
+  // layout (another one runs the reference kernel, 100x slower).
+  const Described& bOwn = second == ins[0] ? ad : bd;
+  if (yd.block > 0 && bOwn.rowMajor && b.size() == y.size() && b.size() >= 3 && b[1] == y[1] &&
+      std::all_of(b.begin() + 2, b.end(), [](int64_t d) { return d == 1; })) {
+    const std::string tag = yDesc.substr(yDesc.find("tag::"));
+    bDesc = "blocked(" + dimsText(b) + ", " + tag;
+  }
   std::string make;
   make += "const auto a = " + aDesc + ";\n";
   make += "const auto b = " + bDesc + ";\n";

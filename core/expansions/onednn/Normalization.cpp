@@ -163,11 +163,19 @@ Expected<std::unique_ptr<Sdfg>> expandSoftmax(const ExpansionContext& ctx, bool 
 // result: the dims the result stores outside the axis (larger strides) in the same order for all, the
 // dims inside it dense after the axis. `outer` rows; a piece's row is its extent along the axis times
 // the inner element count. Dims of extent 1 are skipped (their strides say nothing). Empty when the
-// operands are laid out otherwise (oneDNN's concat alone then).
+// operands are laid out otherwise (oneDNN's concat alone then). Channels in blocks of b, along the
+// channels, all alike: a batch's blocks follow each other, so a row is a batch and the inner count the
+// spatial positions (block b: each position's b channels adjacent, which concatNormRows must know).
 struct ConcatRows {
   int64_t outer = 1, inner = 1;
+  int block = 0;
 };
 std::optional<ConcatRows> concatRowsOf(const std::vector<Described>& pieces, const Described& y, size_t axis) {
+  if (y.block || std::any_of(pieces.begin(), pieces.end(), [](const Described& p) { return p.block > 0; })) {
+    if (axis != 1 || std::any_of(pieces.begin(), pieces.end(), [&](const Described& p) { return p.block != y.block; }))
+      return std::nullopt;
+    return ConcatRows{y.dims[0], product(y.dims, 2), y.block};
+  }
   std::vector<size_t> order; // y's dims other than the axis, of extent > 1, outermost first
   for (size_t d = 0; d < y.dims.size(); ++d)
     if (d != axis && y.dims[d] > 1) order.push_back(d);
@@ -283,6 +291,9 @@ Expected<std::unique_ptr<Sdfg>> expandShuffledConcat(const ExpansionContext& ctx
     if (!fused::isConcatPiece(i)) return ctx.error("input '" + i + "' is not a piece (inputs_k)");
     DCW_TRY(auto X, th::needIn(ctx, i));
     DCW_TRY(auto xd, describedOperand(ctx, "ShuffledConcat", i, *X));
+    if (xd.block || yd.block)
+      return ctx.error("onednn ShuffledConcat interleaves channels through strides, and '" + (xd.block ? i : std::string("Y")) +
+                           "' has its channels in blocks", pureHint(ctx));
     if (xd.dims.size() != yd.dims.size() || xd.dims[1] * K != yd.dims[1])
       return ctx.error("piece '" + i + "' " + shapeText(xd.dims) + " is not Y " + shapeText(yd.dims) + " with a " + std::to_string(K) +
                        "th of its channels");
@@ -373,7 +384,7 @@ Expected<std::unique_ptr<Sdfg>> expandConcatBatchNorm(const ExpansionContext& ct
     own += "  concatNormRows(static_cast<float*>(const_cast<void*>(" + at(n + 4) + ".pointer)), x, chunk, " + std::to_string(n) + ", " +
            std::to_string(rows->outer) + ", " + std::to_string(y[1] * rows->inner) + ", " + std::to_string(rows->inner) + ",\n";
     own += "      " + param(n) + ", " + param(n + 1) + ", " + param(n + 2) + ", " + param(n + 3) + ", " + eps + ", " + (relu ? "true" : "false") +
-           ", *dcw_ab);\n";
+           ", *dcw_ab, " + std::to_string(rows->block) + ");\n";
     own += "};\n";
     make = "if (dcw_variant == 0) {\n" + make + "} else {\n" + own + "}\n";
     comment += "; or DCW's copy of " + std::to_string(rows->outer) + " whole rows that normalizes as it copies (timed: the faster kept)";

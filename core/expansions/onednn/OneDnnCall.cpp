@@ -71,6 +71,12 @@ Expected<Described> describedOperand(const ExpansionContext& ctx, const std::str
     if (!c || *c < 0) return ctx.error("onednn " + op + " needs known non-negative strides; " + name + " has stride " + e.str(), pureHint(ctx));
     out.strides.push_back(*c);
   }
+  if (d.channelBlock > 0) {
+    out.block = d.channelBlock;
+    out.rowMajor = out.dense = false;
+    out.desc = "blocked(" + dimsText(out.dims) + ", tag::" + d.blockedLayoutName() + ")";
+    return out;
+  }
   out.rowMajor = isRowMajor(out.dims, out.strides);
   out.dense = isDense(out.dims, out.strides);
   out.desc = out.rowMajor ? "plain(" + dimsText(out.dims) + ")" : "strided(" + dimsText(out.dims) + ", " + dimsText(out.strides) + ")";

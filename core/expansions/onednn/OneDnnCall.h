@@ -24,9 +24,12 @@ Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std:
 // The dims of a float32 operand as floatDims gives them, for the operands of an implementation that
 // takes any constant strides (the channels-last arrays ChannelsLast makes): `strides` in elements and
 // `desc`, the C++ text of its oneDNN memory descriptor ("plain(dims{..})" for a row-major array,
-// "strided(dims{..}, dims{..})" otherwise). floatDims itself refuses an array that is not row-major.
+// "blocked(dims{..}, tag::nChw16c)" for channels in blocks, "strided(dims{..}, dims{..})" otherwise).
+// floatDims itself refuses an array that is not row-major.
 struct Described {
   std::vector<int64_t> dims, strides;
+  int block = 0;        // channels in blocks of `block` (DataDescriptor::channelBlock): strides are not
+                        // enough to address it, rowMajor and dense are false
   std::string desc;
   bool rowMajor = true; // row-major up to the strides of dims of extent 1
   bool dense = true;    // its elements fill product(dims) consecutive slots (row-major or permuted)

@@ -69,6 +69,8 @@ inline dnnl::memory::desc plain(const dims& d) {
   return dnnl::memory::desc(d, dt::f32, s);
 }
 inline dnnl::memory::desc strided(const dims& d, const dims& s) { return dnnl::memory::desc(d, dt::f32, s); }
+// Channels in blocks (an array BlockedLayout stores as nChw16c and its kin).
+inline dnnl::memory::desc blocked(const dims& d, tag t) { return dnnl::memory::desc(d, dt::f32, t); }
 inline dnnl::memory::desc any(const dims& d) { return dnnl::memory::desc(d, dt::f32, tag::any); }
 // A view into a buffer: dims and strides (in elements) from `offset` elements in (a gate's rows of a
 // weight matrix, one direction's half of an output).
@@ -105,31 +107,35 @@ struct Operand {
   };
   std::vector<Moved> pieces;
   dnnl::memory staged;
+  std::shared_ptr<dnnl::memory> packed; // a constant's packed copy, shared with other calls (packedConstant)
   const void* cachedFrom = nullptr;
   unsigned cachedBinding = 0;
 };
 
 // The packed copies of constant buffers, shared by the calls that pack one buffer, read alike, into one layout under
-// one binding (see "Constant inputs" above); an entry of an earlier binding goes at the next lookup (the
-// calls that still use its copy keep it alive).
+// one binding (see "Constant inputs" above). The calls own the copies; the list only finds them, so the
+// copy of a call that goes (a variant the first run's timing left out, whose kernel wanted the weights
+// in another layout) is freed with it. An entry of an earlier binding, or whose copy is gone, goes at
+// the next lookup.
 struct Packed {
   const void* from = nullptr;
   dnnl::memory::desc user, want; // how the buffer is read, and the layout it is packed into
   unsigned binding = 0;
-  dnnl::memory copy;
+  std::weak_ptr<dnnl::memory> copy;
 };
 inline std::vector<Packed>& packedConstants() { static std::vector<Packed> p; return p; }
 // The copy of constant buffer `user` (bound to its data) in layout `want`, packed by `reorder` the first time.
-inline dnnl::memory packedConstant(dnnl::memory user, const dnnl::memory::desc& want, const dnnl::reorder& reorder) {
+inline std::shared_ptr<dnnl::memory> packedConstant(dnnl::memory user, const dnnl::memory::desc& want, const dnnl::reorder& reorder) {
   auto& all = packedConstants();
-  all.erase(std::remove_if(all.begin(), all.end(), [](const Packed& p) { return p.binding != bindings(); }), all.end());
+  all.erase(std::remove_if(all.begin(), all.end(), [](const Packed& p) { return p.binding != bindings() || p.copy.expired(); }), all.end());
   const void* from = user.get_data_handle();
   for (const Packed& p : all)
-    if (p.from == from && p.user == user.get_desc() && p.want == want) return p.copy;
-  Packed p{from, user.get_desc(), want, bindings(), dnnl::memory(want, engine)};
-  reorder.execute(stream, user, p.copy);
-  all.push_back(p);
-  return p.copy;
+    if (p.from == from && p.user == user.get_desc() && p.want == want)
+      if (auto copy = p.copy.lock()) return copy;
+  auto copy = std::make_shared<dnnl::memory>(want, engine);
+  reorder.execute(stream, user, *copy);
+  all.push_back(Packed{from, user.get_desc(), want, bindings(), copy});
+  return copy;
 }
 
 // One primitive with its operands in the order run() receives the buffers.
@@ -268,7 +274,8 @@ struct Call {
       }
       for (auto& m : o.pieces) m.reorder.execute(stream, m.user, m.staged);
       if (o.constant && o.reordered && o.pieces.empty()) {
-        o.inner = packedConstant(o.user, o.inner.get_desc(), o.reorder);
+        o.packed = packedConstant(o.user, o.inner.get_desc(), o.reorder);
+        o.inner = *o.packed;
         if (args.count(o.arg)) args[o.arg] = o.inner;
       } else if (o.reordered) {
         o.reorder.execute(stream, o.pieces.empty() ? o.user : o.staged, o.inner);
@@ -569,10 +576,11 @@ inline void concatRows(float* y, const float* const* x, const long* chunk, int p
 
 // concatRows with a batch normalization (inference) folded in (ConcatBatchNormalization's second
 // variant): each float of channel c is written as x * a[c] + b[c] with a = scale / sqrt(var + eps) and
-// b = B - mean * a, then max(., 0) when `relu`; a row holds channels of `inner` consecutive floats.
+// b = B - mean * a, then max(., 0) when `relu`; a row holds channels of `inner` consecutive floats, or
+// with `block` (channels in blocks) blocks of `inner` positions of `block` channels.
 inline void concatNormRows(float* y, const float* const* x, const long* chunk, int pieces, long outer, long total, long inner,
                            const float* scale, const float* shift, const float* mean, const float* var, float eps, bool relu,
-                           std::vector<float>& ab) {
+                           std::vector<float>& ab, int block = 0) {
   const long channels = total / inner;
   ab.resize(size_t(2 * channels));
   float* a = ab.data();
@@ -585,7 +593,23 @@ inline void concatNormRows(float* y, const float* const* x, const long* chunk, i
     float* out = y + o * total + off;
     const float* in = x[k] + o * chunk[k];
     const long n = chunk[k], c0 = off / inner;
-    if (inner == 1) {
+    if (block > 0) { // channels in blocks: `inner` positions of `block` channels each, block after block
+      for (long cb = 0; cb < n / (inner * block); ++cb) {
+        const float* ak = a + c0 + cb * block;
+        const float* bk = b + c0 + cb * block;
+        const float* src = in + cb * inner * block;
+        float* dst = out + cb * inner * block;
+        for (long p = 0; p < inner; ++p) {
+          if (relu) {
+#pragma omp simd
+            for (long l = 0; l < block; ++l) dst[p * block + l] = std::max(src[p * block + l] * ak[l] + bk[l], 0.0f);
+          } else {
+#pragma omp simd
+            for (long l = 0; l < block; ++l) dst[p * block + l] = src[p * block + l] * ak[l] + bk[l];
+          }
+        }
+      }
+    } else if (inner == 1) {
       const float* ak = a + c0;
       const float* bk = b + c0;
       if (relu) {
