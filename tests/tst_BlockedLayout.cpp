@@ -109,6 +109,10 @@ private slots:
     // at the edge reorders into the Reshape's row-major input.
     setImplementations(*m, "pure");
     QVERIFY(outputsClose(ref, runExpanded(*m, 7), 1e-4, "pure, nChw8c"));
+    // The GPU code generator addresses the blocks too (cuda-sim runs its code on the CPU).
+    auto expanded = expandedCopy(*m);
+    QVERIFY(expanded);
+    QVERIFY(outputsClose(ref, runModel(*expanded, randomInputsFor(*expanded, 7), "cuda-sim"), 1e-4, "cuda-sim, nChw8c"));
   }
 
   // Blocks of 16 take only the arrays of 16 channels; region=array changes the matched one alone.
