@@ -12,6 +12,7 @@
 // come from codegen/Identifier and never from raw model text; comments carry sanitised paths only.
 #include "codegen/SdfgWalker.h"
 
+#include "core/ir/ElementAddress.h"
 #include "core/ir/View.h"
 
 #include "codegen/Identifier.h"
@@ -386,15 +387,7 @@ Expected<std::string> SdfgWalker::offsetOf(const DataDescriptor& d, const std::v
     if (index.size() != d.shape.size())
       return fail(where, "an access to '" + d.name() + "' has " + std::to_string(index.size()) + " indices but the data has " +
                              std::to_string(d.shape.size()) + " dimensions");
-    std::vector<sym::Expr> strides = d.elementStrides();
-    for (size_t k = 0; k < index.size(); ++k) {
-      if (k == 1 && d.channelBlock > 0) { // channels in blocks: the block, then the channel within it
-        const sym::Expr b(d.channelBlock);
-        off = off + sym::floorDiv(index[k], b) * strides[k] + sym::mod(index[k], b);
-      } else {
-        off = off + index[k] * strides[k];
-      }
-    }
+    off = elementAddress(d, index);
   }
   return sym(off, where);
 }

@@ -11,6 +11,7 @@
 #include "codegen/cpu/Runtime.h"
 #include "codegen/cpu/TaskletPrinter.h"
 #include "core/analysis/WriteConflicts.h"
+#include "core/ir/ElementAddress.h"
 #include "core/ir/View.h"
 #include "core/tasklet/TaskletCode.h"
 
@@ -535,13 +536,9 @@ const std::set<std::string>& CpuGenerator::writtenWhole(const Sdfg& s) {
 sym::Expr CpuGenerator::storageExtent(const DataDescriptor& d) {
   sym::Expr extent = d.totalSize() + d.offset;
   if (!d.shape.empty() && d.strides.size() == d.shape.size() && d.strides != DataDescriptor::contiguousStrides(d.shape)) {
-    extent = d.offset + 1;
-    for (size_t k = 0; k < d.shape.size(); ++k) {
-      if (k == 1 && d.channelBlock > 0) // the last block's first channel, then the b - 1 after it
-        extent = extent + (sym::floorDiv(d.shape[k], sym::Expr(d.channelBlock)) - 1) * d.strides[k] + sym::Expr(d.channelBlock - 1);
-      else
-        extent = extent + (d.shape[k] - 1) * d.strides[k];
-    }
+    std::vector<sym::Expr> last;
+    for (const sym::Expr& n : d.shape) last.push_back(n - 1);
+    extent = elementAddress(d, last) + 1;
   }
   return extent;
 }
