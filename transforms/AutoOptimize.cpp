@@ -49,6 +49,7 @@ const std::vector<std::string>& defaultPipeline() {
       "RedundantSecondArray",
       "DeadDataflowElimination",
       "CopyToView",
+      "StridedView",
       "MapFusion",
       "MapReduceFusion",
       "TaskletFusion",
@@ -164,10 +165,21 @@ public:
       }
       saturate(*t, {});
     }
-    if (o_.expand)
-      if (const Transformation* e = reg.find("ExpandLibraryNode"))
-        saturate(*e, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
-    for (auto* t : after) {
+    // Library calls (oneDNN, cuBLAS, ..) describe their operands' layouts when expanded: with StridedView
+    // in the pipeline they are expanded after it, so that the strided views it makes are what they
+    // describe; the steps before it then run again over the expanded calls.
+    const Transformation* expand = o_.expand ? reg.find("ExpandLibraryNode") : nullptr;
+    auto strided = std::find_if(after.begin(), after.end(), [&](const Transformation* t) { return t->name() == "StridedView"; });
+    const bool twoRounds = strided != after.end() && !onlyPure;
+    if (expand)
+      saturate(*expand, {}, [this, twoRounds](Match& m) { return computesValues(m) && ownImplementation(m) && (!twoRounds || !isLibraryCall(m)); });
+    auto expandCalls = [&] {
+      saturate(*expand, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
+      for (auto it = after.begin(); it != strided; ++it) saturate(**it, {});
+    };
+    for (size_t i = 0; i < after.size(); ++i) {
+      const Transformation* t = after[i];
+      if (twoRounds && expand && i == size_t(strided - after.begin()) + 1) expandCalls();
       if (!t->keepsDifferentiable() && onlyPure) continue; // CopyToView's views
       if (gpu && (t->name() == "MapTiling" || t->name() == "Vectorization" || t->name() == "MapDimShuffle" || t->name() == "MapFlatten"))
         continue; // CPU loop shapes
@@ -196,6 +208,7 @@ public:
       }
       saturate(*t, {});
     }
+    if (twoRounds && expand && strided + 1 == after.end()) expandCalls();
     if (o_.parallelize) parallelize();
     if (steps_ >= o_.maxSteps) log("stopped: the step budget (" + std::to_string(o_.maxSteps) + ") is spent");
     return steps_;
@@ -338,6 +351,13 @@ private:
     auto* lib = e ? dynamic_cast<const LibraryNode*>(*e) : nullptr;
     m.options["implementation"] = lib && !lib->implementation.empty() ? lib->implementation : "pure";
     return true;
+  }
+
+  // Whether the node ExpandLibraryNode would expand (after ownImplementation) gets an implementation
+  // other than pure: a call of a library.
+  static bool isLibraryCall(const Match& m) {
+    auto it = m.options.find("implementation");
+    return it != m.options.end() && it->second != "pure";
   }
 
   // Shape arithmetic (library nodes whose outputs are all integer tensors: Shape, Gather on shapes,

@@ -13,6 +13,7 @@
 #include "transforms/catalogue/ChannelsLast.h"
 #include "transforms/catalogue/ReshapeToView.h"
 #include "transforms/catalogue/CopyToView.h"
+#include "transforms/catalogue/StridedView.h"
 #include "transforms/catalogue/ConstantFolding.h"
 #include "transforms/catalogue/ConvBatchNormFolding.h"
 #include "transforms/catalogue/DeadDataflowElimination.h"
@@ -91,6 +92,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<BlockedLayout>());
     r.add(std::make_unique<ReshapeToView>());
     r.add(std::make_unique<CopyToView>());
+    r.add(std::make_unique<StridedView>());
     // Control flow
     r.add(std::make_unique<InlineNestedSDFG>());
     r.add(std::make_unique<StateFusion>());

@@ -5,6 +5,9 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace dcw::ir {
 
 bool rowMajor(const DataDescriptor& d) {
@@ -48,10 +51,34 @@ Expected<sym::Expr> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view,
                 "code generation gives storage to row-major views of a whole array or of one block of it "
                 "(ReshapeToView and CopyToView make them)");
   };
-  if (!rowMajor(view)) return bad("is not row-major");
-  if (!rowMajor(*src.array)) return bad("shows '" + src.array->name() + "', which is not row-major");
   if (src.array->dtype != view.dtype) return bad("has another element type than '" + src.array->name() + "'");
   const Subset& part = src.edge->memlet.subset;
+  if (!rowMajor(view)) {
+    // A strided view: every element within the array's storage.
+    if (view.channelBlock > 0) return bad("has channels in blocks");
+    if (view.strides.size() != view.shape.size()) return bad("is not row-major and has no strides of its own");
+    if (!part.empty() && !(part == Subset::fullOf(src.array->shape)))
+      return bad("is strided, and its edge carries " + part.str() + " of '" + src.array->name() + "', not the whole array");
+    auto place = placeOf(view, sym::Expr(0));
+    if (!place) return bad("has strides or an offset that are not constants");
+    int64_t first = place->offset, last = place->offset;
+    for (size_t k = 0; k < view.shape.size(); ++k) {
+      auto n = view.shape[k].constantValue();
+      if (!n) return bad("has a dim that is not a constant");
+      if (*n == 0) return sym::Expr(0);
+      (place->strides[k] < 0 ? first : last) += (*n - 1) * place->strides[k];
+    }
+    sym::Expr end(1);
+    for (size_t k = 0; k < src.array->shape.size(); ++k)
+      end = end + (src.array->shape[k] - sym::Expr(1)) * src.array->elementStrides()[k];
+    auto extent = end.constantValue();
+    if (src.array->channelBlock > 0 || !extent) return bad("shows '" + src.array->name() + "', whose storage has no constant extent");
+    if (first < 0 || last >= *extent)
+      return bad("reaches elements " + std::to_string(first) + " to " + std::to_string(last) + ", outside the " + std::to_string(*extent) +
+                 " of '" + src.array->name() + "'");
+    return sym::Expr(0);
+  }
+  if (!rowMajor(*src.array)) return bad("shows '" + src.array->name() + "', which is not row-major");
   if (part.empty() || part == Subset::fullOf(src.array->shape)) {
     if (src.array->totalSize() != view.totalSize())
       return bad("has " + view.totalSize().str() + " elements, '" + src.array->name() + "' has " + src.array->totalSize().str());
@@ -73,6 +100,60 @@ Expected<sym::Expr> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view,
   sym::Expr offset(0);
   for (size_t j = 0; j < part.rank(); ++j) offset = offset + part[j].begin * strides[j];
   return offset;
+}
+
+std::optional<StridedPlace> placeOf(const DataDescriptor& view, const sym::Expr& plainOffset) {
+  StridedPlace p;
+  auto off = (view.offset + plainOffset).constantValue();
+  if (!off) return std::nullopt;
+  p.offset = *off;
+  for (const auto& e : view.elementStrides()) {
+    auto v = e.constantValue();
+    if (!v) return std::nullopt;
+    p.strides.push_back(*v);
+  }
+  return p;
+}
+
+std::optional<StridedPlace> placeThrough(const std::vector<int64_t>& shape, const StridedPlace& inRowMajor,
+                                         const std::vector<int64_t>& innerShape, const StridedPlace& inner) {
+  const size_t r = innerShape.size();
+  if (inner.strides.size() != r || inRowMajor.strides.size() != shape.size()) return std::nullopt;
+  std::vector<int64_t> row(r, 1);
+  for (size_t m = r; m-- > 1;) row[m - 1] = row[m] * innerShape[m];
+  const int64_t total = r ? row[0] * innerShape[0] : 1;
+  if (inRowMajor.offset < 0 || inRowMajor.offset >= std::max<int64_t>(total, 1)) return std::nullopt;
+  // The first element's index in the inner array, and how far each of its dims is stepped.
+  std::vector<int64_t> first(r), reach(r, 0);
+  for (size_t m = 0; m < r; ++m) first[m] = inRowMajor.offset / row[m] % innerShape[m];
+  StridedPlace out;
+  out.strides.assign(shape.size(), 0);
+  out.offset = inner.offset;
+  for (size_t m = 0; m < r; ++m) out.offset += first[m] * inner.strides[m];
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) continue;
+    if (shape[k] == 0) return std::nullopt;
+    const int64_t s = inRowMajor.strides[k];
+    // The outermost inner dim whose step divides s: s steps that dim by c.
+    size_t m = 0;
+    while (m < r && (s <= 0 || s % row[m] != 0)) ++m;
+    if (m == r) return std::nullopt;
+    const int64_t c = s / row[m];
+    reach[m] += c * (shape[k] - 1);
+    out.strides[k] = c * inner.strides[m];
+  }
+  for (size_t m = 0; m < r; ++m)
+    if (first[m] + reach[m] >= innerShape[m]) return std::nullopt;
+  fillUnitStrides(shape, out.strides);
+  return out;
+}
+
+void fillUnitStrides(const std::vector<int64_t>& shape, std::vector<int64_t>& strides) {
+  int64_t span = 1;
+  for (size_t k = 0; k < shape.size(); ++k)
+    if (shape[k] != 1) span = std::max(span, shape[k] * std::abs(strides[k]));
+  for (size_t k = 0; k < shape.size(); ++k)
+    if (shape[k] == 1) strides[k] = span;
 }
 
 } // namespace dcw::ir

@@ -1,14 +1,18 @@
 // View: a transient (DataKind::View) whose elements are another array's, read through its own shape —
 // a Reshape, Flatten, Squeeze or Unsqueeze of a row-major array as a different index over the same
 // bytes (transforms/catalogue/ReshapeToView), or one contiguous block of it, a Slice's or Split's part
-// (transforms/catalogue/CopyToView), so no copy is made. As in DaCe, the view's one access node
+// (transforms/catalogue/CopyToView), so no copy is made. A strided view (transforms/catalogue/StridedView)
+// shows a transposed or strided part of an array: its own strides and offset, counted in the array's
+// storage, say where each element lies (a head of BERT's fused QKV product, transposed, read in place
+// by the attention's matmul). As in DaCe, the view's one access node
 // is joined to an access node of the viewed array by one edge carrying the whole viewed array:
 //
 //   A: float32[1, 232, 28, 28] ──(A[0:1, 0:232, 0:28, 0:28])──> B: view float32[1, 2, 116, 28, 28] ──> readers of B
 //
 // Both are row-major with the same element type; the edge carries the whole array (same element count)
 // or a block of its dims (dims before one an index each, that one a range, the dims after it whole)
-// with the view's element count. The viewed array is an array (not a view or stream), the view a
+// with the view's element count. A strided view's edge carries the whole array, and its elements lie
+// within the array's storage. The viewed array is an array (not a view or stream), the view a
 // transient with no other access node, written by nothing else. Code generation gives B the storage of
 // A from the block's first element on (SdfgWalker) and emits nothing for the edge; validation checks
 // these rules and names the view.
@@ -16,6 +20,10 @@
 
 #include "core/support/Expected.h"
 #include "core/symbolic/Expr.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace dcw::ir {
 
@@ -37,10 +45,31 @@ struct ViewSource {
 // array), or why its structure breaks the rules above; validation checks this for every view that has
 // an access node (an unused view is no error).
 Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view);
-// What code generation needs besides: both row-major, one element type, the edge carrying the whole
-// array or a block of it with the view's element count. Returns the offset, in elements, of the view's
-// first element in the array. (A strided view of part of an array is IR, but no target gives it storage.)
+// What code generation needs besides: one element type and either both row-major, the edge carrying
+// the whole array or a block of it with the view's element count, or a strided view (constant strides
+// and offset, channels not in blocks) of a whole array whose storage holds all of its elements.
+// Returns the offset, in elements, the view's storage starts at in the array's: the block's first
+// element for a row-major view, 0 for a strided one (its descriptor's offset places its elements).
 Expected<sym::Expr> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view, const ViewSource& source);
+
+// Where the elements of a view lie, in elements of some storage: element i at offset + sum i_k strides_k.
+struct StridedPlace {
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+};
+// A view's place in the storage of the array it shows (constant strides and offset; a row-major view
+// at its block's first element), or nullopt when they are not constant.
+std::optional<StridedPlace> placeOf(const DataDescriptor& view, const sym::Expr& plainOffset);
+// A view of `shape` placed at `inRowMajor` in the row-major order of an array of `innerShape`, when
+// that array becomes a view placed at `inner`: the view's place in the storage underneath, or nullopt
+// when stepping along one of its dims would cross from one index of the inner array's dims to the next
+// (a reshape that merges dims the inner view keeps apart). Dims of extent 1 get strides that keep the
+// view's description well formed.
+std::optional<StridedPlace> placeThrough(const std::vector<int64_t>& shape, const StridedPlace& inRowMajor,
+                                         const std::vector<int64_t>& innerShape, const StridedPlace& inner);
+// Strides for the dims of extent 1 of a view of `shape` (their value addresses nothing): each the
+// largest span of the dims of larger extent, so that oneDNN and the checks see a well-formed layout.
+void fillUnitStrides(const std::vector<int64_t>& shape, std::vector<int64_t>& strides);
 
 // Whether the descriptor is row-major and dense (strides empty or row-major, offset 0).
 bool rowMajor(const DataDescriptor& d);

@@ -123,14 +123,14 @@ def main():
             mine, theirs = os.path.join(tmp, "dcw"), os.path.join(tmp, "ort")
             os.makedirs(theirs)
             extra = list(ns.dcw_arg)
+            # The dims it runs at (given with --dcw-arg=--dim --dcw-arg=NAME=V; else 1).
+            given = {}
+            for flag, value in zip(ns.dcw_arg, ns.dcw_arg[1:]):
+                if flag == "--dim" and "=" in value:
+                    given[value.split("=", 1)[0]] = value.split("=", 1)[1]
             if ns.optimize:
                 script = os.path.join(tmp, "steps.dcws")
-                # Optimized for the dims it runs at (given with --dcw-arg=--dim --dcw-arg=NAME=V; else 1), as a
-                # user optimizes for the shapes they deploy.
-                given = {}
-                for flag, value in zip(ns.dcw_arg, ns.dcw_arg[1:]):
-                    if flag == "--dim" and "=" in value:
-                        given[value.split("=", 1)[0]] = value.split("=", 1)[1]
+                # Optimized for the dims it runs at, as a user optimizes for the shapes they deploy.
                 dims = [f"--dim={d}={given.get(d, 1)}" for d in dynamic_dims(model)]
                 # Optimized for the target it runs on (given with --dcw-arg=--target --dcw-arg=T).
                 target = [v for flag, v in zip(ns.dcw_arg, ns.dcw_arg[1:]) if flag == "--target"]
@@ -146,7 +146,7 @@ def main():
             if ns.expect_in_code:
                 gen = os.path.join(tmp, "gen")
                 r = subprocess.run([ns.dcw, "codegen", model, "-o", gen] + extra +
-                                   [f"--dim={d}=1" for d in dynamic_dims(model)], capture_output=True, text=True)
+                                   [f"--dim={d}={given.get(d, 1)}" for d in dynamic_dims(model)], capture_output=True, text=True)
                 code = ""
                 if r.returncode == 0:
                     for f in os.listdir(gen):

@@ -93,8 +93,43 @@ def slice_views():
     save(helper.make_graph(nodes, "slice_views", [x], ys, initializer=init), "slice_views")
 
 
+def attention_heads():
+    # Self-attention over X [1, 8, 24] with 2 heads of 12 (as torch exports nn.MultiheadAttention): one
+    # product with the fused QKV weights, Slices of its last dim, Reshapes to heads, Transposes to
+    # [1, heads, 8, 12] (K to [1, heads, 12, 8]), Q scaled by a Div, QK^T, Softmax, times V, Transpose and
+    # Reshape back. K's and V's slices and transposes feed the matmuls alone (strided views); Q's transpose
+    # feeds the Div (a row-major reader). W_n, a slice of the last dim read by Neg, is refused.
+    import numpy as np
+    rng = np.random.default_rng(3)
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 8, 24])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 8, 24])
+    yn = helper.make_tensor_value_info("Y_n", TensorProto.FLOAT, [1, 8, 4])
+    ints = lambda name, v: helper.make_tensor(name, TensorProto.INT64, [len(v)], v)
+    init = [helper.make_tensor("W", TensorProto.FLOAT, [24, 72], rng.uniform(-0.5, 0.5, 24 * 72).astype(np.float32).tolist()),
+            helper.make_tensor("scale", TensorProto.FLOAT, [], [3.4641016]),
+            ints("q_s", [0]), ints("q_e", [24]), ints("k_s", [24]), ints("k_e", [48]), ints("v_s", [48]), ints("v_e", [72]),
+            ints("n_s", [60]), ints("n_e", [64]), ints("ax2", [2]), ints("heads", [1, 8, 2, 12]), ints("merged", [1, 8, 24])]
+    nodes = [helper.make_node("MatMul", ["X", "W"], ["qkv"], name="MatMul_qkv")]
+    for h, perm in (("q", [0, 2, 1, 3]), ("k", [0, 2, 3, 1]), ("v", [0, 2, 1, 3])):
+        nodes += [helper.make_node("Slice", ["qkv", h + "_s", h + "_e", "ax2"], [h], name="Slice_" + h),
+                  helper.make_node("Reshape", [h, "heads"], [h + "4"], name="Reshape_" + h),
+                  helper.make_node("Transpose", [h + "4"], [h + "t"], name="Transpose_" + h, perm=perm)]
+    nodes += [
+        helper.make_node("Div", ["qt", "scale"], ["qs"], name="Div_q"),
+        helper.make_node("MatMul", ["qs", "kt"], ["s"], name="MatMul_qk"),
+        helper.make_node("Softmax", ["s"], ["p"], name="Softmax_p", axis=-1),
+        helper.make_node("MatMul", ["p", "vt"], ["o"], name="MatMul_pv"),
+        helper.make_node("Transpose", ["o"], ["ot"], name="Transpose_o", perm=[0, 2, 1, 3]),
+        helper.make_node("Reshape", ["ot", "merged"], ["Y"], name="Reshape_o"),
+        helper.make_node("Slice", ["qkv", "n_s", "n_e", "ax2"], ["n"], name="Slice_n"),
+        helper.make_node("Neg", ["n"], ["Y_n"], name="Neg_n"),
+    ]
+    save(helper.make_graph(nodes, "attention_heads", [x], [y, yn], initializer=init), "attention_heads")
+
+
 if __name__ == "__main__":
     dead_branch()
     shape_chain()
     shuffle_views()
     slice_views()
+    attention_heads()

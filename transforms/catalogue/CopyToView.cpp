@@ -1,5 +1,7 @@
 #include "transforms/catalogue/CopyToView.h"
 
+#include "transforms/catalogue/CopyMap.h"
+
 #include "core/ir/AccessNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/Tasklet.h"
@@ -28,13 +30,6 @@ struct Plan {
   const DataDescriptor* array = nullptr;
   Subset block;                       // the part of `array` S shows
 };
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) || s.back() == ';')) s.pop_back();
-  size_t b = 0;
-  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  return s.substr(b);
-}
 
 // The element offset of `index` in a row-major array of `shape`.
 sym::Expr rowMajorOffset(const Subset& index, const std::vector<sym::Expr>& shape) {
@@ -69,71 +64,22 @@ std::optional<Subset> blockOf(int64_t offset, int64_t count, const std::vector<i
 }
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
-  auto* me = resolveMapEntry(match, root, "entry", whyNot);
-  if (!me) return false;
-  const std::string& path = match.elements.at("entry");
+  CopyMap c;
+  if (!recognizeCopyMap(match, root, c, whyNot)) return false;
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
-    if (whyNot) whyNot->error(path, msg, hint);
+    if (whyNot) whyNot->error(match.elements.at("entry"), msg, hint);
     return false;
   };
-  p.entry = me;
-  p.state = me->parent();
-  Sdfg* sdfg = const_cast<Sdfg*>(owningSdfg(me));
-  if (!p.state || !sdfg) return fail("the map is in no state");
-  State& st = *p.state;
-  if (scope::enclosing(st, *me)) return fail("the map is inside another map");
-  const MapExit* exit = scope::exitOf(st, *me);
-  if (!exit) return fail("the map has no exit");
-  // The body: one tasklet `y = x`.
-  const auto inside = scope::nodesInside(st, *me);
-  const Tasklet* t = inside.size() == 1 ? dynamic_cast<const Tasklet*>(inside.front()) : nullptr;
-  if (!t) return fail("the map's body is not one tasklet");
-  const auto in = st.inEdges(t->id());
-  const auto out = st.outEdges(t->id());
-  if (in.size() != 1 || out.size() != 1 || in.front()->src != me->id() || out.front()->dst != exit->id())
-    return fail("the tasklet does not read one element from outside the map and write one out of it");
-  const Memlet& rd = in.front()->memlet;
-  const Memlet& wr = out.front()->memlet;
-  if (t->language != TaskletLanguage::Dcw || trimmed(t->code) != out.front()->srcConnector + " = " + in.front()->dstConnector)
-    return fail("the tasklet does more than copy its input ('" + trimmed(t->code) + "')");
-  if (rd.isEmpty() || wr.isEmpty() || !wr.wcr.empty() || rd.dynamic || wr.dynamic) return fail("the copy's memlets are not plain element accesses");
-  // One access node on either side.
-  const auto outer = st.inEdges(me->id());
-  const auto written = st.outEdges(exit->id());
-  if (outer.size() != 1 || written.size() != 1) return fail("the map does not read one access node and write one");
-  p.input = dynamic_cast<const AccessNode*>(st.node(outer.front()->src));
-  p.output = dynamic_cast<const AccessNode*>(st.node(written.front()->dst));
-  if (!p.input || !p.output || p.input->data() != rd.data || p.output->data() != wr.data)
-    return fail("the map does not read one access node and write one");
-  // S: written whole, in its own order.
-  p.target = sdfg->findData(wr.data);
-  const DataDescriptor* src = sdfg->findData(rd.data);
-  if (!p.target || !src) return fail("its input or output is not declared");
-  DataDescriptor& s = *p.target;
-  if (s.dataKind != DataKind::Array || !s.transient || s.constant) return fail("'" + s.name() + "' is not a transient array");
-  if (!rowMajor(s)) return fail("'" + s.name() + "' is not row-major");
-  if (s.dtype != src->dtype) return fail("'" + s.name() + "' has another element type than '" + src->name() + "'");
-  const auto sShape = graph::constantShape(s);
-  if (!sShape || s.shape.empty()) return fail("'" + s.name() + "' has no constant shape");
-  if (wr.subset.rank() != s.shape.size() || rd.subset.rank() != src->shape.size()) return fail("a memlet's rank is not its array's");
-  for (size_t k = 0; k < rd.subset.rank(); ++k)
-    if (!rd.subset[k].isIndex()) return fail("the copy reads a range of '" + rd.data + "' in dim " + std::to_string(k) + ", not one element");
-  std::set<std::string> used;
-  for (size_t k = 0; k < wr.subset.rank(); ++k) {
-    const Range& r = wr.subset[k];
-    if (!r.isIndex()) return fail("the copy writes a range of '" + s.name() + "', not one element");
-    if (r.begin == sym::Expr(0) && (*sShape)[k] == 1) continue;
-    auto it = r.begin.isSymbol() ? std::find(me->params.begin(), me->params.end(), r.begin.symbolName()) : me->params.end();
-    if (it == me->params.end() || !used.insert(*it).second)
-      return fail("dim " + std::to_string(k) + " of '" + s.name() + "' is not indexed by a parameter of its own");
-    const Range& pr = me->range[size_t(it - me->params.begin())];
-    if (!(pr.begin == sym::Expr(0)) || !(pr.step == sym::Expr(1)) || !(pr.end == s.shape[k]))
-      return fail("parameter " + *it + " does not span dim " + std::to_string(k) + " of '" + s.name() + "'");
-  }
-  if (used.size() != me->params.size()) return fail("the map has parameters that index no dim of '" + s.name() + "'");
-  if (graph::accessCount(*sdfg, s.name()) != 1) return fail("'" + s.name() + "' has more than one access node");
-  if (st.inEdges(p.output->id()).size() != 1) return fail("'" + s.name() + "' is written by more than the map");
-  if (graph::namedInControlFlow(*sdfg, s.name())) return fail("control flow reads '" + s.name() + "'");
+  p.entry = c.entry;
+  p.state = c.state;
+  p.input = c.input;
+  p.output = c.output;
+  p.target = c.target;
+  Sdfg* sdfg = c.sdfg;
+  const DataDescriptor* src = c.source;
+  const DataDescriptor& s = *c.target;
+  const Memlet& rd = c.read;
+  const Memlet& wr = c.write;
   // The source: a row-major array, or a row-major view of one.
   if (!rowMajor(*src)) return fail("'" + src->name() + "' is not row-major (channels-last, or strided)", "its elements are not in S's order");
   p.source = p.input;
@@ -153,11 +99,8 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (!aShape) return fail("'" + a.name() + "' has no constant shape");
   // The element read is the element written plus one constant (a parameter of one iteration is its
   // value: the difference may name it with different factors).
-  std::map<std::string, sym::Expr> fixed;
-  for (size_t k = 0; k < me->params.size(); ++k)
-    if (me->range[k].size() == sym::Expr(1)) fixed[me->params[k]] = me->range[k].begin;
   const auto delta =
-      (rowMajorOffset(rd.subset, src->shape) - rowMajorOffset(wr.subset, s.shape)).substitute(fixed).constantValue();
+      (rowMajorOffset(rd.subset, src->shape) - rowMajorOffset(wr.subset, s.shape)).substitute(c.fixed).constantValue();
   if (!delta) return fail("the elements it reads are not those it writes moved by one constant offset", "a strided or reordered copy needs its copy");
   const auto count = s.totalSize().constantValue();
   const auto total = a.totalSize().constantValue();
@@ -166,12 +109,8 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (!block) return fail("the elements it reads are not one block of the dims of '" + a.name() + "'");
   p.block = *block;
   // The array must not change while S is read: no access node of it is written but the one read from.
-  for (State* other : sdfg->allStates())
-    for (auto& n : other->nodes()) {
-      auto* an = dynamic_cast<const AccessNode*>(n.get());
-      if (an && an->data() == a.name() && an != p.source && !other->inEdges(an->id()).empty())
-        return fail("'" + a.name() + "' is written again elsewhere, so a view of it could change under its readers");
-    }
+  if (writtenElsewhere(*sdfg, a.name(), p.source))
+    return fail("'" + a.name() + "' is written again elsewhere, so a view of it could change under its readers");
   if (graph::namedInControlFlow(*sdfg, a.name())) return fail("control flow names '" + a.name() + "'");
   return true;
 }

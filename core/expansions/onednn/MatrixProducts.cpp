@@ -8,7 +8,8 @@
 // A constant B (weights) is described with format_tag::any and reordered once into the layout the
 // primitive prefers; activations stay in their plain layout. A B shared by every batch (batch dims 1)
 // makes one 2-D product: A's batch dims fold into M.
-// FusedMatMul and FusedGemm (FusedOp.h) are the same primitive with their epilogue: FusedMatMul's Z of
+// MatMul's A and B may have any strides (a strided view, core/ir/View.h): they are described so, and
+// oneDNN reads them in place. FusedMatMul and FusedGemm (FusedOp.h) are the same primitive with their epilogue: FusedMatMul's Z of
 // shape [.., 1, N] (a linear layer's bias) as the matmul's bias, any other Z and the activation as
 // post-ops (PostOps.h).
 #include "core/expansions/onednn/OneDnnCall.h"
@@ -17,6 +18,7 @@
 #include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
 #include "core/expansions/ops/TensorHelpers.h"
+#include "core/ir/View.h"
 
 namespace dcw::expansions::onednn {
 
@@ -24,13 +26,33 @@ using namespace dcw::ir;
 
 namespace {
 
+// The description of a MatMul operand with the primitive's `dims` (batch dims padded in front, 1-D
+// promoted, or folded into rows): plain when it is row-major, else its strides with those of the
+// padded dims of extent 1 spanning the operand.
+std::string operandDesc(const Described& d, const std::vector<int64_t>& dims) {
+  if (d.rowMajor) return "plain(" + dimsText(dims) + ")";
+  // Dims padded in front get a stride each; dims folded away (all of extent 1) lose theirs.
+  std::vector<int64_t> strides(dims.size() - std::min(dims.size(), d.strides.size()), 1);
+  strides.insert(strides.end(), d.strides.end() - std::min(dims.size(), d.strides.size()), d.strides.end());
+  ir::fillUnitStrides(dims, strides);
+  return "strided(" + dimsText(dims) + ", " + dimsText(strides) + ")";
+}
+
 Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   DCW_TRY(auto A, th::needIn(ctx, "A"));
   DCW_TRY(auto B, th::needIn(ctx, "B"));
   DCW_TRY(auto Y, th::needOut(ctx, "Y"));
-  DCW_TRY(auto as, floatDims(ctx, "MatMul", "A", *A));
-  DCW_TRY(auto bs, floatDims(ctx, "MatMul", "B", *B));
+  // A and B may have any strides (a strided view: an attention head read in place, transposed).
+  DCW_TRY(auto ad, describedOperand(ctx, "MatMul", "A", *A));
+  DCW_TRY(auto bd, describedOperand(ctx, "MatMul", "B", *B));
   DCW_TRY(auto ys, floatDims(ctx, "MatMul", "Y", *Y));
+  for (const auto* d : {&ad, &bd})
+    if (d->block > 0 || (!d->rowMajor && d->dims.size() < 2))
+      return ctx.error("onednn MatMul takes matrices of any strides, and " + std::string(d == &ad ? "A" : "B") + " is " +
+                           (d->block > 0 ? "in channel blocks" : "a strided vector"),
+                       pureHint(ctx));
+  const std::vector<int64_t>& as = ad.dims;
+  const std::vector<int64_t>& bs = bd.dims;
   // The oneDNN view: both operands as matrices (1-D promoted), batch dims padded to one rank.
   DCW_TRY(auto mm, th::matmulOperands(ctx, as, bs, ys));
   std::vector<int64_t> a = mm.a, b = mm.b, y = mm.y;
@@ -53,7 +75,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   // features]) make one matrix product: A's and Y's batch dims fold into M (they are contiguous rows).
   // Batched, each product had M rows only (M = 1 for a sequence-first transformer: 128 products of one
   // row each, 10x slower), and oneDNN 2.6 keeps 3-D weights in the plain layout even when asked for any.
-  bool sharedB = rank > 2 && batch > 0;
+  bool sharedB = rank > 2 && batch > 0 && ad.rowMajor;
   for (size_t k = 0; k + 2 < rank; ++k) sharedB = sharedB && b[k] == 1;
   const bool zFolds = z.empty() || !bias.empty() || z == y;
   if (sharedB && zFolds) {
@@ -68,8 +90,8 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   const bool packB = ctx.constantIn("B") != nullptr;
   std::string make;
   if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant == 0;\n";
-  make += "const auto a = plain(" + dimsText(a) + ");\n";
-  make += "const auto b = plain(" + dimsText(b) + ");\n";
+  make += "const auto a = " + operandDesc(ad, a) + ";\n";
+  make += "const auto b = " + operandDesc(bd, b) + ";\n";
   make += "const auto y = plain(" + dimsText(y) + ");\n";
   if (!bias.empty()) make += "const auto c = plain(" + dimsText(bias) + ");\n";
   make += post.attr;
