@@ -34,6 +34,7 @@ const std::vector<std::string>& defaultPipeline() {
       "GeluFusion",
       "SiluFusion",
       "SqueezeExcitationFusion",
+      "MatMulScaleFusion",
       "AddFusion",
       "ActivationFusion",
       "ConcatBatchNormFusion",
@@ -69,7 +70,7 @@ namespace {
 constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChainFusion"};
 // Fusions into a producer's epilogue (dcw fused ops): they pay only where an implementation other
 // than pure runs the fused node as one kernel (its pure expansion is the unfused subgraph again).
-constexpr const char* kEpilogueFusions[] = {"AddFusion", "ActivationFusion", "ConcatBatchNormFusion"};
+constexpr const char* kEpilogueFusions[] = {"MatMulScaleFusion", "AddFusion", "ActivationFusion", "ConcatBatchNormFusion"};
 // Layout choices that depend on the implementations chosen (ChannelsLast: where oneDNN runs), then
 // reshapes of what is row-major after them as views (ReshapeToView).
 constexpr const char* kAfterImplementations[] = {"ChannelsLast", "ReshapeToView"};

@@ -8,6 +8,7 @@
 #include "transforms/catalogue/ChannelShuffleFusion.h"
 #include "transforms/catalogue/ConcatBatchNormFusion.h"
 #include "transforms/catalogue/AddFusion.h"
+#include "transforms/catalogue/MatMulScaleFusion.h"
 #include "transforms/catalogue/BufferTiling.h"
 #include "transforms/catalogue/BlockedLayout.h"
 #include "transforms/catalogue/ChannelsLast.h"
@@ -114,6 +115,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<GeluFusion>());
     r.add(std::make_unique<SiluFusion>());
     r.add(std::make_unique<SqueezeExcitationFusion>());
+    r.add(std::make_unique<MatMulScaleFusion>());
     r.add(std::make_unique<AddFusion>());
     r.add(std::make_unique<ActivationFusion>());
     r.add(std::make_unique<ConcatBatchNormFusion>());

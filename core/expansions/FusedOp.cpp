@@ -58,6 +58,12 @@ const Activation* findActivation(std::string_view domain, std::string_view op) {
 Expected<Epilogue> epilogueOf(const LibraryNode& node, bool zConnected, const std::string& where) {
   Epilogue e;
   e.hasZ = zConnected;
+  if (auto* a = node.attribute("alpha"); a && node.domain == kDomain) {
+    auto* v = std::get_if<double>(&a->value);
+    if (!v) return fail(where, "attribute 'alpha' is not a float");
+    if (node.opType != "FusedMatMul") return fail(where, "attribute 'alpha' scales a FusedMatMul's product; " + node.opType + " has none");
+    e.alpha = *v;
+  }
   std::string act;
   if (auto* a = node.attribute("activation")) {
     auto* s = std::get_if<std::string>(&a->value);

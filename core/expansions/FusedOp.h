@@ -5,7 +5,8 @@
 //
 //   dcw::FusedConv           Y = act(Conv(X, W, B) + Z)
 //   dcw::FusedConvTranspose  Y = act(ConvTranspose(X, W, B) + Z)
-//   dcw::FusedMatMul         Y = act(MatMul(A, B) + Z)
+//   dcw::FusedMatMul         Y = act(alpha MatMul(A, B) + Z)  (alpha: an attribute, 1 when absent; a
+//                            scaled operand folded in by MatMulScaleFusion, ONNX Runtime's FusedMatMul alpha)
 //   dcw::FusedGemm           Y = act(Gemm(A, B, C) + Z)
 //   dcw::FusedBatchNormalization  Y = act(BatchNormalization(X, scale, B, input_mean, input_var) + Z)
 //                            (DenseNet's BN -> ReLU before each convolution: a BN right after a
@@ -94,6 +95,7 @@ struct Epilogue {
   const Activation* activation = nullptr;
   std::vector<double> params;
   bool hasZ = false;
+  double alpha = 1.0; // FusedMatMul's scale of the product (before Z)
 };
 Expected<Epilogue> epilogueOf(const ExpansionContext& ctx);
 // The same from the node alone (Z counted when its connector exists and `zConnected`).

@@ -381,3 +381,29 @@ def channel_shuffles():
 
 
 channel_shuffles()
+
+
+# MatMulScaleFusion: attention scores of scaled queries, Div(Q, 2.5) x K, plus a bias-shaped mask [4] (AddFusion
+# then adds it after the scale, not as the matmul's bias), times Mul(0.5, V) as the second matmul's B.
+# Refusals: a Div of the constant by X2 (c / X2), a Mul by a per-row constant [4, 1], a scaled X2 that a Neg reads too.
+def scaled_matmuls():
+    t = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
+    nodes = [
+        helper.make_node("Div", ["Q", "c25"], ["Qs"], name="div"), helper.make_node("MatMul", ["Qs", "K"], ["S0"], name="mm"),
+        helper.make_node("Add", ["S0", "mask"], ["S"], name="add"), helper.make_node("Mul", ["half", "V"], ["Vs"], name="mul"),
+        helper.make_node("MatMul", ["S", "Vs"], ["Y"], name="mm2"),
+        helper.make_node("Div", ["c2", "X2"], ["R"], name="rdiv"), helper.make_node("MatMul", ["R", "K2"], ["Y3"], name="mm3"),
+        helper.make_node("Mul", ["X2", "rowc"], ["R2"], name="rowmul"), helper.make_node("MatMul", ["R2", "K2"], ["Y4"], name="mm4"),
+        helper.make_node("Mul", ["X2", "c3"], ["R3"], name="shared"), helper.make_node("MatMul", ["R3", "K2"], ["Y5"], name="mm5"),
+        helper.make_node("Neg", ["R3"], ["Y6"], name="neg"),
+    ]
+    inits = [numpy_helper.from_array(np.array(2.5, np.float32), "c25"), numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+             numpy_helper.from_array(f32(4), "mask"), numpy_helper.from_array(np.array(2.0, np.float32), "c2"),
+             numpy_helper.from_array(np.array(3.0, np.float32), "c3"), numpy_helper.from_array(f32(4, 1), "rowc")]
+    save(helper.make_graph(nodes, "scaled_matmuls", [t("Q", [2, 3, 4, 5]), t("K", [2, 3, 5, 4]), t("V", [2, 3, 4, 5]), t("X2", [4, 5]),
+                                                   t("K2", [5, 3])],
+                           [t("Y", [2, 3, 4, 5]), t("Y3", [4, 3]), t("Y4", [4, 3]), t("Y5", [4, 3]), t("Y6", [4, 5])], inits),
+         "scaled_matmuls.onnx")
+
+
+scaled_matmuls()

@@ -62,6 +62,11 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   // FusedMatMul: Z broadcasts to the ONNX output (Y without the dims a 1-D operand drops); in the
   // primitive's dims a Z of shape [.., 1, N] is the matmul's bias, any other Z a post-op.
   std::vector<int64_t> z, bias;
+  double alpha = 1.0; // FusedMatMul's scale of the product: then Z is a post-op, not the bias
+  if (ctx.node().domain == fused::kDomain) {
+    DCW_TRY(auto ep, fused::epilogueOf(ctx));
+    alpha = ep.alpha;
+  }
   if (const DataDescriptor* Z = ctx.node().domain == fused::kDomain ? ctx.in("Z") : nullptr) {
     DCW_TRY(z, floatDims(ctx, "FusedMatMul", "Z", *Z));
     if (z.size() > ys.size()) return ctx.error("Z " + shapeText(z) + " has a higher rank than Y " + shapeText(ys));
@@ -69,7 +74,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
     if (as.size() == 1) z.insert(z.end() - (z.empty() ? 0 : 1), 1); // M, dropped from Y
     if (bs.size() == 1) z.push_back(1);                                // N, dropped from Y
     z.insert(z.begin(), rank - std::min(rank, z.size()), 1);
-    if (z.size() == rank && z.back() == N && product(z) == N) bias = z;
+    if (z.size() == rank && z.back() == N && product(z) == N && alpha == 1.0) bias = z;
   }
   // Weights shared by every batch (B's batch dims all 1, as in a linear layer applied to [seq, batch,
   // features]) make one matrix product: A's and Y's batch dims fold into M (they are contiguous rows).

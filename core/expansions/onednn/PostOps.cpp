@@ -38,6 +38,14 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
   if (!p.fused) return p;
   DCW_TRY(auto ep, fused::epilogueOf(ctx));
   std::string make;
+  // FusedMatMul's alpha: a linear post-op first, so that Z is added to the scaled product.
+  const std::string zIndex = ep.alpha != 1.0 ? "1" : "0";
+  if (ep.alpha != 1.0) {
+    if (zGivenToPrimitive) return ctx.error("onednn " + op + " cannot scale its product when Z is its bias");
+    make += "po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, " + floatLiteral(ep.alpha) + ", 0.0f);\n";
+    p.flops += 1;
+    p.text += " times " + floatLiteral(ep.alpha) + " (linear post-op)";
+  }
   if (ep.hasZ && !zGivenToPrimitive) {
     DCW_TRY(auto Z, th::needIn(ctx, "Z"));
     // Z may have any strides when it has Y's dims (a channels-last residual); broadcast, it is row-major.
@@ -58,9 +66,9 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
       // reading Z where it is (no copy into the output first).
       const std::string desc = zDims.empty() ? zd.desc : "plain(" + dimsText(z) + ")";
       make += "if (dcw_sum) po.append_sum(1.0f);\nelse po.append_binary(dnnl::algorithm::binary_add, " + desc + ");\n";
-      p.operands = "if (dcw_sum) dcw_k.addSum(" + desc + ");\nelse dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, " + desc +
+      p.operands = "if (dcw_sum) dcw_k.addSum(" + desc + ");\nelse dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(" + zIndex + ") | DNNL_ARG_SRC_1, " + desc +
                    ", " + desc + ", false);\n";
-      p.text = " + Z (sum or binary_add post-op)";
+      p.text += " + Z (sum or binary_add post-op)";
       p.zTwoWays = true;
     } else {
       bool perChannel = true, scalar = true;
@@ -73,9 +81,9 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
                              " for Y " + shapeText(y),
                          pureHint(ctx));
       make += "po.append_binary(dnnl::algorithm::binary_add, plain(" + dimsText(z) + "));\n";
-      p.operands = "dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, plain(" + dimsText(z) + "), plain(" +
+      p.operands = "dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(" + zIndex + ") | DNNL_ARG_SRC_1, plain(" + dimsText(z) + "), plain(" +
                    dimsText(z) + "), false, " + constantFlag(ctx, "Z") + ");\n";
-      p.text = " + Z[" + shapeText(z) + "] (binary_add post-op)";
+      p.text += " + Z[" + shapeText(z) + "] (binary_add post-op)";
     }
     p.flops += 1;
   }

@@ -1,6 +1,8 @@
 // PostOps: the epilogue of a fused op (FusedOp.h: Y = act(base + Z)) as oneDNN post-ops of the base
 // op's primitive, so the sum and the activation happen while the primitive's output is still in
 // registers instead of in two more passes over Y:
+//   alpha (FusedMatMul)    -> eltwise_linear post-op first (alpha x + 0): Z is added to the scaled
+//                             product, never given to the primitive as its bias
 //   Z of Y's shape         -> sum post-op: Z is put into the primitive's dst before it runs (Call::addSum
 //                             in OneDnnRuntime.cpp: a reorder into the blocked dst, a copy into the plain
 //                             output buffer, nothing when Z is that buffer); or a binary_add post-op

@@ -2,7 +2,8 @@
 //
 //   FusedConv, FusedConvTranspose, FusedMatMul, FusedGemm: the subgraph the fusion replaced, as
 //     library nodes in one state that the expansion pass expands in turn (their own pure expansions):
-//       inputs -> Base -> T -> Add(T, Z) -> S -> Activation -> Y       (Add and activation when declared)
+//       inputs -> Base -> T -> Mul(T, alpha) -> Add(T, Z) -> S -> Activation -> Y
+//     (the Mul by FusedMatMul's alpha, the Add and the activation when declared)
 //     so the fused model computes exactly what the unfused one did and stays analysable and
 //     differentiable. The base node gets the fused node's attributes less activation/activation_params.
 //   ConcatBatchNormalization: Concat -> BatchNormalization (FusedBatchNormalization with the activation).
@@ -55,13 +56,14 @@ Expected<std::unique_ptr<Sdfg>> expandFused(const ExpansionContext& ctx, const f
   Subgraph g{s, st};
 
   // The base op, writing Y directly when there is no epilogue.
-  const bool epilogue = ep.hasZ || ep.activation;
+  const bool scaled = ep.alpha != 1.0;
+  const bool epilogue = ep.hasZ || ep.activation || scaled;
   std::string lower = base.op;
   for (auto& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   std::string cur = epilogue ? b.transient(lower + "_out", Y->dtype, Y->shape) : "Y";
   LibraryNode& op = g.libraryNode(base.op, "", base.op, base.opset);
   for (auto& a : ctx.node().attributes)
-    if (a.name != "activation" && a.name != "activation_params") op.attributes.push_back(a);
+    if (a.name != "activation" && a.name != "activation_params" && a.name != "alpha") op.attributes.push_back(a);
   for (auto& c : base.inputs) {
     if (!ctx.hasIn(c)) continue;
     bool optional = std::find(base.optionalInputs.begin(), base.optionalInputs.end(), c) != base.optionalInputs.end();
@@ -72,6 +74,19 @@ Expected<std::unique_ptr<Sdfg>> expandFused(const ExpansionContext& ctx, const f
   AccessNode* last = &g.access(cur);
   st.addEdge(op, "Y", *last, "", g.full(cur));
 
+  if (scaled) {
+    const std::string next = ep.hasZ || ep.activation ? b.transient("scaled", Y->dtype, Y->shape) : "Y";
+    const std::string alpha = th::constantArray(b, "alpha", th::float32Tensor({}, {float(ep.alpha)}));
+    LibraryNode& mul = g.libraryNode("Mul", "", "Mul", 14);
+    mul.addIn(Connector{"A", Y->dtype, false});
+    mul.addIn(Connector{"B", DType::Float32, false});
+    mul.addOut(Connector{"C", Y->dtype, false});
+    st.addEdge(*last, "", mul, "A", g.full(cur));
+    st.addEdge(g.access(alpha), "", mul, "B", g.full(alpha));
+    last = &g.access(next);
+    st.addEdge(mul, "C", *last, "", g.full(next));
+    cur = next;
+  }
   if (ep.hasZ) {
     const std::string next = ep.activation ? b.transient("sum", Y->dtype, Y->shape) : "Y";
     LibraryNode& add = g.libraryNode("Add", "", "Add", 14);
