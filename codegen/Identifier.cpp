@@ -16,6 +16,10 @@ constexpr std::array<std::string_view, 97> kKeywords{
     "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
     "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
     "volatile", "wchar_t", "while", "xor", "xor_eq", "main", "restrict", "__global__", "__device__"};
+// Names that the runtime environments' helpers have and that tasklet code uses unqualified (oneDNN
+// calls: `plain(dims{..})`, `engine`, `tag::any`): a model array so named would hide them in the
+// tasklet's scope ("'dims' is not captured" in a data-dependent model with an array `dims`).
+constexpr std::array<std::string_view, 9> kHelperNames{"dims", "dt", "tag", "plain", "strided", "blocked", "any", "view", "engine"};
 } // namespace
 
 bool isSafeIdentifier(std::string_view s) {
@@ -26,6 +30,8 @@ bool isSafeIdentifier(std::string_view s) {
   if (s.size() >= 2 && s[0] == '_' && (s[1] == '_' || std::isupper(static_cast<unsigned char>(s[1])))) return false;
   if (s.find("__") != std::string_view::npos) return false;
   for (auto k : kKeywords)
+    if (k == s) return false;
+  for (auto k : kHelperNames)
     if (k == s) return false;
   return true;
 }

@@ -10,7 +10,8 @@
 
 namespace dcw::codegen {
 
-// [A-Za-z_][A-Za-z0-9_]*, not a C++ keyword, not reserved (no leading "__" or "_[A-Z]").
+// [A-Za-z_][A-Za-z0-9_]*, not a C++ keyword, not reserved (no leading "__" or "_[A-Z]"), not a name the
+// runtime environments' helpers use unqualified in tasklet code (dims, plain, engine, ...).
 bool isSafeIdentifier(std::string_view s);
 // Maps each distinct name to one safe identifier, unique within the table.
 class IdentifierTable {

@@ -171,11 +171,11 @@ public:
     // describe; the steps before it then run again over the expanded calls.
     const Transformation* expand = o_.expand ? reg.find("ExpandLibraryNode") : nullptr;
     auto strided = std::find_if(after.begin(), after.end(), [&](const Transformation* t) { return t->name() == "StridedView"; });
-    const bool twoRounds = strided != after.end() && !onlyPure;
+    const bool twoRounds = strided != after.end() && !onlyPure && !gpu; // StridedView feeds oneDNN alone
     if (expand)
       saturate(*expand, {}, [this, twoRounds](Match& m) { return computesValues(m) && ownImplementation(m) && (!twoRounds || !isLibraryCall(m)); });
     auto expandCalls = [&] {
-      saturate(*expand, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); });
+      if (saturate(*expand, {}, [this](Match& m) { return computesValues(m) && ownImplementation(m); }) == 0) return;
       for (auto it = after.begin(); it != strided; ++it) saturate(**it, {});
     };
     for (size_t i = 0; i < after.size(); ++i) {
@@ -237,8 +237,8 @@ private:
   // Applies `t` at every applicable match, again and again, until a pass applies nothing. A step
   // whose result `keep` refuses is rolled back (and not tried again).
   using Keep = std::function<Expected<void>(const Match&, const Sdfg&)>;
-  void saturate(const Transformation& t, const std::map<std::string, std::string>& options,
-                const std::function<bool(Match&)>& filter = {}, const Keep& keep = {}) {
+  size_t saturate(const Transformation& t, const std::map<std::string, std::string>& options,
+                  const std::function<bool(Match&)>& filter = {}, const Keep& keep = {}) {
     MatchQuery q;
     q.limitPerTransformation = o_.limitPerTransformation;
     q.includeInapplicable = false;
@@ -259,6 +259,7 @@ private:
       if (applied == 0) break;
     }
     if (total) log(std::string(t.name()) + ": " + std::to_string(total) + " steps");
+    return total;
   }
 
   // The whole model onto the GPU, as GpuTransform does it (one step), unless a state is there already.

@@ -103,6 +103,7 @@ public:
                                     : d.isChannelsLast() ? QStringLiteral("channels-last")
                                     : d.strides.empty() || d.strides == DataDescriptor::contiguousStrides(d.shape) ? QStringLiteral("row-major")
                                                                                                                  : QStringLiteral("strided"));
+      if (!(d.offset == sym::Expr(0))) row(QStringLiteral("Offset"), expr(d.offset)); // a strided view's first element in its array
       row(QStringLiteral("Elements"), expr(d.totalSize()));
       if (size_t sz = dtypeSize(d.dtype)) row(QStringLiteral("Bytes"), expr(d.totalSize() * sym::Expr(int64_t(sz))));
     } else {

@@ -387,7 +387,8 @@ Comparison compareReports(const ProfileReport& a, const ProfileReport& b) {
 }
 
 std::string formatComparison(const Comparison& c, const std::string& nameA, const std::string& nameB, size_t maxRows) {
-  size_t width = 7;
+  // At least as wide as the totals' labels, which are never cut.
+  size_t width = std::string_view("total (innermost timed elements)").size();
   size_t n = maxRows ? std::min(maxRows, c.rows.size()) : c.rows.size();
   for (size_t i = 0; i < n; ++i) width = std::max(width, c.rows[i].path.size());
   width = std::min<size_t>(width, 100);

@@ -83,6 +83,8 @@ std::string DataDescriptor::typeString() const {
   }
   if (isChannelsLast()) s += " channels-last";
   if (channelBlock > 0) s += " " + blockedLayoutName();
+  if (dataKind == DataKind::View && !isChannelsLast() && channelBlock == 0 && !strides.empty() && strides != contiguousStrides(shape))
+    s += " strided"; // StridedView's: a transposed or strided part of its array
   if (dataKind == DataKind::View) s += " view";
   for (auto it = wrappers.rbegin(); it != wrappers.rend(); ++it)
     s = (*it == Wrapper::Sequence ? "seq(" : "optional(") + s + ")";

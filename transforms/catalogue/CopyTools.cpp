@@ -78,6 +78,10 @@ Expected<CopyEnds> resolveCopyEnds(const Binding& b, const std::string& path, Re
   const DataDescriptor* gone = removed == Removed::In ? c.a : c.b;
   if (!gone->transient) return fail(path, "'" + gone->name() + "' is not transient: it is an argument of its SDFG", "only internal arrays can be removed");
   if (gone->constant) return fail(path, "'" + gone->name() + "' is a constant");
+  // The edge into a view (ReshapeToView's, CopyToView's, StridedView's) copies nothing: the view shows
+  // the array's elements where they are, in its own shape and order.
+  if (c.a->dataKind == DataKind::View || c.b->dataKind == DataKind::View)
+    return fail(path, "'" + (c.b->dataKind == DataKind::View ? B : A) + "' is a view: its edge copies nothing");
   if (c.a->dtype != c.b->dtype) return fail(path, "'" + A + "' and '" + B + "' have different element types");
   if (!c.a->wrappers.empty() || !c.b->wrappers.empty() || !c.a->rankKnown || !c.b->rankKnown)
     return fail(path, "only plain tensors of known rank are handled");

@@ -51,8 +51,8 @@ struct CopyEnds {
 };
 enum class Removed { In, Out };
 // Resolves both ends and checks what both transformations require: one state, known and distinct
-// data, the container to be removed transient and not constant, equal element types, plain tensors
-// of known rank. Failures are reported at `path`.
+// data, neither a view (its edge copies nothing), the container to be removed transient and not
+// constant, equal element types, plain tensors of known rank. Failures are reported at `path`.
 Expected<CopyEnds> resolveCopyEnds(const Binding& b, const std::string& path, Removed removed);
 
 } // namespace dcw::transforms::copy
