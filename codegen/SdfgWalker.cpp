@@ -897,8 +897,11 @@ Expected<void> SdfgWalker::emitNode(const StateInfo& si, const Node& n) {
     if (data && data->dataKind == DataKind::View) return {};
     for (auto* e : si.state->inEdges(n.id())) {
       const Node* src = si.state->node(e->src);
-      if (src && src->kind() == ElementKind::AccessNode && !e->memlet.isEmpty())
-        DCW_CHECK(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(n)));
+      if (!src || src->kind() != ElementKind::AccessNode || e->memlet.isEmpty()) continue;
+      // Nor does the edge of a view written through: its writers wrote the array's elements in place.
+      const DataDescriptor* from = ctx_->sdfg ? ctx_->sdfg->findData(static_cast<const AccessNode&>(*src).data()) : nullptr;
+      if (from && from->dataKind == DataKind::View) continue;
+      DCW_CHECK(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(n)));
     }
     return {};
   }

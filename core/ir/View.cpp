@@ -34,9 +34,24 @@ Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view) {
     }
   if (!src.view) return bad("has no access node");
   auto in = src.state->inEdges(src.view->id());
-  if (in.size() != 1) return bad("is written by " + std::to_string(in.size()) + " edges; a view is fed by exactly one, from the array it shows");
-  src.edge = in.front();
-  src.viewed = dynamic_cast<const AccessNode*>(src.state->node(src.edge->src));
+  auto out = src.state->outEdges(src.view->id());
+  auto arrayNode = [&](const DataflowEdge* e, bool from) {
+    auto* a = dynamic_cast<const AccessNode*>(src.state->node(from ? e->src : e->dst));
+    const DataDescriptor* d = a ? sdfg.findData(a->data()) : nullptr;
+    return d && d->dataKind == DataKind::Array ? a : nullptr;
+  };
+  // Written through: its writers feed it, and its one out-edge goes to the array's access node.
+  if (out.size() == 1 && !in.empty() && arrayNode(out.front(), false) && !(in.size() == 1 && arrayNode(in.front(), true))) {
+    src.written = true;
+    src.edge = out.front();
+    src.viewed = arrayNode(out.front(), false);
+    if (src.state->inEdges(src.viewed->id()).size() != 1)
+      return bad("is written through, and '" + src.viewed->data() + "' has other writers in its access node", "the view writes the array's elements alone");
+  } else {
+    if (in.size() != 1) return bad("is written by " + std::to_string(in.size()) + " edges; a view is fed by exactly one, from the array it shows");
+    src.edge = in.front();
+    src.viewed = dynamic_cast<const AccessNode*>(src.state->node(src.edge->src));
+  }
   if (!src.viewed) return bad("is fed by a node that is not an access node of the array it shows");
   src.array = sdfg.findData(src.viewed->data());
   if (!src.array) return bad("shows '" + src.viewed->data() + "', which is not declared");

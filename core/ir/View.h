@@ -13,7 +13,11 @@
 // or a block of its dims (dims before one an index each, that one a range, the dims after it whole)
 // with the view's element count. A strided view's edge carries the whole array, and its elements lie
 // within the array's storage. The viewed array is an array (not a view or stream), the view a
-// transient with no other access node, written by nothing else. Code generation gives B the storage of
+// transient with no other access node, written by nothing else. A view may also be written through
+// (StridedView's on the write side: a matmul writes its result into the transposed place of the array
+// that its merge of heads copied it into): its writers feed its access node, whose one out-edge goes
+// to an access node of the array carrying the whole array, and the view writes that node's elements
+// alone. Code generation gives B the storage of
 // A from the block's first element on (SdfgWalker) and emits nothing for the edge; validation checks
 // these rules and names the view.
 #pragma once
@@ -36,9 +40,10 @@ class State;
 struct ViewSource {
   const State* state = nullptr;
   const AccessNode* view = nullptr;   // the view's access node
-  const AccessNode* viewed = nullptr; // the viewed array's access node feeding it
-  const DataflowEdge* edge = nullptr; // viewed -> view
+  const AccessNode* viewed = nullptr; // the viewed array's access node feeding it (or fed by it, `written`)
+  const DataflowEdge* edge = nullptr; // viewed -> view (view -> viewed when `written`)
   const DataDescriptor* array = nullptr; // the viewed array
+  bool written = false;                  // written through: edge is view -> viewed
 };
 
 // The array a view of `sdfg` shows (its one access node, fed by one edge from an access node of an

@@ -87,6 +87,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (src->dataKind == DataKind::View) {
     auto vs = viewSource(*sdfg, *src);
     if (!vs) return fail(vs.error().message);
+    if (vs->written) return fail("'" + src->name() + "' is written through: it shows elements of '" + vs->array->name() + "' written after it");
     if (!checkPlainView(*sdfg, *src, *vs)) return fail("'" + src->name() + "' is not a whole row-major view");
     p.source = vs->viewed;
     p.array = vs->array;

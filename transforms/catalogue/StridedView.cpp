@@ -29,8 +29,9 @@ struct Plan {
   CopyMap copy;
   const AccessNode* source = nullptr; // the access node of the array the new view shows
   const DataDescriptor* array = nullptr;
-  StridedPlace place; // S's in the array
+  StridedPlace place; // S's in the array (written: the source's in the copy)
   std::vector<Rebased> rebased;
+  bool written = false; // the write side: the map's source becomes a view of its copy, written through
 };
 
 // Whether `lib` reads a strided operand at `connector` in place: oneDNN's MatMul and FusedMatMul at A
@@ -44,11 +45,16 @@ bool readsStrided(const LibraryNode& lib, const std::string& connector) {
 
 std::vector<sym::Expr> exprs(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
-  CopyMap& c = p.copy;
-  if (!recognizeCopyMap(match, root, c, whyNot)) return false;
+// Why a side does not apply: the message and its hint.
+struct Why {
+  std::string message, hint;
+};
+
+// The read side: S, the copy, becomes a view of the array the map reads.
+bool readSide(Plan& p, Why& why) {
+  const CopyMap& c = p.copy;
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
-    if (whyNot) whyNot->error(match.elements.at("entry"), msg, hint);
+    why = {msg, hint};
     return false;
   };
   const Sdfg& sdfg = *c.sdfg;
@@ -65,6 +71,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (src.dataKind == DataKind::View) {
     auto vs = viewSource(sdfg, src);
     if (!vs) return fail(vs.error().message);
+    if (vs->written) return fail("'" + src.name() + "' is written through: it shows elements of '" + vs->array->name() + "' written after it");
     auto first = checkPlainView(sdfg, src, *vs);
     if (!first) return fail(first.error().message);
     srcPlace = placeOf(src, *first);
@@ -153,6 +160,73 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   return true;
 }
 
+// The write side: the map's source S becomes a view of the copy T, written through by S's producer
+// (oneDNN MatMul or FusedMatMul at Y, without Z), when the copy moves each element of S once.
+bool writeSide(Plan& p, Why& why) {
+  const CopyMap& c = p.copy;
+  auto fail = [&](const std::string& msg, const std::string& hint = {}) {
+    why = {msg, hint};
+    return false;
+  };
+  const Sdfg& sdfg = *c.sdfg;
+  const State& st = *c.state;
+  const DataDescriptor& src = *c.source;
+  const DataDescriptor& t = *c.target;
+  if (src.dataKind != DataKind::Array || !src.transient || src.constant || !rowMajor(src))
+    return fail("'" + src.name() + "' is not a transient row-major array");
+  const auto srcShape = graph::constantShape(src);
+  const auto tShape = graph::constantShape(t);
+  if (!srcShape || !tShape) return fail("'" + src.name() + "' has no constant shape");
+  if (graph::accessCount(sdfg, src.name()) != 1 || graph::namedInControlFlow(sdfg, src.name()))
+    return fail("'" + src.name() + "' has other access nodes or is named by control flow");
+  const auto in = st.inEdges(c.input->id());
+  const auto out = st.outEdges(c.input->id());
+  if (out.size() != 1) return fail("'" + src.name() + "' is read by more than the copy");
+  auto* producer = in.size() == 1 ? dynamic_cast<const LibraryNode*>(st.node(in.front()->src)) : nullptr;
+  if (!producer) return fail("'" + src.name() + "' is not written by one library node");
+  const bool matmul = (producer->domain.empty() && producer->opType == "MatMul") ||
+                      (producer->domain == expansions::fused::kDomain && producer->opType == "FusedMatMul");
+  if (!matmul || producer->implementation != "onednn" || in.front()->srcConnector != "Y" || graph::inEdge(st, *producer, "Z") ||
+      !copy::coversAll(in.front()->memlet.subset, src))
+    return fail("'" + src.name() + "' is written by '" + producer->label() + "', which writes row-major results only",
+                "oneDNN MatMul writes a strided Y (without Z)");
+  if (src.totalSize().constantValue() != t.totalSize().constantValue()) return fail("the copy does not move every element of '" + src.name() + "'");
+  // Each dim of S read at a parameter of its own over the whole dim; the parameter's dim of T gives the stride.
+  std::map<std::string, size_t> tDimOf;
+  for (size_t k = 0; k < c.write.subset.rank(); ++k)
+    if (c.write.subset[k].begin.isSymbol()) tDimOf[c.write.subset[k].begin.symbolName()] = k;
+  std::vector<int64_t> row(tShape->size(), 1);
+  for (size_t k = row.size(); k-- > 1;) row[k - 1] = row[k] * (*tShape)[k];
+  std::vector<int64_t> strides(srcShape->size(), 0);
+  for (size_t j = 0; j < c.read.subset.rank(); ++j) {
+    const sym::Expr e = c.read.subset[j].begin.substitute(c.fixed);
+    if ((*srcShape)[j] == 1) {
+      if (e.constantValue() != int64_t(0)) return fail("dim " + std::to_string(j) + " of '" + src.name() + "' is read at " + e.str());
+      continue;
+    }
+    auto it = e.isSymbol() ? tDimOf.find(e.symbolName()) : tDimOf.end();
+    if (it == tDimOf.end() || (*tShape)[it->second] != (*srcShape)[j])
+      return fail("dim " + std::to_string(j) + " of '" + src.name() + "' is not read whole at a parameter of its own");
+    strides[j] = row[it->second];
+  }
+  fillUnitStrides(*srcShape, strides);
+  p.place = {strides, 0};
+  p.written = true;
+  return true;
+}
+
+bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+  if (!recognizeCopyMap(match, root, p.copy, whyNot)) return false;
+  Why read, write;
+  if (readSide(p, read)) return true;
+  p = Plan{p.copy};
+  if (writeSide(p, write)) return true;
+  if (whyNot)
+    whyNot->error(match.elements.at("entry"), read.message + "; nor is '" + p.copy.source->name() + "' written in place: " + write.message,
+                  read.hint.empty() ? write.hint : read.hint);
+  return false;
+}
+
 } // namespace
 
 const Pattern& StridedView::pattern() const {
@@ -169,11 +243,22 @@ Expected<void> StridedView::apply(const Match& match, edit::Editor& ed) const {
   Plan p;
   if (auto ok = analyseForApply(analyse, match, ed.root(), p, "entry"); !ok) return ok;
   State& st = *p.copy.state;
-  const ElementId input = p.copy.input->id(), source = p.source->id(), output = p.copy.output->id();
+  const ElementId input = p.copy.input->id(), output = p.copy.output->id();
   const ElementId exit = p.copy.entry->exitId;
   for (Node* n : scope::nodesInside(st, *p.copy.entry)) ed.removeNode(st, n->id());
   ed.removeNode(st, exit);
   ed.removeNode(st, p.copy.entry->id());
+  if (p.written) {
+    // The source, written through, feeds the copy's access node with all of it.
+    const DataDescriptor& t = *p.copy.target;
+    ed.addEdge(st, *st.node(input), "", *st.node(output), "", Memlet::simple(t.name(), Subset::fullOf(t.shape)));
+    DataDescriptor& src = *p.copy.sdfg->findData(p.copy.source->name());
+    ed.set(src, &DataDescriptor::dataKind, DataKind::View);
+    ed.set(src, &DataDescriptor::strides, exprs(p.place.strides));
+    ed.set(src, &DataDescriptor::offset, sym::Expr(0));
+    return {};
+  }
+  const ElementId source = p.source->id();
   // A view the copy read through goes with its access node when nothing else reads it.
   if (input != source && st.outEdges(input).empty()) ed.removeNode(st, input);
   const Memlet whole = Memlet::simple(p.array->name(), Subset::fullOf(p.array->shape));

@@ -18,7 +18,18 @@
 // by views of S whose own readers are so: those views are placed in the array too, unless a reshape of
 // theirs merges dims that S's strides keep apart. The array is written into no access node but the one
 // the copy reads from (so it does not change while S is read). A copy that is one contiguous block is
-// CopyToView's. No options. Autodiff does not differentiate through views, so the step does not keep
+// CopyToView's.
+//
+// Where S's readers take no strides, the write side may apply: the map's source, written by a oneDNN
+// MatMul or FusedMatMul at Y (without Z) and read by the map alone, becomes a view of S written through
+// — the matmul writes each element where the copy would have put it. BERT's merge of heads after the
+// attention's second matmul (Transpose back, then a Reshape that a row-major GEMM reads):
+//
+// Before:  MatMul (onednn) -> O: float32[1, 12, 128, 64] -> map { T[0, i, h, d] = O[0, h, i, d] } -> T -> readers
+// After:   MatMul (onednn) -> O: view float32[1, 12, 128, 64], strides [.., 64, 768, 1] --(T[..])--> T -> readers
+//
+// It needs each dim of the source read whole at a parameter of its own (the copy moves each element
+// once) and the source a transient row-major array with that one access node. No options. Autodiff does not differentiate through views, so the step does not keep
 // the model differentiable; `dcw optimize` applies it only when more than pure is preferred.
 #pragma once
 

@@ -8,8 +8,8 @@
 // A constant B (weights) is described with format_tag::any and reordered once into the layout the
 // primitive prefers; activations stay in their plain layout. A B shared by every batch (batch dims 1)
 // makes one 2-D product: A's batch dims fold into M.
-// MatMul's A and B may have any strides (a strided view, core/ir/View.h): they are described so, and
-// oneDNN reads them in place. FusedMatMul and FusedGemm (FusedOp.h) are the same primitive with their epilogue: FusedMatMul's Z of
+// MatMul's A and B may have any strides (a strided view, core/ir/View.h), and Y too when there is no
+// Z: they are described so, and oneDNN reads and writes them in place. FusedMatMul and FusedGemm (FusedOp.h) are the same primitive with their epilogue: FusedMatMul's Z of
 // shape [.., 1, N] (a linear layer's bias) as the matmul's bias, any other Z and the activation as
 // post-ops (PostOps.h).
 #include "core/expansions/onednn/OneDnnCall.h"
@@ -45,7 +45,12 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   // A and B may have any strides (a strided view: an attention head read in place, transposed).
   DCW_TRY(auto ad, describedOperand(ctx, "MatMul", "A", *A));
   DCW_TRY(auto bd, describedOperand(ctx, "MatMul", "B", *B));
-  DCW_TRY(auto ys, floatDims(ctx, "MatMul", "Y", *Y));
+  // Y too, without Z (a strided view written through: the attention's heads merged in place).
+  DCW_TRY(auto yd, describedOperand(ctx, "MatMul", "Y", *Y));
+  const std::vector<int64_t>& ys = yd.dims;
+  if (!yd.rowMajor && (yd.block > 0 || ys.size() < 2 || (ctx.node().domain == fused::kDomain && ctx.hasIn("Z"))))
+    return ctx.error("onednn MatMul writes a strided Y of rank 2 or more, without Z; Y has strides " + dimsText(yd.strides).substr(4),
+                     pureHint(ctx));
   for (const auto* d : {&ad, &bd})
     if (d->block > 0 || (!d->rowMajor && d->dims.size() < 2))
       return ctx.error("onednn MatMul takes matrices of any strides, and " + std::string(d == &ad ? "A" : "B") + " is " +
@@ -80,7 +85,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   // features]) make one matrix product: A's and Y's batch dims fold into M (they are contiguous rows).
   // Batched, each product had M rows only (M = 1 for a sequence-first transformer: 128 products of one
   // row each, 10x slower), and oneDNN 2.6 keeps 3-D weights in the plain layout even when asked for any.
-  bool sharedB = rank > 2 && batch > 0 && ad.rowMajor;
+  bool sharedB = rank > 2 && batch > 0 && ad.rowMajor && yd.rowMajor;
   for (size_t k = 0; k + 2 < rank; ++k) sharedB = sharedB && b[k] == 1;
   const bool zFolds = z.empty() || !bias.empty() || z == y;
   if (sharedB && zFolds) {
@@ -97,7 +102,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
   if (post.zTwoWays) make += "const bool dcw_sum = dcw_variant == 0;\n";
   make += "const auto a = " + operandDesc(ad, a) + ";\n";
   make += "const auto b = " + operandDesc(bd, b) + ";\n";
-  make += "const auto y = plain(" + dimsText(y) + ");\n";
+  make += "const auto y = " + operandDesc(yd, y) + ";\n";
   if (!bias.empty()) make += "const auto c = plain(" + dimsText(bias) + ");\n";
   make += post.attr;
   make += "const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, " + std::string(packB ? "any(" + dimsText(b) + ")" : "b") +
