@@ -899,8 +899,10 @@ Expected<void> SdfgWalker::emitNode(const StateInfo& si, const Node& n) {
       const Node* src = si.state->node(e->src);
       if (!src || src->kind() != ElementKind::AccessNode || e->memlet.isEmpty()) continue;
       // Nor does the edge of a view written through: its writers wrote the array's elements in place.
+      // (A view that is read may be copied into another array: that edge is a copy.)
       const DataDescriptor* from = ctx_->sdfg ? ctx_->sdfg->findData(static_cast<const AccessNode&>(*src).data()) : nullptr;
-      if (from && from->dataKind == DataKind::View) continue;
+      if (from && from->dataKind == DataKind::View)
+        if (auto vs = viewSource(*ctx_->sdfg, *from); vs && vs->written && vs->edge == e) continue;
       DCW_CHECK(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(n)));
     }
     return {};
