@@ -107,6 +107,7 @@ Expected<void> SdfgWalker::bindView(const DataDescriptor& d, Ctx& c) {
   if (it == c.data.end())
     return fail(path(d.id()), "view '" + d.name() + "' shows '" + src.array->name() + "', which is not allocated where the view is",
                 "keep a view and the array it shows in one state");
+  if (src.written) c.writtenThrough.insert(src.edge);
   // The same storage from the view's first element on: its accesses use the view's shape and strides.
   c.data[d.name()] = offset == sym::Expr(0) ? it->second : "(" + it->second + " + " + offset.str() + ")";
   return {};
@@ -900,9 +901,7 @@ Expected<void> SdfgWalker::emitNode(const StateInfo& si, const Node& n) {
       if (!src || src->kind() != ElementKind::AccessNode || e->memlet.isEmpty()) continue;
       // Nor does the edge of a view written through: its writers wrote the array's elements in place.
       // (A view that is read may be copied into another array: that edge is a copy.)
-      const DataDescriptor* from = ctx_->sdfg ? ctx_->sdfg->findData(static_cast<const AccessNode&>(*src).data()) : nullptr;
-      if (from && from->dataKind == DataKind::View)
-        if (auto vs = viewSource(*ctx_->sdfg, *from); vs && vs->written && vs->edge == e) continue;
+      if (ctx_->writtenThrough.count(e)) continue;
       DCW_CHECK(emitCopy(si, *e, static_cast<const AccessNode&>(*src), static_cast<const AccessNode&>(n)));
     }
     return {};

@@ -64,6 +64,8 @@ protected:
     // Transient placement: per state, per scope (nullptr: the state's top level).
     std::map<const ir::State*, std::map<const ir::MapEntry*, std::vector<const ir::DataDescriptor*>>> scopeAlloc;
     std::vector<const ir::DataDescriptor*> sdfgAlloc;
+    // The edges from views written through to the arrays they show (bound by bindView): they move nothing.
+    std::set<const ir::DataflowEdge*> writtenThrough;
   };
 
   // ---- hooks: what a target says ----

@@ -54,6 +54,12 @@ std::vector<sym::Expr> DataDescriptor::contiguousStrides(const std::vector<sym::
   return strides;
 }
 
+std::vector<int64_t> DataDescriptor::contiguousStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
 std::vector<sym::Expr> DataDescriptor::elementStrides() const {
   return strides.size() == shape.size() ? strides : contiguousStrides(shape);
 }

@@ -88,6 +88,8 @@ public:
 
   // Row-major strides for the current shape (what import and most lowering use).
   static std::vector<sym::Expr> contiguousStrides(const std::vector<sym::Expr>& shape);
+  // The same for a constant shape (strided views place their elements in such numbers).
+  static std::vector<int64_t> contiguousStrides(const std::vector<int64_t>& shape);
   // The strides elements are addressed by: the stored ones, or row-major ones when none are stored.
   std::vector<sym::Expr> elementStrides() const;
   sym::Expr totalSize() const;    // product of shape (1 for Scalar)

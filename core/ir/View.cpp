@@ -2,6 +2,7 @@
 #include "core/ir/View.h"
 
 #include "core/ir/AccessNode.h"
+#include "core/ir/ElementAddress.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 
@@ -83,11 +84,11 @@ Expected<sym::Expr> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view,
       if (*n == 0) return sym::Expr(0);
       (place->strides[k] < 0 ? first : last) += (*n - 1) * place->strides[k];
     }
-    sym::Expr end(1);
-    for (size_t k = 0; k < src.array->shape.size(); ++k)
-      end = end + (src.array->shape[k] - sym::Expr(1)) * src.array->elementStrides()[k];
-    auto extent = end.constantValue();
-    if (src.array->channelBlock > 0 || !extent) return bad("shows '" + src.array->name() + "', whose storage has no constant extent");
+    // The array's storage ends after its last element.
+    std::vector<sym::Expr> lastIndex;
+    for (const auto& n : src.array->shape) lastIndex.push_back(n - sym::Expr(1));
+    auto extent = (elementAddress(*src.array, lastIndex) + sym::Expr(1)).constantValue();
+    if (!extent) return bad("shows '" + src.array->name() + "', whose storage has no constant extent");
     if (first < 0 || last >= *extent)
       return bad("reaches elements " + std::to_string(first) + " to " + std::to_string(last) + ", outside the " + std::to_string(*extent) +
                  " of '" + src.array->name() + "'");
@@ -134,8 +135,7 @@ std::optional<StridedPlace> placeThrough(const std::vector<int64_t>& shape, cons
                                          const std::vector<int64_t>& innerShape, const StridedPlace& inner) {
   const size_t r = innerShape.size();
   if (inner.strides.size() != r || inRowMajor.strides.size() != shape.size()) return std::nullopt;
-  std::vector<int64_t> row(r, 1);
-  for (size_t m = r; m-- > 1;) row[m - 1] = row[m] * innerShape[m];
+  const std::vector<int64_t> row = DataDescriptor::contiguousStrides(innerShape);
   const int64_t total = r ? row[0] * innerShape[0] : 1;
   if (inRowMajor.offset < 0 || inRowMajor.offset >= std::max<int64_t>(total, 1)) return std::nullopt;
   // The first element's index in the inner array, and how far each of its dims is stepped.

@@ -5,6 +5,7 @@
 #include "transforms/Binding.h"
 #include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"
+#include "transforms/catalogue/StridedOperands.h"
 
 #include <set>
 
@@ -13,33 +14,6 @@ namespace dcw::transforms {
 using namespace dcw::ir;
 
 namespace {
-
-// Whether the oneDNN implementation of `lib` takes an operand of any strides at `connector` (the
-// expansions in core/expansions/onednn that describe that operand with describedOperand).
-bool takesAnyStrides(const LibraryNode& lib, const std::string& connector) {
-  // onednn_winograd (Conv, FusedConv) describes X, Y and Z as onednn does.
-  if (lib.implementation != "onednn" && lib.implementation != "onednn_winograd") return false;
-  static const std::set<std::string> convs = {"Conv", "ConvTranspose"};
-  static const std::set<std::string> pools = {"MaxPool", "AveragePool", "GlobalMaxPool", "GlobalAveragePool"};
-  static const std::set<std::string> everyOperand = {"Concat", "Sum", "Add", "Sub", "Mul", "Div", "Relu", "LeakyRelu", "Elu",
-                                                     "Sigmoid", "Tanh", "HardSwish", "Exp", "Sqrt", "Abs", "Softplus", "Neg",
-                                                     "Reciprocal"};
-  const std::string& op = lib.opType;
-  if (lib.domain.empty()) {
-    if (convs.count(op)) return connector == "X" || connector == "Y";
-    if (pools.count(op)) return connector == "X" || connector == "Y";
-    if (op == "BatchNormalization") return connector == "X" || connector == "Y";
-    if (op == "Clip") return connector == "input" || connector == "output";
-    return everyOperand.count(op) > 0;
-  }
-  if (lib.domain == expansions::fused::kDomain) {
-    if (op == "FusedConv" || op == "FusedConvTranspose") return connector == "X" || connector == "Y" || connector == "Z";
-    if (op == "FusedBatchNormalization") return connector == "X" || connector == "Y";
-    if (op == expansions::fused::kConcatBatchNorm) return expansions::fused::isConcatPiece(connector) || connector == "Y";
-    if (op == expansions::fused::kGelu || op == expansions::fused::kSilu || op == expansions::fused::kShuffledConcat) return true;
-  }
-  return false;
-}
 
 // Whether its oneDNN call also takes channels in blocks where it takes any strides: all but
 // ShuffledConcat, which interleaves channels through strides.

@@ -1,6 +1,5 @@
 #include "transforms/catalogue/StridedView.h"
 
-#include "core/expansions/FusedOp.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/View.h"
@@ -8,6 +7,7 @@
 #include "transforms/catalogue/CopyTools.h"
 #include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"
+#include "transforms/catalogue/StridedOperands.h"
 
 #include <functional>
 
@@ -34,31 +34,34 @@ struct Plan {
   bool written = false; // the write side: the map's source becomes a view of its copy, written through
 };
 
-// Whether `lib` reads a strided operand at `connector` in place: oneDNN's MatMul and FusedMatMul at A
-// and B. (The oneDNN nodes that take any strides run their reference kernels when one operand is
-// transposed and the others are not: BERT's Div of the query heads took 29 ms instead of 0.3.)
+// Whether `lib` reads S in place at `connector`: oneDNN's MatMul and FusedMatMul at A and B. (The oneDNN
+// nodes that take any strides run their reference kernels when one operand is transposed and the others
+// are not: BERT's Div of the query heads took 29 ms instead of 0.3.)
 bool readsStrided(const LibraryNode& lib, const std::string& connector) {
-  const bool matmul = (lib.domain.empty() && lib.opType == "MatMul") ||
-                      (lib.domain == expansions::fused::kDomain && lib.opType == "FusedMatMul");
-  return matmul && lib.implementation == "onednn" && (connector == "A" || connector == "B");
+  return connector != "Y" && takesOwnStrides(lib, connector);
 }
 
 std::vector<sym::Expr> exprs(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
-// Why a side does not apply: the message and its hint.
-struct Why {
+// One side's analysis of the copy map in `p`: why it does not apply (the message and its hint), or the plan.
+struct Side {
+  Plan& p;
+  const CopyMap& c;
+  const Sdfg& sdfg;
+  const State& st;
   std::string message, hint;
+  explicit Side(Plan& plan) : p(plan), c(plan.copy), sdfg(*plan.copy.sdfg), st(*plan.copy.state) {}
+  bool fail(const std::string& msg, const std::string& why = {}) {
+    message = msg;
+    hint = why;
+    return false;
+  }
+  bool read();
+  bool write();
 };
 
 // The read side: S, the copy, becomes a view of the array the map reads.
-bool readSide(Plan& p, Why& why) {
-  const CopyMap& c = p.copy;
-  auto fail = [&](const std::string& msg, const std::string& hint = {}) {
-    why = {msg, hint};
-    return false;
-  };
-  const Sdfg& sdfg = *c.sdfg;
-  const State& st = *c.state;
+bool Side::read() {
   const DataDescriptor& s = *c.target;
   const DataDescriptor& src = *c.source;
   const auto sShape = graph::constantShape(s);
@@ -119,12 +122,9 @@ bool readSide(Plan& p, Why& why) {
   }
   fillUnitStrides(*sShape, strides);
   p.place.strides = strides;
-  {
-    std::vector<int64_t> row(sShape->size(), 1);
-    for (size_t k = row.size(); k-- > 1;) row[k - 1] = row[k] * (*sShape)[k];
-    fillUnitStrides(*sShape, row);
-    if (row == strides) return fail("the copy is one contiguous run of '" + a.name() + "'", "CopyToView makes it a view without strides");
-  }
+  std::vector<int64_t> row = DataDescriptor::contiguousStrides(*sShape);
+  fillUnitStrides(*sShape, row);
+  if (row == strides) return fail("the copy is one contiguous run of '" + a.name() + "'", "CopyToView makes it a view without strides");
   // Every reader takes S's strides; views of S are placed in the array.
   for (const DataflowEdge* e : st.outEdges(c.output->id())) {
     const Node* dst = st.node(e->dst);
@@ -162,14 +162,7 @@ bool readSide(Plan& p, Why& why) {
 
 // The write side: the map's source S becomes a view of the copy T, written through by S's producer
 // (oneDNN MatMul or FusedMatMul at Y, without Z), when the copy moves each element of S once.
-bool writeSide(Plan& p, Why& why) {
-  const CopyMap& c = p.copy;
-  auto fail = [&](const std::string& msg, const std::string& hint = {}) {
-    why = {msg, hint};
-    return false;
-  };
-  const Sdfg& sdfg = *c.sdfg;
-  const State& st = *c.state;
+bool Side::write() {
   const DataDescriptor& src = *c.source;
   const DataDescriptor& t = *c.target;
   if (src.dataKind != DataKind::Array || !src.transient || src.constant || !rowMajor(src))
@@ -184,9 +177,7 @@ bool writeSide(Plan& p, Why& why) {
   if (out.size() != 1) return fail("'" + src.name() + "' is read by more than the copy");
   auto* producer = in.size() == 1 ? dynamic_cast<const LibraryNode*>(st.node(in.front()->src)) : nullptr;
   if (!producer) return fail("'" + src.name() + "' is not written by one library node");
-  const bool matmul = (producer->domain.empty() && producer->opType == "MatMul") ||
-                      (producer->domain == expansions::fused::kDomain && producer->opType == "FusedMatMul");
-  if (!matmul || producer->implementation != "onednn" || in.front()->srcConnector != "Y" || graph::inEdge(st, *producer, "Z") ||
+  if (in.front()->srcConnector != "Y" || !takesOwnStrides(*producer, "Y") || graph::inEdge(st, *producer, "Z") ||
       !copy::coversAll(in.front()->memlet.subset, src))
     return fail("'" + src.name() + "' is written by '" + producer->label() + "', which writes row-major results only",
                 "oneDNN MatMul writes a strided Y (without Z)");
@@ -195,8 +186,7 @@ bool writeSide(Plan& p, Why& why) {
   std::map<std::string, size_t> tDimOf;
   for (size_t k = 0; k < c.write.subset.rank(); ++k)
     if (c.write.subset[k].begin.isSymbol()) tDimOf[c.write.subset[k].begin.symbolName()] = k;
-  std::vector<int64_t> row(tShape->size(), 1);
-  for (size_t k = row.size(); k-- > 1;) row[k - 1] = row[k] * (*tShape)[k];
+  const std::vector<int64_t> row = DataDescriptor::contiguousStrides(*tShape);
   std::vector<int64_t> strides(srcShape->size(), 0);
   for (size_t j = 0; j < c.read.subset.rank(); ++j) {
     const sym::Expr e = c.read.subset[j].begin.substitute(c.fixed);
@@ -217,13 +207,14 @@ bool writeSide(Plan& p, Why& why) {
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   if (!recognizeCopyMap(match, root, p.copy, whyNot)) return false;
-  Why read, write;
-  if (readSide(p, read)) return true;
+  Side reading(p);
+  if (reading.read()) return true;
   p = Plan{p.copy};
-  if (writeSide(p, write)) return true;
+  Side writing(p);
+  if (writing.write()) return true;
   if (whyNot)
-    whyNot->error(match.elements.at("entry"), read.message + "; nor is '" + p.copy.source->name() + "' written in place: " + write.message,
-                  read.hint.empty() ? write.hint : read.hint);
+    whyNot->error(match.elements.at("entry"), reading.message + "; nor is '" + p.copy.source->name() + "' written in place: " + writing.message,
+                  reading.hint.empty() ? writing.hint : reading.hint);
   return false;
 }
 
