@@ -33,6 +33,12 @@ class Bert(torch.nn.Module):
         self.norm = torch.nn.LayerNorm(hidden)
         layer = torch.nn.TransformerEncoderLayer(hidden, heads, ff, dropout=0.0, activation="gelu", batch_first=True)
         self.encoder = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        # TransformerEncoder deep-copies `layer`: every layer would hold the same weights, which the
+        # exporter stores once (28 MB for BERT-base instead of 340), so a runtime reading them would find
+        # them in its caches as no trained BERT lets it. Each layer gets weights of its own.
+        with torch.no_grad():
+            for p in self.encoder.parameters():
+                p.add_(torch.randn_like(p) * 0.02)
 
     def forward(self, ids):
         pos = torch.arange(ids.shape[1]).unsqueeze(0)

@@ -402,6 +402,9 @@ private slots:
     QVERIFY(second.ok());
     QVERIFY(second->cached);
     QCOMPARE(second->gflopsFloat32, first->gflopsFloat32);
+    // This run's sgemm figure is the measurement itself, and none when read from the cache.
+    QCOMPARE(first->gflopsFloat32SgemmNow, first->gflopsFloat32Sgemm);
+    QCOMPARE(second->gflopsFloat32SgemmNow, 0.0);
     QCOMPARE(second->bandwidthGBs, first->bandwidthGBs);
     QVERIFY(QFile::exists(QString::fromStdString(second->cacheFile)));
 
@@ -424,6 +427,19 @@ private slots:
     QVERIFY(!third->cached);
     QCOMPARE(third->gflopsFloat32Sgemm, 1e6);
     QCOMPARE(third->gflopsFloat32, 1e6);
+    // The roof kept the cached figure; this run's own measurement is still reported beside it.
+    QVERIFY(third->gflopsFloat32SgemmNow > 0.5 && third->gflopsFloat32SgemmNow < 1e6);
+    {
+      ProfileReport withPeaks;
+      withPeaks.peaks = *third;
+      const auto j = QJsonDocument::fromJson(QByteArray::fromStdString(reportJson(withPeaks))).object()["machine"].toObject();
+      QCOMPARE(j["gflop_per_s_float32_sgemm_this_run"].toDouble(), third->gflopsFloat32SgemmNow);
+      QCOMPARE(j["peak_gflop_per_s_float32_sgemm"].toDouble(), 1e6);
+      auto back = parseReport(reportJson(withPeaks), "report");
+      QVERIFY2(back.ok(), back.ok() ? "" : back.error().str().c_str());
+      QVERIFY(back->peaks);
+      QCOMPARE(back->peaks->gflopsFloat32SgemmNow, third->gflopsFloat32SgemmNow);
+    }
     QCOMPARE(third->bandwidthGBs, 1e5);
     QVERIFY(third->gflopsFloat32Fma >= first->gflopsFloat32Fma);
     QVERIFY2(third->float32Method.find("oneDNN sgemm: ") == 0 &&

@@ -274,6 +274,7 @@ Expected<MachinePeaks> machinePeaks(const MachinePeakOptions& options) {
   constexpr int64_t kSgemmN = 2048;
   const double ts = sgemm(kSgemmN, p.threads, 3, &sink);
   p.gflopsFloat32Sgemm = ts > 0 ? 2.0 * double(kSgemmN) * kSgemmN * kSgemmN / ts / 1e9 : 0;
+  p.gflopsFloat32SgemmNow = p.gflopsFloat32Sgemm;
   int64_t arrayBytes = std::clamp<int64_t>(4 * l3Bytes(), 64ll << 20, 512ll << 20);
   int64_t n = arrayBytes / 8;
   double t = triad(n, p.threads, 5, &sink);

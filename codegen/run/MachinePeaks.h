@@ -25,6 +25,10 @@ struct MachinePeaks {
   double gflopsFloat32 = 0;      // the roof: max of the two below
   double gflopsFloat32Fma = 0;   // the FMA loop
   double gflopsFloat32Sgemm = 0; // oneDNN sgemm
+  // oneDNN sgemm as measured this time, before the highest of this and the cached figure is kept (0
+  // when read from the cache): what a benchmark compares elements timed in the same run with, on a
+  // machine whose speed moves with its neighbours' load.
+  double gflopsFloat32SgemmNow = 0;
   std::string float32Method;     // how gflopsFloat32 was measured, in words (reports say it)
   double gflopsFloat64 = 0;
   double bandwidthGBs = 0;  // triad: 3 × 8 bytes per element (write-allocate traffic not counted)

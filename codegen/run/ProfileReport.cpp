@@ -220,6 +220,7 @@ std::string reportJson(const ProfileReport& r) {
                         {"peak_gflop_per_s_float32_fma", p.gflopsFloat32Fma}, {"peak_gflop_per_s_float32_sgemm", p.gflopsFloat32Sgemm},
                         {"peak_gflop_per_s_float64", p.gflopsFloat64},
                         {"peak_gb_per_s", p.bandwidthGBs}, {"triad_array_mib", p.arrayMiB}, {"cached", p.cached}};
+    if (p.gflopsFloat32SgemmNow > 0) j["machine"]["gflop_per_s_float32_sgemm_this_run"] = p.gflopsFloat32SgemmNow;
   }
   json els = json::object();
   for (auto& e : r.elements) {
@@ -296,6 +297,7 @@ Expected<ProfileReport> parseReport(const std::string& text, const std::string& 
       p.float32Method = m.value("peak_float32_method", std::string());
       p.gflopsFloat32Fma = m.value("peak_gflop_per_s_float32_fma", 0.0);
       p.gflopsFloat32Sgemm = m.value("peak_gflop_per_s_float32_sgemm", 0.0);
+      p.gflopsFloat32SgemmNow = m.value("gflop_per_s_float32_sgemm_this_run", 0.0);
       p.gflopsFloat64 = m.value("peak_gflop_per_s_float64", 0.0);
       p.bandwidthGBs = m.value("peak_gb_per_s", 0.0);
       p.arrayMiB = m.value("triad_array_mib", 0.0);
