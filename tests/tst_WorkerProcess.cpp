@@ -50,6 +50,11 @@ extern "C" int dcw_program(void* const* args, const int64_t* symbols, char* erro
     for (int i = 0; i < 40000; ++i) std::fprintf(stderr, "diagnostic line %05d of the program, padded to sixty bytes..\n", i);
     break;
   case 7: std::fprintf(stderr, "last words\n"); std::fflush(stderr); std::abort();
+  case 8:                                                         // where constants 2 to 4 lie
+    y[0] = args[2] == args[3] ? 1.0f : 0.0f;
+    y[1] = args[2] == args[4] ? 1.0f : 0.0f;
+    y[2] = static_cast<const float*>(args[4])[3];
+    break;
   }
   return 0;
 }
@@ -91,6 +96,21 @@ private slots:
       QCOMPARE(f_.y[3], 48.0f);
     }
     QVERIFY(w.pid() > 0);
+  }
+
+  // One constant buffer given twice lies in one place of the shared memory (tied weights are packed
+  // once, as in process); another buffer of the same bytes is its own.
+  void oneConstantBufferGivenTwiceLiesOnce() {
+    WorkerProcess w(f_.lib.path);
+    float other[4] = {10, 20, 30, 41};
+    std::vector<WorkerArg> args = f_.args();
+    args.push_back({f_.w, sizeof f_.w, WorkerArg::Kind::Constant});
+    args.push_back({other, sizeof other, WorkerArg::Kind::Constant});
+    auto r = w.run(args, {8}, 1, nullptr, name);
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+    QCOMPARE(f_.y[0], 1.0f);
+    QCOMPARE(f_.y[1], 0.0f);
+    QCOMPARE(f_.y[2], 41.0f);
   }
 
   void misbehaviourIsReportedAndTheNextRunWorks_data() {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <map>
 #include <poll.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -240,10 +241,17 @@ Expected<void> WorkerProcess::layout(const std::vector<WorkerArg>& args, std::ve
   const bool sameConstants = constants == constants_;
   uint64_t end = kHeaderBytes;
   offsets.assign(args.size(), 0);
+  // Constants given as one buffer (a model's layers tied to one weight: ConstantFolding's Identity
+  // copies share their bytes) share one place, as they share one pointer in process: one copy, and
+  // the oneDNN calls that pack them pack it once.
+  std::map<std::pair<const void*, size_t>, uint64_t> placed;
+  std::vector<bool> first(args.size(), false);
   for (size_t k = 0; k < args.size(); ++k)
     if (args[k].kind == WorkerArg::Kind::Constant) {
-      offsets[k] = end;
-      end = align64(end + std::max<size_t>(args[k].bytes, 1));
+      auto [at, fresh] = placed.emplace(std::make_pair(static_cast<const void*>(args[k].data), args[k].bytes), end);
+      offsets[k] = at->second;
+      first[k] = fresh;
+      if (fresh) end = align64(end + std::max<size_t>(args[k].bytes, 1));
     }
   const uint64_t constantsEnd = end;
   for (size_t k = 0; k < args.size(); ++k)
@@ -256,7 +264,7 @@ Expected<void> WorkerProcess::layout(const std::vector<WorkerArg>& args, std::ve
   }
   if (!sameConstants || constantsEnd != constantsEnd_) {
     for (size_t k = 0; k < args.size(); ++k)
-      if (args[k].kind == WorkerArg::Kind::Constant && args[k].bytes) std::memcpy(shm_ + offsets[k], args[k].data, args[k].bytes);
+      if (first[k] && args[k].bytes) std::memcpy(shm_ + offsets[k], args[k].data, args[k].bytes);
     constants_ = std::move(constants);
     constantsEnd_ = constantsEnd;
   }
