@@ -185,8 +185,9 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
   buffers.push_back("Y");
   ins.insert(ins.end(), post.inputs.begin(), post.inputs.end());
   buffers.insert(buffers.end(), post.buffers.begin(), post.buffers.end());
-  std::string comment = "oneDNN matmul for Gemm: Y[" + std::to_string(M) + "x" + std::to_string(N) + "] = " + (tA ? "A^T" : "A") + " x " +
-                        (tB ? "B^T" : "B") + (C ? " + C" : "") + post.text;
+  auto dims2 = [](int64_t r, int64_t c) { return "[" + std::to_string(r) + "x" + std::to_string(c) + "]"; };
+  std::string comment = "oneDNN matmul for Gemm: Y" + dims2(M, N) + " = " + (tA ? "A^T" : "A") + dims2(M, K) + " x " + (tB ? "B^T" : "B") +
+                        dims2(K, N) + (C ? " + C" : "") + post.text;
   SdfgBuilder bld(ctx);
   bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers, post.zTwoWays ? 2 : 1) + post.after, {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K + post.flops * M * N));
   return bld.finish();
