@@ -5,9 +5,9 @@
 // oneDNN calls describe the heads by their strides; the merge of heads written in place by the second
 // matmul (the write side); what is not read by matmuls alone (Q's heads feed a Div, a slice feeds a
 // Neg), a contiguous copy (CopyToView's) and a reshape that merges dims the strides keep apart are
-// refused with their reasons; a view that reaches outside its array is named by code
-// generation; the .dcw.json round trip keeps strides and offset; dcw optimize makes such views only when
-// more than pure is preferred.
+// refused with their reasons; a view that reaches outside its array is named by code generation, as
+// is one of an array with channels in blocks; the .dcw.json round trip keeps strides and offset;
+// dcw optimize makes such views only when more than pure is preferred.
 #include "support/SdfgFixtures.h"
 
 #include "codegen/cpu/CppGenerator.h"
@@ -222,6 +222,21 @@ private slots:
     auto code = codegen::generateCpp(*m, {});
     QVERIFY(!code);
     QVERIFY2(code.error().message.find("view 'kt': reaches elements 100 to 291, outside the 192 of 'k'") != std::string::npos,
+             code.error().message.c_str());
+  }
+
+  // A strided view of an array whose channels lie in blocks is refused by code generation (a
+  // hand-written .dcw.json can make one; StridedView does not).
+  void viewOfBlockedArrayIsRefused() {
+    auto m = prepared();
+    QVERIFY(m);
+    QVERIFY(applyNow(*m, *transforms::TransformationRegistry::instance().find("StridedView"), at(*m, "kt")));
+    QVERIFY(expansions::expandAll(*m));
+    QVERIFY(codegen::generateCpp(*m, {}));
+    m->findData("k")->channelBlock = 8; // k [1, 8, 24]: its 8 rows in one block
+    auto code = codegen::generateCpp(*m, {});
+    QVERIFY(!code);
+    QVERIFY2(code.error().message.find("view 'kt': shows 'k', whose channels lie in blocks of 8") != std::string::npos,
              code.error().message.c_str());
   }
 

@@ -84,6 +84,9 @@ Expected<sym::Expr> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view,
       if (*n == 0) return sym::Expr(0);
       (place->strides[k] < 0 ? first : last) += (*n - 1) * place->strides[k];
     }
+    // Strides step through plain storage only: blocked channels interleave dims the strides cannot name.
+    if (src.array->channelBlock > 0) return bad("shows '" + src.array->name() + "', whose channels lie in blocks of " +
+                                                std::to_string(src.array->channelBlock));
     // The array's storage ends after its last element.
     std::vector<sym::Expr> lastIndex;
     for (const auto& n : src.array->shape) lastIndex.push_back(n - sym::Expr(1));
