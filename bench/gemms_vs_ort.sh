@@ -6,7 +6,7 @@
 # bench/largest_layers.sh says how near a layer is to the machine's peak, this says whether the peer does
 # better on the same layer in the same conditions (BERT's GEMMs read 340 MB of weights cold each run).
 #   bench/gemms_vs_ort.sh [DCW_BINARY] [MODEL.onnx]   (default: bert_base of build/bench-models)
-# Environment: THREADS (default 2), REPEAT (default 20), MODELS_DIR. Dynamic dims: batch 1, sequence 128.
+# Environment: THREADS (default 2), REPEAT (default 20), MODELS_DIR. Dynamic dims: bench/benchmark_dims.py's.
 # DCW's times include the node's fused epilogue (bias, activation, residual); ONNX Runtime's separate ones
 # (BiasGelu, Add) are listed apart below the table.
 set -euo pipefail
@@ -21,21 +21,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 threads=${THREADS:-2}
 repeat=${REPEAT:-20}
-mapfile -t dims < <(/usr/bin/python3 - "$model" <<'PY'
-import onnx, sys
-m = onnx.load(sys.argv[1], load_external_data=False)
-names = []
-for i in m.graph.input:
-    for d in i.type.tensor_type.shape.dim:
-        if d.dim_param and d.dim_param not in names:
-            names.append(d.dim_param)
-for n in names:
-    print(f"{n}={128 if n == 'sequence' else 1}")
-PY
-)
-dcwDims=()
-for d in "${dims[@]}"; do dcwDims+=(--dim "$d"); done
-ortDims=$(IFS=,; echo "${dims[*]}")
+read -r -a dcwDims <<<"$(/usr/bin/python3 bench/benchmark_dims.py "$model" dcw)"
+ortDims=$(/usr/bin/python3 bench/benchmark_dims.py "$model" ort)
 "$dcw" optimize "$model" "${dcwDims[@]}" --script-out "$work/steps.dcws" >/dev/null 2>&1
 "$dcw" codegen "$model" "${dcwDims[@]}" --script "$work/steps.dcws" -o "$work/code" >/dev/null 2>&1
 "$dcw" profile "$model" "${dcwDims[@]}" --script "$work/steps.dcws" --threads "$threads" --repeat "$repeat" --warmup 3 \

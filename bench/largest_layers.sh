@@ -23,18 +23,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for m in "${models[@]}"; do
   name=$(basename "$m" .onnx)
-  # Dynamic dims as bench/latency_vs_ort.sh fixes them: batch 1, BERT's sequence 128.
-  dims=$(/usr/bin/python3 - "$m" <<'PY'
-import onnx, os, sys
-m = onnx.load(sys.argv[1], load_external_data=False)
-names = []
-for i in m.graph.input:
-    for d in i.type.tensor_type.shape.dim:
-        if d.dim_param and d.dim_param not in names:
-            names.append(d.dim_param)
-print(" ".join(f"--dim={n}={128 if n == 'sequence' else 1}" for n in names))
-PY
-)
+  dims=$(/usr/bin/python3 bench/benchmark_dims.py "$m" dcw)
   # shellcheck disable=SC2086
   "$dcw" optimize "$m" $dims --script-out "$work/$name.dcws" >/dev/null 2>&1
   # shellcheck disable=SC2086

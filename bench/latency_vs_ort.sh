@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Latency of DCW against ONNX Runtime (../shared/peers/ort) on the same models, same thread count,
-# same inputs (dynamic dims 1; BERT's sequence 128, the LSTM's 64), in one run. Per model:
+# same inputs (bench/benchmark_dims.py: dynamic dims 1; BERT's sequence 128, the LSTM's 64), in one run. Per model:
 #   dcw optimize MODEL --dim ... --script-out S   (oneDNN where it takes a node, then the map pipeline)
 #   dcw bench MODEL --script S                     (the optimized program)
 #   onnxruntime --bench
@@ -30,30 +30,14 @@ if [ ${#models[@]} -eq 0 ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Dynamic dims as the benchmark fixes them: batch 1, sequence 128 for BERT, 64 for the LSTM.
-dims_of() {
-  /usr/bin/python3 - "$1" <<'PY'
-import onnx, os, sys
-m = onnx.load(sys.argv[1], load_external_data=False)
-seq = 128 if "bert" in os.path.basename(sys.argv[1]) else 64
-names = []
-for i in m.graph.input:
-    for d in i.type.tensor_type.shape.dim:
-        if d.dim_param and d.dim_param not in names:
-            names.append(d.dim_param)
-vals = {n: seq if n == "sequence" else 1 for n in names}
-# dcw's --dim options, then ONNX Runtime's --dims list (or "-" when the model has no dynamic dims)
-print(" ".join(f"--dim={n}={v}" for n, v in vals.items()) + " | " + (",".join(f"{n}={v}" for n, v in vals.items()) or "-"))
-PY
-}
 printf '%-24s %10s %10s %7s %9s %8s %8s %8s\n' model dcw_ms ort_ms ratio compile_s onednn dcw_MiB ort_MiB
 ratios=()
 for m in "${models[@]}"; do
   name=$(basename "$m" .onnx)
-  spec=$(dims_of "$m")
-  read -r -a dims <<<"${spec% | *}"
+  read -r -a dims <<<"$(/usr/bin/python3 bench/benchmark_dims.py "$m" dcw)"
   ortdims=()
-  [ "${spec##* | }" = "-" ] || ortdims=(--dims "${spec##* | }")
+  spec=$(/usr/bin/python3 bench/benchmark_dims.py "$m" ort)
+  [ "$spec" = "-" ] || ortdims=(--dims "$spec")
   prefer=()
   [ "${WINOGRAD:-0}" = 1 ] && prefer=(--prefer onednn_winograd --prefer onednn)
   [ -n "${LAYOUT:-}" ] && prefer+=(--layout "$LAYOUT")
