@@ -14,7 +14,9 @@
 # (or blocked8, none) optimizes with `--layout` so (channels in blocks of 16, BlockedLayout).
 #   bench/latency_vs_ort.sh [DCW_BINARY] [MODEL.onnx...]   (no model: bench/export_architectures.py's set)
 # Environment: THREADS (default 2), REPEAT (default 10), ROUNDS (default 3: turns of dcw then ONNX Runtime, each
-# side's best median kept), MODELS_DIR (default build/bench-models), PURE, WINOGRAD, LAYOUT.
+# side's best median kept), MODELS_DIR (default build/bench-models), PURE, WINOGRAD, LAYOUT, BUSY.
+# BUSY=N keeps N cores busy with other processes (busy loops) for the whole run: how each side copes on
+# a shared machine (core/support/OpenMpSpin.h; GOMP_SPINCOUNT=300000 gives libgomp's own default back).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcw=build/app/dcw
@@ -29,7 +31,13 @@ if [ ${#models[@]} -eq 0 ]; then
   mapfile -t models < <(/usr/bin/python3 bench/export_architectures.py "${MODELS_DIR:-build/bench-models}")
 fi
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+busy=()
+trap '[ ${#busy[@]} -eq 0 ] || kill "${busy[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+for ((k = 0; k < ${BUSY:-0}; k++)); do
+  (while :; do :; done) &
+  busy+=($!)
+done
+[ ${#busy[@]} -eq 0 ] || echo "${#busy[@]} busy loop(s) share the cores for the whole run (BUSY)"
 printf '%-24s %10s %10s %7s %9s %8s %8s %8s\n' model dcw_ms ort_ms ratio compile_s onednn dcw_MiB ort_MiB
 ratios=()
 for m in "${models[@]}"; do

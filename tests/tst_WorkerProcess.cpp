@@ -3,7 +3,8 @@
 // integer division by zero, an endless loop, a 100 GiB allocation, an abort — and each run returns an
 // error naming what happened and the element the program was in (its progress slot), the time limit
 // and cancellation stop an endless loop at once, and the next run works again (a new worker). What the
-// program writes to stderr comes back (takeMessages), however much, also from a dying program.
+// program writes to stderr comes back (takeMessages), however much, also from a dying program. The
+// worker moderates OpenMP's spin unless the user set it.
 #include "codegen/cpu/Compiler.h"
 #include "codegen/run/WorkerProcess.h"
 
@@ -55,6 +56,11 @@ extern "C" int dcw_program(void* const* args, const int64_t* symbols, char* erro
     y[1] = args[2] == args[4] ? 1.0f : 0.0f;
     y[2] = static_cast<const float*>(args[4])[3];
     break;
+  case 9: {                                                       // the spin libgomp will read (-1: unset)
+    const char* spin = std::getenv("GOMP_SPINCOUNT");
+    y[0] = spin ? float(std::atof(spin)) : -1.0f;
+    break;
+  }
   }
   return 0;
 }
@@ -111,6 +117,26 @@ private slots:
     QCOMPARE(f_.y[0], 1.0f);
     QCOMPARE(f_.y[1], 0.0f);
     QCOMPARE(f_.y[2], 41.0f);
+  }
+
+  // The worker moderates OpenMP's spin before it loads the program (core/support/OpenMpSpin.h), unless
+  // the user chose the spin or the wait policy.
+  void workerModeratesOpenMpSpinUnlessTheUserChose() {
+    const QByteArray spin = qgetenv("GOMP_SPINCOUNT"), policy = qgetenv("OMP_WAIT_POLICY");
+    qunsetenv("GOMP_SPINCOUNT");
+    qunsetenv("OMP_WAIT_POLICY");
+    struct Case { const char* var; const char* value; float seen; };
+    for (const Case& c : {Case{nullptr, nullptr, 10000.0f}, Case{"GOMP_SPINCOUNT", "500", 500.0f},
+                          Case{"OMP_WAIT_POLICY", "passive", -1.0f}}) {
+      if (c.var) qputenv(c.var, c.value);
+      WorkerProcess w(f_.lib.path);
+      auto r = w.run(f_.args(), {9}, 1, nullptr, name);
+      QVERIFY2(r.ok(), r.ok() ? "" : r.error().str().c_str());
+      QCOMPARE(f_.y[0], c.seen);
+      if (c.var) qunsetenv(c.var);
+    }
+    if (!spin.isNull()) qputenv("GOMP_SPINCOUNT", spin);
+    if (!policy.isNull()) qputenv("OMP_WAIT_POLICY", policy);
   }
 
   void misbehaviourIsReportedAndTheNextRunWorks_data() {

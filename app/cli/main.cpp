@@ -1,12 +1,14 @@
 // dcw: the headless command line of the Data-Centric Workbench. Everything a user can do by
 // clicking in dcw-gui can be done here; links no widgets.
 #include "app/cli/Cli.h"
+#include "core/support/OpenMpSpin.h"
 
 #include <iostream>
 
 using namespace dcw::cli;
 
 int main(int argc, char** argv) {
+  dcw::useModerateOpenMpSpin(); // before a program or oneDNN brings libgomp in (core/support/OpenMpSpin.h)
   CLI::App app{"dcw — the Data-Centric Workbench command line.\nOpens ONNX models as data-centric dataflow graphs (SDFGs).", "dcw"};
   app.set_version_flag("--version", std::string("dcw ") + DCW_VERSION);
   app.require_subcommand(0, 1);

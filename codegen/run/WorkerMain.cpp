@@ -4,6 +4,7 @@
 // Loads LIBRARY (the host never loads it), answers "ready" (or why not), then serves run requests
 // until the request pipe closes. No core dumps; the memory limit is an address-space limit.
 #include "codegen/run/WorkerProtocol.h"
+#include "core/support/OpenMpSpin.h"
 #include "core/support/ProcessIo.h"
 
 #include <cerrno>
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
       setrlimit(RLIMIT_AS, &as);
     }
   }
+  dcw::useModerateOpenMpSpin(); // before the program brings libgomp in (core/support/OpenMpSpin.h)
   void* h = dlopen(library, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!h) {
     const char* e = dlerror();
