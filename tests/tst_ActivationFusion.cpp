@@ -133,6 +133,32 @@ private slots:
     QVERIFY(sameNumbers(*m, ref, {"eltwise_hardswish"}));
   }
 
+  // A Gemm's own alpha and beta stay Gemm's in the fused op: its expansions scale as Gemm does (pure
+  // with any values; oneDNN takes 1 and names the node otherwise).
+  void fusedGemmKeepsGemmsAlphaAndBeta() {
+    auto m = loadModel(controlflowDataFile("gemm_hardswish.onnx"), false);
+    QVERIFY(m);
+    auto* gemm = allNodes<LibraryNode>(*m).at(0);
+    for (auto& a : gemm->attributes)
+      if (a.name == "alpha") a.value = 0.5;
+      else if (a.name == "beta") a.value = 2.0;
+    auto ref = runExpanded(*m, 5);
+    QVERIFY(!ref.empty());
+    auto matches = applicableMatches(*m, t);
+    QCOMPARE(matches.size(), size_t(1));
+    QVERIFY(checkTransformation(*m, t, matches[0], 0, false));
+    auto pure = runExpanded(*m, 5);
+    QVERIFY(!pure.empty());
+    auto d = codegen::compareOutputs(ref, pure);
+    QVERIFY2(d.mismatch.empty() && d.maxAbs <= 1e-5, d.mismatch.c_str());
+    allNodes<LibraryNode>(*m).at(0)->implementation = "onednn";
+    auto onednn = expansions::expandAll(*m);
+    QVERIFY(!onednn);
+    QVERIFY2(onednn.error().message.find("onednn Gemm supports alpha = beta = 1; this node has alpha 0.500000, beta 2.000000") !=
+                 std::string::npos,
+             onednn.error().message.c_str());
+  }
+
   // After AddFusion the fused op keeps Z and gets the activation after the sum: act(conv + Z).
   void fusesAfterTheSum() {
     auto m = loadModel(controlflowDataFile("conv_add_relu.onnx"), false);

@@ -177,9 +177,9 @@ save(helper.make_graph(
     [numpy_helper.from_array(np.array(2.0, np.float32), "two"), numpy_helper.from_array(np.array(1.0, np.float32), "one"),
      numpy_helper.from_array(np.array(0.5, np.float32), "half")]), "not_gelu.onnx")
 
-# Gemm (transB) -> HardSwish, as MobileNetV3's classifier.
+# Gemm (transB) -> HardSwish, as MobileNetV3's classifier (torch writes alpha and beta 1 explicitly).
 save(helper.make_graph(
-    [helper.make_node("Gemm", ["X", "W", "b"], ["T"], name="gemm", transB=1), helper.make_node("HardSwish", ["T"], ["Y"], name="hardswish")],
+    [helper.make_node("Gemm", ["X", "W", "b"], ["T"], name="gemm", alpha=1.0, beta=1.0, transB=1), helper.make_node("HardSwish", ["T"], ["Y"], name="hardswish")],
     "gemm_hardswish", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3, 8])], [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [3, 5])],
     [numpy_helper.from_array((f32(5, 8) * 2).astype(np.float32), "W"), numpy_helper.from_array(f32(5), "b")]), "gemm_hardswish.onnx")
 
