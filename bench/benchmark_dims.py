@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The dynamic dims the benchmarks fix for a model: batch 1 and every other dim 1, the sequence 128 for
-BERT and 64 for others (the LSTM). One place for latency_vs_ort.sh, largest_layers.sh and gemms_vs_ort.sh.
+BERT and 64 for others (the LSTM). One place for latency_vs_ort.sh, largest_layers.sh and layers_vs_ort.sh.
   bench/benchmark_dims.py MODEL.onnx dcw   ->  --dim=batch=1 --dim=sequence=128   (dcw's options; empty without)
   bench/benchmark_dims.py MODEL.onnx ort   ->  batch=1,sequence=128                (ONNX Runtime's --dims; "-" without)
 """

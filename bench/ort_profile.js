@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // ONNX Runtime's own per-node profile of a model (its session option enableProfiling), for
-// bench/gemms_vs_ort.sh: runs MODEL on the input_N.pb tensors of DIR (as ../shared/peers/ort --random
+// bench/layers_vs_ort.sh: runs MODEL on the input_N.pb tensors of DIR (as ../shared/peers/ort --random
 // --outputs DIR writes them) WARMUP + RUNS times on THREADS intra-op threads, then prints the path of the
 // profile (Chrome trace JSON) ONNX Runtime wrote under PREFIX. Run with NODE_PATH at the peers' node_modules.
 //   node bench/ort_profile.js MODEL.onnx DIR THREADS WARMUP RUNS PREFIX

@@ -1,16 +1,19 @@
 // `dcw bench MODEL [--threads N] [--warmup W] [--repeat R] [--json] [--script S] [--target T]`: latency of the compiled model
-// on random inputs (symbolic dims = 1 unless --dim gives them): median and minimum.
+// on random inputs (symbolic dims = 1 unless --dim gives them): median and minimum, and how many cores
+// other processes kept busy meanwhile (core/support/MachineLoad.h), with a note when that is a quarter or more.
 #include "app/cli/Cli.h"
 
 #include "pipeline/Pipeline.h"
 #include "pipeline/Specialize.h"
 #include "codegen/run/RandomInputs.h"
+#include "core/support/MachineLoad.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -58,6 +61,7 @@ std::function<int()> setupBench(CLI::App& sub) {
     for (int i = 0; i < o->warmup; ++i)
       if (auto r = p.executor->run(inputs); !r) return reportError(r.error());
     std::vector<double> ms;
+    const MachineLoad load; // other processes' use of the cores while the runs are timed
     for (int i = 0; i < o->repeat; ++i) {
       auto t0 = std::chrono::steady_clock::now();
       auto r = p.executor->run(inputs);
@@ -65,6 +69,7 @@ std::function<int()> setupBench(CLI::App& sub) {
       if (!r) return reportError(r.error());
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
+    const std::optional<double> others = load.otherBusyCores();
     std::sort(ms.begin(), ms.end());
     double median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
     if (o->json) {
@@ -75,9 +80,13 @@ std::function<int()> setupBench(CLI::App& sub) {
       // other child processes are not counted.
       struct rusage usage {};
       if (getrusage(RUSAGE_SELF, &usage) == 0) j["peak_rss_mib"] = double(usage.ru_maxrss) / 1024.0;
+      j["other_busy_cores"] = others ? nlohmann::ordered_json(*others) : nlohmann::ordered_json(); // null: too short to tell
       std::cout << j.dump() << std::endl;
     } else {
       std::cout << "median " << median << " ms, min " << ms.front() << " ms over " << o->repeat << " runs\n";
+      if (others && *others >= 0.25)
+        std::cout << "note: other processes kept " << std::fixed << std::setprecision(1) << *others
+                  << " cores busy while the runs were timed: these are a shared machine's times\n";
     }
     return kExitOk;
   };

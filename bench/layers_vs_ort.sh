@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# The matrix products of a model after `dcw optimize`, each timed inside the model against ONNX Runtime's
-# same product, in one run: `dcw profile --instrument nodes` on DCW's side, ONNX Runtime's own per-node
-# profiler (bench/ort_profile.js) on its side. Products are matched by their dims (M x K x N, with the batch
-# of batched ones); each row gives the count per run, both median times per call and their ratio. Where
+# The matrix products and convolutions of a model after `dcw optimize`, each timed inside the model
+# against ONNX Runtime's same layer, in one run: `dcw profile --instrument nodes` on DCW's side, ONNX
+# Runtime's own per-node profiler (bench/ort_profile.js) on its side. Layers are matched by their dims:
+# a product by M x K x N (with the batch of batched ones), a convolution by its input's and weights' dims.
+# Each row gives the count per run, both median times per call and their ratio. Where
 # bench/largest_layers.sh says how near a layer is to the machine's peak, this says whether the peer does
 # better on the same layer in the same conditions (BERT's GEMMs read 340 MB of weights cold each run).
-#   bench/gemms_vs_ort.sh [DCW_BINARY] [MODEL.onnx]   (default: bert_base of build/bench-models)
+#   bench/layers_vs_ort.sh [DCW_BINARY] [MODEL.onnx]   (default: bert_base of build/bench-models)
 # Environment: THREADS (default 2), REPEAT (default 20), MODELS_DIR. Dynamic dims: bench/benchmark_dims.py's.
 # DCW's times include the node's fused epilogue (bias, activation, residual); ONNX Runtime's separate ones
-# (BiasGelu, Add) are listed apart below the table.
+# (BiasGelu, Add) are listed apart below the table, and so are its other ops (pooling, concat, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcw=build/app/dcw
@@ -46,7 +47,12 @@ for line in open(code):
         b = [int(v) for v in m.group(2).split("x")]
         batch = math.prod(a[:-2]) if len(b) > 2 else 1
         rows = math.prod(a[:-1]) // batch
-        shape_of[element] = (batch, rows, a[-1], b[-1])
+        shape_of[element] = ("matmul", batch, rows, a[-1], b[-1])
+        element = None
+        continue
+    m = re.search(r"// oneDNN convolution: Y\[[0-9x]+\] from X\[([0-9x]+)\], W\[([0-9x]+)\]", line)
+    if m and element:
+        shape_of[element] = ("conv", m.group(1), m.group(2))
         element = None
 elements = json.load(open(report))["elements"]
 dcw = collections.defaultdict(list)
@@ -74,23 +80,32 @@ for node, times in per_node.items():
         batched = len(dims) >= 2 and len(dims[1]) >= 3
         batch = math.prod(y[:-2]) if batched else 1
         rows = y[-2] if batched else math.prod(y[:-1])
-        ort[(batch, rows, a[-1], y[-1])].append(statistics.median(times))
+        ort[("matmul", batch, rows, a[-1], y[-1])].append(statistics.median(times))
+    elif op in ("Conv", "FusedConv") and len(dims) >= 2:
+        ort[("conv", "x".join(map(str, dims[0])), "x".join(map(str, dims[1])))].append(statistics.median(times))
     else:
         others[op].append(statistics.median(times))
-print(f"{name}: matrix products inside the model, median ms per call")
-print(f"  {'batch x M x K x N':24} {'count':>5} {'dcw ms':>8} {'ort ms':>8} {'dcw/ort':>8}")
+def label(k):
+    if k[0] == "matmul":
+        return "matmul " + "x".join(str(v) for v in k[1:])
+    return f"conv X {k[1]} W {k[2]}"
+def work(k):  # sort key: the layer's multiply-adds, roughly
+    if k[0] == "matmul":
+        return math.prod(k[1:])
+    x, w = [int(v) for v in k[1].split("x")], [int(v) for v in k[2].split("x")]
+    return math.prod(x) * w[0] * math.prod(w[2:])
+print(f"{name}: matrix products (batch x M x K x N) and convolutions inside the model, median ms per call")
+print(f"  {'layer':44} {'count':>5} {'dcw ms':>8} {'ort ms':>8} {'dcw/ort':>8}")
 tot_d = tot_o = 0.0
-for shape in sorted(set(dcw) | set(ort), key=lambda s: -math.prod(s)):
-    d, o = dcw.get(shape, []), ort.get(shape, [])
-    label = "x".join(str(v) for v in shape)
+for key in sorted(set(dcw) | set(ort), key=lambda k: -work(k)):
+    d, o = dcw.get(key, []), ort.get(key, [])
     md = statistics.median(d) if d else float("nan")
     mo = statistics.median(o) if o else float("nan")
     if d and o:
         tot_d += sum(d)
         tot_o += sum(o)
-    print(f"  {label:24} {max(len(d), len(o)):5} {md:8.3f} {mo:8.3f} {md / mo if d and o else float('nan'):8.2f}")
-print(f"  matched products in all: dcw {tot_d:.2f} ms, ort {tot_o:.2f} ms per run ({tot_d / tot_o if tot_o else float('nan'):.2f})")
-for op in ("BiasGelu", "Gelu", "Add", "FastGelu"):
-    if op in others:
-        print(f"  ONNX Runtime's {op} nodes (epilogues DCW fuses or runs apart): {len(others[op])} per run, {sum(others[op]):.2f} ms")
+    print(f"  {label(key):44} {max(len(d), len(o)):5} {md:8.3f} {mo:8.3f} {md / mo if d and o else float('nan'):8.2f}")
+print(f"  matched layers in all: dcw {tot_d:.2f} ms, ort {tot_o:.2f} ms per run ({tot_d / tot_o if tot_o else float('nan'):.2f})")
+for op in sorted(others, key=lambda o: -sum(others[o])):
+    print(f"  ONNX Runtime's other {op} nodes: {len(others[op])} per run, {sum(others[op]):.2f} ms")
 PY

@@ -1,0 +1,48 @@
+// MachineLoad (core/support/MachineLoad.h): a child process that keeps a core busy counts as other
+// work, unless it is named among ours: two loads measured over the same interval, one naming the
+// child and one not, differ by the child's share of a core. An interval too short to tell gives nothing.
+#include "core/support/MachineLoad.h"
+
+#include <QTest>
+
+#include <chrono>
+#include <csignal>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace dcw;
+
+class TestMachineLoad : public QObject {
+  Q_OBJECT
+
+private slots:
+  void busyChildIsOtherWorkUnlessOurs() {
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the test
+      for (volatile unsigned long k = 0;; ++k) {
+      }
+    }
+    const MachineLoad withoutChild, withChild({child});
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    const auto a = withoutChild.otherBusyCores(), b = withChild.otherBusyCores();
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    QVERIFY(a && b);
+    // The child's share of a core: at least a third even on a machine busy with other tests, at most
+    // one core (it is one thread) give or take a clock tick at each end.
+    QVERIFY2(*a - *b >= 0.3 && *a - *b <= 1.1, qPrintable(QString("without the child %1, with it %2").arg(*a).arg(*b)));
+    QVERIFY(*b >= 0.0);
+  }
+
+  void tooShortAnIntervalSaysNothing() {
+    const MachineLoad load;
+    QVERIFY(!load.otherBusyCores());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestMachineLoad)
+#include "tst_MachineLoad.moc"
