@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The matrix products and convolutions of a model after `dcw optimize`, each timed inside the model
+# The matrix products, convolutions and poolings of a model after `dcw optimize`, each timed inside the model
 # against ONNX Runtime's same layer, in one run: `dcw profile --instrument nodes` on DCW's side, ONNX
 # Runtime's own per-node profiler (bench/ort_profile.js) on its side. Layers are matched by their dims:
-# a product by M x K x N (with the batch of batched ones), a convolution by its input's and weights' dims.
+# a product by M x K x N (with the batch of batched ones), a convolution by its input's and weights' dims,
+# a pooling by its input's and output's.
 # Each row gives the count per run, both median times per call and their ratio. Where
 # bench/largest_layers.sh says how near a layer is to the machine's peak, this says whether the peer does
 # better on the same layer in the same conditions (BERT's GEMMs read 340 MB of weights cold each run).
 #   bench/layers_vs_ort.sh [DCW_BINARY] [MODEL.onnx]   (default: bert_base of build/bench-models)
 # Environment: THREADS (default 2), REPEAT (default 20), MODELS_DIR. Dynamic dims: bench/benchmark_dims.py's.
 # DCW's times include the node's fused epilogue (bias, activation, residual); ONNX Runtime's separate ones
-# (BiasGelu, Add) are listed apart below the table, and so are its other ops (pooling, concat, ...).
+# (BiasGelu, Add) are listed apart below the table, and so are its other ops (concat, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcw=build/app/dcw
@@ -54,6 +55,11 @@ for line in open(code):
     if m and element:
         shape_of[element] = ("conv", m.group(1), m.group(2))
         element = None
+        continue
+    m = re.search(r"// oneDNN pooling_(max|avg)\w*: Y\[([0-9x]+)\] from X\[([0-9x]+)\]", line)
+    if m and element:
+        shape_of[element] = (m.group(1) + "pool", m.group(3), m.group(2))
+        element = None
 elements = json.load(open(report))["elements"]
 dcw = collections.defaultdict(list)
 for path, shape in shape_of.items():
@@ -81,6 +87,9 @@ for node, times in per_node.items():
         batch = math.prod(y[:-2]) if batched else 1
         rows = y[-2] if batched else math.prod(y[:-1])
         ort[("matmul", batch, rows, a[-1], y[-1])].append(statistics.median(times))
+    elif op in ("MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool") and dims and ys:
+        ort[(("max" if "Max" in op else "avg") + "pool", "x".join(map(str, dims[0])), "x".join(map(str, ys[0])))].append(
+            statistics.median(times))
     elif op in ("Conv", "FusedConv") and len(dims) >= 2:
         ort[("conv", "x".join(map(str, dims[0])), "x".join(map(str, dims[1])))].append(statistics.median(times))
     else:
@@ -88,13 +97,15 @@ for node, times in per_node.items():
 def label(k):
     if k[0] == "matmul":
         return "matmul " + "x".join(str(v) for v in k[1:])
-    return f"conv X {k[1]} W {k[2]}"
+    if k[0] == "conv":
+        return f"conv X {k[1]} W {k[2]}"
+    return f"{k[0]} X {k[1]} Y {k[2]}"
 def work(k):  # sort key: the layer's multiply-adds, roughly
     if k[0] == "matmul":
         return math.prod(k[1:])
     x, w = [int(v) for v in k[1].split("x")], [int(v) for v in k[2].split("x")]
-    return math.prod(x) * w[0] * math.prod(w[2:])
-print(f"{name}: matrix products (batch x M x K x N) and convolutions inside the model, median ms per call")
+    return math.prod(x) * w[0] * math.prod(w[2:]) if k[0] == "conv" else math.prod(x)
+print(f"{name}: matrix products (batch x M x K x N), convolutions and poolings inside the model, median ms per call")
 print(f"  {'layer':44} {'count':>5} {'dcw ms':>8} {'ort ms':>8} {'dcw/ort':>8}")
 tot_d = tot_o = 0.0
 for key in sorted(set(dcw) | set(ort), key=lambda k: -work(k)):
