@@ -233,6 +233,17 @@ private slots:
     auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(reportJson(*r)), &err);
     QCOMPARE(err.error, QJsonParseError::NoError);
     QVERIFY(doc.object()["elements"].toObject().contains(QString::fromStdString(profiled[1].path)));
+    // Other processes' use of the cores during the runs: measured when the runs took long enough
+    // (core/support/MachineLoad.h), null otherwise, and kept by the round trip.
+    QCOMPARE(back->otherBusyCores.has_value(), r->otherBusyCores.has_value());
+    QVERIFY(doc.object().contains("other_busy_cores"));
+    for (std::optional<double> v : {std::optional<double>(0.75), std::optional<double>()}) {
+      ProfileReport shared = *r;
+      shared.otherBusyCores = v;
+      auto again = parseReport(reportJson(shared), "report");
+      QVERIFY(again.ok());
+      QCOMPARE(again->otherBusyCores, v);
+    }
   }
 
   void traceIsValidAndSumsToWallTime() {

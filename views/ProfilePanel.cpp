@@ -140,7 +140,10 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
   const QString gpuMemory =
       r.memory.gpuPeakBytes >= 0 ? tr(" · GPU memory peak %1 MiB (DCW's allocations)").arg(double(r.memory.gpuPeakBytes) / (1 << 20), 0, 'f', 1)
                                  : QString();
-  summary_->setText(simulated + tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB%10 · %7 elements timed · %8 · %9")
+  const QString shared = r.otherBusyCores && *r.otherBusyCores >= 0.25
+                             ? tr("Other processes kept %1 cores busy meanwhile: a shared machine's times · ").arg(*r.otherBusyCores, 0, 'f', 1)
+                             : QString();
+  summary_->setText(simulated + shared + tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB%10 · %7 elements timed · %8 · %9")
                         .arg(r.wallMs.median, 0, 'f', 3)
                         .arg(r.wallMs.min, 0, 'f', 3)
                         .arg(r.wallMs.max, 0, 'f', 3)

@@ -212,6 +212,7 @@ std::string reportJson(const ProfileReport& r) {
   if (!r.counters.unavailable.empty()) c["unavailable"] = r.counters.unavailable;
   j["counters"] = c;
   j["dropped_events"] = r.droppedEvents;
+  j["other_busy_cores"] = r.otherBusyCores ? json(*r.otherBusyCores) : json();
   if (!r.messages.empty()) j["messages"] = r.messages;
   if (r.peaks) {
     const MachinePeaks& p = *r.peaks;
@@ -284,6 +285,7 @@ Expected<ProfileReport> parseReport(const std::string& text, const std::string& 
           if (n.is_string()) r.counters.names.push_back(n.get<std::string>());
     }
     r.droppedEvents = j.value("dropped_events", size_t(0));
+    if (auto o = j.find("other_busy_cores"); o != j.end() && o->is_number()) r.otherBusyCores = o->get<double>();
     if (auto m = j.value("messages", json()); m.is_array())
       for (auto& line : m)
         if (line.is_string()) r.messages.push_back(line.get<std::string>());

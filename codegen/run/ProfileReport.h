@@ -98,6 +98,9 @@ struct ProfileReport {
   MemoryInfo memory;
   CounterInfo counters;
   size_t droppedEvents = 0;
+  // The cores other processes kept busy while the runs were timed (core/support/MachineLoad.h); none
+  // when the runs were too short to tell. From a quarter core up the times are a shared machine's.
+  std::optional<double> otherBusyCores;
   // What the program wrote to stderr during the warm-up and timed runs, line by line (a worker
   // process's; in process it goes to stderr only): e.g. each opted-in Winograd convolution's error
   // against the direct one, measured on its first run.

@@ -10,6 +10,7 @@
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/State.h"
+#include "core/support/MachineLoad.h"
 
 #include <algorithm>
 #include <chrono>
@@ -196,6 +197,7 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
   bool hwmReset = resetHighWaterMark(memoryOf);
   struct rusage ru0;
   getrusage(RUSAGE_SELF, &ru0);
+  const MachineLoad load(memoryOf ? std::vector<pid_t>{memoryOf} : std::vector<pid_t>{}); // this process and its worker are ours
 
   for (int rep = 0; rep < o.repeat; ++rep) {
     auto t0 = std::chrono::steady_clock::now();
@@ -232,6 +234,7 @@ Expected<ProfileReport> profileRuns(const Executor& ex, const std::vector<ir::Te
     runs.emplace_back(events.begin(), events.end());
   }
   if (prog) prog->setProfileCounters(nullptr, 0, 0); // the fds close with `counters`
+  r.otherBusyCores = load.otherBusyCores();
 
   struct rusage ru1;
   getrusage(RUSAGE_SELF, &ru1);
