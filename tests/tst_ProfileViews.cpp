@@ -4,7 +4,8 @@
 // the canvas; measured-time overlays colour the canvas; profiles before and after a history step are
 // compared; Edit ▸ Differentiate's dialog lists the weights and the intermediates with their bytes and
 // builds the command, which is one undoable history step; Run ▸ Target ▸ FPGA profiles the kernels in
-// C-simulation and the FPGA tab shows the estimated cycles per kernel and loop, labelled as estimates.
+// C-simulation and the FPGA tab shows the estimated cycles per kernel and loop, labelled as estimates;
+// the summary says when other processes held cores while the runs were timed.
 #include "app/gui/MainWindow.h"
 #include "support/GuiTestSupport.h"
 
@@ -240,6 +241,18 @@ private slots:
     QCOMPARE(t->horizontalHeaderItem(8)->text(), QStringLiteral("Measured cycles (RTL simulation)"));
     QCOMPARE(t->item(0, 8)->text(), QStringLiteral("785 (estimate -0.1%)"));
     QCOMPARE(t->item(1, 8)->text(), QString::fromStdString(refused.unmeasuredWhy));
+  }
+
+  // Runs timed while other processes held cores say so in the summary (a quarter core and more).
+  void summarySaysWhenOtherProcessesHeldCores() {
+    for (std::optional<double> busy : {std::optional<double>(1.0), std::optional<double>(0.1), std::optional<double>()}) {
+      auto r = std::make_shared<codegen::ProfileReport>();
+      r->otherBusyCores = busy;
+      views::ProfilePanel panel;
+      panel.setReport(r);
+      const bool said = panel.summary().contains(QStringLiteral("Other processes kept 1.0 cores busy meanwhile: a shared machine's times"));
+      QVERIFY2(said == (busy && *busy >= 0.25), qPrintable(panel.summary()));
+    }
   }
 
   // A Winograd convolution opted in on a node (the inspector's choice, a `set` step): the profile shows
