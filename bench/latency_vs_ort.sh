@@ -7,7 +7,9 @@
 # and prints both medians, the ratio dcw/ort (below 1: DCW is faster), compile time, the peak resident
 # memory of each side's process in its first turn (DCW: `dcw bench --json`'s peak_rss_mib, the dcw
 # process with its model, IR, program and runs, no child process; ONNX Runtime: GNU time's %M of its
-# Node.js process running onnxruntime-node), and at the end the geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
+# Node.js process running onnxruntime-node), the cores other processes held during dcw's best turn
+# (busy: `dcw bench`'s other_busy_cores; from 0.3 up, a shared machine's figures), and at the end the
+# geometric mean of the ratios. With PURE=1 it also benches the pure path before and after
 # `dcw optimize --prefer pure` and prints that speed-up. With WINOGRAD=1 the optimization opts in to
 # oneDNN's Winograd convolution wherever it takes a node (`--prefer onednn_winograd --prefer onednn`; each
 # program prints the measured error of every such node against the direct convolution). LAYOUT=blocked
@@ -38,7 +40,7 @@ for ((k = 0; k < ${BUSY:-0}; k++)); do
   busy+=($!)
 done
 [ ${#busy[@]} -eq 0 ] || echo "${#busy[@]} busy loop(s) share the cores for the whole run (BUSY)"
-printf '%-24s %10s %10s %7s %9s %8s %8s %8s\n' model dcw_ms ort_ms ratio compile_s onednn dcw_MiB ort_MiB
+printf '%-24s %10s %10s %7s %9s %8s %8s %8s %6s\n' model dcw_ms ort_ms ratio compile_s onednn dcw_MiB ort_MiB busy
 ratios=()
 for m in "${models[@]}"; do
   name=$(basename "$m" .onnx)
@@ -75,7 +77,9 @@ first = json.loads(sys.argv[2].splitlines()[0])
 dm = str(round(first["peak_rss_mib"])) if "peak_rss_mib" in first else "-"
 compile_s = json.loads(sys.argv[6])["compile_s"]  # the compilation into an empty cache
 r = d["median_ms"] / o["median_ms"]
-print(f"{n:24s} {d['median_ms']:10.2f} {o['median_ms']:10.2f} {r:7.2f} {compile_s:9.1f} {k:>8s} {dm:>8s} {om:>8s} {r}")
+busy = d.get("other_busy_cores")  # cores other processes held during dcw's best turn (null: too short to tell)
+busy = "-" if busy is None else f"{busy:.1f}"
+print(f"{n:24s} {d['median_ms']:10.2f} {o['median_ms']:10.2f} {r:7.2f} {compile_s:9.1f} {k:>8s} {dm:>8s} {om:>8s} {busy:>6s} {r}")
 PY
 )
   echo "${line% *}"
