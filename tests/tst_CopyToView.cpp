@@ -2,9 +2,9 @@
 // array (a Slice along channels, a Split, a Slice of a reshape's view) become views of that block —
 // undo/redo exact, the numbers of the model as imported, no copy and no buffer of their own in the
 // generated code (the block's first element is their pointer); the copies that are not one block (a
-// slice of the last dim, a strided slice) refused with their reasons; a view of a block that breaks
-// the rules named by code generation; dcw optimize makes such views only when more than pure is
-// preferred, and ShuffleNetV2's channel-shuffle halves become views.
+// slice of the last dim, a strided slice, a copy a view already shows) refused with their reasons; a
+// view of a block that breaks the rules named by code generation; dcw optimize makes such views only
+// when more than pure is preferred, and ShuffleNetV2's channel-shuffle halves become views.
 #include "support/SdfgFixtures.h"
 
 #include "codegen/cpu/CppGenerator.h"
@@ -129,6 +129,35 @@ private slots:
 
   // Code generation gives storage to a view of one block only: an edge carrying rows of a part of a
   // dim is named.
+  // A block copy whose result a reshape's view shows stays a copy (ConvNeXt's classifier: a transpose
+  // that moves nothing, then a flatten), with the reason, and dcw optimize keeps it without a failed step.
+  void copyShownByAViewIsRefused() {
+    const std::string model = DCW_SOURCE_DIR "/tests/data/transforms/data/viewed_slice.onnx";
+    auto m = loadModel(model, false);
+    QVERIFY(m);
+    edit::History h(*m);
+    transforms::AutoOptimizeOptions o;
+    o.pipeline = {"ReshapeToView", "InlineNestedSDFG"};
+    o.prefer = {"onednn", "pure"};
+    o.parallelize = false;
+    QVERIFY(transforms::autoOptimize(h, o));
+    QCOMPARE(m->findData("r")->dataKind, DataKind::View);
+    const auto* t = transforms::TransformationRegistry::instance().find("CopyToView");
+    Diagnostics d;
+    QVERIFY(!t->canApply(at("slice_map"), *m, &d));
+    QVERIFY2(d.firstError() && d.firstError()->message == "'hi' is shown by the view 'r', and a view cannot show another view",
+             d.firstError() ? d.firstError()->message.c_str() : "no reason");
+    // The whole optimization: no step skipped as a failure, and the model's numbers as imported.
+    auto fresh = loadModel(model, false);
+    edit::History all(*fresh);
+    transforms::AutoOptimizeOptions full;
+    std::vector<std::string> log;
+    full.log = [&](const std::string& line) { log.push_back(line); };
+    QVERIFY(transforms::autoOptimize(all, full));
+    for (const auto& line : log) QVERIFY2(line.find("skipped") == std::string::npos, line.c_str());
+    QVERIFY(sameNumbersAsImported(model, *fresh, 1e-6));
+  }
+
   void brokenBlockIsNamed() {
     auto m = prepared();
     QVERIFY(m);

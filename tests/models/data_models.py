@@ -127,9 +127,27 @@ def attention_heads():
     save(helper.make_graph(nodes, "attention_heads", [x], [y, yn], initializer=init), "attention_heads")
 
 
+def viewed_slice():
+    # A slice that is one block (channels 4:8 of relu(X)) whose result a Reshape flattens, as ConvNeXt's
+    # classifier flattens a transpose that moves nothing: once the reshape is a view of the slice, the
+    # slice cannot become a view itself (a view does not show a view).
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 8, 4, 4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 64])
+    ints = lambda name, v: helper.make_tensor(name, TensorProto.INT64, [len(v)], v)
+    nodes = [
+        helper.make_node("Relu", ["X"], ["a"], name="Relu_in"),
+        helper.make_node("Slice", ["a", "hi_s", "hi_e", "ax1"], ["hi"], name="Slice_hi"),
+        helper.make_node("Reshape", ["hi", "flat"], ["r"], name="Reshape_r"),
+        helper.make_node("Neg", ["r"], ["Y"], name="Neg_r"),
+    ]
+    save(helper.make_graph(nodes, "viewed_slice", [x], [y],
+                           initializer=[ints("hi_s", [4]), ints("hi_e", [8]), ints("ax1", [1]), ints("flat", [1, 64])]), "viewed_slice")
+
+
 if __name__ == "__main__":
     dead_branch()
     shape_chain()
     shuffle_views()
     slice_views()
+    viewed_slice()
     attention_heads()

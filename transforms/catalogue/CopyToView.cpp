@@ -113,6 +113,12 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (writtenElsewhere(*sdfg, a.name(), p.source))
     return fail("'" + a.name() + "' is written again elsewhere, so a view of it could change under its readers");
   if (graph::namedInControlFlow(*sdfg, a.name())) return fail("control flow names '" + a.name() + "'");
+  // S must not be shown by a view of its own (a flatten ReshapeToView made): a view does not show a view.
+  for (const auto& d : sdfg->data())
+    if (d->dataKind == DataKind::View && d.get() != &s)
+      if (auto vs = viewSource(*sdfg, *d); vs && vs->array == &s)
+        return fail("'" + s.name() + "' is shown by the view '" + d->name() + "', and a view cannot show another view",
+                    "the copy stays; '" + d->name() + "' shows its result");
   return true;
 }
 
