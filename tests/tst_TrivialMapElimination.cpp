@@ -1,8 +1,10 @@
 // TrivialMapElimination: map dimensions with one iteration disappear (parameter replaced by the
 // range begin in memlets and tasklet code); a map with no dimension left disappears entirely.
-// Structure, numbers (same outputs, exact undo/redo) on real ONNX models, and refusals.
+// Structure, numbers (same outputs, exact undo/redo) on real ONNX models, an ordering edge into a map
+// that disappears, and refusals.
 #include "support/SdfgFixtures.h"
 #include "core/ir/Tasklet.h"
+#include "transforms/AutoOptimize.h"
 #include "transforms/catalogue/MapExpansion.h"
 #include "transforms/catalogue/TrivialMapElimination.h"
 
@@ -64,6 +66,36 @@ private slots:
     QCOMPARE(st->node(outs[0]->dst)->kind(), ElementKind::AccessNode);
     for (auto& r : outs[0]->memlet.subset.ranges()) QCOMPARE(r.begin, sym::Expr(0));
     for (auto& n : st->nodes()) QVERIFY(n->kind() != ElementKind::MapExit || mapNamed(*m, n->label()));
+  }
+
+  // A map of one iteration that an ordering edge (an empty memlet) enters: the edge then orders the
+  // body node on no connector, and each data connector keeps its one edge (Silero VAD's mean over one
+  // value: the sum's map waits for the accumulator's initialisation).
+  void orderingEdgeIntoTheMapOrdersItsBody() {
+    auto m = loadModel(mapsDataPath("reduce_mean_1x1.onnx"), false);
+    QVERIFY(m);
+    { // as dcw optimize has it: the mean's states fused (the ordering edge), then inlined
+      edit::History h(*m);
+      transforms::AutoOptimizeOptions o;
+      o.pipeline = {"StateFusion", "InlineNestedSDFG"};
+      o.prefer = {"pure"};
+      o.parallelize = false;
+      QVERIFY(transforms::autoOptimize(h, o));
+    }
+    MapEntry* me = mapNamed(*m, "reduce_map");
+    QVERIFY(me);
+    State* st = me->parent();
+    bool ordering = false;
+    for (auto* e : st->inEdges(me->id())) ordering = ordering || (e->memlet.isEmpty() && e->dstConnector.empty());
+    QVERIFY(ordering);
+    transforms::TrivialMapElimination t;
+    QVERIFY(checkTransformation(*m, t, {"TrivialMapElimination", {{"entry", pathOf(*me)}}, {}}));
+    auto* reduce = dynamic_cast<Tasklet*>(st->nodeByLabel("reduce"));
+    QVERIFY(reduce);
+    std::map<std::string, int> edgesOn;
+    for (auto* e : st->inEdges(reduce->id())) ++edgesOn[e->dstConnector];
+    QCOMPARE(edgesOn["x"], 1);
+    QCOMPARE(edgesOn[""], 1); // the ordering edge from the accumulator
   }
 
   void substitutesInTaskletCode() {

@@ -11,6 +11,9 @@ Writes into tests/data/transforms/maps/:
                                                      as ConvNeXt's: the 12x12 rows merge into one parallel
                                                      parameter that the sum over 32 writes through its digits)
   relu_64x48.onnx      Y[64,48] = Relu(X[64,48])   (a map that streams: rows of 48 in order, nothing reused)
+  reduce_mean_1x1.onnx Y[1] = ReduceMean(X[1,1], axes=[1], keepdims=0) (Silero VAD's mean over one value:
+                                                     the sum's map has one iteration and an ordering edge
+                                                     from the accumulator's initialisation)
 Run:  /usr/bin/python3 tests/models/maps_models.py
 """
 import os
@@ -39,6 +42,7 @@ MODELS = {
     "matmul_12x12": lambda: one_node("matmul_12x12", "MatMul", [("A", [1, 12, 12, 32]), ("B", [32, 16])],
                                      [("Y", [1, 12, 12, 16])]),
     "relu_64x48": lambda: one_node("relu_64x48", "Relu", [("X", [64, 48])], [("Y", [64, 48])]),
+    "reduce_mean_1x1": lambda: one_node("reduce_mean_1x1", "ReduceMean", [("X", [1, 1])], [("Y", [1])], axes=[1], keepdims=0),
 }
 
 

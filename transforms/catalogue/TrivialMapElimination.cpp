@@ -125,13 +125,18 @@ Expected<void> TrivialMapElimination::apply(const Match& match, edit::Editor& ed
     }
     add.push_back({e->src, e->srcConnector, outer->dst, outer->dstConnector, e->memlet});
   }
-  // Ordering edges (empty memlets) into the entry or out of the exit now order the body itself.
+  // Ordering edges (empty memlets) into the entry or out of the exit now order the body itself: each
+  // body node the entry feeds (or that feeds the exit) once, on no connector (its data connectors keep
+  // their one edge each).
+  std::set<std::pair<ElementId, ElementId>> ordered;
   for (auto* in : st.inEdges(me->id()))
     if (in->memlet.isEmpty() && in->dstConnector.empty())
-      for (auto* e : st.outEdges(me->id())) add.push_back({in->src, in->srcConnector, e->dst, e->dstConnector, Memlet{}});
+      for (auto* e : st.outEdges(me->id()))
+        if (ordered.insert({in->src, e->dst}).second) add.push_back({in->src, in->srcConnector, e->dst, "", Memlet{}});
   for (auto* out : st.outEdges(mx->id()))
     if (out->memlet.isEmpty() && out->srcConnector.empty())
-      for (auto* e : st.inEdges(mx->id())) add.push_back({e->src, e->srcConnector, out->dst, out->dstConnector, Memlet{}});
+      for (auto* e : st.inEdges(mx->id()))
+        if (ordered.insert({e->src, out->dst}).second) add.push_back({e->src, "", out->dst, out->dstConnector, Memlet{}});
   ElementId entryId = me->id(), exitId = mx->id();
   ed.removeNode(st, exitId);
   ed.removeNode(st, entryId);
