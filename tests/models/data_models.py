@@ -144,10 +144,28 @@ def viewed_slice():
                            initializer=[ints("hi_s", [4]), ints("hi_e", [8]), ints("ax1", [1]), ints("flat", [1, 64])]), "viewed_slice")
 
 
+def slice_of_slice():
+    # Channels 2:8 of relu(X), then channels 3:6 of that (Silero VAD's STFT takes the imaginary half of
+    # a slice): once the first is a view of a block, the second is a block of that view, so of relu(X)
+    # from channel 5 on.
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 8, 4, 4])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 3, 4, 4])
+    ints = lambda name, v: helper.make_tensor(name, TensorProto.INT64, [len(v)], v)
+    nodes = [
+        helper.make_node("Relu", ["X"], ["a"], name="Relu_in"),
+        helper.make_node("Slice", ["a", "s1_s", "s1_e", "ax1"], ["s1"], name="Slice_s1"),
+        helper.make_node("Slice", ["s1", "s2_s", "s2_e", "ax1"], ["s2"], name="Slice_s2"),
+        helper.make_node("Neg", ["s2"], ["Y"], name="Neg_s2"),
+    ]
+    init = [ints("s1_s", [2]), ints("s1_e", [8]), ints("s2_s", [3]), ints("s2_e", [6]), ints("ax1", [1])]
+    save(helper.make_graph(nodes, "slice_of_slice", [x], [y], initializer=init), "slice_of_slice")
+
+
 if __name__ == "__main__":
     dead_branch()
     shape_chain()
     shuffle_views()
     slice_views()
     viewed_slice()
+    slice_of_slice()
     attention_heads()

@@ -84,11 +84,14 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (!rowMajor(*src)) return fail("'" + src->name() + "' is not row-major (channels-last, or strided)", "its elements are not in S's order");
   p.source = p.input;
   p.array = src;
+  sym::Expr srcAt(0); // where the source's first element lies in the array (a view of a block of it)
   if (src->dataKind == DataKind::View) {
     auto vs = viewSource(*sdfg, *src);
     if (!vs) return fail(vs.error().message);
     if (vs->written) return fail("'" + src->name() + "' is written through: it shows elements of '" + vs->array->name() + "' written after it");
-    if (!checkPlainView(*sdfg, *src, *vs)) return fail("'" + src->name() + "' is not a whole row-major view");
+    auto at = checkPlainView(*sdfg, *src, *vs);
+    if (!at) return fail("'" + src->name() + "' is not a row-major view of the whole of '" + vs->array->name() + "' or of one block of it");
+    srcAt = *at;
     p.source = vs->viewed;
     p.array = vs->array;
   }
@@ -100,8 +103,9 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   if (!aShape) return fail("'" + a.name() + "' has no constant shape");
   // The element read is the element written plus one constant (a parameter of one iteration is its
   // value: the difference may name it with different factors).
+  // In the array's elements: a view of a block of it starts at the block's first element.
   const auto delta =
-      (rowMajorOffset(rd.subset, src->shape) - rowMajorOffset(wr.subset, s.shape)).substitute(c.fixed).constantValue();
+      (srcAt + rowMajorOffset(rd.subset, src->shape) - rowMajorOffset(wr.subset, s.shape)).substitute(c.fixed).constantValue();
   if (!delta) return fail("the elements it reads are not those it writes moved by one constant offset", "a strided or reordered copy needs its copy");
   const auto count = s.totalSize().constantValue();
   const auto total = a.totalSize().constantValue();
