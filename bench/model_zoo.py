@@ -31,7 +31,7 @@ of Debian's torchvision, "torchvision": "NAME" (torchvision.models.NAME exported
 The element type of an input is the model's.
 
 usage: bench/model_zoo.py [--only NAME]... [--slow] [--cache DIR] [--dcw PATH] [--ort PATH] [--keep DIR]
-                          [--timeout S] [--list FILE]
+                          [--timeout S] [--list FILE] [--check]
   --only NAME   the models whose name contains NAME (repeatable), slow ones included
   --slow        also the models marked "slow" (IS-Net at 1024x1024: DCW's run takes longer than the
                 default timeout, so each of their cells may cost 15 minutes)
@@ -40,6 +40,8 @@ usage: bench/model_zoo.py [--only NAME]... [--slow] [--cache DIR] [--dcw PATH] [
   --keep DIR    keep the work files (inputs, outputs, .dcw.json, scripts) under DIR
   --timeout S   limit of each command in seconds (default 900)
   --list FILE   the model list (default model_zoo.json beside this script)
+  --check       as a test: exit 1 when a cell fails; when a package or the peer cannot be had (no
+                registry), exit 77 (ctest's skip), or 1 where CI is set (CI must have them)
 """
 import argparse
 import collections
@@ -344,7 +346,15 @@ def main():
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--list", default=os.path.join(HERE, "model_zoo.json"))
     ap.add_argument("--slow", action="store_true")
+    ap.add_argument("--check", action="store_true")
     ns = ap.parse_args()
+    if ns.check and not os.path.exists(ns.ort):
+        return unavailable(f"the ONNX Runtime peer is not at {ns.ort}")
+    setup = os.path.join(os.path.dirname(ns.ort), "setup.sh")
+    if ns.check and os.path.exists(setup):  # the peer installs ONNX Runtime from the npm registry on first use
+        r = subprocess.run([setup], capture_output=True, text=True)
+        if r.returncode != 0:
+            return unavailable(f"the ONNX Runtime peer could not be installed ({setup}: {r.stderr.strip()[-300:]})")
     for what, path in (("dcw", ns.dcw), ("ort", ns.ort), ("model list", ns.list)):
         if not os.path.exists(path):
             ap.error(f"{what} not found at {path}")
@@ -368,7 +378,21 @@ def main():
         if not ns.keep:
             shutil.rmtree(work, ignore_errors=True)
     print_table(rows, errors)
-    return 0
+    if not ns.check:
+        return 0
+    cells = [w for where in errors.values() for w in where]
+    if cells and all(w.endswith("(fetch)") for w in cells):  # no package, nothing else wrong
+        return unavailable(", ".join(sorted(set(cells))) + " could not be fetched (is the npm registry reachable?)")
+    return 1 if errors else 0
+
+
+def unavailable(what):
+    """--check's verdict when a package or the peer cannot be had: a skip (77), a failure where CI is set."""
+    if os.environ.get("CI"):
+        print(f"error: {what}; CI must have it, so this is a failure, not a skip", file=sys.stderr)
+        return 1
+    print(f"skipped: {what}; outside CI (CI is not set) this is a skip")
+    return 77
 
 
 if __name__ == "__main__":
