@@ -25,20 +25,7 @@ const std::string kModel = DCW_SOURCE_DIR "/tests/data/transforms/data/slice_vie
 
 // The model as dcw optimize has it when CopyToView runs: the reshape a view, Relu and Neg on oneDNN, the
 // slices and the split expanded to maps and inlined.
-std::unique_ptr<Sdfg> prepared() {
-  auto m = loadModel(kModel, false);
-  if (!m) return nullptr;
-  edit::History h(*m);
-  transforms::AutoOptimizeOptions o;
-  o.pipeline = {"ReshapeToView", "InlineNestedSDFG"};
-  o.prefer = {"onednn", "pure"};
-  o.parallelize = false;
-  if (auto r = transforms::autoOptimize(h, o); !r) {
-    qWarning("%s", r.error().str().c_str());
-    return nullptr;
-  }
-  return m;
-}
+std::unique_ptr<Sdfg> prepared() { return optimizedThrough(kModel, {"ReshapeToView", "InlineNestedSDFG"}); }
 
 transforms::Match at(const std::string& map) { return {"CopyToView", {{"entry", "main/state0/" + map}}, {}}; }
 
@@ -128,20 +115,12 @@ private slots:
     QVERIFY2(why("slice_map").find("'a' is not row-major") != std::string::npos, why("slice_map").c_str());
   }
 
-  // Code generation gives storage to a view of one block only: an edge carrying rows of a part of a
-  // dim is named.
   // A slice of a slice: once the first is a view of a block, the second's block is counted from the
   // array's first element, not the view's (Silero VAD's STFT halves read the wrong rows before).
   void blockOfABlockViewLiesWhereItsViewDoes() {
     const std::string model = DCW_SOURCE_DIR "/tests/data/transforms/data/slice_of_slice.onnx";
-    auto m = loadModel(model, false);
+    auto m = optimizedThrough(model, {"InlineNestedSDFG"});
     QVERIFY(m);
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.pipeline = {"InlineNestedSDFG"};
-    o.prefer = {"onednn", "pure"};
-    o.parallelize = false;
-    QVERIFY(transforms::autoOptimize(h, o));
     std::vector<std::unique_ptr<edit::Command>> steps;
     for (const char* map : {"slice_map", "slice_map_1"}) steps.push_back(applyCmd(at(map)));
     QVERIFY(checkSteps(*m, std::move(steps)));
@@ -154,14 +133,8 @@ private slots:
   // that moves nothing, then a flatten), with the reason, and dcw optimize keeps it without a failed step.
   void copyShownByAViewIsRefused() {
     const std::string model = DCW_SOURCE_DIR "/tests/data/transforms/data/viewed_slice.onnx";
-    auto m = loadModel(model, false);
+    auto m = optimizedThrough(model, {"ReshapeToView", "InlineNestedSDFG"});
     QVERIFY(m);
-    edit::History h(*m);
-    transforms::AutoOptimizeOptions o;
-    o.pipeline = {"ReshapeToView", "InlineNestedSDFG"};
-    o.prefer = {"onednn", "pure"};
-    o.parallelize = false;
-    QVERIFY(transforms::autoOptimize(h, o));
     QCOMPARE(m->findData("r")->dataKind, DataKind::View);
     const auto* t = transforms::TransformationRegistry::instance().find("CopyToView");
     Diagnostics d;
@@ -179,6 +152,8 @@ private slots:
     QVERIFY(sameNumbersAsImported(model, *fresh, 1e-6));
   }
 
+  // Code generation gives storage to a view of one block only: an edge carrying rows of a part of a
+  // dim is named.
   void brokenBlockIsNamed() {
     auto m = prepared();
     QVERIFY(m);

@@ -4,7 +4,6 @@
 // that disappears, and refusals.
 #include "support/SdfgFixtures.h"
 #include "core/ir/Tasklet.h"
-#include "transforms/AutoOptimize.h"
 #include "transforms/catalogue/MapExpansion.h"
 #include "transforms/catalogue/TrivialMapElimination.h"
 
@@ -72,16 +71,9 @@ private slots:
   // body node on no connector, and each data connector keeps its one edge (Silero VAD's mean over one
   // value: the sum's map waits for the accumulator's initialisation).
   void orderingEdgeIntoTheMapOrdersItsBody() {
-    auto m = loadModel(mapsDataPath("reduce_mean_1x1.onnx"), false);
+    // As dcw optimize has it: the mean's states fused (the ordering edge), then inlined.
+    auto m = optimizedThrough(mapsDataPath("reduce_mean_1x1.onnx"), {"StateFusion", "InlineNestedSDFG"}, {"pure"});
     QVERIFY(m);
-    { // as dcw optimize has it: the mean's states fused (the ordering edge), then inlined
-      edit::History h(*m);
-      transforms::AutoOptimizeOptions o;
-      o.pipeline = {"StateFusion", "InlineNestedSDFG"};
-      o.prefer = {"pure"};
-      o.parallelize = false;
-      QVERIFY(transforms::autoOptimize(h, o));
-    }
     MapEntry* me = mapNamed(*m, "reduce_map");
     QVERIFY(me);
     State* st = me->parent();

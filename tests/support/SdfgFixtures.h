@@ -285,6 +285,25 @@ inline bool autoOptimized(ir::Sdfg& s, std::vector<std::string> prefer, bool exp
   return bool(transforms::autoOptimize(h, o));
 }
 
+// The model at `path`, unexpanded, after auto-optimize's steps `pipeline` alone (library nodes expanded
+// as they prefer `prefer`; no parallel schedules): as `dcw optimize` has it when a later step of its
+// pipeline runs. Null, with a warning, when it failed.
+inline std::unique_ptr<ir::Sdfg> optimizedThrough(const std::string& path, std::vector<std::string> pipeline,
+                                                  std::vector<std::string> prefer = {"onednn", "pure"}) {
+  auto m = loadModel(path, false);
+  if (!m) return nullptr;
+  edit::History h(*m);
+  transforms::AutoOptimizeOptions o;
+  o.pipeline = std::move(pipeline);
+  o.prefer = std::move(prefer);
+  o.parallelize = false;
+  if (auto r = transforms::autoOptimize(h, o); !r) {
+    qWarning("%s", r.error().str().c_str());
+    return nullptr;
+  }
+  return m;
+}
+
 // `dcw optimize` on `s` in place, preferring `prefer`: how many of its steps apply `transformation`
 // (nullopt, with a warning, when it failed).
 inline std::optional<size_t> autoOptimizedSteps(ir::Sdfg& s, std::vector<std::string> prefer, const std::string& transformation) {
