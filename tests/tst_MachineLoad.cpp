@@ -38,6 +38,14 @@ private slots:
     QVERIFY(*b >= 0.0);
   }
 
+  // The note DCW prints beside its figures: from a quarter core up, never when nothing could be told.
+  void noteFromAQuarterCoreUp() {
+    QCOMPARE(MachineLoad::note(1.04), std::string("other processes kept 1.0 cores busy while the runs were timed: these are a shared machine's times"));
+    QVERIFY(!MachineLoad::note(0.25).empty());
+    QVERIFY(MachineLoad::note(0.2).empty());
+    QVERIFY(MachineLoad::note(std::nullopt).empty());
+  }
+
   void tooShortAnIntervalSaysNothing() {
     const MachineLoad load;
     QVERIFY(!load.otherBusyCores());

@@ -1,5 +1,6 @@
 #include "views/ProfilePanel.h"
 
+#include "core/support/MachineLoad.h"
 #include "views/ProfileTableModel.h"
 #include "views/RooflineView.h"
 #include "views/TimelineView.h"
@@ -140,7 +141,7 @@ void ProfilePanel::setReport(std::shared_ptr<const codegen::ProfileReport> repor
   const QString gpuMemory =
       r.memory.gpuPeakBytes >= 0 ? tr(" · GPU memory peak %1 MiB (DCW's allocations)").arg(double(r.memory.gpuPeakBytes) / (1 << 20), 0, 'f', 1)
                                  : QString();
-  const QString shared = r.otherBusyCores && *r.otherBusyCores >= 0.25
+  const QString shared = r.otherBusyCores && *r.otherBusyCores >= MachineLoad::kNoticeable
                              ? tr("Other processes kept %1 cores busy meanwhile: a shared machine's times · ").arg(*r.otherBusyCores, 0, 'f', 1)
                              : QString();
   summary_->setText(simulated + shared + tr("Wall %1 ms median (%2 – %3) over %4 runs, %5 threads · peak memory +%6 MiB%10 · %7 elements timed · %8 · %9")

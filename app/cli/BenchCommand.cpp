@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -84,9 +83,7 @@ std::function<int()> setupBench(CLI::App& sub) {
       std::cout << j.dump() << std::endl;
     } else {
       std::cout << "median " << median << " ms, min " << ms.front() << " ms over " << o->repeat << " runs\n";
-      if (others && *others >= 0.25)
-        std::cout << "note: other processes kept " << std::fixed << std::setprecision(1) << *others
-                  << " cores busy while the runs were timed: these are a shared machine's times\n";
+      if (const std::string note = MachineLoad::note(others); !note.empty()) std::cout << "note: " << note << "\n";
     }
     return kExitOk;
   };

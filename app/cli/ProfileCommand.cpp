@@ -18,6 +18,7 @@
 #include "pipeline/Specialize.h"
 #include "codegen/run/Profiler.h"
 #include "codegen/run/RandomInputs.h"
+#include "core/support/MachineLoad.h"
 
 #include <cstdio>
 #include <iostream>
@@ -134,11 +135,7 @@ std::function<int()> setupProfile(CLI::App& sub) {
                   report->elements.size(), report->repeat, report->wallMs.median, report->wallMs.min, report->wallMs.max,
                   static_cast<double>(report->memory.peakDeltaBytes) / (1 << 20));
     std::cout << line;
-    if (report->otherBusyCores && *report->otherBusyCores >= 0.25) {
-      std::snprintf(line, sizeof line, "note: other processes kept %.1f cores busy while the runs were timed: these are a shared machine's times\n",
-                    *report->otherBusyCores);
-      std::cout << line;
-    }
+    if (const std::string note = MachineLoad::note(report->otherBusyCores); !note.empty()) std::cout << "note: " << note << "\n";
     if (report->memory.gpuPeakBytes >= 0) {
       const double peak = static_cast<double>(report->memory.gpuPeakBytes);
       std::snprintf(line, sizeof line, "GPU memory: DCW's allocations peaked at %.1f %s (transients, weights, library workspaces)",

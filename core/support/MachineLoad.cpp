@@ -1,5 +1,6 @@
 #include "core/support/MachineLoad.h"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -48,6 +49,13 @@ MachineLoad::Sample MachineLoad::sample() const {
   s.machineTicks = machineBusyTicks();
   for (pid_t p : ours_) s.ourTicks += processTicks(p);
   return s;
+}
+
+std::string MachineLoad::note(std::optional<double> cores) {
+  if (!cores || *cores < kNoticeable) return {};
+  char text[160];
+  std::snprintf(text, sizeof text, "other processes kept %.1f cores busy while the runs were timed: these are a shared machine's times", *cores);
+  return text;
 }
 
 std::optional<double> MachineLoad::otherBusyCores() const {

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace dcw {
@@ -28,6 +29,12 @@ public:
   std::optional<double> otherBusyCores() const;
 
   static constexpr std::chrono::milliseconds kShortest{200};
+  // From this many cores up, figures are a shared machine's, and DCW says so.
+  static constexpr double kNoticeable = 0.25;
+
+  // What DCW says beside figures measured while other processes kept `cores` busy: empty below
+  // kNoticeable or when nothing could be told.
+  static std::string note(std::optional<double> cores);
 
 private:
   struct Sample {
