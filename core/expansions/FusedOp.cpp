@@ -55,12 +55,15 @@ const Activation* findActivation(std::string_view domain, std::string_view op) {
   return nullptr;
 }
 
+bool isEpilogueAttribute(const LibraryNode& node, std::string_view name) {
+  return name == "activation" || name == "activation_params" || (name == "alpha" && node.opType != "FusedGemm");
+}
+
 Expected<Epilogue> epilogueOf(const LibraryNode& node, bool zConnected, const std::string& where) {
   Epilogue e;
   e.hasZ = zConnected;
-  // FusedGemm's alpha and beta are Gemm's own (its expansions scale the product and C as Gemm does;
-  // torch writes them even when 1); on other fused ops alpha is FusedMatMul's scale alone.
-  if (auto* a = node.attribute("alpha"); a && node.domain == kDomain && node.opType != "FusedGemm") {
+  // On other fused ops than FusedGemm, alpha is FusedMatMul's scale alone.
+  if (auto* a = node.attribute("alpha"); a && node.domain == kDomain && isEpilogueAttribute(node, "alpha")) {
     auto* v = std::get_if<double>(&a->value);
     if (!v) return fail(where, "attribute 'alpha' is not a float");
     if (node.opType != "FusedMatMul") return fail(where, "attribute 'alpha' scales a FusedMatMul's product; " + node.opType + " has none");

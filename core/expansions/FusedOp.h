@@ -98,6 +98,9 @@ struct Epilogue {
   double alpha = 1.0; // FusedMatMul's scale of the product (before Z)
 };
 Expected<Epilogue> epilogueOf(const ExpansionContext& ctx);
+// Whether the fused node's attribute `name` belongs to its epilogue, not to its base op: activation,
+// activation_params, and alpha but on FusedGemm (there it is Gemm's own; torch writes it even when 1).
+bool isEpilogueAttribute(const ir::LibraryNode& node, std::string_view name);
 // The same from the node alone (Z counted when its connector exists and `zConnected`).
 Expected<Epilogue> epilogueOf(const ir::LibraryNode& node, bool zConnected, const std::string& where);
 

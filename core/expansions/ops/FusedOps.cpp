@@ -5,8 +5,8 @@
 //       inputs -> Base -> T -> Mul(T, alpha) -> Add(T, Z) -> S -> Activation -> Y
 //     (the Mul by FusedMatMul's alpha, the Add and the activation when declared)
 //     so the fused model computes exactly what the unfused one did and stays analysable and
-//     differentiable. The base node gets the fused node's attributes less activation/activation_params (and
-//     FusedMatMul's alpha; FusedGemm's alpha is Gemm's own).
+//     differentiable. The base node gets the fused node's attributes less the epilogue's
+//     (fused::isEpilogueAttribute: FusedGemm's alpha is Gemm's own).
 //   ConcatBatchNormalization: Concat -> BatchNormalization (FusedBatchNormalization with the activation).
 //   ShuffledConcat: one copy map per piece, Y[i0, K i1 + k, i2, ..] = inputs_k[i0, i1, i2, ..].
 //   Gelu: one map, Y[i] = 0.5 * X[i] * (1 + erf(X[i] / sqrt(2)))   (float32 or float64).
@@ -64,8 +64,7 @@ Expected<std::unique_ptr<Sdfg>> expandFused(const ExpansionContext& ctx, const f
   std::string cur = epilogue ? b.transient(lower + "_out", Y->dtype, Y->shape) : "Y";
   LibraryNode& op = g.libraryNode(base.op, "", base.op, base.opset);
   for (auto& a : ctx.node().attributes)
-    if (a.name != "activation" && a.name != "activation_params" && !(a.name == "alpha" && ctx.node().opType == "FusedMatMul"))
-      op.attributes.push_back(a); // FusedGemm's alpha is Gemm's own
+    if (!fused::isEpilogueAttribute(ctx.node(), a.name)) op.attributes.push_back(a);
   for (auto& c : base.inputs) {
     if (!ctx.hasIn(c)) continue;
     bool optional = std::find(base.optionalInputs.begin(), base.optionalInputs.end(), c) != base.optionalInputs.end();
