@@ -196,7 +196,9 @@ protected:
   Expected<void> emitRegion(const ir::ControlFlowRegion& r);
   Expected<void> emitBlock(const ir::ControlFlowBlock& b);
   Expected<void> emitAssignments(const ir::InterstateEdge& e);
-  Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope); // a step per node of the scope
+  // A step per node of the scope (a target may run a state's top-level nodes in groups of its own: the
+  // CPU target's concurrent branches).
+  virtual Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope);
   // One node of a scope (a target with device code may launch a top-level node as a kernel of its own).
   virtual Expected<void> emitNode(const StateInfo& si, const ir::Node& n);
   // The transients placed in this scope of the state (nullptr: its top level).

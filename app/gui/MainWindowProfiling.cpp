@@ -20,6 +20,7 @@
 #include "codegen/run/Profiler.h"
 #include "codegen/run/RandomInputs.h"
 #include "core/expansions/ExpandPass.h"
+#include "core/support/UsableCores.h"
 #include "core/ir/ModulePath.h"
 #include "core/ir/Path.h"
 #include "transforms/Script.h"
@@ -93,7 +94,7 @@ ProfileOutcome profileAt(const std::string& path, const std::string& target, con
     if (!inputs) return failWith(inputs.error());
     codegen::ProfileOptions po;
     po.repeat = repeat;
-    po.threads = codegen::usableCores(); // what OpenMP uses by default
+    po.threads = dcw::usableCores(); // what OpenMP uses by default
     po.rtl = rtl && target.rfind("fpga", 0) == 0;
     if (po.rtl) report(80, QObject::tr("Running %1 times, then simulating the FPGA kernels as RTL with Verilator…").arg(repeat));
     auto r = codegen::profileRuns(*ex, *inputs, po);

@@ -13,7 +13,10 @@
 #include "core/analysis/WriteConflicts.h"
 #include "core/ir/ElementAddress.h"
 #include "core/ir/View.h"
+#include "core/support/UsableCores.h"
 #include "core/tasklet/TaskletCode.h"
+
+#include <cstdio>
 
 #include <functional>
 #include <optional>
@@ -33,6 +36,13 @@ bool containsWcr(const Sdfg& s);
 constexpr int64_t kParallelIterations = 128;
 // Iterations of the outer loops that make collapsing the innermost one into them unnecessary.
 constexpr int64_t kOuterIterations = 16;
+// The cost of a top-level node on one thread, for sharing concurrent branches out (codegen/ConcurrentBranches.h):
+// a call's fixed cost, its FLOPs at a rate one core reaches in a small convolution, its bytes at one
+// core's share of memory bandwidth. Only the branches' relative sizes and the group's order of
+// magnitude matter.
+constexpr double kCallSeconds = 2e-6;
+constexpr double kThreadFlopsPerSecond = 100e9;
+constexpr double kThreadBytesPerSecond = 10e9;
 // Waking OpenMP's team and joining it costs about 0.8 us with 2 threads (a chain of 200 eltwise maps of
 // 64 values: 0.73 us a map on 2 threads); a map whose FLOPs plus elements moved stay under this runs
 // serially (tooSmallForThreads).
@@ -543,6 +553,131 @@ sym::Expr CpuGenerator::storageExtent(const DataDescriptor& d) {
   return extent;
 }
 
+std::optional<double> CpuGenerator::branchSeconds(const StateInfo& si, const Node& n) {
+  if (!cost_) cost_ = analysis::analyzeCost(root_);
+  auto seconds = [&](ElementId id) -> std::optional<double> {
+    const analysis::NodeCost* c = cost_->find(id);
+    if (!c) return std::nullopt;
+    auto flops = analysis::evaluate(c->flops, {}), bytes = analysis::evaluate(c->bytes(), {});
+    if (!flops || !bytes) return std::nullopt;
+    return kCallSeconds + *flops / kThreadFlopsPerSecond + *bytes / kThreadBytesPerSecond;
+  };
+  auto allocatesIn = [&](const MapEntry* me) {
+    auto st = ctx_->scopeAlloc.find(si.state);
+    if (st == ctx_->scopeAlloc.end()) return false;
+    auto at = st->second.find(me);
+    return at != st->second.end() && !at->second.empty();
+  };
+  switch (n.kind()) {
+  case ElementKind::AccessNode: { // what emitNode copies into it
+    double bytes = 0;
+    for (auto* e : si.state->inEdges(n.id())) {
+      const Node* src = si.state->node(e->src);
+      if (!src || src->kind() != ElementKind::AccessNode || e->memlet.isEmpty() || ctx_->writtenThrough.count(e)) continue;
+      const DataDescriptor* d = root_.findData(static_cast<const AccessNode&>(n).data());
+      if (!d) return std::nullopt;
+      if (d->dataKind == DataKind::View) return 0.0;
+      auto volume = e->memlet.subset.volume().constantValue();
+      if (!volume) return std::nullopt;
+      bytes += 2.0 * double(*volume) * double(dtypeSize(d->dtype));
+    }
+    return bytes / kThreadBytesPerSecond;
+  }
+  case ElementKind::Tasklet: return seconds(n.id());
+  case ElementKind::MapEntry: {
+    // Not with a nested SDFG or a transient of its own inside: their code may leave the program
+    // (a failed allocation returns), which a thread of a parallel region cannot.
+    auto& me = static_cast<const MapEntry&>(n);
+    if (allocatesIn(&me)) return std::nullopt;
+    std::vector<const Node*> inside;
+    collectSubtree(si, &me, inside);
+    for (const Node* x : inside) {
+      if (x->kind() == ElementKind::NestedSdfg || x->kind() == ElementKind::LibraryNode) return std::nullopt;
+      if (auto* inner = dynamic_cast<const MapEntry*>(x); inner && allocatesIn(inner)) return std::nullopt;
+    }
+    return seconds(n.id());
+  }
+  default: return std::nullopt;
+  }
+}
+
+const std::vector<BranchGroup>& CpuGenerator::branchesOf(const StateInfo& si) {
+  auto [it, fresh] = branches_.try_emplace(si.state);
+  if (!fresh) return it->second;
+  if (targetName_ != "cpu" || !opt_.openmp || !ctx_ || ctx_->sdfg != &root_ || par_.active || mapDepth_ > 0 || inKernel_)
+    return it->second;
+  if (!plannedThreads_) plannedThreads_ = opt_.branchThreads > 0 ? opt_.branchThreads : usableCores();
+  it->second = concurrentBranches(root_, si, [&](const Node& n) { return branchSeconds(si, n); }, plannedThreads_);
+  return it->second;
+}
+
+// A group: one parallel region of `plannedThreads_` threads, thread t running case t (the nodes of its
+// branches in their order). With fewer threads (dcw_rt::branch_team: the program runs on another
+// count, or DCW_CONCURRENT_BRANCHES=0) the team's threads take the cases in turn, one thread all of
+// them. No progress marks inside (the threads would race on the slot): the group's first node marks it.
+Expected<void> CpuGenerator::emitScope(const StateInfo& si, const MapEntry* scope) {
+  if (scope) return SdfgWalker::emitScope(si, scope);
+  const std::vector<BranchGroup>& groups = branchesOf(si);
+  auto top = si.children.find(nullptr);
+  if (groups.empty() || top == si.children.end()) return SdfgWalker::emitScope(si, scope);
+  const std::vector<const Node*>& order = top->second;
+  std::vector<Step> steps;
+  size_t next = 0;
+  for (size_t p = 0; p < order.size();) {
+    if (next == groups.size() || groups[next].begin != p) {
+      steps.push_back([this, &si, n = order[p]] { return emitNode(si, *n); });
+      ++p;
+      continue;
+    }
+    const BranchGroup* g = &groups[next++];
+    const int planned = plannedThreads_;
+    steps.push_back([this, g, planned, first = order[p]]() -> Expected<void> {
+      char estimate[160];
+      std::snprintf(estimate, sizeof estimate, "%.3f ms on the busiest thread, %.3f ms in all (estimated, one thread each)",
+                    g->busiest * 1e3, g->total * 1e3);
+      line("{ // concurrent branches: " + std::to_string(g->branches) + " on " + std::to_string(g->threads.size()) +
+           " threads; " + estimate);
+      ++indent_;
+      markProgress(first->id());
+      progressMarks_ = false;
+      const std::string team = fresh("branch_team"), b = fresh("branch");
+      line("const int " + team + " = dcw_rt::branch_team(" + std::to_string(planned) + ", " + std::to_string(g->threads.size()) + ");");
+      line("#pragma omp parallel num_threads(" + team + ")");
+      line("for (int " + b + " = dcw_rt::thread_num(); " + b + " < " + std::to_string(g->threads.size()) + "; " + b +
+           " += dcw_rt::team_size()) {");
+      ++indent_;
+      line("switch (" + b + ") {");
+      return {};
+    });
+    for (size_t t = 0; t < g->threads.size(); ++t) {
+      steps.push_back([this, t]() -> Expected<void> {
+        line("case " + std::to_string(t) + ": {");
+        ++indent_;
+        return {};
+      });
+      for (size_t q : g->threads[t]) steps.push_back([this, &si, n = order[q]] { return emitNode(si, *n); });
+      steps.push_back([this]() -> Expected<void> {
+        line("break;");
+        --indent_;
+        line("}");
+        return {};
+      });
+    }
+    steps.push_back([this]() -> Expected<void> {
+      line("}");
+      --indent_;
+      line("}");
+      progressMarks_ = true;
+      --indent_;
+      line("}");
+      return {};
+    });
+    p = g->end;
+  }
+  then(std::move(steps));
+  return {};
+}
+
 // Transients of the root SDFG's states share one block by lifetime (ONNX Runtime's memory planner
 // does as much): a model's activations then take the space of those alive at once instead of their
 // sum (MobileNetV2: 27 MB of transients, more than the 32 MB L3 together with its weights), so they
@@ -552,6 +687,7 @@ sym::Expr CpuGenerator::storageExtent(const DataDescriptor& d) {
 // __restrict: two of them may name the same bytes at different times.
 Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
   arena_.clear();
+  const std::vector<BranchGroup>& groups = branchesOf(si);
   if (targetName_ != "cpu" || !ctx_ || ctx_->sdfg != &root_ || par_.active) return {};
   auto st = ctx_->scopeAlloc.find(si.state);
   if (st == ctx_->scopeAlloc.end()) return {};
@@ -601,14 +737,20 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
   };
   std::map<std::string, std::pair<int, int>> life;
   bool unplaced = false;
+  // A node of a group of concurrent branches runs at any time from the group's start to its end.
+  std::vector<std::pair<int, int>> span(children->second.size());
+  for (size_t k = 0; k < span.size(); ++k) span[k] = {int(k), int(k)};
+  for (const BranchGroup& g : groups)
+    for (size_t k = g.begin; k < g.end; ++k) span[k] = {int(g.begin), int(g.end) - 1};
   auto touch = [&](const std::string& data, const Node* n) {
     const int p = topOf(n);
     if (p < 0) {
       unplaced = true;
       return;
     }
-    auto [it, fresh] = life.try_emplace(storageOf(data), p, p);
-    if (!fresh) it->second = {std::min(it->second.first, p), std::max(it->second.second, p)};
+    const auto [from, to] = span[size_t(p)];
+    auto [it, fresh] = life.try_emplace(storageOf(data), from, to);
+    if (!fresh) it->second = {std::min(it->second.first, from), std::max(it->second.second, to)};
   };
   for (const auto& n : si.state->nodes())
     if (auto* a = dynamic_cast<const AccessNode*>(n.get())) touch(a->data(), a);

@@ -18,6 +18,8 @@ namespace dcw::codegen {
 struct CpuOptions {
   bool openmp = true;               // emit OpenMP pragmas for CpuMulticore (and Default top-level) maps
   Instrumentation instrument;       // default: nothing (the generated code carries no instrumentation)
+  int branchThreads = 0;            // threads concurrent branches are planned for (codegen/ConcurrentBranches.h);
+                                    // 0: the usable cores, 1: none
 };
 
 // Fails (naming the node and op) when a library node is left unexpanded or an element cannot be

@@ -3,6 +3,7 @@
 // Code that only needs to generate CPU code calls generateCpp (codegen/cpu/CppGenerator.h).
 #pragma once
 
+#include "codegen/ConcurrentBranches.h"
 #include "codegen/SdfgWalker.h"
 #include "codegen/cpu/CppGenerator.h"
 #include "core/analysis/Cost.h"
@@ -79,6 +80,18 @@ protected:
   // From the static cost (core/analysis/Cost.h): FLOPs plus elements moved, when free of symbols.
   bool tooSmallForThreads(const ir::MapEntry& me);
   std::optional<analysis::CostReport> cost_;
+
+  // Concurrent branches (codegen/ConcurrentBranches.h) at the top level of the root SDFG's states, for
+  // the usable cores at generation: planned when a state opens (planStateStorage, so that the arena
+  // counts the transients of a group's branches as alive together) and emitted by emitScope as one
+  // parallel region whose threads each run their share. The program runs a group on as many threads
+  // as were planned, else its nodes one after another (dcw_rt::branch_team).
+  Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope) override;
+  const std::vector<BranchGroup>& branchesOf(const StateInfo& si);
+  // A top-level node's estimated seconds on one thread, or nullopt where it cannot run in a branch.
+  std::optional<double> branchSeconds(const StateInfo& si, const ir::Node& n);
+  std::map<const ir::State*, std::vector<BranchGroup>> branches_;
+  int plannedThreads_ = 0;
 
   CpuOptions opt_;
   Parallel par_;

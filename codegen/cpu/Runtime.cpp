@@ -66,6 +66,32 @@ inline int num_threads() {
 #endif
 }
 
+// ---- concurrent branches (codegen/ConcurrentBranches.h): a group planned for `planned` threads runs
+// its `cases` on that many when the program runs on `planned` threads, else on one thread, case after
+// case, each call then on the program's threads. DCW_CONCURRENT_BRANCHES=0 runs every group so (for
+// comparisons by hand). ----
+inline int branch_team(int planned, int cases) {
+  static const bool off = [] {
+    const char* v = std::getenv("DCW_CONCURRENT_BRANCHES");
+    return v && std::strcmp(v, "0") == 0;
+  }();
+  return !off && num_threads() == planned ? cases : 1;
+}
+inline int thread_num() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+inline int team_size() {
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
 // ---- memory: aligned, zero-initialised; nullptr on a negative or overflowing size ----
 template <class T> T* alloc(int64_t n) {
   if (n < 0 || static_cast<uint64_t>(n) > (static_cast<uint64_t>(1) << 58) / sizeof(T)) return nullptr;

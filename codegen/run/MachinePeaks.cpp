@@ -9,6 +9,7 @@
 // Bandwidth: a[i] = b[i] + s * c[i] over three double arrays of max(64 MiB, 4 × L3) each (capped at
 // 512 MiB), first-touched by the same static OpenMP schedule that runs the triad; best of five.
 #include "codegen/run/MachinePeaks.h"
+#include "core/support/UsableCores.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sched.h>
 #include <sstream>
 #include <unistd.h>
 
@@ -187,13 +187,6 @@ std::string cpuModelName() {
       return v;
     }
   return "unknown CPU";
-}
-
-int usableCores() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 1;
 }
 
 Expected<MachinePeaks> machinePeaks(const MachinePeakOptions& options) {

@@ -46,8 +46,7 @@ struct MachinePeakOptions {
 
 Expected<MachinePeaks> machinePeaks(const MachinePeakOptions& options = {});
 
-// The CPU model name from /proc/cpuinfo ("unknown CPU" when absent) and the usable core count.
+// The CPU model name from /proc/cpuinfo ("unknown CPU" when absent).
 std::string cpuModelName();
-int usableCores();
 
 } // namespace dcw::codegen

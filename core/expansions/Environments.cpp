@@ -1,7 +1,7 @@
 // The one explicit list of environments (see Environment.h).
 //
-//   onednn  oneDNN 2.x (Debian's libdnnl-dev): one CPU engine and one in-order stream per loaded
-//           program, created by dcw_init; each oneDNN tasklet's primitive and reordered constant
+//   onednn  oneDNN 2.x (Debian's libdnnl-dev): one CPU engine per loaded program, created by dcw_init,
+//           and an in-order stream per thread that runs calls; each oneDNN tasklet's primitive and reordered constant
 //           weights are made on its first run and kept while the program is loaded
 //           (onednn/OneDnnRuntime.cpp).
 //   cublas  cuBLAS (the CUDA toolkit's libcublas): one handle per loaded program, created on the first
@@ -21,8 +21,8 @@ const std::vector<Environment>& environments() {
   static const std::vector<Environment> list = [] {
     std::vector<Environment> v;
     v.push_back(Environment{
-        "onednn", "cpu", "oneDNN CPU engine and stream (libdnnl)",
-        {"dnnl.hpp", "chrono", "cstring", "functional", "memory", "unordered_map", "vector"},
+        "onednn", "cpu", "oneDNN CPU engine and streams (libdnnl)",
+        {"dnnl.hpp", "chrono", "cstring", "functional", "memory", "thread", "unordered_map", "vector"},
         {"-Wl,--no-as-needed", "-ldnnl"},
         onednn::runtimeGlobals(), onednn::runtimeInit(), onednn::runtimeTeardown(), onednn::runtimeAttach()});
     v.push_back(Environment{"cublas", "cuda", "cuBLAS handle on the program's stream (libcublas)", {"stdexcept", "string"},

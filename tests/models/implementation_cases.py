@@ -218,6 +218,15 @@ def cases():
     out.append(model("batchnorm_relu_rank5", [helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"], ["T"]),
                                               helper.make_node("Relu", ["T"], ["Y"])], [("X", [1, 4, 3, 2, 5])], [("Y", None)],
                      {"s": rng.standard_normal(4), "b": rng.standard_normal(4), "m": rng.standard_normal(4), "v": rng.random(4) + 0.5}))
+    # Two towers of two 3x3 convolutions each (an inception block's shape, balanced), then their concat:
+    # the CPU target runs the towers as concurrent branches on a 2-core machine (the ctest
+    # compare_onednn_concurrent_branches_with_onnxruntime expects the group in the code).
+    towers = [helper.make_node("Conv", ["X", f"W{k}"], [f"T{k}"], pads=[1, 1, 1, 1]) for k in range(2)]
+    towers += [helper.make_node("Relu", [f"T{k}"], [f"R{k}"]) for k in range(2)]
+    towers += [helper.make_node("Conv", [f"R{k}", f"V{k}"], [f"U{k}"], pads=[1, 1, 1, 1]) for k in range(2)]
+    towers.append(helper.make_node("Concat", ["U0", "U1"], ["Y"], axis=1))
+    weights = {f"{w}{k}": rng.standard_normal((24, 24, 3, 3)) * 0.1 for w in "WV" for k in range(2)}
+    out.append(model("concurrent_conv_towers", towers, [("X", [1, 24, 28, 28])], [("Y", None)], weights))
     return out
 
 

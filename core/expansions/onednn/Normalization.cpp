@@ -366,10 +366,10 @@ Expected<std::unique_ptr<Sdfg>> expandConcatBatchNorm(const ExpansionContext& ct
   make += "dcw_k.then = [bn, c](Call& k) {\n";
   make += "  auto param = [&](size_t i) { return dnnl::memory(c, engine, const_cast<void*>(k.ops[i].pointer)); };\n";
   make += "  const dnnl::memory& ym = " + at(n + 4) + ".user;\n";
-  make += "  bn.execute(stream, {{DNNL_ARG_SRC, ym}, {DNNL_ARG_DST, ym}, {DNNL_ARG_SCALE, param(" + std::to_string(n) + ")}, {DNNL_ARG_SHIFT, param(" +
+  make += "  bn.execute(threadStream(), {{DNNL_ARG_SRC, ym}, {DNNL_ARG_DST, ym}, {DNNL_ARG_SCALE, param(" + std::to_string(n) + ")}, {DNNL_ARG_SHIFT, param(" +
           std::to_string(n + 1) + ")},\n";
   make += "                      {DNNL_ARG_MEAN, param(" + std::to_string(n + 2) + ")}, {DNNL_ARG_VARIANCE, param(" + std::to_string(n + 3) + ")}});\n";
-  make += "  stream.wait();\n";
+  make += "  threadStream().wait();\n";
   make += "};\n";
   std::string comment = "oneDNN concat of " + std::to_string(n) + " inputs along the channels into " + shapeText(y) +
                         ", then its batch normalization in place" + (relu ? " with relu (fuse_norm_relu)" : "");

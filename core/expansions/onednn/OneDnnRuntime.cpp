@@ -28,15 +28,20 @@
 // spends more on waking the other threads than on its work, so it also gets a variant of each of
 // its variants made and run on one thread, and the first run's timing keeps what is faster (Tuned);
 // the program's count is put back after such a call.
-// Thread-safety: runs of oneDNN calls in one process are serialised by one lock (they share the
-// environment's stream).
+// Concurrent branches (codegen/ConcurrentBranches.h): a group's threads run their calls at the same
+// time, each call on its own thread (useProgramThreads is 1 inside a parallel region). So a call is
+// never run by two threads at once (each Tuned has its lock), each thread executes on a stream of its
+// own (threadStream), and a call's primitives run on the thread that made them: oneDNN's library
+// scratchpad is per thread (Debian's oneDNN is built without DNNL_ENABLE_CONCURRENT_EXEC), so a
+// primitive must not move between threads. A tasklet keeps a Tuned per thread count and thread (see
+// call()); the threads of OpenMP's pool are the same on every run, so each is made once.
+// The lock `runLock` guards what calls share: making calls, the list of releases, the packed copies.
 #include "core/expansions/onednn/OneDnnRuntime.h"
 
 namespace dcw::expansions::onednn {
 
 const char* runtimeGlobals() {
   return R"(dnnl::engine engine;
-dnnl::stream stream;
 // The attributes of each tasklet's make function (OneDnnCall.h's callCode): it runs once per load, so
 // it is compiled for size and, with g++, without optimization; the oneDNN wrappers it calls are
 // compiled once, out of line. Most of a program's compile time went into these functions (DenseNet-121,
@@ -50,13 +55,32 @@ inline unsigned& generation() { static unsigned g = 0; return g; }
 inline unsigned& bindings() { static unsigned b = 0; return b; }
 inline std::mutex& runLock() { static std::mutex m; return m; }
 inline std::vector<std::function<void()>>& releases() { static std::vector<std::function<void()>> r; return r; }
+// The calling thread's stream on the engine, made on its first use (see "Concurrent branches" above);
+// all go at teardown.
+struct ThreadStream {
+  std::thread::id thread;
+  std::unique_ptr<dnnl::stream> stream;
+};
+inline std::vector<ThreadStream>& threadStreams() { static std::vector<ThreadStream> s; return s; }
+inline dnnl::stream& threadStream() {
+  static std::mutex lock;
+  std::lock_guard<std::mutex> guard(lock);
+  const std::thread::id self = std::this_thread::get_id();
+  for (auto& t : threadStreams())
+    if (t.thread == self) return *t.stream;
+  threadStreams().push_back({self, std::make_unique<dnnl::stream>(engine)});
+  return *threadStreams().back().stream;
+}
 // The program's thread count made oneDNN's (see the header of OneDnnRuntime.cpp).
+// Inside a parallel region (a branch of a group of concurrent branches), one thread: the call's own.
 inline int useProgramThreads() {
-  const int n = dcw_rt::num_threads();
 #ifdef _OPENMP
+  const int n = omp_in_parallel() ? 1 : dcw_rt::num_threads();
   if (omp_get_max_threads() != n) omp_set_num_threads(n);
-#endif
   return n;
+#else
+  return dcw_rt::num_threads();
+#endif
 }
 
 using tag = dnnl::memory::format_tag;
@@ -126,6 +150,7 @@ struct Packed {
 inline std::vector<Packed>& packedConstants() { static std::vector<Packed> p; return p; }
 // The copy of constant buffer `user` (bound to its data) in layout `want`, packed by `reorder` the first time.
 inline std::shared_ptr<dnnl::memory> packedConstant(dnnl::memory user, const dnnl::memory::desc& want, const dnnl::reorder& reorder) {
+  std::lock_guard<std::mutex> guard(runLock());
   auto& all = packedConstants();
   all.erase(std::remove_if(all.begin(), all.end(), [](const Packed& p) { return p.binding != bindings() || p.copy.expired(); }), all.end());
   const void* from = user.get_data_handle();
@@ -133,7 +158,7 @@ inline std::shared_ptr<dnnl::memory> packedConstant(dnnl::memory user, const dnn
     if (p.from == from && p.user == user.get_desc() && p.want == want)
       if (auto copy = p.copy.lock()) return copy;
   auto copy = std::make_shared<dnnl::memory>(want, engine);
-  reorder.execute(stream, user, *copy);
+  reorder.execute(threadStream(), user, *copy);
   all.push_back(Packed{from, user.get_desc(), want, bindings(), copy});
   return copy;
 }
@@ -245,7 +270,7 @@ struct Call {
     return n;
   }
   void run(std::initializer_list<const void*> buffers) {
-    std::lock_guard<std::mutex> guard(runLock());
+    dnnl::stream& stream = threadStream();
     // A one-thread call runs so and leaves the program's count behind it, even when oneDNN throws.
     const int program = useProgramThreads();
     struct Team {
@@ -644,9 +669,13 @@ struct Tuned {
   std::vector<std::unique_ptr<Call>> variants;
   int chosen = -1;
   int threads = 0;
+  std::thread::id owner;      // the thread that made it, and the only one that runs it
+  std::unique_ptr<Tuned> next; // the tasklet's calls for other thread counts or threads (see call())
+  std::mutex lock;
   // The variant kept (its index among the tasklet's variants), once the first run chose it.
   int kept() const { return chosen >= 0 && variants[size_t(chosen)] ? variants[size_t(chosen)]->variant : -1; }
   void run(std::initializer_list<const void*> buffers) {
+    std::lock_guard<std::mutex> guard(lock);
     if (chosen >= 0) return variants[size_t(chosen)]->run(buffers);
     // DCW_ONEDNN_VARIANT=k pins variant k where a call has it (tests of a variant the timing may not
     // pick; comparing variants by hand).
@@ -675,17 +704,41 @@ struct Tuned {
 };
 
 // The tasklet's call: `make(call, variant)` fills each of `count` variants on first use, and again
-// after the environment was set up anew or the thread count changed. `make` is a plain function (each
+// after the environment was set up anew. A call is made for one thread count on one thread (see the
+// header of OneDnnRuntime.cpp); the slot keeps the calls made for other counts or threads behind the
+// current one (a program run with another --threads, a group of concurrent branches run on one thread
+// when the program's count changed), up to kKeptCalls, so that going back and forth makes nothing
+// again. `make` is a plain function (each
 // tasklet's captureless lambda), not a template parameter: one copy of this function serves every
 // tasklet, which halves the compile time of a program with hundreds of oneDNN calls (DenseNet-121,
 // 188 calls: 41.6 -> 19.3 s with g++ -O3; DCW_ONEDNN_MAKE above takes it to 11.4 s).
 inline Tuned& call(std::unique_ptr<Tuned>& slot, unsigned& made, int count, void (*make)(Call&, int)) {
   std::lock_guard<std::mutex> guard(runLock());
   const int threads = useProgramThreads();
-  if (!slot || made != generation() || slot->threads != threads) {
+  const std::thread::id self = std::this_thread::get_id();
+  if (slot && made == generation() && (slot->threads != threads || slot->owner != self)) {
+    // One made earlier for this count and thread goes first.
+    for (std::unique_ptr<Tuned>* p = &slot->next; *p; p = &(*p)->next)
+      if ((*p)->threads == threads && (*p)->owner == self) {
+        std::unique_ptr<Tuned> found = std::move(*p);
+        *p = std::move(found->next);
+        found->next = std::move(slot);
+        slot = std::move(found);
+        break;
+      }
+  }
+  if (!slot || made != generation() || slot->threads != threads || slot->owner != self) {
     if (!slot) releases().push_back([&slot] { slot.reset(); });
     auto t = std::make_unique<Tuned>();
     t->threads = threads;
+    t->owner = self;
+    if (slot && made == generation()) { // the others stay behind it, the oldest beyond kKeptCalls go
+      constexpr int kKeptCalls = 4;
+      t->next = std::move(slot);
+      std::unique_ptr<Tuned>* p = &t->next;
+      for (int k = 1; *p && k < kKeptCalls; ++k) p = &(*p)->next;
+      p->reset();
+    }
     // A variant oneDNN cannot make (e.g. a post-op one of its kernels lacks) is left out; the call
     // fails only when no variant can be made.
     for (int v = 0; v < count; ++v) {
@@ -755,13 +808,13 @@ inline Tuned& call(std::unique_ptr<Tuned>& slot, unsigned& made, int count, void
 }
 
 const char* runtimeInit() {
-  return "engine = dnnl::engine(dnnl::engine::kind::cpu, 0);\nstream = dnnl::stream(engine);\n++generation();\n";
+  return "engine = dnnl::engine(dnnl::engine::kind::cpu, 0);\nthreadStreams().clear();\n++generation();\n";
 }
 
 const char* runtimeAttach() { return "++bindings();\n"; }
 
 const char* runtimeTeardown() {
-  return "for (auto& r : releases()) r();\nreleases().clear();\npackedConstants().clear();\nstream = dnnl::stream();\nengine = dnnl::engine();\n";
+  return "for (auto& r : releases()) r();\nreleases().clear();\npackedConstants().clear();\nthreadStreams().clear();\nengine = dnnl::engine();\n";
 }
 
 } // namespace dcw::expansions::onednn
