@@ -50,7 +50,9 @@ std::vector<BranchGroup> concurrentBranches(const ir::Sdfg& sdfg, const ir::Stat
 
 // A group is kept when its busiest thread takes at most this share of what the same work takes on
 // all threads one operation after another, estimated as total / (threads * kSequentialEfficiency);
-// and when its total is at least kMinGroupSeconds (a parallel region costs a few microseconds).
+// and when its total is at least kMinGroupSeconds (a parallel region costs a few microseconds). The
+// estimate only proposes: the program measures both ways on its first runs (the CPU target's
+// dcw_rt::BranchChoice).
 constexpr double kSequentialEfficiency = 0.7;
 constexpr double kMinGroupSeconds = 50e-6;
 

@@ -611,10 +611,10 @@ const std::vector<BranchGroup>& CpuGenerator::branchesOf(const StateInfo& si) {
   return it->second;
 }
 
-// A group: one parallel region of `plannedThreads_` threads, thread t running case t (the nodes of its
-// branches in their order). With fewer threads (dcw_rt::branch_team: the program runs on another
-// count, or DCW_CONCURRENT_BRANCHES=0) the team's threads take the cases in turn, one thread all of
-// them. No progress marks inside (the threads would race on the slot): the group's first node marks it.
+// A group: a function of the case, case t running thread t's share (the nodes of its branches in their
+// order), called by each thread of one parallel region of as many threads, or case after case on the
+// calling thread: dcw_rt::branch_team says which, from the first runs' timings of both (BranchChoice).
+// No progress marks inside (the threads would race on the slot): the group's first node marks it.
 Expected<void> CpuGenerator::emitScope(const StateInfo& si, const MapEntry* scope) {
   if (scope) return SdfgWalker::emitScope(si, scope);
   const std::vector<BranchGroup>& groups = branchesOf(si);
@@ -631,7 +631,8 @@ Expected<void> CpuGenerator::emitScope(const StateInfo& si, const MapEntry* scop
     }
     const BranchGroup* g = &groups[next++];
     const int planned = plannedThreads_;
-    steps.push_back([this, g, planned, first = order[p]]() -> Expected<void> {
+    auto names = std::make_shared<std::pair<std::string, std::string>>(); // the branch function, its parameter
+    steps.push_back([this, g, first = order[p], names]() -> Expected<void> {
       char estimate[160];
       std::snprintf(estimate, sizeof estimate, "%.3f ms on the busiest thread, %.3f ms in all (estimated, one thread each)",
                     g->busiest * 1e3, g->total * 1e3);
@@ -640,13 +641,10 @@ Expected<void> CpuGenerator::emitScope(const StateInfo& si, const MapEntry* scop
       ++indent_;
       markProgress(first->id());
       progressMarks_ = false;
-      const std::string team = fresh("branch_team"), b = fresh("branch");
-      line("const int " + team + " = dcw_rt::branch_team(" + std::to_string(planned) + ", " + std::to_string(g->threads.size()) + ");");
-      line("#pragma omp parallel num_threads(" + team + ")");
-      line("for (int " + b + " = dcw_rt::thread_num(); " + b + " < " + std::to_string(g->threads.size()) + "; " + b +
-           " += dcw_rt::team_size()) {");
+      *names = {fresh("branch"), fresh("branch_k")};
+      line("const auto " + names->first + " = [&](int " + names->second + ") {");
       ++indent_;
-      line("switch (" + b + ") {");
+      line("switch (" + names->second + ") {");
       return {};
     });
     for (size_t t = 0; t < g->threads.size(); ++t) {
@@ -663,10 +661,26 @@ Expected<void> CpuGenerator::emitScope(const StateInfo& si, const MapEntry* scop
         return {};
       });
     }
-    steps.push_back([this]() -> Expected<void> {
+    // On one thread the cases run outside any parallel region: inside one, even of one thread, each
+    // oneDNN call would start a nested team of its own.
+    steps.push_back([this, g, planned, names]() -> Expected<void> {
       line("}");
       --indent_;
+      line("};");
+      const std::string choice = fresh("branch_choice"), team = fresh("branch_team"), start = fresh("branch_start"),
+                        k = fresh("branch_thread");
+      const std::string cases = std::to_string(g->threads.size()), threads = std::to_string(planned);
+      line("static dcw_rt::BranchChoice " + choice + ";");
+      line("const int " + team + " = dcw_rt::branch_team(" + choice + ", " + threads + ", " + cases + ");");
+      line("const double " + start + " = dcw_rt::now_seconds();");
+      line("if (" + team + " > 1) {");
+      line("#pragma omp parallel num_threads(" + team + ")");
+      line("  for (int " + k + " = dcw_rt::thread_num(); " + k + " < " + cases + "; " + k + " += dcw_rt::team_size()) " +
+           names->first + "(" + k + ");");
+      line("} else {");
+      line("  for (int " + k + " = 0; " + k + " < " + cases + "; ++" + k + ") " + names->first + "(" + k + ");");
       line("}");
+      line("dcw_rt::branch_ran(" + choice + ", " + threads + ", " + team + ", " + start + ");");
       progressMarks_ = true;
       --indent_;
       line("}");

@@ -84,8 +84,8 @@ protected:
   // Concurrent branches (codegen/ConcurrentBranches.h) at the top level of the root SDFG's states, for
   // the usable cores at generation: planned when a state opens (planStateStorage, so that the arena
   // counts the transients of a group's branches as alive together) and emitted by emitScope as one
-  // parallel region whose threads each run their share. The program runs a group on as many threads
-  // as were planned, else its nodes one after another (dcw_rt::branch_team).
+  // parallel region whose threads each run their share, or its nodes one after another, as the first
+  // runs measured faster (dcw_rt::branch_team; always one after another on another thread count).
   Expected<void> emitScope(const StateInfo& si, const ir::MapEntry* scope) override;
   const std::vector<BranchGroup>& branchesOf(const StateInfo& si);
   // A top-level node's estimated seconds on one thread, or nullopt where it cannot run in a branch.

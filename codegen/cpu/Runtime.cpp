@@ -8,6 +8,7 @@ namespace dcw::codegen {
 
 namespace {
 constexpr std::string_view kRuntimeHead = R"DCWRT(#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -67,15 +68,45 @@ inline int num_threads() {
 }
 
 // ---- concurrent branches (codegen/ConcurrentBranches.h): a group planned for `planned` threads runs
-// its `cases` on that many when the program runs on `planned` threads, else on one thread, case after
-// case, each call then on the program's threads. DCW_CONCURRENT_BRANCHES=0 runs every group so (for
-// comparisons by hand). ----
-inline int branch_team(int planned, int cases) {
-  static const bool off = [] {
+// its `cases` each on a thread of its own, or case after case on the calling thread (each call then on
+// the program's threads), whichever its first runs measured faster: the estimate that planned the group
+// cannot tell (GoogLeNet's towers lost 4% run together, two even towers of small convolutions won 11%).
+// The runs alternate until each way has kSamples timings after its first (which makes the calls), then
+// the faster (together only by kMargin) is kept while the program is loaded. Only where the program runs on `planned` threads;
+// DCW_CONCURRENT_BRANCHES=0 runs every group case after case, =1 always together (tests, comparisons). ----
+struct BranchChoice {
+  static constexpr int kSamples = 3;
+  static constexpr double kMargin = 0.95; // together only when clearly faster: a machine's noise is a few %
+  std::mutex lock;
+  int runs[2] = {0, 0};               // [0]: case after case, [1]: together
+  double best[2] = {1e300, 1e300};    // seconds, the fastest timed run of each way
+  int chosen = -1;
+};
+inline int branches_forced() {
+  static const int forced = [] {
     const char* v = std::getenv("DCW_CONCURRENT_BRANCHES");
-    return v && std::strcmp(v, "0") == 0;
+    return v && std::strcmp(v, "0") == 0 ? 0 : v && std::strcmp(v, "1") == 0 ? 1 : -1;
   }();
-  return !off && num_threads() == planned ? cases : 1;
+  return forced;
+}
+inline int branch_team(BranchChoice& c, int planned, int cases) {
+  if (branches_forced() >= 0) return branches_forced() ? cases : 1;
+  if (num_threads() != planned) return 1;
+  std::lock_guard<std::mutex> g(c.lock);
+  if (c.chosen >= 0) return c.chosen ? cases : 1;
+  return c.runs[1] <= c.runs[0] ? cases : 1;
+}
+inline double now_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+// After a group ran with `team` threads from `start` (now_seconds()).
+inline void branch_ran(BranchChoice& c, int planned, int team, double start) {
+  const double seconds = now_seconds() - start;
+  if (branches_forced() >= 0 || num_threads() != planned) return;
+  std::lock_guard<std::mutex> g(c.lock);
+  if (c.chosen >= 0) return;
+  const int way = team > 1 ? 1 : 0;
+  if (c.runs[way]++ > 0) c.best[way] = std::min(c.best[way], seconds);
+  if (c.runs[0] > BranchChoice::kSamples && c.runs[1] > BranchChoice::kSamples)
+    c.chosen = c.best[1] < BranchChoice::kMargin * c.best[0] ? 1 : 0;
 }
 inline int thread_num() {
 #ifdef _OPENMP
