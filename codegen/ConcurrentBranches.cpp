@@ -108,32 +108,13 @@ std::vector<BranchGroup> concurrentBranches(const Sdfg& sdfg, const StateScopes&
 
   std::map<const Node*, size_t> position;
   for (size_t k = 0; k < n; ++k) position[order[k]] = k;
-  // The top-level unit of a node: the outermost map around it (a map exit counts as its entry).
   auto unitOf = [&](const Node* node) -> std::optional<size_t> {
-    if (auto* x = dynamic_cast<const MapExit*>(node)) node = si.state->node(x->entryId);
-    for (int guard = 0; node && guard < 100000; ++guard) {
-      auto it = si.scopes.find(node->id());
-      if (it == si.scopes.end() || !it->second) break;
-      node = it->second;
-    }
-    auto p = node ? position.find(node) : position.end();
+    auto p = node ? position.find(si.topLevelOf(node)) : position.end();
     if (p == position.end()) return std::nullopt;
     return p->second;
   };
-  std::map<std::string, std::string> storage;
-  auto storageOf = [&](const std::string& name) -> const std::string& {
-    auto [known, fresh] = storage.try_emplace(name);
-    if (!fresh) return known->second;
-    std::string s = name;
-    for (int guard = 0; guard < 64; ++guard) {
-      const DataDescriptor* d = sdfg.findData(s);
-      if (!d || d->dataKind != DataKind::View) break;
-      auto src = viewSource(sdfg, *d);
-      if (!src) break;
-      s = src->array->name();
-    }
-    return known->second = s;
-  };
+  ViewStorage storage(sdfg);
+  auto storageOf = [&](const std::string& name) -> const std::string& { return storage.of(name); };
   auto isView = [&](const AccessNode& a) {
     const DataDescriptor* d = sdfg.findData(a.data());
     return d && d->dataKind == DataKind::View;

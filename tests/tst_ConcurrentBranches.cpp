@@ -1,9 +1,11 @@
 // ConcurrentBranches (codegen/ConcurrentBranches.h) and the CPU target's groups of them: a diamond
 // X -> A -> Y1, X -> B -> Y2, (Y1, Y2) -> Z splits into its two towers, one per thread; it does not
-// when the towers touch each other's data (a read across, an ordering edge), when a node cannot run in a branch, when one tower is most of the work, when the group is
-// too small for a parallel region, or with one thread. The generated program runs the towers in one
-// parallel region, keeps every transient of the group in bytes of its own (the arena counts them alive
-// together), and computes on two threads what it computes on one, run after run.
+// when the towers touch each other's data (a read across, an ordering edge), when a node cannot run
+// in a branch, when one tower is most of the work, when the group is too small for a parallel region,
+// or with one thread. The generated program has one function for the towers' shares, keeps every
+// transient of the group in bytes of its own (the arena counts them alive together), and computes on
+// two threads (the first runs alternate: together, one after another) what it computes on one, run
+// after run.
 #include "codegen/ConcurrentBranches.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/CppGenerator.h"

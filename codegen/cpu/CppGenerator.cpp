@@ -725,30 +725,12 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
   std::map<const Node*, int> position;
   for (size_t k = 0; k < children->second.size(); ++k) position[children->second[k]] = int(k);
   auto topOf = [&](const Node* n) -> int {
-    if (auto* x = dynamic_cast<const MapExit*>(n)) n = si.state->node(x->entryId);
-    for (int guard = 0; n && guard < 100000; ++guard) {
-      auto it = si.scopes.find(n->id());
-      if (it == si.scopes.end() || !it->second) break;
-      n = it->second;
-    }
-    auto p = n ? position.find(n) : position.end();
+    auto p = n ? position.find(si.topLevelOf(n)) : position.end();
     return p == position.end() ? -1 : p->second;
   };
-  // A view's uses are its array's (the view has the array's storage); resolved once per name.
-  std::map<std::string, std::string> storage;
-  auto storageOf = [&](const std::string& name) -> const std::string& {
-    auto [known, fresh] = storage.try_emplace(name);
-    if (!fresh) return known->second;
-    std::string n = name;
-    for (int guard = 0; guard < 64; ++guard) {
-      const DataDescriptor* d = sdfg.findData(n);
-      if (!d || d->dataKind != DataKind::View) break;
-      auto src = viewSource(sdfg, *d);
-      if (!src) break;
-      n = src->array->name();
-    }
-    return known->second = n;
-  };
+  // A view's uses are its array's (the view has the array's storage).
+  ViewStorage storage(sdfg);
+  auto storageOf = [&](const std::string& name) -> const std::string& { return storage.of(name); };
   std::map<std::string, std::pair<int, int>> life;
   bool unplaced = false;
   // A node of a group of concurrent branches runs at any time from the group's start to its end.

@@ -447,13 +447,7 @@ inline void read_counters(int64_t* out) {
     for (int k = 0; k < s.ncounters && k < static_cast<int>(buf[0]); ++k) out[k] += static_cast<int64_t>(buf[1 + k]);
   }
 }
-inline int thread_num() {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
+inline int thread_num() { return dcw_rt::thread_num(); }
 
 struct Scope {
   uint32_t id;

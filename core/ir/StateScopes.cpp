@@ -21,4 +21,14 @@ Expected<StateScopes> StateScopes::of(const State& st) {
   return s;
 }
 
+const Node* StateScopes::topLevelOf(const Node* n) const {
+  if (auto* x = dynamic_cast<const MapExit*>(n)) n = state->node(x->entryId);
+  for (int guard = 0; n && guard < 100000; ++guard) {
+    auto it = scopes.find(n->id());
+    if (it == scopes.end() || !it->second) return n;
+    n = it->second;
+  }
+  return nullptr;
+}
+
 } // namespace dcw::ir

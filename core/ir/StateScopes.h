@@ -22,6 +22,9 @@ struct StateScopes {
 
   // Fails (with the state's own message) when the state has a cycle or an unbalanced scope.
   static Expected<StateScopes> of(const State& st);
+  // The top-level node `n` lies in: itself, or the outermost map entry around it (a map exit counts
+  // as its entry); nullptr for a node outside the scope tree.
+  const Node* topLevelOf(const Node* n) const;
 };
 
 } // namespace dcw::ir

@@ -16,6 +16,20 @@ bool rowMajor(const DataDescriptor& d) {
   return d.strides.empty() || d.strides == DataDescriptor::contiguousStrides(d.shape);
 }
 
+const std::string& ViewStorage::of(const std::string& name) {
+  auto [known, fresh] = resolved_.try_emplace(name);
+  if (!fresh) return known->second;
+  std::string n = name;
+  for (int guard = 0; guard < 64; ++guard) {
+    const DataDescriptor* d = sdfg_.findData(n);
+    if (!d || d->dataKind != DataKind::View) break;
+    auto src = viewSource(sdfg_, *d);
+    if (!src) break;
+    n = src->array->name();
+  }
+  return known->second = n;
+}
+
 Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view) {
   // The descriptor's path only when something is wrong: it takes an index of the whole model, and
   // validation asks this of every view after every step.

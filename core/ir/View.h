@@ -27,6 +27,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace dcw::ir {
@@ -50,6 +52,19 @@ struct ViewSource {
 // array), or why its structure breaks the rules above; validation checks this for every view that has
 // an access node (an unused view is no error).
 Expected<ViewSource> viewSource(const Sdfg& sdfg, const DataDescriptor& view);
+// The array whose storage a data name of `sdfg` has: the name itself, or for a view the array it shows
+// (through views of views); resolved once per name. A view whose structure breaks the rules resolves
+// to the last name reached.
+class ViewStorage {
+public:
+  explicit ViewStorage(const Sdfg& sdfg) : sdfg_(sdfg) {}
+  const std::string& of(const std::string& name);
+
+private:
+  const Sdfg& sdfg_;
+  std::map<std::string, std::string> resolved_;
+};
+
 // What code generation needs besides: one element type and either both row-major, the edge carrying
 // the whole array or a block of it with the view's element count, or a strided view (constant strides
 // and offset, channels not in blocks) of a whole array whose storage holds all of its elements.
