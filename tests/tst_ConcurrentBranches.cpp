@@ -5,11 +5,14 @@
 // or with one thread. The generated program has one function for the towers' shares, keeps every
 // transient of the group in bytes of its own (the arena counts them alive together), and computes on
 // two threads (the first runs alternate: together, one after another) what it computes on one, run
-// after run.
+// after run. The runtime's choice between the two ways (dcw_rt::BranchChoice) keeps running together
+// only when that was 5% faster, after three timed runs of each way, and does not measure on another
+// thread count than planned.
 #include "codegen/ConcurrentBranches.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/CppGenerator.h"
 #include "codegen/cpu/LoadedProgram.h"
+#include "codegen/cpu/Runtime.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/Sdfg.h"
@@ -20,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <dlfcn.h>
 #include <map>
 
 using namespace dcw;
@@ -183,6 +187,52 @@ private slots:
     std::vector<const Node*> order;
     for (const BranchGroup& g : groupsOf(*s, barrier, 2, &order))
       for (size_t p = g.begin; p < g.end; ++p) QVERIFY(labelOf(*order[p]) != "mB");
+  }
+
+  // The runtime's choice, driven with made-up durations: `probe(together, apart, threads)` times each
+  // run of a group planned for 2 threads as `together` or `apart` seconds, on a program of `threads`
+  // threads, for 20 runs; it returns how many of the last 10 ran together.
+  void choiceKeepsTheClearlyFasterWay_data() {
+    QTest::addColumn<double>("together");
+    QTest::addColumn<double>("apart");
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<int>("lastTogether");
+    QTest::newRow("together 20% faster") << 0.8e-3 << 1.0e-3 << 2 << 10;
+    QTest::newRow("apart faster") << 1.0e-3 << 0.8e-3 << 2 << 0;
+    QTest::newRow("together 2% faster: within the noise") << 0.98e-3 << 1.0e-3 << 2 << 0;
+    QTest::newRow("another thread count: apart, unmeasured") << 0.5e-3 << 1.0e-3 << 1 << 0;
+  }
+  void choiceKeepsTheClearlyFasterWay() {
+    QFETCH(double, together);
+    QFETCH(double, apart);
+    QFETCH(int, threads);
+    QFETCH(int, lastTogether);
+    std::string src(cpuRuntimeSource());
+    src += R"(
+extern "C" int probe(double together, double apart, int threads) {
+  dcw_rt::set_threads(threads);
+  dcw_rt::BranchChoice c;
+  int last = 0;
+  for (int run = 0; run < 20; ++run) {
+    const int team = dcw_rt::branch_team(c, 2, 2);
+    if (run >= 10 && team > 1) ++last;
+    // The first run of each way takes longer (it makes the calls): it must not count.
+    const double took = (team > 1 ? together : apart) * (run < 2 ? 0.1 : 1.0);
+    dcw_rt::branch_ran(c, 2, team, dcw_rt::now_seconds() - took);
+  }
+  return last;
+}
+)";
+    CompileOptions co;
+    co.cacheDir = cache_.path().toStdString();
+    auto lib = compileShared(src, co);
+    QVERIFY2(lib, lib ? "" : lib.error().str().c_str());
+    void* h = dlopen(lib->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    QVERIFY2(h, dlerror());
+    auto probe = reinterpret_cast<int (*)(double, double, int)>(dlsym(h, "probe"));
+    QVERIFY(probe);
+    QCOMPARE(probe(together, apart, threads), lastTogether);
+    dlclose(h);
   }
 
   // The CPU target: one parallel region for the towers, their four transients in bytes of their own
