@@ -19,6 +19,8 @@
 # side's best median kept), MODELS_DIR (default build/bench-models), PURE, WINOGRAD, LAYOUT, BUSY.
 # BUSY=N keeps N cores busy with other processes (busy loops) for the whole run: how each side copes on
 # a shared machine (core/support/OpenMpSpin.h; GOMP_SPINCOUNT=300000 gives libgomp's own default back).
+# THREADS=auto runs dcw without --threads (its runs follow the cores other processes leave free:
+# core/support/FreeCores.h) and ONNX Runtime on all usable cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dcw=build/app/dcw
@@ -26,6 +28,7 @@ if [ $# -gt 0 ] && [ -x "$1" ] && [[ "$1" != *.onnx ]]; then dcw=$1; shift; fi
 [ -x "$dcw" ] || { echo "error: $dcw not found; build first (scripts/build.sh)" >&2; exit 2; }
 ort=../shared/peers/ort
 threads=${THREADS:-2}
+if [ "$threads" = auto ]; then dcwthreads=(); threads=$(nproc); else dcwthreads=(--threads "$threads"); fi
 repeat=${REPEAT:-10}
 rounds=${ROUNDS:-3}
 models=("$@")
@@ -55,7 +58,7 @@ for m in "${models[@]}"; do
   onednn=$(grep -c "implementation=onednn" "$work/$name.dcws" || true)
   # Compiled first, into a kernel cache of this run's own (compile_s: a full compilation); the turns
   # below hit that cache.
-  compiled=$(DCW_CACHE_DIR="$work/cache" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 0 --repeat 1 --json)
+  compiled=$(DCW_CACHE_DIR="$work/cache" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" "${dcwthreads[@]}" --warmup 0 --repeat 1 --json)
   # ROUNDS turns of dcw then ONNX Runtime; each side's best median counts (a burst of other work on a
   # shared machine during one turn then costs neither side the comparison).
   d= o=
@@ -63,7 +66,7 @@ for m in "${models[@]}"; do
     # ONNX Runtime's first turn runs under GNU time (peak memory), when it is installed (Debian package `time`).
     timed=()
     [ "$round" = 0 ] && [ -x /usr/bin/time ] && timed=(/usr/bin/time -f %M -o "$work/rss")
-    d+=$(DCW_CACHE_DIR="$work/cache" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" --threads "$threads" --warmup 2 --repeat "$repeat" --json)$'\n'
+    d+=$(DCW_CACHE_DIR="$work/cache" "$dcw" bench "$m" "${dims[@]}" --script "$work/$name.dcws" "${dcwthreads[@]}" --warmup 2 --repeat "$repeat" --json)$'\n'
     o+=$("${timed[@]}" "$ort" "$m" --bench --threads "$threads" --warmup 2 --repeat "$repeat" "${ortdims[@]}" | tail -1)$'\n'
     [ "$round" = 0 ] && { omib=-; [ -s "$work/rss" ] && omib=$(( $(tail -n 1 "$work/rss") / 1024 )); rm -f "$work/rss"; }
   done
@@ -86,8 +89,8 @@ PY
   ratios+=("${line##* }")
   if [ "${PURE:-0}" = 1 ]; then
     "$dcw" optimize "$m" "${dims[@]}" --prefer pure --script-out "$work/$name.pure.dcws" >/dev/null
-    before=$("$dcw" bench "$m" "${dims[@]}" --threads "$threads" --warmup 1 --repeat 3 --json)
-    after=$("$dcw" bench "$m" "${dims[@]}" --script "$work/$name.pure.dcws" --threads "$threads" --warmup 1 --repeat 3 --json)
+    before=$("$dcw" bench "$m" "${dims[@]}" "${dcwthreads[@]}" --warmup 1 --repeat 3 --json)
+    after=$("$dcw" bench "$m" "${dims[@]}" --script "$work/$name.pure.dcws" "${dcwthreads[@]}" --warmup 1 --repeat 3 --json)
     /usr/bin/python3 -c 'import json,sys; b,a=(json.loads(x)["median_ms"] for x in sys.argv[1:3]); print("  pure path: %.1f ms -> %.1f ms after dcw optimize --prefer pure (%.2fx)" % (b, a, b / a))' "$before" "$after"
   fi
 done

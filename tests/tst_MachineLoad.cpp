@@ -1,7 +1,11 @@
 // MachineLoad (core/support/MachineLoad.h): a child process that keeps a core busy counts as other
 // work, unless it is named among ours: two loads measured over the same interval, one naming the
 // child and one not, differ by the child's share of a core. An interval too short to tell gives nothing.
+// FreeCores (core/support/FreeCores.h): the thread count of the next run starts at the usable cores and
+// drops by the core a busy child holds once an interval could tell, but not when the child is ours.
+#include "core/support/FreeCores.h"
 #include "core/support/MachineLoad.h"
+#include "core/support/UsableCores.h"
 
 #include <QTest>
 
@@ -44,6 +48,33 @@ private slots:
     QVERIFY(!MachineLoad::note(0.25).empty());
     QVERIFY(MachineLoad::note(0.2).empty());
     QVERIFY(MachineLoad::note(std::nullopt).empty());
+  }
+
+  void freeCoresLeaveTheBusyOneOut() {
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the test
+      for (volatile unsigned long k = 0;; ++k) {
+      }
+    }
+    const int usable = usableCores();
+    FreeCores others, ours;
+    QCOMPARE(others.next(), usable); // nothing measured yet
+    QCOMPARE(ours.next({child}), usable);
+    int seen = usable, seenOurs = usable;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(700);
+    while (std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      seen = others.next();
+      seenOurs = ours.next({child});
+      QVERIFY(seen >= 1 && seen <= usable);
+    }
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    QVERIFY2(seen <= std::max(1, usable - 1), qPrintable(QString("%1 of %2 usable").arg(seen).arg(usable)));
+    // Counted as ours, the child takes nothing away (the machine may be busy with other tests, though).
+    QVERIFY2(seenOurs >= seen, qPrintable(QString("%1 threads, %2 with the child ours").arg(seen).arg(seenOurs)));
   }
 
   void tooShortAnIntervalSaysNothing() {

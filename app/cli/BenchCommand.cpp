@@ -32,7 +32,7 @@ std::function<int()> setupBench(CLI::App& sub) {
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)")->required();
-  sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
+  sub.add_option("--threads", o->threads, "OpenMP threads (default: the cores other processes leave free, measured as the runs go)");
   sub.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   sub.add_option("--repeat", o->repeat, "Timed runs")->check(CLI::Range(1, 100000));
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension, NAME=VALUE (default 1)");

@@ -52,7 +52,7 @@ std::function<int()> setupRun(CLI::App& sub) {
   sub.add_option("--outputs", o->outputs, "Folder to write output_N.pb (and, with --random, input_N.pb)");
   addTargetOption(sub, o->target);
   addPreferOption(sub, o->prefer);
-  sub.add_option("--threads", o->threads, "OpenMP threads (default: all cores)");
+  sub.add_option("--threads", o->threads, "OpenMP threads (default: the cores other processes leave free, measured as the runs go)");
   sub.add_option("--dim", o->dims, "Value of a symbolic dimension for --random, NAME=VALUE (default 1)");
   sub.add_option("--script", o->script, "Replay this DCW script on the model before compiling");
   addIsolationOptions(sub, o->isolation, "");

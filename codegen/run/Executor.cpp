@@ -84,6 +84,7 @@ Expected<std::unique_ptr<Executor>> Executor::load(const Sdfg& sdfg, GeneratedCo
   std::unique_ptr<Executor> e(new Executor());
   e->sdfg_ = &sdfg;
   e->threads_ = options.threads;
+  e->followFreeCores_ = options.threads <= 0 && !std::getenv("OMP_NUM_THREADS");
   if (options.isolated) {
     // The library is never loaded here; the worker starts with the first run.
     e->worker_ = std::make_unique<WorkerProcess>(library.path, options.limits);
@@ -381,8 +382,15 @@ Expected<std::vector<Tensor>> Executor::runProgram(const std::vector<Tensor>& in
     ptrs.push_back(extentValues.data());
     shared.push_back({ptrs.back(), extentValues.size(), WorkerArg::Kind::Output});
   }
+  int threads = threads_;
+  if (followFreeCores_) {
+    std::vector<pid_t> ours;
+    if (worker_ && worker_->pid() > 0) ours.push_back(worker_->pid());
+    threads = capture ? 0 : freeCores_.next(ours);
+    if (program_) program_->setThreads(threads);
+  }
   if (worker_) {
-    auto r = worker_->run(shared, symbolValues, threads_, cancel_.get(), [this](int64_t id) { return elementPath(id); }, capture);
+    auto r = worker_->run(shared, symbolValues, threads, cancel_.get(), [this](int64_t id) { return elementPath(id); }, capture);
     if (!r) return r.takeError();
   } else {
     if (capture) {

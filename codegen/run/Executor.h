@@ -11,6 +11,7 @@
 #include "codegen/run/StringStages.h"
 #include "codegen/run/WorkerProcess.h"
 #include "core/ir/Tensor.h"
+#include "core/support/FreeCores.h"
 
 #include <map>
 #include <memory>
@@ -20,7 +21,7 @@ namespace dcw::codegen {
 
 struct RunOptions {
   std::string target = "cpu";
-  int threads = 0;          // 0: the program's default (all cores)
+  int threads = 0;          // 0: the cores other processes leave free, each run (all for a profiled run)
   GenerateOptions generate; // including instrumentation
   CompileOptions compile;
   // In a worker process (WorkerProcess.h: a crash or hang of the program cannot take the caller down)
@@ -70,6 +71,10 @@ private:
   std::unique_ptr<WorkerProcess> worker_;
   mutable size_t capacity_ = 0; // the in-process program's event capacity, once set
   int threads_ = 0;
+  // With no thread count fixed (threads 0, no OMP_NUM_THREADS): each run's, from the free cores
+  // (core/support/FreeCores.h); a profiled run keeps all cores, as its elements' figures are read so.
+  bool followFreeCores_ = false;
+  mutable FreeCores freeCores_;
   std::shared_ptr<std::atomic<bool>> cancel_;
   std::shared_ptr<const StringStages> stages_;
   Expected<std::vector<ir::Tensor>> runProgram(const std::vector<ir::Tensor>& inputs, ProfileCapture* capture) const;
