@@ -18,18 +18,26 @@
 
 using namespace dcw;
 
+namespace {
+// A child process that keeps one core busy until it is killed (or the test ends).
+pid_t busyChild() {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the test
+    for (volatile unsigned long k = 0;; ++k) {
+    }
+  }
+  return child;
+}
+} // namespace
+
 class TestMachineLoad : public QObject {
   Q_OBJECT
 
 private slots:
   void busyChildIsOtherWorkUnlessOurs() {
-    const pid_t child = ::fork();
-    QVERIFY(child >= 0);
-    if (child == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the test
-      for (volatile unsigned long k = 0;; ++k) {
-      }
-    }
+    const pid_t child = busyChild();
+    QVERIFY(child > 0);
     const MachineLoad withoutChild, withChild({child});
     std::this_thread::sleep_for(std::chrono::milliseconds(600));
     const auto a = withoutChild.otherBusyCores(), b = withChild.otherBusyCores();
@@ -51,13 +59,8 @@ private slots:
   }
 
   void freeCoresLeaveTheBusyOneOut() {
-    const pid_t child = ::fork();
-    QVERIFY(child >= 0);
-    if (child == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlives the test
-      for (volatile unsigned long k = 0;; ++k) {
-      }
-    }
+    const pid_t child = busyChild();
+    QVERIFY(child > 0);
     const int usable = usableCores();
     FreeCores others, ours;
     QCOMPARE(others.next(), usable); // nothing measured yet
