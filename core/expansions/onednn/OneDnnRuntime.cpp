@@ -56,20 +56,29 @@ inline unsigned& bindings() { static unsigned b = 0; return b; }
 inline std::mutex& runLock() { static std::mutex m; return m; }
 inline std::vector<std::function<void()>>& releases() { static std::vector<std::function<void()>> r; return r; }
 // The calling thread's stream on the engine, made on its first use (see "Concurrent branches" above);
-// all go at teardown.
+// all go at teardown. Each thread remembers its own for the environment it was made in (generation),
+// so a call's run finds it without the lock.
 struct ThreadStream {
   std::thread::id thread;
   std::unique_ptr<dnnl::stream> stream;
 };
 inline std::vector<ThreadStream>& threadStreams() { static std::vector<ThreadStream> s; return s; }
 inline dnnl::stream& threadStream() {
+  thread_local dnnl::stream* mine = nullptr;
+  thread_local unsigned mineMade = 0;
+  if (mine && mineMade == generation()) return *mine;
   static std::mutex lock;
   std::lock_guard<std::mutex> guard(lock);
   const std::thread::id self = std::this_thread::get_id();
+  mine = nullptr;
   for (auto& t : threadStreams())
-    if (t.thread == self) return *t.stream;
-  threadStreams().push_back({self, std::make_unique<dnnl::stream>(engine)});
-  return *threadStreams().back().stream;
+    if (t.thread == self) mine = t.stream.get();
+  if (!mine) {
+    threadStreams().push_back({self, std::make_unique<dnnl::stream>(engine)});
+    mine = threadStreams().back().stream.get();
+  }
+  mineMade = generation();
+  return *mine;
 }
 // The program's thread count made oneDNN's (see the header of OneDnnRuntime.cpp).
 // Inside a parallel region (a branch of a group of concurrent branches), one thread: the call's own.
@@ -732,12 +741,23 @@ inline Tuned& call(std::unique_ptr<Tuned>& slot, unsigned& made, int count, void
     auto t = std::make_unique<Tuned>();
     t->threads = threads;
     t->owner = self;
-    if (slot && made == generation()) { // the others stay behind it, the oldest beyond kKeptCalls go
+    // The others stay behind it. Outside a parallel region, the oldest beyond kKeptCalls go: no other
+    // thread runs program code then (runs of a program never overlap, its arena being one), so none
+    // of them is running. Inside one (a group's branch, or a call in a parallel map), another thread
+    // may be running its own call of this tasklet right now: none goes.
+    if (slot && made == generation()) {
       constexpr int kKeptCalls = 4;
       t->next = std::move(slot);
-      std::unique_ptr<Tuned>* p = &t->next;
-      for (int k = 1; *p && k < kKeptCalls; ++k) p = &(*p)->next;
-      p->reset();
+#ifdef _OPENMP
+      const bool alone = !omp_in_parallel();
+#else
+      const bool alone = true;
+#endif
+      if (alone) {
+        std::unique_ptr<Tuned>* p = &t->next;
+        for (int k = 1; *p && k < kKeptCalls; ++k) p = &(*p)->next;
+        p->reset();
+      }
     }
     // A variant oneDNN cannot make (e.g. a post-op one of its kernels lacks) is left out; the call
     // fails only when no variant can be made.
