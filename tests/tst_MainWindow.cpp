@@ -289,6 +289,25 @@ private slots:
     QVERIFY(problems->isHidden());
   }
 
+  // The bottom docks (code, profile) can take nearly half of a laptop-sized window: the side panels'
+  // heights do not hold them down to a few rows (the roofline's axes were elided so).
+  void bottomDocksGrowOnALaptopScreen() {
+    const QString good = sourceFile(kGoodModel);
+    DCW_REQUIRE_FIXTURE(good);
+    MainWindow w;
+    openShown(w, good);
+    auto* profile = w.findChild<QDockWidget*>(QStringLiteral("profileDock"));
+    auto* inspector = w.findChild<QDockWidget*>(QStringLiteral("inspectorDock"));
+    QVERIFY(profile && inspector);
+    profile->show();
+    profile->raise();
+    w.resizeDocks({profile}, {int(w.height() * 0.45)}, Qt::Vertical);
+    QTRY_VERIFY2(profile->height() >= int(w.height() * 0.4),
+                 qPrintable(QStringLiteral("profile dock %1 px of %2").arg(profile->height()).arg(w.height())));
+    // The right column keeps its full height beside it.
+    QVERIFY(inspector->geometry().bottom() < profile->geometry().top() || inspector->geometry().left() >= profile->geometry().right());
+  }
+
   void missingFile() {
     MainWindow w;
     w.setShowsDialogs(false);

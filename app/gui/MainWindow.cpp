@@ -296,6 +296,10 @@ void MainWindow::createDocks() {
   tabifyDockWidget(problemsDock_, codeDock_);
   problemsDock_->hide(); // until there are problems (fillProblems)
 
+  // The right column (inspector, transformations) runs down to the status bar: its panels need their
+  // height, and under them the bottom docks (code, profile) could not grow past a few rows on a
+  // laptop's screen (the roofline's axes were elided at 1400 x 900).
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   resizeDocks({outlineDock_, inspectorDock_}, {300, 340}, Qt::Horizontal);
   resizeDocks({inspectorDock_, weightsDock_}, {480, 260}, Qt::Vertical);
   resizeDocks({codeDock_}, {150}, Qt::Vertical);
