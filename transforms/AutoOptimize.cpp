@@ -42,6 +42,7 @@ const std::vector<std::string>& defaultPipeline() {
       "ElementwiseChainFusion",
       // after the implementations are chosen, before expansion
       "ChannelsLast",
+      "TransposeToView",
       "ReshapeToView",
       // after expansion, in this order
       "InlineNestedSDFG",
@@ -72,8 +73,9 @@ constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChain
 // than pure runs the fused node as one kernel (its pure expansion is the unfused subgraph again).
 constexpr const char* kEpilogueFusions[] = {"MatMulScaleFusion", "AddFusion", "ActivationFusion", "ConcatBatchNormFusion"};
 // Layout choices that depend on the implementations chosen (ChannelsLast: where oneDNN runs), then
-// reshapes of what is row-major after them as views (ReshapeToView).
-constexpr const char* kAfterImplementations[] = {"ChannelsLast", "ReshapeToView"};
+// the transposes those layouts leave in memory order (TransposeToView) and reshapes of what is
+// row-major after them (ReshapeToView) as views.
+constexpr const char* kAfterImplementations[] = {"ChannelsLast", "TransposeToView", "ReshapeToView"};
 constexpr size_t kMaxPassesPerTransformation = 200;
 
 // Whether a node lies inside some map: in its own state, or through the nodes (nested SDFGs,

@@ -13,6 +13,7 @@
 #include "transforms/catalogue/BlockedLayout.h"
 #include "transforms/catalogue/ChannelsLast.h"
 #include "transforms/catalogue/ReshapeToView.h"
+#include "transforms/catalogue/TransposeToView.h"
 #include "transforms/catalogue/CopyToView.h"
 #include "transforms/catalogue/StridedView.h"
 #include "transforms/catalogue/ConstantFolding.h"
@@ -92,6 +93,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<ChannelsLast>());
     r.add(std::make_unique<BlockedLayout>());
     r.add(std::make_unique<ReshapeToView>());
+    r.add(std::make_unique<TransposeToView>());
     r.add(std::make_unique<CopyToView>());
     r.add(std::make_unique<StridedView>());
     // Control flow

@@ -83,11 +83,14 @@ Expected<sym::Expr> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view,
   };
   if (src.array->dtype != view.dtype) return bad("has another element type than '" + src.array->name() + "'");
   const Subset& part = src.edge->memlet.subset;
-  if (!rowMajor(view)) {
+  const bool whole = part.empty() || part == Subset::fullOf(src.array->shape);
+  // A row-major view of a whole array stored otherwise (TransposeToView's NHWC view of a channels-last
+  // NCHW array) is placed by its strides as a strided view is.
+  if (!rowMajor(view) || (whole && !rowMajor(*src.array) && src.array->channelBlock == 0)) {
     // A strided view: every element within the array's storage.
     if (view.channelBlock > 0) return bad("has channels in blocks");
-    if (view.strides.size() != view.shape.size()) return bad("is not row-major and has no strides of its own");
-    if (!part.empty() && !(part == Subset::fullOf(src.array->shape)))
+    if (!view.strides.empty() && view.strides.size() != view.shape.size()) return bad("has strides of another rank than its shape");
+    if (!whole)
       return bad("is strided, and its edge carries " + part.str() + " of '" + src.array->name() + "', not the whole array");
     auto place = placeOf(view, sym::Expr(0));
     if (!place) return bad("has strides or an offset that are not constants");

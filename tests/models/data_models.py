@@ -161,6 +161,35 @@ def slice_of_slice():
     save(helper.make_graph(nodes, "slice_of_slice", [x], [y], initializer=init), "slice_of_slice")
 
 
+def convnext_block():
+    # A ConvNeXt block as torchvision exports it, between two convolutions: depthwise Conv -> Transpose
+    # to NHWC -> LayerNorm -> MatMul/Add -> Relu -> MatMul/Add -> Transpose back to NCHW -> Mul (layer
+    # scale) -> residual Add. With the NCHW arrays channels-last, both Transposes copy in memory order.
+    import numpy as np
+    rng = np.random.default_rng(5)
+    f32 = lambda name, *shape: helper.make_tensor(name, TensorProto.FLOAT, list(shape), rng.standard_normal(shape).astype(np.float32).ravel())
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 6, 5])
+    y = helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 6, 5])
+    nodes = [
+        helper.make_node("Conv", ["X", "W0", "b0"], ["Z"], name="Conv_stem", kernel_shape=[1, 1]),
+        helper.make_node("Conv", ["Z", "W1", "b1"], ["A"], name="Conv_dw", kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=8),
+        helper.make_node("Transpose", ["A"], ["P"], name="Transpose_in", perm=[0, 2, 3, 1]),
+        helper.make_node("LayerNormalization", ["P", "g", "be"], ["L"], name="LayerNorm", axis=-1, epsilon=1e-6),
+        helper.make_node("MatMul", ["L", "W2"], ["H0"], name="MatMul_up"),
+        helper.make_node("Add", ["H0", "b2"], ["H"], name="Add_b2"),
+        helper.make_node("Relu", ["H"], ["R"], name="Relu"),
+        helper.make_node("MatMul", ["R", "W3"], ["M0"], name="MatMul_down"),
+        helper.make_node("Add", ["M0", "b3"], ["M"], name="Add_b3"),
+        helper.make_node("Transpose", ["M"], ["T"], name="Transpose_out", perm=[0, 3, 1, 2]),
+        helper.make_node("Mul", ["T", "gamma"], ["S"], name="Mul_scale"),
+        helper.make_node("Add", ["Z", "S"], ["U"], name="Add_residual"),
+        helper.make_node("Conv", ["U", "W4"], ["Y"], name="Conv_head", kernel_shape=[1, 1]),
+    ]
+    init = [f32("W0", 8, 3, 1, 1), f32("b0", 8), f32("W1", 8, 1, 3, 3), f32("b1", 8), f32("g", 8), f32("be", 8),
+            f32("W2", 8, 16), f32("b2", 16), f32("W3", 16, 8), f32("b3", 8), f32("gamma", 8, 1, 1), f32("W4", 4, 8, 1, 1)]
+    save(helper.make_graph(nodes, "convnext_block", [x], [y], initializer=init), "convnext_block", opset=17)
+
+
 if __name__ == "__main__":
     dead_branch()
     shape_chain()
@@ -169,3 +198,4 @@ if __name__ == "__main__":
     viewed_slice()
     slice_of_slice()
     attention_heads()
+    convnext_block()

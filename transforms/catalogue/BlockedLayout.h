@@ -13,7 +13,7 @@
 // to 5 with known dims, a multiple of the block of channels and more than one spatial position,
 // row-major now; all its access nodes in the state of the match, outside maps; every node that writes
 // it and every node but the row-major readers that reads it is a oneDNN library node that takes any
-// layout there (ChannelsLast's list, less ShuffledConcat). The matched array must qualify; with
+// layout there (ChannelsLast's list, less ShuffledConcat and the Transposes). The matched array must qualify; with
 // region=state (the default) every other array of its state that qualifies changes too, in one step.
 // Options: block (16 or 8), region (state or array). Keeps differentiability (the layout only).
 #pragma once

@@ -13,7 +13,9 @@
 // the match, outside maps; every node that reads or writes it is a library node whose implementation
 // is `onednn` and whose oneDNN call takes any strides at that connector: Conv, ConvTranspose and their
 // fused forms (X, Y, Z), the poolings (X, Y), BatchNormalization and its fused form (X, Y), Concat, Sum, Add, Sub, Mul,
-// Div and the oneDNN eltwise ops (every operand), each reading or writing the whole array.
+// Div and the oneDNN eltwise ops (every operand), each reading or writing the whole array; or a Transpose
+// that moves the channels last (reading it) or back from last (writing it), which then copies in memory
+// order and TransposeToView makes a view (ConvNeXt's permutes around its LayerNorm and MLP).
 // Add, Sub, Mul, Div and Sum need their operands of the output's shape in one layout (oneDNN's
 // kernels for mixed layouts are reference code, several times slower), so the step changes the array
 // together with every array such a node ties it to (its group), and only when each of them qualifies.

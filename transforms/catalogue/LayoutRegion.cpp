@@ -40,6 +40,26 @@ bool sharesLayout(const LibraryNode& lib) {
   return lib.domain.empty() && ops.count(lib.opType) > 0;
 }
 
+// A Transpose that moves the channels last (reading the array: perm [0, 2, .., r-1, 1]) or back from
+// last (writing it: perm [0, r-1, 1, .., r-2]). With the array channels-last, it copies in memory
+// order, which TransposeToView makes a view (ConvNeXt's permutes around its LayerNorm and MLP); its
+// pure expansion reads and writes through the strides, so it computes the same in either layout.
+bool movesChannelsLast(const LibraryNode& lib, bool reads, size_t rank) {
+  if (!lib.domain.empty() || lib.opaque || lib.opType != "Transpose" || rank < 3) return false;
+  const Attribute* a = lib.attribute("perm");
+  const auto* perm = a ? std::get_if<std::vector<int64_t>>(&a->value) : nullptr;
+  if (!perm || perm->size() != rank) return false;
+  std::vector<int64_t> want{0};
+  if (reads) {
+    for (size_t k = 2; k < rank; ++k) want.push_back(int64_t(k));
+    want.push_back(1);
+  } else {
+    want.push_back(int64_t(rank) - 1);
+    for (size_t k = 1; k + 1 < rank; ++k) want.push_back(int64_t(k));
+  }
+  return *perm == want;
+}
+
 } // namespace
 
 bool analyseLayout(const Match& match, const Sdfg& root, const LayoutTarget& target, LayoutPlan& p, Diagnostics* whyNot) {
@@ -99,7 +119,10 @@ bool analyseLayout(const Match& match, const Sdfg& root, const LayoutTarget& tar
       if (scope::enclosing(st, *an)) return fail("an access node of '" + name + "' is inside a map" + with);
       auto check = [&](const DataflowEdge* e, ElementId other, const std::string& conn, bool reads) {
         auto* lib = dynamic_cast<const LibraryNode*>(st.node(other));
-        auto takes = [&](const LibraryNode& l) { return takesAnyStrides(l, conn) && (target.block == 0 || takesBlocks(l)); };
+        auto takes = [&](const LibraryNode& l) {
+          if (target.block == 0 && movesChannelsLast(l, reads, dims.size())) return true;
+          return takesAnyStrides(l, conn) && (target.block == 0 || takesBlocks(l));
+        };
         if (const int64_t per = lib && target.block > 0 ? channelsPerGroup(*lib, dims[1]) : 0; per > 1 && per % target.block != 0)
           return fail("'" + name + "' is read or written by the grouped convolution '" + lib->label() + "', whose groups of " + std::to_string(per) +
                           " channels split blocks of " + std::to_string(target.block) + with,
