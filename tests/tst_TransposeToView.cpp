@@ -121,6 +121,22 @@ private slots:
     QVERIFY(m);
     m->findData("P")->strides = DataDescriptor::channelsLastStrides(m->findData("P")->shape);
     QVERIFY(why(*m, "Transpose_in").contains("the transpose reorders the elements"));
+    // Channels in blocks: no view shows them through strides, so BlockedLayout does not count a
+    // Transpose as taking its layout.
+    auto b = onednnBlock();
+    QVERIFY(b);
+    const auto* blocked = transforms::TransformationRegistry::instance().find("BlockedLayout");
+    bool checked = false;
+    for (auto& match : transforms::enumerateMatches(*blocked, *b)) {
+      auto e = resolvePath(*b, match.elements.at("array"));
+      if (!e || static_cast<const AccessNode*>(*e)->data() != "T") continue;
+      match.options["block"] = "8";
+      match.options["region"] = "array";
+      const QString reason = whyNot(*blocked, match, *b);
+      QVERIFY2(reason.contains("Transpose 'Transpose_out'") && reason.contains("which does not run on oneDNN"), qPrintable(reason));
+      checked = true;
+    }
+    QVERIFY(checked);
   }
 
   void autoOptimizeRemovesThePermutesUnlessPureOnly() {
