@@ -67,7 +67,9 @@ private:
 
 // What code generation needs besides: one element type and either both row-major, the edge carrying
 // the whole array or a block of it with the view's element count, or a strided view (constant strides
-// and offset, channels not in blocks) of a whole array whose storage holds all of its elements.
+// and offset, channels not in blocks) of a whole array whose storage holds all of its elements. A
+// row-major view of a whole array in another layout (TransposeToView's NHWC view of a channels-last
+// array) is placed as a strided view is: by its own strides.
 // Returns the offset, in elements, the view's storage starts at in the array's: the block's first
 // element for a row-major view, 0 for a strided one (its descriptor's offset places its elements).
 Expected<sym::Expr> checkPlainView(const Sdfg& sdfg, const DataDescriptor& view, const ViewSource& source);
