@@ -227,6 +227,16 @@ def cases():
     towers.append(helper.make_node("Concat", ["U0", "U1"], ["Y"], axis=1))
     weights = {f"{w}{k}": rng.standard_normal((24, 24, 3, 3)) * 0.1 for w in "WV" for k in range(2)}
     out.append(model("concurrent_conv_towers", towers, [("X", [1, 24, 28, 28])], [("Y", None)], weights))
+    # Max poolings between convolutions: channels-last after `dcw optimize`, where DCW's own kernel
+    # (maxPoolChannelsLast) is the second variant; GoogLeNet's 3x3 window of stride 1, then one with
+    # dilations, uneven pads and ceil_mode, on a batch of 2 (the ctest
+    # compare_onednn_channels_last_maxpool_with_onnxruntime pins that variant: DCW_ONEDNN_VARIANT=1).
+    pools = [helper.make_node("Conv", ["X", "W0"], ["A"]),
+             helper.make_node("MaxPool", ["A"], ["B"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+             helper.make_node("MaxPool", ["B"], ["P"], kernel_shape=[3, 2], strides=[2, 2], dilations=[1, 2], pads=[1, 0, 1, 1], ceil_mode=1),
+             helper.make_node("Conv", ["P", "W1"], ["Y"])]
+    out.append(model("maxpool_channels_last", pools, [("X", [2, 8, 11, 10])], [("Y", None)],
+                     {"W0": rng.standard_normal((24, 8, 1, 1)), "W1": rng.standard_normal((8, 24, 1, 1))}))
     return out
 
 

@@ -7,6 +7,8 @@
 //                          for average only with count_include_pad, which is refused with ceil_mode).
 //                          MaxPool's Indices output is refused (pure has it).
 //   Global*Pool            the window is the whole spatial extent.
+// A MaxPool of 2 spatial dims on channels-last X and Y also gets DCW's own kernel as a second variant,
+// timed against the primitive on the first run (maxPoolChannelsLast in OneDnnRuntime.cpp).
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
 #include "core/expansions/SdfgBuilder.h"
@@ -19,6 +21,17 @@ using namespace dcw::ir;
 namespace {
 
 enum class Kind { Max, Average };
+
+// Whether an operand of 4 dims is channels-last and dense (N, H, W, C in memory; strides of dims of
+// extent 1 say nothing).
+bool channelsLastDense(const Described& d) {
+  if (d.block > 0 || d.dims.size() != 4 || d.strides.size() != 4) return false;
+  const std::vector<int64_t>& n = d.dims;
+  const std::vector<int64_t> want{n[1] * n[2] * n[3], 1, n[3] * n[1], n[1]};
+  for (size_t k = 0; k < 4; ++k)
+    if (n[k] > 1 && d.strides[k] != want[k]) return false;
+  return true;
+}
 
 Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, Kind kind, bool global) {
   const std::string op = std::string(global ? "Global" : "") + (kind == Kind::Max ? "MaxPool" : "AveragePool");
@@ -87,11 +100,25 @@ Expected<std::unique_ptr<Sdfg>> expandPool(const ExpansionContext& ctx, Kind kin
   make += "dcw_k.prim = dnnl::pooling_v2_forward(pd);\n";
   make += "dcw_k.add(DNNL_ARG_SRC, x, pd.src_desc(), false);\n";
   make += "dcw_k.add(DNNL_ARG_DST, y, pd.dst_desc(), true);\n";
+  std::string comment = "oneDNN " + alg + ": Y[" + shapeText(y) + "] from X[" + shapeText(x) + "], window " + shapeText(kernel);
+  // The second variant of a max pooling of 2 spatial dims on channels-last X and Y: DCW's
+  // maxPoolChannelsLast (OneDnnRuntime.cpp), timed against the primitive on the first run.
+  const bool own = kind == Kind::Max && !global && nd == 2 && channelsLastDense(xd) && channelsLastDense(yd);
+  if (own) {
+    std::vector<int64_t> args{x[0], x[1], x[2], x[3], y[2], y[3], kernel[0], kernel[1], strides[0], strides[1], dilations[0] + 1, dilations[1] + 1,
+                              padL[0], padL[1]};
+    std::string list;
+    for (int64_t a : args) list += ", " + std::to_string(a);
+    std::string mine = "dcw_k.pass();\ndcw_k.pass();\n";
+    mine += "dcw_k.then = [](Call& k) {\n";
+    mine += "  maxPoolChannelsLast(static_cast<const float*>(k.ops[0].pointer), static_cast<float*>(const_cast<void*>(k.ops[1].pointer))" + list + ");\n";
+    mine += "};\n";
+    make = "if (dcw_variant == 0) {\n" + make + "} else {\n" + mine + "}\n";
+    comment += "; or DCW's channels-last max pooling (timed: the faster kept)";
+  }
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_pooling", {"X"},
-                 callCode("oneDNN " + alg + ": Y[" + shapeText(y) + "] from X[" + shapeText(x) + "], window " + shapeText(kernel), make,
-                          {"X", "Y"}),
-                 {"Y"}, {"onednn"}, sym::Expr(product(y) * product(kernel)));
+  bld.cppTasklet("onednn_pooling", {"X"}, callCode(comment, make, {"X", "Y"}, own ? 2 : 1), {"Y"}, {"onednn"},
+                 sym::Expr(product(y) * product(kernel)));
   return bld.finish();
 }
 
