@@ -435,14 +435,16 @@ private slots:
       if (d.lines[i].rfind("~ main/state0/block1.conv1.Conv:", 0) == 0) conv = int(i);
     QVERIFY2(conv >= 0, "the expanded Conv is listed as changed");
     cmp->differences()->setCurrentRow(conv);
+    // Each side may open a group to show the selection: its layout runs in the background, so both are
+    // awaited (on a loaded machine the left one can finish after the right).
     const auto* right = cmp->rightCanvas();
-    QTRY_VERIFY_WITH_TIMEOUT(!right->isLayoutPending(), 30000);
+    const auto* left = cmp->leftCanvas();
+    QTRY_VERIFY_WITH_TIMEOUT(!right->isLayoutPending() && !left->isLayoutPending(), 30000);
     const int v = right->visualGraph()->shownAs(right->shownSelection());
     QVERIFY(v >= 0);
-    QCOMPARE(right->diffMarkOf(v), int(dcw::analysis::DiffMark::Changed));
-    const auto* left = cmp->leftCanvas();
+    QTRY_COMPARE_WITH_TIMEOUT(right->diffMarkOf(right->visualGraph()->shownAs(right->shownSelection())), int(dcw::analysis::DiffMark::Changed), 10000);
     QVERIFY(left->shownSelection() != dcw::ir::kNoId);
-    QCOMPARE(left->diffMarkOf(left->visualGraph()->shownAs(left->shownSelection())), int(dcw::analysis::DiffMark::Changed));
+    QTRY_COMPARE_WITH_TIMEOUT(left->diffMarkOf(left->visualGraph()->shownAs(left->shownSelection())), int(dcw::analysis::DiffMark::Changed), 10000);
     QVERIFY(!w.compareWith(sourceFile("tests/data/does_not_exist.onnx")));
 
     // Two points of the history: after the expansion vs after a tiling inside it. Only nodes inside the
