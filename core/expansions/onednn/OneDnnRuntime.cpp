@@ -544,11 +544,6 @@ inline void lstmRecurrence(const float* xw, const float* rp, const float* rb, co
     if (yc) yc[k] = c[k];
   }
 }
-// Softmax (or log-softmax) of `rows` contiguous rows of n floats (Softmax's second variant, where the
-// axis is the innermost dim): per row the max, e^(x - max) and its sum, then the scale (or x - max -
-// log sum). Rows are shared out among the threads. oneDNN 2.6's softmax spends about twice as long on
-// BERT's attention rows (12 x 128 rows of 128, 2 threads: 0.082 against 0.038 ms), so the first run
-// times the two and keeps the faster.
 // Max pooling of channels-last (NHWC) float32, 2 spatial dims: each output pixel is the max of its
 // window's pixels, C consecutive floats each (the loop over them vectorizes); a window position in
 // the padding is skipped. oneDNN 2.6 pools channels-last arrays through per-thread transposes to its
@@ -576,6 +571,11 @@ inline void maxPoolChannelsLast(const float* x, float* y, long n, long c, long h
       }
 }
 
+// Softmax (or log-softmax) of `rows` contiguous rows of n floats (Softmax's second variant, where the
+// axis is the innermost dim): per row the max, e^(x - max) and its sum, then the scale (or x - max -
+// log sum). Rows are shared out among the threads. oneDNN 2.6's softmax spends about twice as long on
+// BERT's attention rows (12 x 128 rows of 128, 2 threads: 0.082 against 0.038 ms), so the first run
+// times the two and keeps the faster.
 inline void softmaxRows(const float* x, float* y, long rows, long n, bool log) {
 #pragma omp parallel for schedule(static) if (rows * n >= 16384)
   for (long r = 0; r < rows; ++r) {
