@@ -1,5 +1,7 @@
 #include "codegen/run/MemoryBudget.h"
 
+#include "core/support/IntList.h"
+
 #include <cstdio>
 #include <unistd.h>
 
@@ -23,11 +25,7 @@ std::string formatBytes(double bytes) {
   return text;
 }
 
-std::string shapeText(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  return s + "]";
-}
+std::string shapeText(const std::vector<int64_t>& dims) { return "[" + joinInts(dims, ", ") + "]"; }
 
 int64_t tensorBytes(const std::vector<int64_t>& dims, ir::DType dtype) {
   constexpr int64_t kLimit = int64_t(1) << 62;

@@ -19,15 +19,17 @@ size_t accessCount(const Sdfg& sdfg, const std::string& data) {
 
 bool wholeArray(const Memlet& m, const DataDescriptor& d) { return m.subset.empty() || m.subset == Subset::fullOf(d.shape); }
 
-std::optional<std::vector<int64_t>> constantShape(const DataDescriptor& d) {
-  std::vector<int64_t> dims;
-  for (auto& e : d.shape) {
+std::optional<std::vector<int64_t>> constantValues(const std::vector<sym::Expr>& exprs) {
+  std::vector<int64_t> values;
+  for (auto& e : exprs) {
     auto v = e.constantValue();
     if (!v) return std::nullopt;
-    dims.push_back(*v);
+    values.push_back(*v);
   }
-  return dims;
+  return values;
 }
+
+std::optional<std::vector<int64_t>> constantShape(const DataDescriptor& d) { return constantValues(d.shape); }
 
 bool namedInControlFlow(const Sdfg& s, const std::string& name) {
   bool found = false;

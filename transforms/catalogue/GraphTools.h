@@ -25,6 +25,8 @@ bool namedInControlFlow(const ir::Sdfg& s, const std::string& name);
 // `base`, or `base_1`, `base_2`, ... : the first name no data container of `s` has.
 std::string freshDataName(const ir::Sdfg& s, const std::string& base);
 
+// The values of `exprs` when every one is a constant, else nullopt.
+std::optional<std::vector<int64_t>> constantValues(const std::vector<sym::Expr>& exprs);
 // The dims of `d` when every one is a constant, else nullopt.
 std::optional<std::vector<int64_t>> constantShape(const ir::DataDescriptor& d);
 

@@ -33,7 +33,7 @@ bool checkOpToView(OpToView& p, const std::string& connector, const std::string&
   if (!p.state || !p.sdfg) return fail("the op is in no state");
   const State& st = *p.state;
   if (scope::enclosing(st, *p.op)) return fail("the op is inside a map");
-  const DataflowEdge* in = graph::inEdge(st, *p.op, connector);
+  const DataflowEdge* in = p.in = graph::inEdge(st, *p.op, connector);
   if (!in || in->src != p.input->id()) return fail("its " + connector + " input does not come from '" + p.input->data() + "'");
   auto outs = st.outEdges(p.op->id());
   if (outs.size() != 1 || outs.front()->dst != p.output->id()) return fail("the op has more than one output edge");

@@ -22,6 +22,7 @@ struct OpToView {
   const ir::AccessNode* input = nullptr;
   const ir::LibraryNode* op = nullptr;
   const ir::AccessNode* output = nullptr;
+  const ir::DataflowEdge* in = nullptr;      // A into the op's data connector
   ir::DataDescriptor* view = nullptr;       // B
   const ir::DataDescriptor* array = nullptr; // A
 };

@@ -4,7 +4,6 @@
 #include "core/ir/LibraryNode.h"
 #include "core/ir/View.h"
 #include "transforms/Binding.h"
-#include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/OpToView.h"
 
 namespace dcw::transforms {
@@ -43,10 +42,9 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     return fail("'" + v.name() + "' has " + v.totalSize().str() + " elements, '" + a.name() + "' " + a.totalSize().str());
   // The op's other inputs (shape, axes): their access nodes go too when the op was their only reader.
   const State& st = *p.state;
-  const DataflowEdge* in = graph::inEdge(st, *p.op, conn);
   p.dropped.clear();
   for (auto* e : st.inEdges(p.op->id())) {
-    if (e == in) continue;
+    if (e == p.in) continue;
     auto* other = dynamic_cast<const AccessNode*>(st.node(e->src));
     if (other && st.inEdges(other->id()).empty() && st.outEdges(other->id()).size() == 1) p.dropped.push_back(other->id());
   }

@@ -3,6 +3,8 @@
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/View.h"
+#include "core/support/IntList.h"
+#include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/OpToView.h"
 
 namespace dcw::transforms {
@@ -13,22 +15,7 @@ namespace {
 
 using Plan = OpToView;
 
-// The constant values of `exprs`, or nothing when one is not a constant.
-std::optional<std::vector<int64_t>> constants(const std::vector<sym::Expr>& exprs) {
-  std::vector<int64_t> out;
-  for (auto& e : exprs) {
-    auto c = e.constantValue();
-    if (!c) return std::nullopt;
-    out.push_back(*c);
-  }
-  return out;
-}
-
-std::string str(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
-  return s + "]";
-}
+std::string str(const std::vector<int64_t>& v) { return "[" + joinInts(v, ", ") + "]"; }
 
 bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
   if (!bindOpToView(match, root, "transpose", p, whyNot)) return false;
@@ -43,7 +30,8 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   const DataDescriptor& a = *p.array;
   const DataDescriptor& v = *p.view;
   if (a.channelBlock > 0 || v.channelBlock > 0) return fail("'" + (a.channelBlock > 0 ? a.name() : v.name()) + "' has its channels in blocks");
-  const auto as = constants(a.elementStrides()), vs = constants(v.elementStrides()), ashape = constants(a.shape), vshape = constants(v.shape);
+  const auto as = graph::constantValues(a.elementStrides()), vs = graph::constantValues(v.elementStrides());
+  const auto ashape = graph::constantShape(a), vshape = graph::constantShape(v);
   const auto ao = a.offset.constantValue(), vo = v.offset.constantValue();
   if (!as || !vs || !ashape || !vshape || !ao || !vo || *ao != 0 || *vo != 0)
     return fail("'" + a.name() + "' or '" + v.name() + "' has a shape, strides or offset that are not known numbers");

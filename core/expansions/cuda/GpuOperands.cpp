@@ -1,5 +1,7 @@
 #include "core/expansions/cuda/GpuOperands.h"
 
+#include "core/support/IntList.h"
+
 #include <climits>
 
 namespace dcw::expansions::cuda {
@@ -28,10 +30,6 @@ Expected<std::vector<int64_t>> knownDims(const ExpansionContext& ctx, const std:
   return v;
 }
 
-std::string dimsText(const std::vector<int64_t>& d) {
-  std::string s;
-  for (auto x : d) s += (s.empty() ? "" : "x") + std::to_string(x);
-  return s.empty() ? "scalar" : s;
-}
+std::string dimsText(const std::vector<int64_t>& d) { return d.empty() ? "scalar" : joinInts(d, "x"); }
 
 } // namespace dcw::expansions::cuda

@@ -1,5 +1,7 @@
 #include "core/expansions/onednn/OneDnnCall.h"
 
+#include "core/support/IntList.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -93,17 +95,9 @@ Expected<std::vector<int64_t>> floatDims(const ExpansionContext& ctx, const std:
   return described.dims;
 }
 
-std::string dimsText(const std::vector<int64_t>& d) {
-  std::string s = "dims{";
-  for (size_t k = 0; k < d.size(); ++k) s += (k ? ", " : "") + std::to_string(d[k]);
-  return s + "}";
-}
+std::string dimsText(const std::vector<int64_t>& d) { return "dims{" + joinInts(d, ", ") + "}"; }
 
-std::string shapeText(const std::vector<int64_t>& d) {
-  std::string s;
-  for (size_t k = 0; k < d.size(); ++k) s += (k ? "x" : "") + std::to_string(d[k]);
-  return s.empty() ? "scalar" : s;
-}
+std::string shapeText(const std::vector<int64_t>& d) { return d.empty() ? "scalar" : joinInts(d, "x"); }
 
 std::string floatLiteral(double v) {
   // Past float's range (a Clip without a bound is clipped at infinity): no literal, a value.
