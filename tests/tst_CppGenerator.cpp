@@ -658,6 +658,77 @@ private slots:
     }
   }
 
+  // In place (ir::Tasklet::inPlace): A -> map -> T1 -> C++ tasklet (Y = Z + 1, from Z = T1) -> T2 ->
+  // map -> B. Where the tasklet declares that Y may take Z's storage and nothing reads T1 after it, T2
+  // lies where T1 does (the arena says so, and the tasklet sees one pointer: it writes 1 to `same`).
+  // Not so when T1 is read again later, when the tasklet declares nothing, or when T2 has another
+  // shape. The numbers are the same every way.
+  void arenaInPlace_data() {
+    QTest::addColumn<bool>("declared");
+    QTest::addColumn<bool>("keepT1");
+    QTest::addColumn<bool>("reshaped");
+    QTest::addColumn<bool>("shared");
+    QTest::newRow("in place") << true << false << false << true;
+    QTest::newRow("T1 read later") << true << true << false << false;
+    QTest::newRow("not declared") << false << false << false << false;
+    QTest::newRow("another shape") << true << false << true << false;
+  }
+  void arenaInPlace() {
+    QFETCH(bool, declared);
+    QFETCH(bool, keepT1);
+    QFETCH(bool, reshaped);
+    QFETCH(bool, shared);
+    Sdfg s("main");
+    s.addArray("A", DType::Float32, {E("1000")});
+    s.addArray("B", DType::Float32, {E("1000")});
+    s.addScalar("same", DType::Float32);
+    s.addArray("T1", DType::Float32, {E("1000")}, true);
+    if (reshaped) s.addArray("T2", DType::Float32, {E("1000"), E("1")}, true);
+    else s.addArray("T2", DType::Float32, {E("1000")}, true);
+    s.inputs = {"A"};
+    s.outputs = {"B", "same"};
+    auto* st = s.addState("s0");
+    auto* a = st->add<AccessNode>("A");
+    auto* t1 = st->add<AccessNode>("T1");
+    auto m1 = addMap(st, "m1", {"i"}, "0:1000");
+    auto* first = addTasklet(st, "first", "o = v * 2", {"v"}, {"o"});
+    mapIn(st, *a, m1, *first, "v", "A", "0:1000", "i");
+    mapOut(st, *first, "o", m1, *t1, "T1", "i", "0:1000");
+    auto* add = st->add<Tasklet>("add_one", "for (int i = 0; i < 1000; ++i) Y[i] = Z[i] + 1;\nsame = Y == Z ? 1.0f : 0.0f;\n", TaskletLanguage::Cpp);
+    add->addIn({"Z", DType::Float32});
+    add->addOut({"Y", DType::Float32});
+    add->addOut({"same", DType::Float32});
+    if (declared) add->inPlace = {{"Y", "Z"}};
+    auto* t2 = st->add<AccessNode>("T2");
+    st->addEdge(*t1, "", *add, "Z", M("T1", "0:1000"));
+    st->addEdge(*add, "Y", *t2, "", reshaped ? M("T2", "0:1000, 0:1") : M("T2", "0:1000"));
+    st->addEdge(*add, "same", *st->add<AccessNode>("same"), "", M("same", "0"));
+    auto* b = st->add<AccessNode>("B");
+    auto m2 = addMap(st, "m2", {"i"}, "0:1000");
+    auto* last = addTasklet(st, "last", keepT1 ? "o = v - w" : "o = v * 3", keepT1 ? std::vector<std::string>{"v", "w"} : std::vector<std::string>{"v"},
+                            {"o"});
+    mapIn(st, *t2, m2, *last, "v", "T2", reshaped ? "0:1000, 0:1" : "0:1000", reshaped ? "i, 0" : "i");
+    if (keepT1) mapIn(st, *t1, m2, *last, "w", "T1", "0:1000", "i");
+    mapOut(st, *last, "o", m2, *b, "B", "i", "0:1000");
+    QVERIFY2(validate(s).firstError() == nullptr, validate(s).firstError() ? validate(s).firstError()->str().c_str() : "");
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    QCOMPARE(built.code.source.find("1 in place of a tasklet's input") != std::string::npos, shared);
+    std::vector<float> A(1000), B(1000);
+    float same = -1;
+    for (int i = 0; i < 1000; ++i) A[size_t(i)] = float(i % 17) - 8;
+    void* args[] = {A.data(), B.data(), &same};
+    for (int run = 0; run < 2; ++run) {
+      QVERIFY(built.program->run(args, nullptr));
+      QCOMPARE(same, shared ? 1.0f : 0.0f);
+      for (int i = 0; i < 1000; ++i) {
+        const float x = A[size_t(i)];
+        QCOMPARE(B[size_t(i)], keepT1 ? (2 * x + 1) - 2 * x : (2 * x + 1) * 3);
+      }
+    }
+  }
+
   // Types: float16 in, bfloat16 out, integer division, float %, bool outputs, safe casts, rounding.
   void types() {
     Sdfg s("main");

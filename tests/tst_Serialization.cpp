@@ -382,6 +382,7 @@ std::unique_ptr<Sdfg> buildCppTasklet() {
   auto* t = st->add<Tasklet>("onednn_matmul", kCppCode, TaskletLanguage::Cpp);
   t->environments = {"onednn"};
   t->flops = Expr(2) * S("N") * S("K") * S("M");
+  t->inPlace = {{"Y", "A"}};
   t->addIn({"A", DType::Float32});
   t->addIn({"B", DType::Float32});
   t->addOut({"Y", DType::Float32});
@@ -648,8 +649,9 @@ private slots:
     QVERIFY2(!d.hasErrors(), qPrintable(dump(d)));
   }
 
-  // A C++ tasklet (language, code, environments, declared FLOPs, array and scalar connectors) round-trips
-  // byte for byte through its own golden file, validates, and loads without the optional fields.
+  // A C++ tasklet (language, code, environments, declared FLOPs, in-place pairs, array and scalar
+  // connectors) round-trips byte for byte through its own golden file, validates, and loads without the
+  // optional fields.
   void goldenCppTasklet() {
     std::string built = toJson(*buildCppTasklet());
     if (qEnvironmentVariableIsSet("DCW_UPDATE_GOLDEN")) {
@@ -675,16 +677,29 @@ private slots:
     QCOMPARE(t->code, std::string(kCppCode));
     QVERIFY(golden.find("\"environments\": [\"onednn\"]") != std::string::npos);
     QVERIFY(golden.find("\"flops\": \"") != std::string::npos);
+    QCOMPARE(t->inPlace, (std::vector<std::pair<std::string, std::string>>{{"Y", "A"}}));
+    QVERIFY(golden.find("\"in_place\": [") != std::string::npos && golden.find("[\"Y\", \"A\"]") != std::string::npos);
 
-    // Both fields are optional on load (absent: no environment, FLOPs not declared).
-    std::string older = replaceFirst(replaceFirst(golden, "\"environments\": [\"onednn\"],", ""), "\"flops\": ", "\"flops_\": ");
+    // The fields are optional on load (absent: no environment, FLOPs not declared, nothing in place).
+    std::string older = replaceFirst(replaceFirst(replaceFirst(golden, "\"environments\": [\"onednn\"],", ""), "\"flops\": ", "\"flops_\": "),
+                                     "\"in_place\": ", "\"in_place_\": ");
     auto o = fromJson(older);
     QVERIFY2(o.ok(), o.ok() ? "" : o.error().str().c_str());
     for (auto& n : (*o)->allStates().front()->nodes())
       if (auto* x = dynamic_cast<Tasklet*>(n.get())) {
         QVERIFY(x->environments.empty());
         QVERIFY(!x->flops);
+        QVERIFY(x->inPlace.empty());
       }
+    // An in-place pair that is not two names, or that names a connector the tasklet lacks: named and located.
+    auto badPair = fromJson(replaceFirst(golden, "[\"Y\", \"A\"]", "[\"Y\"]"));
+    QVERIFY(!badPair.ok());
+    QVERIFY2(QString::fromStdString(badPair.error().location).endsWith("/in_place/0"), badPair.error().str().c_str());
+    auto unknown = fromJson(replaceFirst(golden, "[\"Y\", \"A\"]", "[\"Y\", \"Q\"]"));
+    QVERIFY2(unknown.ok(), unknown.ok() ? "" : unknown.error().str().c_str());
+    auto unknownIssues = validate(**unknown);
+    QVERIFY(unknownIssues.hasErrors());
+    QVERIFY2(dump(unknownIssues).contains("lets output 'Y' take the storage of input 'Q', but it has no such input"), qPrintable(dump(unknownIssues)));
     // Malformed: named and located.
     auto bad = fromJson(replaceFirst(golden, "\"environments\": [\"onednn\"]", "\"environments\": [3]"));
     QVERIFY(!bad.ok());

@@ -263,6 +263,8 @@ void PropertyModel::setElement(const Sdfg* root, ElementId id, const analysis::C
         for (auto& env : t->environments) envs << qs(env);
         d.row(QStringLiteral("Environments"), envs.isEmpty() ? QStringLiteral("(none)") : envs.join(QStringLiteral(", ")));
         d.row(QStringLiteral("Declared FLOPs"), t->flops ? qs(t->flops->str()) : QStringLiteral("(not declared: unknown)"));
+        for (auto& [out, in] : t->inPlace)
+          d.row(QStringLiteral("In place"), qs(out) + QStringLiteral(" may take the storage of ") + qs(in));
       }
       d.row(QStringLiteral("Code"), qs(t->code));
       d.connectors(*t, owner);

@@ -756,6 +756,58 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
     touch(e->memlet.data, si.state->node(e->dst));
   }
   if (unplaced) return {}; // a node outside the scope tree: no plan rather than a wrong one
+  auto bytesOf = [&](const DataDescriptor* d) { return (*storageExtent(*d).constantValue() * int64_t(dtypeSize(d->dtype)) + 63) / 64 * 64; };
+  // In place (ir::Tasklet::inPlace, e.g. a convolution's sum post-op on its residual Z): the output
+  // takes the input's slot where the tasklet, outside any group of concurrent branches, is the input's
+  // last use and the output's first, both whole arrays of the arena of one size and layout. The two
+  // then share one slot alive from the input's first use to the output's last (a chain of residual
+  // blocks shares one), and the oneDNN call finds Z already in Y (no copy).
+  auto isFull = [](const Memlet& m, const DataDescriptor& d) { return m.subset.empty() || m.subset == Subset::fullOf(d.shape); };
+  std::map<std::string, const DataDescriptor*> candidate;
+  for (const DataDescriptor* d : candidates) candidate[d->name()] = d;
+  std::map<std::string, std::string> slotOf; // a data container that shares the slot of another -> that one
+  auto slotRoot = [&](std::string name) {
+    for (auto it = slotOf.find(name); it != slotOf.end(); it = slotOf.find(name)) name = it->second;
+    return name;
+  };
+  for (size_t k = 0; k < children->second.size(); ++k) {
+    auto* t = dynamic_cast<const Tasklet*>(children->second[k]);
+    if (!t || t->inPlace.empty() || span[k] != std::pair<int, int>{int(k), int(k)}) continue;
+    for (const auto& [outConn, inConn] : t->inPlace) {
+      const DataflowEdge *in = nullptr, *out = nullptr;
+      for (auto* e : si.state->inEdges(t->id()))
+        if (e->dstConnector == inConn) in = e;
+      for (auto* e : si.state->outEdges(t->id()))
+        if (e->srcConnector == outConn) out = e;
+      if (!in || !out || in->memlet.isEmpty() || out->memlet.isEmpty()) continue;
+      const std::string& z = in->memlet.data;
+      const std::string& y = out->memlet.data;
+      auto zd = candidate.find(z), yd = candidate.find(y);
+      if (z == y || zd == candidate.end() || yd == candidate.end() || storageOf(z) != z || storageOf(y) != y || slotOf.count(y)) continue;
+      const DataDescriptor& Z = *zd->second;
+      const DataDescriptor& Y = *yd->second;
+      if (Z.dtype != Y.dtype || Z.shape != Y.shape || Z.elementStrides() != Y.elementStrides() || Z.channelBlock != Y.channelBlock || Z.offset != Y.offset ||
+          bytesOf(&Z) != bytesOf(&Y) || !isFull(in->memlet, Z) || !isFull(out->memlet, Y))
+        continue;
+      // The tasklet reads Z (or writes Y) through no other connector: it may read those while it writes Y.
+      bool alone = true;
+      for (auto* e : si.state->inEdges(t->id()))
+        if (e != in && !e->memlet.isEmpty() && (storageOf(e->memlet.data) == z || storageOf(e->memlet.data) == y)) alone = false;
+      for (auto* e : si.state->outEdges(t->id()))
+        if (e != out && !e->memlet.isEmpty() && (storageOf(e->memlet.data) == z || storageOf(e->memlet.data) == y)) alone = false;
+      if (!alone) continue;
+      const auto lz = life.find(z), ly = life.find(y);
+      if (lz == life.end() || ly == life.end() || lz->second.second != int(k) || ly->second.first != int(k)) continue;
+      slotOf[y] = slotRoot(z);
+    }
+  }
+  // Each slot's lifetime: its containers' together.
+  for (auto& [member, unused] : slotOf) {
+    (void)unused;
+    auto& root = life.at(slotRoot(member));
+    const auto l = life.at(member);
+    root = {std::min(root.first, l.first), std::max(root.second, l.second)};
+  }
   // Largest first, each at the lowest 64-byte aligned offset clear of every placed transient whose
   // lifetime overlaps its own.
   struct Placed {
@@ -764,9 +816,8 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
   };
   std::vector<std::pair<int64_t, const DataDescriptor*>> bySize;
   for (const DataDescriptor* d : candidates)
-    if (life.count(d->name()))
-      bySize.push_back({(*storageExtent(*d).constantValue() * int64_t(dtypeSize(d->dtype)) + 63) / 64 * 64, d});
-  if (bySize.size() < 2) return {};
+    if (life.count(d->name()) && !slotOf.count(d->name())) bySize.push_back({bytesOf(d), d});
+  if (bySize.size() < 2 && slotOf.empty()) return {};
   std::stable_sort(bySize.begin(), bySize.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<Placed> placed;
   std::map<const DataDescriptor*, int64_t> offsets;
@@ -786,8 +837,13 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
     offsets[d] = at;
     total = std::max(total, at + bytes);
   }
+  for (auto& [member, unused] : slotOf) {
+    (void)unused;
+    offsets[candidate.at(member)] = offsets.at(candidate.at(slotRoot(member)));
+  }
   const std::string id = fresh("arena");
-  line("// arena: " + std::to_string(offsets.size()) + " transients by lifetime in " + std::to_string(total) + " bytes");
+  line("// arena: " + std::to_string(offsets.size()) + " transients by lifetime in " + std::to_string(total) + " bytes" +
+       (slotOf.empty() ? "" : ", " + std::to_string(slotOf.size()) + " in place of a tasklet's input"));
   line("dcw_rt::Buffer<unsigned char> " + id + "_buffer(" + std::to_string(total) + ", false);");
   line("unsigned char* " + id + " = " + id + "_buffer.p;");
   line("if (!" + id + ") return dcw_rt::report(error, errorSize, \"out of memory allocating the transients' arena\");");

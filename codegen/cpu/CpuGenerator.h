@@ -66,7 +66,9 @@ protected:
   // The arena of the state being opened: one block for its top-level transients of the root SDFG that
   // are written whole before they are read, each at an offset where no transient alive at the same
   // time lies (lifetimes: the positions of the state's top-level nodes that touch them, views counted
-  // for the arrays they show). Planned by planStateStorage, used by allocate.
+  // for the arrays they show). An output a C++ tasklet lets take an input's storage (ir::Tasklet::inPlace)
+  // shares the input's slot where the tasklet is the input's last use and the output's first and the two
+  // are laid out alike. Planned by planStateStorage, used by allocate.
   Expected<void> planStateStorage(const StateInfo& si) override;
   struct ArenaSlot {
     std::string base; // the arena block's pointer (unsigned char*)

@@ -179,7 +179,7 @@ void SdfgBuilder::mappedTasklet(const std::string& label, const std::vector<MapP
 
 void SdfgBuilder::cppTasklet(const std::string& label, const std::vector<std::string>& inputs, const std::string& code,
                              const std::vector<std::string>& outputs, std::vector<std::string> environments,
-                             std::optional<sym::Expr> flops) {
+                             std::optional<sym::Expr> flops, std::vector<std::pair<std::string, std::string>> inPlace) {
   if (error_) return;
   for (auto& o : outputs)
     if (writers_.count(o) || readers_.count(o)) {
@@ -195,6 +195,7 @@ void SdfgBuilder::cppTasklet(const std::string& label, const std::vector<std::st
   Tasklet* t = state_->add<Tasklet>(uniqueLabel(label), code, TaskletLanguage::Cpp);
   t->environments = std::move(environments);
   t->flops = std::move(flops);
+  t->inPlace = std::move(inPlace);
   auto memlet = [&](const std::string& data) { return Memlet::full(data, sdfg_->findData(data)->shape); };
   for (auto& i : inputs) {
     t->addIn({i, sdfg_->findData(i)->dtype});

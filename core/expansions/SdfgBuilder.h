@@ -65,10 +65,10 @@ public:
                      ir::Schedule schedule = ir::Schedule::CpuMulticore);
   // One C++ tasklet (ir::Tasklet, language cpp) outside any map, reading and writing whole containers;
   // each connector is named after its container (an Array becomes a typed pointer in the code, a
-  // Scalar a value). `environments` and `flops` are declared on the tasklet (see ir::Tasklet).
+  // Scalar a value). `environments`, `flops` and `inPlace` are declared on the tasklet (see ir::Tasklet).
   void cppTasklet(const std::string& label, const std::vector<std::string>& inputs, const std::string& code,
                   const std::vector<std::string>& outputs, std::vector<std::string> environments,
-                  std::optional<sym::Expr> flops);
+                  std::optional<sym::Expr> flops, std::vector<std::pair<std::string, std::string>> inPlace = {});
   // Copies a whole container into another of the same size (reshape-like views become copies).
   void copy(const std::string& src, const std::string& dst);
 

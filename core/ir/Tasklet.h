@@ -11,6 +11,10 @@
 //        std::exception, which fails the run with the tasklet's path and the exception's message.
 //        `flops` is the work of one execution as the implementation declared it (static cost
 //        analysis uses it; without it the tasklet's FLOPs are unknown: counted 0 and marked estimated).
+//        `inPlace` pairs an output connector with an input connector whose storage it may be given
+//        (the code reads that input only through the output, or before writing it: oneDNN's sum
+//        post-op, dst = conv(X) + dst): the CPU target's arena places the output's data where the
+//        input's is when no node reads the input after the tasklet, so no copy of the input is made.
 #pragma once
 
 #include "core/ir/Node.h"
@@ -31,12 +35,15 @@ public:
   TaskletLanguage language;
   std::vector<std::string> environments; // cpp: the environments the code uses, by name
   std::optional<sym::Expr> flops;        // cpp: declared FLOPs per execution
+  std::vector<std::pair<std::string, std::string>> inPlace; // cpp: {output connector, input connector}
 
-  // A new tasklet with the same label, code, language, environments and flops (no connectors, no id).
+  // A new tasklet with the same label, code, language, environments, flops and in-place pairs (no
+  // connectors, no id).
   std::unique_ptr<Tasklet> copyPayload() const {
     auto t = std::make_unique<Tasklet>(label(), code, language);
     t->environments = environments;
     t->flops = flops;
+    t->inPlace = inPlace;
     return t;
   }
 };

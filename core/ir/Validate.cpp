@@ -9,6 +9,7 @@
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <type_traits>
@@ -319,6 +320,14 @@ private:
         error(t, "output '" + c.name + "' of C++ tasklet '" + t.label() + "' has " + std::to_string(edges) +
                      " memlets; it needs exactly one", "connect the output to the data it writes, once");
     }
+    auto has = [](const auto& conns, const std::string& name) {
+      return std::any_of(conns.begin(), conns.end(), [&](const auto& c) { return c.name == name; });
+    };
+    for (auto& [out, in] : t.inPlace)
+      if (!has(t.outConnectors(), out) || !has(t.inConnectors(), in))
+        error(t, "C++ tasklet '" + t.label() + "' lets output '" + out + "' take the storage of input '" + in + "', but it has no such " +
+                     (has(t.outConnectors(), out) ? "input" : "output"),
+              "name an output and an input connector of the tasklet");
     for (auto& env : t.environments)
       if (!sym::isIdentifier(env))
         error(t, "C++ tasklet '" + t.label() + "' names environment '" + env + "', which is not an identifier",

@@ -24,8 +24,9 @@
 //   INTERSTATE  {id, label, src (block id), dst, condition expr, assignments [{symbol, value expr}]}
 //   NODE        {kind, id, label, <kind fields>, in_connectors [CONN], out_connectors [CONN]}
 //       access       data
-//       tasklet      code, language (dcw|cpp); a cpp tasklet also: environments [name], flops? expr
-//                    (both optional on load: absent = none / undeclared)
+//       tasklet      code, language (dcw|cpp); a cpp tasklet also: environments [name], flops? expr,
+//                    in_place [[output connector, input connector]] (each optional on load: absent =
+//                    none / undeclared)
 //       map_entry    params [name], range subset, schedule, exit (map_exit id | null)
 //       map_exit     entry (map_entry id | null)
 //       library      domain, op_type, opset_version, implementation, opaque, source_name,
@@ -284,6 +285,11 @@ json writeNode(const Node& n) {
     if (t->language == TaskletLanguage::Cpp) {
       o["environments"] = t->environments;
       if (t->flops) o["flops"] = t->flops->str();
+      if (!t->inPlace.empty()) {
+        json pairs = json::array();
+        for (auto& [out, in] : t->inPlace) pairs.push_back(json::array({out, in}));
+        o["in_place"] = pairs;
+      }
     }
   } else if (auto* me = dynamic_cast<const MapEntry*>(&n)) {
     o["params"] = me->params;
@@ -940,6 +946,15 @@ private:
       t->language = *l;
       if (v.contains("environments")) t->environments = strings(v, ptr, "environments");
       if (v.contains("flops")) t->flops = expr(v, ptr, "flops");
+      if (v.contains("in_place")) {
+        const json& pairs = field(v, ptr, "in_place", JType::Array);
+        for (size_t i = 0; i < pairs.size(); ++i) {
+          const std::string p = ptr + "/in_place/" + std::to_string(i);
+          if (!pairs[i].is_array() || pairs[i].size() != 2 || !pairs[i][0].is_string() || !pairs[i][1].is_string())
+            error(p, "an in-place pair is not [output connector, input connector]", "e.g. [\"Y\", \"Z\"]");
+          t->inPlace.emplace_back(pairs[i][0].get<std::string>(), pairs[i][1].get<std::string>());
+        }
+      }
       n = std::move(t);
     } else if (kind == "map_entry") {
       auto me = std::make_unique<MapEntry>(label);

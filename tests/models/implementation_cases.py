@@ -228,8 +228,9 @@ def cases():
     weights = {f"{w}{k}": rng.standard_normal((24, 24, 3, 3)) * 0.1 for w in "WV" for k in range(2)}
     out.append(model("concurrent_conv_towers", towers, [("X", [1, 24, 28, 28])], [("Y", None)], weights))
     # Max poolings between convolutions: channels-last after `dcw optimize`, where DCW's own kernel
-    # (maxPoolChannelsLast) is the second variant; GoogLeNet's 3x3 window of stride 1, then one with
-    # dilations, uneven pads and ceil_mode, on a batch of 2 (the ctest
+    # (maxPoolChannelsLast) is the second variant; GoogLeNet's 3x3 window of stride 1 (the kernel's
+    # separable path), then one with dilations, uneven pads and ceil_mode (its direct path), on 24
+    # channels (a block of 16 and a partial one) and a batch of 2 (the ctest
     # compare_onednn_channels_last_maxpool_with_onnxruntime pins that variant: DCW_ONEDNN_VARIANT=1).
     pools = [helper.make_node("Conv", ["X", "W0"], ["A"]),
              helper.make_node("MaxPool", ["A"], ["B"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
@@ -237,6 +238,27 @@ def cases():
              helper.make_node("Conv", ["P", "W1"], ["Y"])]
     out.append(model("maxpool_channels_last", pools, [("X", [2, 8, 11, 10])], [("Y", None)],
                      {"W0": rng.standard_normal((24, 8, 1, 1)), "W1": rng.standard_normal((8, 24, 1, 1))}))
+    # Residual blocks (ResNet's skip connections) after `dcw optimize`: the first block's second
+    # convolution adds its skip A with a sum post-op in A's storage (A is not read after it:
+    # ir::Tasklet::inPlace, the CPU arena gives D A's slot); the second block's convolution reads its skip
+    # D as its input too, so it writes a buffer of its own. The ctests compare_onednn_residual_in_place_* expect the
+    # one in-place slot in the code, with the variants timed and with the binary_add variant pinned
+    # (DCW_ONEDNN_VARIANT=3: left out where Y is in Z's storage).
+    blocks = [helper.make_node("Conv", ["X", "W0"], ["A0"], pads=[1, 1, 1, 1]),
+              helper.make_node("Relu", ["A0"], ["A"]),
+              helper.make_node("Conv", ["A", "W1"], ["B0"], pads=[1, 1, 1, 1]),
+              helper.make_node("Relu", ["B0"], ["B"]),
+              helper.make_node("Conv", ["B", "W3"], ["B1"], pads=[1, 1, 1, 1]),
+              helper.make_node("Add", ["B1", "A"], ["C"]),
+              helper.make_node("Relu", ["C"], ["D"]),
+              helper.make_node("Conv", ["D", "W2"], ["E"]),
+              helper.make_node("Add", ["D", "E"], ["F"]),
+              helper.make_node("Relu", ["F"], ["G"]),
+              helper.make_node("Conv", ["G", "W4"], ["Y"])]
+    out.append(model("residual_in_place", blocks, [("X", [2, 16, 9, 7])], [("Y", None)],
+                     {"W0": rng.standard_normal((24, 16, 3, 3)) * 0.1, "W1": rng.standard_normal((24, 24, 3, 3)) * 0.1,
+                      "W2": rng.standard_normal((24, 24, 1, 1)) * 0.2, "W3": rng.standard_normal((24, 24, 3, 3)) * 0.1,
+                      "W4": rng.standard_normal((5, 24, 1, 1))}))
     return out
 
 

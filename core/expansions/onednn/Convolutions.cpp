@@ -243,7 +243,7 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   code += post.after;
   SdfgBuilder bld(ctx);
   bld.cppTasklet(transposed ? "onednn_deconvolution" : winograd ? "onednn_winograd_convolution" : "onednn_convolution", ins, code, {"Y"},
-                 {"onednn"}, sym::Expr(flops));
+                 {"onednn"}, sym::Expr(flops), post.inPlace());
   return bld.finish();
 }
 

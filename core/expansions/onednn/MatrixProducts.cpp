@@ -124,7 +124,7 @@ Expected<std::unique_ptr<Sdfg>> expandMatMul(const ExpansionContext& ctx) {
                               (bias.empty() ? "" : " + Z[" + shapeText(bias) + "] (bias)") + post.text,
                           make, buffers, post.zTwoWays ? 2 : 1) +
                      post.after,
-                 {"Y"}, {"onednn"}, sym::Expr(2 * batch * M * N * K + (post.flops + (bias.empty() ? 0 : 1)) * product(y)));
+                 {"Y"}, {"onednn"}, sym::Expr(2 * batch * M * N * K + (post.flops + (bias.empty() ? 0 : 1)) * product(y)), post.inPlace());
   return bld.finish();
 }
 
@@ -189,7 +189,8 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
   std::string comment = "oneDNN matmul for Gemm: Y" + dims2(M, N) + " = " + (tA ? "A^T" : "A") + dims2(M, K) + " x " + (tB ? "B^T" : "B") +
                         dims2(K, N) + (C ? " + C" : "") + post.text;
   SdfgBuilder bld(ctx);
-  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers, post.zTwoWays ? 2 : 1) + post.after, {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K + post.flops * M * N));
+  bld.cppTasklet("onednn_gemm", ins, callCode(comment, make, buffers, post.zTwoWays ? 2 : 1) + post.after, {"Y"}, {"onednn"}, sym::Expr(2 * M * N * K + post.flops * M * N),
+                 post.inPlace());
   return bld.finish();
 }
 

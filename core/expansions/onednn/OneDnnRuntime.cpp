@@ -129,6 +129,7 @@ struct Operand {
   int arg = 0;
   bool output = false, constant = false, reordered = false;
   bool passive = false;        // not the primitive's: a buffer only `then` reads or writes (Call::pass)
+  bool apart = false;          // read while the primitive writes its dst: must not be that memory (Call::apartFromDst)
   const void* pointer = nullptr; // the buffer of the current run
   int sumInto = -1; // Z of a sum post-op: the index of the dst operand it is put into before the run
   dnnl::memory user, inner; // inner is user when the primitive takes the user's layout
@@ -257,6 +258,37 @@ struct Call {
     if (zero) std::memset(m.get_data_handle(), 0, want.get_size());
     args[arg] = m;
   }
+  // The operand added last is read by the primitive while it writes its dst (a binary_add post-op's Z):
+  // its buffer must not be the one the primitive writes. Where the program gave Y Z's storage
+  // (ir::Tasklet::inPlace), the first run leaves out the variants that would (Tuned::run); the sum
+  // variant adds in place instead.
+  void apartFromDst() { ops.back().apart = true; }
+  // Whether `buffers` put an operand marked apart where the primitive writes (the dst operand's own
+  // buffer when it is not reordered).
+  bool apartAliased(std::initializer_list<const void*> buffers) const {
+    const void* dst = nullptr;
+    size_t k = 0;
+    for (const void* p : buffers) {
+      const Operand& o = ops.at(k++);
+      if (!o.passive && o.output && o.arg == DNNL_ARG_DST && !o.reordered && o.pieces.empty()) dst = p;
+    }
+    k = 0;
+    for (const void* p : buffers)
+      if (ops.at(k++).apart && dst && p == dst) return true;
+    return false;
+  }
+  // The output a sum post-op adds into in place (its Z is the output's buffer) and its bytes, or
+  // {nullptr, 0}: a run then changes its own input, so the first run's timing puts the buffer back
+  // before each turn.
+  std::pair<void*, size_t> inPlaceOutput(std::initializer_list<const void*> buffers) const {
+    const std::vector<const void*> at(buffers);
+    for (size_t k = 0; k < ops.size() && k < at.size(); ++k) {
+      const int dst = ops[k].sumInto;
+      if (!ops[k].passive && dst >= 0 && size_t(dst) < at.size() && at[k] == at[size_t(dst)])
+        return {const_cast<void*>(at[size_t(dst)]), ops[size_t(dst)].user.get_desc().get_size()};
+    }
+    return {nullptr, 0};
+  }
   // Z of a sum post-op (dst = primitive result + dst): before the primitive runs, Z (the user's plain
   // buffer) is reordered into the memory the primitive writes — its own layout when dst is reordered,
   // else the output buffer itself, a copy skipped when Z is that buffer (in place). Add it after DST.
@@ -293,6 +325,9 @@ struct Call {
 #ifdef _OPENMP
     if (team.own != team.program) omp_set_num_threads(team.own);
 #endif
+    if (apartAliased(buffers))
+      throw std::logic_error("a oneDNN call would read a post-op operand from the memory it writes (Y in Z's storage); this variant "
+                             "cannot run in place");
     size_t k = 0;
     for (const void* p : buffers) {
       Operand& o = ops.at(k++);
@@ -544,31 +579,92 @@ inline void lstmRecurrence(const float* xw, const float* rp, const float* rb, co
     if (yc) yc[k] = c[k];
   }
 }
-// Max pooling of channels-last (NHWC) float32, 2 spatial dims: each output pixel is the max of its
-// window's pixels, C consecutive floats each (the loop over them vectorizes); a window position in
-// the padding is skipped. oneDNN 2.6 pools channels-last arrays through per-thread transposes to its
+// Max pooling of channels-last (NHWC) float32, 2 spatial dims, per output row and block of 16 channels
+// in registers, each output vector written once. Where the windows overlap along the row (3x3 of stride
+// 1), as a separable max: first the max over the window's rows of each input column (kept per thread,
+// in L1), then each output pixel's max over its window's columns of those, 3 + 3 loads per output
+// vector instead of 9; else (3x3 of stride 2) each output pixel's window directly. Window positions in
+// the padding are skipped. oneDNN 2.6 pools channels-last arrays through per-thread transposes to its
 // blocked layout: GoogLeNet's 3x3 max poolings of stride 1 ran 1.4-2.4x as long as ONNX Runtime's.
 // Timed against the primitive on the first run (the faster kept).
+// The taps [lo, hi) of a window whose first tap is at `first` (`step` apart, `taps` of them) that fall
+// inside [0, extent).
+inline void tapsInside(long first, long step, long taps, long extent, long& lo, long& hi) {
+  lo = first >= 0 ? 0 : (-first + step - 1) / step;
+  hi = first > extent - 1 ? 0 : std::min(taps, (extent - 1 - first) / step + 1);
+  if (hi < lo) hi = lo;
+}
 inline void maxPoolChannelsLast(const float* x, float* y, long n, long c, long h, long w, long oh, long ow, long kh, long kw,
                                 long sh, long sw, long dh, long dw, long ph, long pw) {
-#pragma omp parallel for collapse(2) schedule(static) if (n * oh * ow * c >= 16384)
-  for (long b = 0; b < n; ++b)
-    for (long i = 0; i < oh; ++i)
-      for (long j = 0; j < ow; ++j) {
-        float* out = y + ((b * oh + i) * ow + j) * c;
-        for (long k = 0; k < c; ++k) out[k] = -std::numeric_limits<float>::infinity();
-        for (long u = 0; u < kh; ++u) {
-          const long r = i * sh - ph + u * dh;
-          if (r < 0 || r >= h) continue;
-          for (long v = 0; v < kw; ++v) {
-            const long q = j * sw - pw + v * dw;
-            if (q < 0 || q >= w) continue;
-            const float* in = x + ((b * h + r) * w + q) * c;
-#pragma omp simd
-            for (long k = 0; k < c; ++k) out[k] = in[k] > out[k] ? in[k] : out[k];
+  constexpr long V = 16;
+  constexpr float lowest = -std::numeric_limits<float>::infinity();
+  const long blocks = (c + V - 1) / V;
+  // Loads per output vector: kh * sw + kw separable (a row's columns are about sw per output), kh * kw
+  // directly.
+  const bool separable = kh * sw + kw + 1 < kh * kw;
+  // The input columns the output columns read.
+  const long q0 = std::max(0L, -pw), q1 = std::min(w, (ow - 1) * sw - pw + (kw - 1) * dw + 1);
+#pragma omp parallel if (n * oh * ow * c >= 16384)
+  {
+    thread_local std::vector<float> columns;
+    if (separable && columns.size() < size_t(w * V)) columns.resize(size_t(w * V));
+    float* col = columns.data();
+#pragma omp for collapse(3) schedule(static)
+    for (long b = 0; b < n; ++b)
+      for (long i = 0; i < oh; ++i)
+        for (long cb = 0; cb < blocks; ++cb) {
+          const long c0 = cb * V, cw = std::min(V, c - c0), r0 = i * sh - ph;
+          long ulo, uhi;
+          tapsInside(r0, dh, kh, h, ulo, uhi);
+          const float* in = x + b * h * w * c + c0;
+          float* out = y + (b * oh + i) * ow * c + c0;
+#ifdef __AVX512F__
+          const __mmask16 m = __mmask16((1u << cw) - 1u);
+          if (separable)
+            for (long q = q0; q < q1; ++q) {
+              __m512 acc = _mm512_set1_ps(lowest);
+              for (long u = ulo; u < uhi; ++u) acc = _mm512_max_ps(acc, _mm512_maskz_loadu_ps(m, in + ((r0 + u * dh) * w + q) * c));
+              _mm512_storeu_ps(col + q * V, acc);
+            }
+          for (long j = 0; j < ow; ++j) {
+            long vlo, vhi;
+            tapsInside(j * sw - pw, dw, kw, w, vlo, vhi);
+            __m512 acc = _mm512_set1_ps(lowest);
+            if (separable)
+              for (long v = vlo; v < vhi; ++v) acc = _mm512_max_ps(acc, _mm512_loadu_ps(col + (j * sw - pw + v * dw) * V));
+            else
+              for (long u = ulo; u < uhi; ++u) {
+                const float* row = in + (r0 + u * dh) * w * c;
+                for (long v = vlo; v < vhi; ++v) acc = _mm512_max_ps(acc, _mm512_maskz_loadu_ps(m, row + (j * sw - pw + v * dw) * c));
+              }
+            _mm512_mask_storeu_ps(out + j * c, m, acc);
           }
+#else
+          auto fold = [cw](float* acc, const float* p) {
+#pragma omp simd
+            for (long k = 0; k < cw; ++k) acc[k] = p[k] > acc[k] ? p[k] : acc[k];
+          };
+          if (separable)
+            for (long q = q0; q < q1; ++q) {
+              std::fill(col + q * V, col + q * V + cw, lowest);
+              for (long u = ulo; u < uhi; ++u) fold(col + q * V, in + ((r0 + u * dh) * w + q) * c);
+            }
+          for (long j = 0; j < ow; ++j) {
+            long vlo, vhi;
+            tapsInside(j * sw - pw, dw, kw, w, vlo, vhi);
+            float* o = out + j * c;
+            std::fill(o, o + cw, lowest);
+            for (long v = vlo; v < vhi; ++v) {
+              const long q = j * sw - pw + v * dw;
+              if (separable)
+                fold(o, col + q * V);
+              else
+                for (long u = ulo; u < uhi; ++u) fold(o, in + ((r0 + u * dh) * w + q) * c);
+            }
+          }
+#endif
         }
-      }
+  }
 }
 
 // Softmax (or log-softmax) of `rows` contiguous rows of n floats (Softmax's second variant, where the
@@ -717,21 +813,41 @@ struct Tuned {
     // pick; comparing variants by hand).
     static const int pinned = std::getenv("DCW_ONEDNN_VARIANT") ? std::atoi(std::getenv("DCW_ONEDNN_VARIANT")) : -1;
     bool ran = false;
+    // Variants that cannot run on these buffers (a binary_add post-op whose Z is where Y goes) are left
+    // out while another can.
+    if (std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return !v->apartAliased(buffers); }))
+      variants.erase(std::remove_if(variants.begin(), variants.end(), [&](const auto& v) { return v->apartAliased(buffers); }), variants.end());
+    auto pin = std::find_if(variants.begin(), variants.end(), [&](const auto& v) { return v->variant == pinned; });
     if (variants.size() == 1) chosen = 0;
-    else if (pinned >= 0 && pinned < int(variants.size())) chosen = pinned;
+    else if (pinned >= 0 && pin != variants.end()) chosen = int(pin - variants.begin());
     else {
       // Each variant's best of three runs, the variants taking turns, so that a burst of other work on
-      // the machine while the first run times them does not lock in a slow variant for good.
-      for (auto& v : variants) v->run(buffers); // the first run also reorders constant weights
+      // the machine while the first run times them does not lock in a slow variant for good. A call
+      // that adds into its output in place gets the output's first contents back before each turn
+      // (copied out of the timing) and runs once more at the end.
+      std::pair<void*, size_t> inPlace{nullptr, 0};
+      for (auto& v : variants)
+        if ((inPlace = v->inPlaceOutput(buffers)).second) break;
+      const auto* first = static_cast<const unsigned char*>(inPlace.first);
+      const std::vector<unsigned char> saved(first, first + inPlace.second);
+      auto restore = [&] {
+        if (inPlace.second) std::memcpy(inPlace.first, saved.data(), saved.size());
+      };
+      for (auto& v : variants) { // the first run also reorders constant weights
+        restore();
+        v->run(buffers);
+      }
       std::vector<double> best(variants.size(), 1e300);
       for (int round = 0; round < 3; ++round)
         for (size_t k = 0; k < variants.size(); ++k) {
+          restore();
           const auto t0 = std::chrono::steady_clock::now();
           variants[k]->run(buffers);
           best[k] = std::min(best[k], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
       chosen = int(std::min_element(best.begin(), best.end()) - best.begin());
-      ran = true;
+      restore();
+      ran = inPlace.second == 0;
     }
     for (size_t k = 0; k < variants.size(); ++k)
       if (int(k) != chosen) variants[k].reset(); // a pinned call releases the others too

@@ -66,10 +66,13 @@ Expected<PostOps> postOps(const ExpansionContext& ctx, const std::string& op, co
       // reading Z where it is (no copy into the output first).
       const std::string desc = zDims.empty() ? zd.desc : "plain(" + dimsText(z) + ")";
       make += "if (dcw_sum) po.append_sum(1.0f);\nelse po.append_binary(dnnl::algorithm::binary_add, " + desc + ");\n";
-      p.operands = "if (dcw_sum) dcw_k.addSum(" + desc + ");\nelse dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(" + zIndex + ") | DNNL_ARG_SRC_1, " + desc +
-                   ", " + desc + ", false);\n";
+      p.operands = "if (dcw_sum) dcw_k.addSum(" + desc + ");\nelse {\n  dcw_k.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(" + zIndex + ") | DNNL_ARG_SRC_1, " +
+                   desc + ", " + desc + ", false);\n  dcw_k.apartFromDst();\n}\n";
       p.text += " + Z (sum or binary_add post-op)";
       p.zTwoWays = true;
+      // Y may take Z's storage (the sum post-op then adds Z where it lies; the CPU arena checks that
+      // the two are laid out alike).
+      p.zInPlace = true;
     } else {
       bool perChannel = true, scalar = true;
       for (size_t k = 0; k < z.size(); ++k) {

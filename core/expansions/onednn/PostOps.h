@@ -7,7 +7,9 @@
 //                             in OneDnnRuntime.cpp: a reorder into the blocked dst, a copy into the plain
 //                             output buffer, nothing when Z is that buffer); or a binary_add post-op
 //                             that reads Z where it is (no copy). Both are made as variants of the call
-//                             and the first run keeps the faster (OneDnnRuntime.cpp's Tuned)
+//                             and the first run keeps the faster (OneDnnRuntime.cpp's Tuned). Y may
+//                             take Z's storage (ir::Tasklet::inPlace; the CPU arena does so where the
+//                             two are laid out alike and Z is not read after the call): the sum in place
 //   Z broadcast to Y       -> binary_add post-op with Z's (broadcast) description: a scalar, or one value
 //                             per output channel (convolutions: dim 1; matmuls: the last dim) — the
 //                             broadcasts oneDNN's kernels take; any other is refused (pure has it)
@@ -43,6 +45,13 @@ struct PostOps {
   // Z of Y's shape: the statements use a bool `dcw_sum` the caller declares before them (sum post-op,
   // else binary_add), and the caller makes a variant for each.
   bool zTwoWays = false;
+  // Z of Y's shape: the tasklet lets Y take Z's storage (ir::Tasklet::inPlace; the CPU arena does so
+  // where the two are laid out alike), where the sum variant adds in place and the binary_add one is
+  // left out (OneDnnRuntime.cpp: apartFromDst).
+  bool zInPlace = false;
+  std::vector<std::pair<std::string, std::string>> inPlace() const {
+    return zInPlace ? std::vector<std::pair<std::string, std::string>>{{"Y", "Z"}} : std::vector<std::pair<std::string, std::string>>{};
+  }
   std::string after;                  // statements to run after the call (on the tasklet's Y)
   int64_t flops = 0;                  // per output element
   // "attr, " when there are post-ops: the primitive_desc argument before the engine.
