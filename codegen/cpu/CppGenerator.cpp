@@ -13,6 +13,7 @@
 #include "core/analysis/WriteConflicts.h"
 #include "core/ir/ElementAddress.h"
 #include "core/ir/View.h"
+#include "core/ir/WholeArray.h"
 #include "core/support/UsableCores.h"
 #include "core/tasklet/TaskletCode.h"
 
@@ -762,7 +763,6 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
   // last use and the output's first, both whole arrays of the arena of one size and layout. The two
   // then share one slot alive from the input's first use to the output's last (a chain of residual
   // blocks shares one), and the oneDNN call finds Z already in Y (no copy).
-  auto isFull = [](const Memlet& m, const DataDescriptor& d) { return m.subset.empty() || m.subset == Subset::fullOf(d.shape); };
   std::map<std::string, const DataDescriptor*> candidate;
   for (const DataDescriptor* d : candidates) candidate[d->name()] = d;
   std::map<std::string, std::string> slotOf; // a data container that shares the slot of another -> that one
@@ -787,7 +787,7 @@ Expected<void> CpuGenerator::planStateStorage(const StateInfo& si) {
       const DataDescriptor& Z = *zd->second;
       const DataDescriptor& Y = *yd->second;
       if (Z.dtype != Y.dtype || Z.shape != Y.shape || Z.elementStrides() != Y.elementStrides() || Z.channelBlock != Y.channelBlock || Z.offset != Y.offset ||
-          bytesOf(&Z) != bytesOf(&Y) || !isFull(in->memlet, Z) || !isFull(out->memlet, Y))
+          !wholeArray(in->memlet, Z) || !wholeArray(out->memlet, Y))
         continue;
       // The tasklet reads Z (or writes Y) through no other connector: it may read those while it writes Y.
       bool alone = true;

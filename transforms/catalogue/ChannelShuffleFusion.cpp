@@ -55,7 +55,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     if (!fused::isConcatPiece(e->dstConnector)) return fail("the Concat reads '" + e->dstConnector + "', which is no piece");
     auto* an = dynamic_cast<const AccessNode*>(st.node(e->src));
     const DataDescriptor* d = an ? sdfg.findData(an->data()) : nullptr;
-    if (!d || !graph::wholeArray(e->memlet, *d)) return fail("piece '" + e->dstConnector + "' is not the whole of an array");
+    if (!d || !ir::wholeArray(e->memlet, *d)) return fail("piece '" + e->dstConnector + "' is not the whole of an array");
     if (K == 0) piece = d->shape;
     else if (!(d->shape == piece)) return fail("the pieces differ in shape ('" + e->dstConnector + "' is " + d->typeString() + ")");
     ++K;
@@ -75,7 +75,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     an = dynamic_cast<const AccessNode*>(st.node(outs[0]->dst));
     d = an ? sdfg.findData(an->data()) : nullptr;
     if (!d) return refuse("'" + from.label() + "' writes no array");
-    if (!graph::wholeArray(outs[0]->memlet, *d) || outs[0]->memlet.data != d->name())
+    if (!ir::wholeArray(outs[0]->memlet, *d) || outs[0]->memlet.data != d->name())
       return refuse("'" + from.label() + "' writes part of '" + d->name() + "'");
     if (what.empty()) return nullptr; // the end of the chain: Y
     if (d->dataKind != DataKind::Array || !d->transient || d->constant)
@@ -85,7 +85,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
     if (graph::namedInControlFlow(sdfg, d->name())) return refuse("control flow names '" + d->name() + "'");
     const DataflowEdge* next = st.outEdges(an->id())[0];
     auto* op = dynamic_cast<const LibraryNode*>(st.node(next->dst));
-    if (!op || op->opaque || !op->domain.empty() || op->opType != what || next->dstConnector != "data" || !graph::wholeArray(next->memlet, *d))
+    if (!op || op->opaque || !op->domain.empty() || op->opType != what || next->dstConnector != "data" || !ir::wholeArray(next->memlet, *d))
       return refuse("'" + d->name() + "' is not the whole data input of a " + what);
     if (!op->implementation.empty() && op->implementation != "pure")
       return refuse("the " + what + " '" + op->label() + "' has implementation '" + op->implementation + "'");

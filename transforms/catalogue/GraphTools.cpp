@@ -17,8 +17,6 @@ size_t accessCount(const Sdfg& sdfg, const std::string& data) {
   return c;
 }
 
-bool wholeArray(const Memlet& m, const DataDescriptor& d) { return m.subset.empty() || m.subset == Subset::fullOf(d.shape); }
-
 std::optional<std::vector<int64_t>> constantValues(const std::vector<sym::Expr>& exprs) {
   std::vector<int64_t> values;
   for (auto& e : exprs) {

@@ -5,6 +5,7 @@
 
 #include "core/ir/Sdfg.h"
 #include "core/ir/State.h"
+#include "core/ir/WholeArray.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,9 +30,6 @@ std::string freshDataName(const ir::Sdfg& s, const std::string& base);
 std::optional<std::vector<int64_t>> constantValues(const std::vector<sym::Expr>& exprs);
 // The dims of `d` when every one is a constant, else nullopt.
 std::optional<std::vector<int64_t>> constantShape(const ir::DataDescriptor& d);
-
-// Whether memlet `m` moves all of `d` (no subset, or the full one).
-bool wholeArray(const ir::Memlet& m, const ir::DataDescriptor& d);
 
 // The edge entering `n` at connector `conn`, or nullptr.
 const ir::DataflowEdge* inEdge(const ir::State& st, const ir::Node& n, const std::string& conn);

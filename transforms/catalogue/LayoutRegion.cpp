@@ -129,7 +129,7 @@ bool analyseLayout(const Match& match, const Sdfg& root, const LayoutTarget& tar
                       "oneDNN's blocked kernels take whole blocks a group (ChannelsLast fits)");
         if (reads && (!lib || !takes(*lib))) {
           // A reader that takes row-major operands only reads a row-major copy.
-          if (e->memlet.data != name || !graph::wholeArray(e->memlet, *d)) return fail("'" + name + "' is read in part" + with);
+          if (e->memlet.data != name || !ir::wholeArray(e->memlet, *d)) return fail("'" + name + "' is read in part" + with);
           p.rowMajorReaders[an->id()].push_back(e->id());
           return true;
         }
@@ -138,7 +138,7 @@ bool analyseLayout(const Match& match, const Sdfg& root, const LayoutTarget& tar
           return fail("'" + name + "' is read or written by " + lib->className() + " '" + lib->label() + "' at " + conn +
                           (lib->implementation == "onednn" ? ", which takes row-major operands only" : ", which does not run on oneDNN") + with,
                       layout + " pays where oneDNN nodes surround the array (set implementation=onednn)");
-        if (!graph::wholeArray(e->memlet, *d)) return fail("'" + name + "' is accessed in part" + with);
+        if (!ir::wholeArray(e->memlet, *d)) return fail("'" + name + "' is accessed in part" + with);
         if (sharesLayout(*lib)) {
           // Its other operands of this array's dims (not a broadcast one) join the group.
           auto join = [&](const DataflowEdge* o, ElementId end) {

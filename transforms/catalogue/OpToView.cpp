@@ -44,9 +44,9 @@ bool checkOpToView(OpToView& p, const std::string& connector, const std::string&
   const DataDescriptor& v = *p.view;
   if (a.dataKind != DataKind::Array || a.constant)
     return fail("'" + a.name() + "' is " + (a.constant ? "a constant (ConstantFolding folds it)" : "not an array (a view, stream or scalar)"));
-  if (!graph::wholeArray(in->memlet, a)) return fail("the op reads part of '" + a.name() + "'");
+  if (!ir::wholeArray(in->memlet, a)) return fail("the op reads part of '" + a.name() + "'");
   if (v.dataKind != DataKind::Array || !v.transient || v.constant) return fail("'" + v.name() + "' is not a transient array");
-  if (!graph::wholeArray(outs.front()->memlet, v) || outs.front()->memlet.data != v.name()) return fail("the op writes part of '" + v.name() + "'");
+  if (!ir::wholeArray(outs.front()->memlet, v) || outs.front()->memlet.data != v.name()) return fail("the op writes part of '" + v.name() + "'");
   if (v.dtype != a.dtype) return fail("'" + v.name() + "' has another element type than '" + a.name() + "'");
   if (graph::accessCount(*p.sdfg, v.name()) != 1) return fail("'" + v.name() + "' has more than one access node");
   if (st.inEdges(p.output->id()).size() != 1) return fail("'" + v.name() + "' is written by more than the op");
