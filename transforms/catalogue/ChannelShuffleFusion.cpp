@@ -4,6 +4,7 @@
 #include "core/expansions/FusedOp.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
+#include "core/ir/WholeArray.h"
 #include "transforms/Binding.h"
 #include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"

@@ -5,7 +5,6 @@
 
 #include "core/ir/Sdfg.h"
 #include "core/ir/State.h"
-#include "core/ir/WholeArray.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,6 +2,7 @@
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
+#include "core/ir/WholeArray.h"
 #include "transforms/Binding.h"
 #include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"
