@@ -1184,16 +1184,24 @@ Expected<void> SdfgWalker::collectEnvironments() {
 // The prologue of a program with C++ tasklets: the environments' headers, the error slot C++ tasklets
 // report exceptions into, each environment's globals with its init/teardown, and the two entry
 // points dcw_init / dcw_teardown (GeneratedCode.h).
-void SdfgWalker::emitEnvironments() {
+void SdfgWalker::emitEnvironmentIncludes() {
+  if (environmentIncludesEmitted_) return;
+  environmentIncludesEmitted_ = true;
   std::set<std::string> headers;
-  line("");
-  line("#include <cstdio>");
-  line("#include <exception>");
-  line("#include <mutex>");
-  line("#include <stdexcept>");
+  for (const char* h : {"cstdio", "exception", "mutex", "stdexcept"}) {
+    headers.insert(h);
+    line(std::string("#include <") + h + ">");
+  }
   for (auto* env : envs_)
     for (auto& h : env->headers)
       if (headers.insert(h).second) line("#include <" + h + ">");
+}
+
+void SdfgWalker::emitEnvironments() {
+  if (!environmentIncludesEmitted_) {
+    line("");
+    emitEnvironmentIncludes();
+  }
   line("");
   line("namespace dcw_cpp {");
   line("// users: successful dcw_init calls not yet matched by dcw_teardown (a library loaded twice is one");

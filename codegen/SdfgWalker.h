@@ -210,6 +210,10 @@ protected:
   Expected<void> emitCppTasklet(const StateInfo& si, const ir::Tasklet& t);
   Expected<void> collectEnvironments();
   void emitEnvironments();
+  // The #include lines of a program with C++ tasklets (emitEnvironments' own and the environments'
+  // headers), once: a target may put them in its prologue, ahead of everything, so that they join the
+  // program's leading block of includes (precompiled by the build: codegen/cpu/Compiler.h).
+  void emitEnvironmentIncludes();
   Expected<void> emitNested(const StateInfo& si, const ir::NestedSdfgNode& n);
   void collectSubtree(const StateInfo& si, const ir::MapEntry* scope, std::vector<const ir::Node*>& out) const;
 
@@ -249,6 +253,7 @@ protected:
   Ctx* ctx_ = nullptr;
   // C++ tasklets and the environments they use, in order of first use.
   bool hasCpp_ = false;
+  bool environmentIncludesEmitted_ = false;
   std::string extentsId_;                      // the program's extents array, if it has extents
   std::vector<ProgramExtent> extents_;         // the signature's, by slot
   std::map<std::string, size_t> extentIndex_;  // extent symbol -> its slot

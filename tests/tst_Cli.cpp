@@ -374,6 +374,12 @@ private slots:
     auto t = dcw({"test-onnx", "/usr/share/libonnx-testdata/data/node/test_relu", "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding"});
     QVERIFY2(t.code == 0, qPrintable(t.err));
     QVERIFY2(t.out.endsWith("2 passed, 0 failed, 0 skipped\n"), qPrintable(t.out));
+    // --exclude leaves out the cases whose name contains its text, --filter keeps those that contain its.
+    auto x = dcw({"test-onnx", "/usr/share/libonnx-testdata/data/node", "--filter", "test_argmax_default_axis", "--exclude", "_random"});
+    QVERIFY2(x.code == 0, qPrintable(x.err));
+    QVERIFY2(x.out.contains("passed       test_argmax_default_axis_example_select_last_index") && !x.out.contains("_random") &&
+                 x.out.endsWith("2 passed, 0 failed, 0 skipped\n"),
+             qPrintable(x.out));
   }
 
   // --expected-failures: a run agrees with the list, or each disagreement is an error naming the case.

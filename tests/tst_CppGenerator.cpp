@@ -18,6 +18,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
 
 using namespace dcw;
 using namespace dcw::ir;
@@ -979,6 +982,51 @@ private slots:
     auto nc = compileShared("int x;\n", missing);
     QVERIFY(!nc);
     QVERIFY(QString::fromStdString(nc.error().message).contains("cannot run the compiler"));
+  }
+
+  // (m) The leading #include block comes from a precompiled header, one per compiler, flags and block:
+  // two programs that differ above it only in their comment share it, and GCC loads it (-H marks a
+  // loaded precompiled header with '!'). The libraries work as built from the text.
+  void precompiledPrelude() {
+    QCOMPARE(QString::fromStdString(leadingIncludeBlock("// program 'a'\n#include <vector>\n#ifdef _OPENMP\n#include <omp.h>\n"
+                                                        "#endif\n\nint x;\n")),
+             QString("#include <vector>\n#ifdef _OPENMP\n#include <omp.h>\n#endif\n"));
+    // Only up to the last point outside every #if; nothing before a #define or a quoted include.
+    QCOMPARE(QString::fromStdString(leadingIncludeBlock("#include <cmath>\n#ifdef X\n#include <vector>\nint y;\n#endif\n")),
+             QString("#include <cmath>\n"));
+    QCOMPARE(QString::fromStdString(leadingIncludeBlock("#define N 3\n#include <vector>\n")), QString());
+    QCOMPARE(QString::fromStdString(leadingIncludeBlock("#include \"x.h\"\n#include <vector>\n")), QString());
+    QCOMPARE(QString::fromStdString(leadingIncludeBlock("#ifdef X\n#endif\nint z;\n")), QString());
+
+    QTemporaryDir cache;
+    CompileOptions o;
+    o.cacheDir = cache.path().toStdString();
+    o.flags.push_back("-H");
+    auto program = [](int k) {
+      return "// program " + std::to_string(k) + "\n#include <vector>\n#include <numeric>\n#include <cstdint>\n\n"
+             "extern \"C\" int64_t sum_to(int64_t n) { std::vector<int64_t> v(n); std::iota(v.begin(), v.end(), " +
+             std::to_string(k) + "); return std::accumulate(v.begin(), v.end(), int64_t(0)); }\n";
+    };
+    for (int k : {0, 1}) {
+      auto lib = compileShared(program(k), o);
+      QVERIFY2(lib, lib ? "" : lib.error().str().c_str());
+      std::ifstream log(std::filesystem::path(lib->path).parent_path() / "compile.log");
+      std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+      QVERIFY2(text.find("! ") != std::string::npos && text.find("prelude.h.gch") != std::string::npos, text.c_str());
+      void* h = dlopen(lib->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      QVERIFY2(h, dlerror());
+      auto sumTo = reinterpret_cast<int64_t (*)(int64_t)>(dlsym(h, "sum_to"));
+      QVERIFY(sumTo);
+      QCOMPARE(sumTo(100), int64_t(4950 + 100 * k));
+      dlclose(h);
+    }
+    int headers = 0;
+    for (auto& e : std::filesystem::directory_iterator(cache.path().toStdString()))
+      if (e.path().filename().string().rfind("pch-", 0) == 0) {
+        ++headers;
+        QVERIFY(std::filesystem::is_regular_file(e.path() / "prelude.h.gch"));
+      }
+    QCOMPARE(headers, 1);
   }
 
 private:

@@ -29,6 +29,8 @@
 #include "core/ir/DeviceState.h"
 #include "core/ir/Tasklet.h"
 
+#include <QFile>
+#include <QSet>
 #include <QTemporaryDir>
 
 #include <cstdlib>
@@ -544,6 +546,44 @@ private slots:
     QVERIFY2(out, out ? "" : out.error().str().c_str());
     auto d = codegen::compareOutputs(want, *out);
     QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-5, d.mismatch.c_str());
+  }
+
+  // DCW_CUDA_ARCHS chooses the architectures nvcc builds for (as for another machine's GPU): the
+  // library holds code for those alone; a value that is not one is refused naming the variable.
+  void cudaArchsChooseTheArchitectures() {
+    if (codegen::findNvcc().empty()) {
+      if (const char* ci = std::getenv("CI"); ci && std::string(ci) == "true") QFAIL("CI=true but the CUDA toolkit's nvcc was not found");
+      QSKIP("the CUDA toolkit (nvcc) is not installed here: the cuda target is not built");
+    }
+    auto s = twoStates();
+    moveToGpu(*s);
+    const codegen::Target* cuda = codegen::findTarget("cuda");
+    QVERIFY(cuda);
+    auto code = cuda->generate(*s, {});
+    QVERIFY2(code, code ? "" : code.error().str().c_str());
+    QTemporaryDir cache;
+    codegen::CompileOptions co;
+    co.cacheDir = cache.path().toStdString();
+    const char* old = std::getenv("DCW_CUDA_ARCHS");
+    const std::string saved = old ? old : "";
+    ::setenv("DCW_CUDA_ARCHS", "sm_9x", 1);
+    auto bad = cuda->build(*code, co);
+    ::setenv("DCW_CUDA_ARCHS", "sm_86", 1);
+    auto lib = cuda->build(*code, co);
+    if (old) ::setenv("DCW_CUDA_ARCHS", saved.c_str(), 1);
+    else ::unsetenv("DCW_CUDA_ARCHS");
+    QVERIFY(!bad);
+    QVERIFY2(bad.error().str().find("DCW_CUDA_ARCHS: '9x' is not a GPU architecture") != std::string::npos, bad.error().str().c_str());
+    QVERIFY2(lib, lib ? "" : lib.error().str().c_str());
+    // The fatbinary keeps each cubin's ptxas options ("-arch sm_86 -m 64 ...") as text.
+    QFile so(QString::fromStdString(lib->path));
+    QVERIFY(so.open(QIODevice::ReadOnly));
+    const QByteArray bytes = so.readAll();
+    QSet<QString> archs;
+    for (int at = bytes.indexOf("-arch sm_"); at >= 0; at = bytes.indexOf("-arch sm_", at + 1))
+      archs.insert(QString::fromLatin1(bytes.mid(at + 6, 5)).trimmed());
+    const QString elf = QStringList(archs.values()).join(' ');
+    QVERIFY2(archs == QSet<QString>{"sm_86"}, qPrintable(elf));
   }
 };
 

@@ -26,6 +26,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
     int jobs = 1;
     double requirePassRate = -1;
     std::vector<std::string> filter;
+    std::vector<std::string> exclude;
     std::string expectedFailures;
     std::vector<std::string> prefer;
     std::string target = "cpu";
@@ -36,6 +37,7 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
   sub.add_option("DIR", o->dirs, "Test case folders, or folders of test case folders")->required();
   sub.add_option("-j,--jobs", o->jobs, "Cases to prepare and run at the same time")->check(CLI::Range(1, 64));
   sub.add_option("--filter", o->filter, "Only cases whose name contains this text (repeat: any of them)");
+  sub.add_option("--exclude", o->exclude, "Leave out cases whose name contains this text (repeat: any of them)");
   sub.add_option("--require-pass-rate", o->requirePassRate,
                  "Exit 1 when fewer than this percentage of the cases pass (skipped cases count as not passed)");
   sub.add_option("--expected-failures", o->expectedFailures,
@@ -70,6 +72,8 @@ std::function<int()> setupTestOnnx(CLI::App& sub) {
       cases.insert(cases.end(), found.begin(), found.end());
     }
     auto selected = [&](const std::string& name) {
+      for (auto& x : o->exclude)
+        if (name.find(x) != std::string::npos) return false;
       if (o->filter.empty()) return true;
       for (auto& f : o->filter)
         if (name.find(f) != std::string::npos) return true;

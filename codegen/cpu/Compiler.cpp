@@ -93,23 +93,119 @@ std::string defaultCacheDir() {
   return (fs::temp_directory_path() / ("dcw-cache-" + std::to_string(getuid()))).string();
 }
 
+namespace {
+
+struct CompilerInfo {
+  std::string identity; // the first line of `--version`
+  bool gcc = false;     // GCC's driver (g++, c++), whose precompiled headers the build uses
+};
+
 // The compiler's own version line (`g++ --version`), asked once per compiler and process, so that
 // upgrading the compiler does not keep serving programs it did not build.
-std::string compilerIdentity(const std::string& compiler) {
+CompilerInfo compilerInfo(const std::string& compiler) {
   static std::mutex mu;
-  static std::map<std::string, std::string> known;
+  static std::map<std::string, CompilerInfo> known;
   std::lock_guard lock(mu);
   auto it = known.find(compiler);
   if (it != known.end()) return it->second;
   RunResult r = runProcess({compiler, "--version"});
-  std::string line = r.output.substr(0, r.output.find('\n'));
-  return known[compiler] = line;
+  CompilerInfo info;
+  info.identity = r.output.substr(0, r.output.find('\n'));
+  // GCC's --version names its copyright holder; clang's and nvcc's do not.
+  info.gcc = r.status == 0 && r.output.find("Free Software Foundation") != std::string::npos;
+  return known[compiler] = info;
+}
+
+bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+// The flags that shape compilation (not linking): a precompiled header must be built with the same ones.
+std::vector<std::string> compileOnlyFlags(const std::vector<std::string>& flags) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < flags.size(); ++i) {
+    const std::string& f = flags[i];
+    if (f == "-Xlinker" || f == "-L" || f == "-l") {
+      ++i;
+      continue;
+    }
+    if (f == "-shared" || startsWith(f, "-l") || startsWith(f, "-L") || startsWith(f, "-Wl,")) continue;
+    out.push_back(f);
+  }
+  return out;
+}
+
+// <cache>/pch-<hash>/prelude.h with its prelude.h.gch, built unless there already; empty when it
+// cannot be built (the program then compiles from the text, as without one).
+fs::path precompiledPrelude(const fs::path& cache, const std::string& block, const std::string& compiler,
+                            const std::string& identity, const std::vector<std::string>& flags) {
+  std::vector<std::string> compileFlags = compileOnlyFlags(flags);
+  std::string key = "precompiled prelude";
+  for (const std::string* part : {&compiler, &identity, &block}) {
+    key += '\0';
+    key += *part;
+  }
+  for (auto& f : compileFlags) {
+    key += '\0';
+    key += f;
+  }
+  const fs::path folder = cache / ("pch-" + fnv1a128(key));
+  std::error_code ec;
+  if (fs::is_regular_file(folder / "prelude.h.gch", ec)) return folder / "prelude.h";
+  auto tmp = TemporaryFolder::create(cache, "tmp-pch-");
+  if (!tmp) return {};
+  if (!writeFile(tmp->path() / "prelude.h", block)) return {};
+  std::vector<std::string> argv{compiler};
+  argv.insert(argv.end(), compileFlags.begin(), compileFlags.end());
+  for (const char* a : {"-x", "c++-header", "-o"}) argv.push_back(a);
+  argv.push_back((tmp->path() / "prelude.h.gch").string());
+  argv.push_back((tmp->path() / "prelude.h").string());
+  RunResult r = runProcess(argv);
+  if (r.status != 0 || !fs::is_regular_file(tmp->path() / "prelude.h.gch", ec)) return {};
+  fs::rename(tmp->path(), folder, ec);
+  if (!ec) tmp->release();
+  // Whether ours or a concurrent build's copy landed, the folder now holds a complete header.
+  return fs::is_regular_file(folder / "prelude.h.gch", ec) ? folder / "prelude.h" : fs::path();
+}
+
+} // namespace
+
+std::string compilerIdentity(const std::string& compiler) { return compilerInfo(compiler).identity; }
+
+std::string leadingIncludeBlock(std::string_view source) {
+  std::string text, block; // the directives read so far; those up to the last point outside any #if
+  size_t pos = 0;
+  int depth = 0;
+  bool included = false;
+  while (pos < source.size()) {
+    size_t eol = source.find('\n', pos);
+    size_t next = eol == std::string_view::npos ? source.size() : eol + 1;
+    std::string_view l = source.substr(pos, next - pos);
+    size_t first = l.find_first_not_of(" \t\r\n");
+    std::string_view t = first == std::string_view::npos ? std::string_view() : l.substr(first);
+    pos = next;
+    if (t.empty() || startsWith(t, "//")) continue; // (a comment may name the program: not part of the block)
+    if (startsWith(t, "#include <")) {
+      included = true;
+    } else if (startsWith(t, "#if")) {
+      ++depth;
+    } else if (startsWith(t, "#else") || startsWith(t, "#elif")) {
+      if (depth == 0) break;
+    } else if (startsWith(t, "#endif")) {
+      if (--depth < 0) break;
+    } else {
+      break;
+    }
+    text += l;
+    if (l.back() != '\n') text += '\n';
+    if (depth == 0 && included) block = text;
+  }
+  return block;
 }
 
 Expected<CompiledLibrary> compileShared(const std::string& source, const CompileOptions& options) {
   std::string key = options.compiler;
   key += '\0';
-  key += compilerIdentity(options.compiler);
+  const CompilerInfo info = compilerInfo(options.compiler);
+  key += info.identity;
   key += '\0';
   for (auto& f : options.flags) {
     key += f;
@@ -139,6 +235,13 @@ Expected<CompiledLibrary> compileShared(const std::string& source, const Compile
     return fail((tmp / "program.cpp").string(), "cannot write the generated source");
   std::vector<std::string> argv{options.compiler};
   for (auto& f : options.flags) argv.push_back(f);
+  // The program's leading #include block, from a precompiled header: the same text, included first,
+  // so the program's own #include lines after it find their headers' guards set and add nothing.
+  if (std::string block = leadingIncludeBlock(source); info.gcc && !block.empty())
+    if (fs::path prelude = precompiledPrelude(cache, block, options.compiler, info.identity, options.flags); !prelude.empty()) {
+      argv.push_back("-include");
+      argv.push_back(prelude.string());
+    }
   argv.push_back("-o");
   argv.push_back((tmp / "program.so").string());
   argv.push_back((tmp / "program.cpp").string());

@@ -144,12 +144,31 @@ Expected<CompiledLibrary> CudaTarget::build(const GeneratedCode& code, const Com
   // missing GPU when it runs.
   o.flags = {"-x", "cu", "-O3", "-std=c++17", "--expt-relaxed-constexpr", "-shared", "-Xcompiler", "-fPIC,-fopenmp,-fno-gnu-unique",
              "-Xcudafe", "--diag_suppress=declared_but_not_referenced,--diag_suppress=set_but_not_used"};
-  if (gpuPresent()) {
+  // $DCW_CUDA_ARCHS ("90", "80,90"): the architectures to build for, as when building on one machine for
+  // another; else the GPU present, else sm_80 and sm_90.
+  std::vector<std::string> archs;
+  if (const char* list = std::getenv("DCW_CUDA_ARCHS"); list && *list) {
+    std::string all = list;
+    for (size_t at = 0; at <= all.size();) {
+      size_t end = all.find_first_of(", ;", at);
+      if (end == std::string::npos) end = all.size();
+      std::string sm = all.substr(at, end - at);
+      if (!sm.empty()) {
+        if (sm.rfind("sm_", 0) == 0) sm = sm.substr(3);
+        if (sm.find_first_not_of("0123456789") != std::string::npos || sm.size() < 2 || sm.size() > 3)
+          return fail("DCW_CUDA_ARCHS", "'" + sm + "' is not a GPU architecture", "write compute capabilities as numbers: DCW_CUDA_ARCHS=80,90");
+        archs.push_back(sm);
+      }
+      at = end + 1;
+    }
+  }
+  if (archs.empty() && gpuPresent()) {
     o.flags.push_back("-arch=native");
   } else {
-    for (const char* sm : {"80", "90"}) {
+    if (archs.empty()) archs = {"80", "90"};
+    for (const std::string& sm : archs) {
       o.flags.push_back("-gencode");
-      o.flags.push_back(std::string("arch=compute_") + sm + ",code=sm_" + sm);
+      o.flags.push_back("arch=compute_" + sm + ",code=sm_" + sm);
     }
   }
   o.flags.push_back("-lgomp");

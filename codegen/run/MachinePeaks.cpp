@@ -23,9 +23,6 @@
 
 namespace dcw::codegen {
 
-// Defined in codegen/cpu/Compiler.cpp: the compiler's version line, as the build cache keys it.
-std::string compilerIdentity(const std::string& compiler);
-
 namespace {
 
 namespace fs = std::filesystem;

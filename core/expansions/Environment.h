@@ -2,7 +2,7 @@
 // libraries to link, global state, and code run once when the program is loaded (init) and when it is
 // unloaded (teardown). A C++ tasklet names the environments it uses (ir::Tasklet::environments); the
 // code generator of the environment's target emits each used environment once per program:
-//   includes after the runtime; `globals` inside `namespace <ns>` (Environment::ns(): "dcw_env_<name>");
+//   includes ahead of the runtime (CPU) or after it; `globals` inside `namespace <ns>` (Environment::ns(): "dcw_env_<name>");
 //   `init` and `teardown` in the program's dcw_init / dcw_teardown entry points (codegen/cpu/CppGenerator.h);
 //   `attach` in every dcw_init, also when the library was loaded and set up already: a program loaded
 //   from the same library shares the environment's state but binds buffers of its own;
