@@ -77,6 +77,15 @@ void moveToGpu(Sdfg& s) {
   QVERIFY2(r, r ? "" : r.error().str().c_str());
 }
 
+// The `cuda` target's program of twoStates() moved to the GPU (the SDFG in `s`).
+Expected<codegen::GeneratedCode> gpuTwoStatesProgram(std::unique_ptr<Sdfg>& s) {
+  s = twoStates();
+  moveToGpu(*s);
+  const codegen::Target* cuda = codegen::findTarget("cuda");
+  if (!cuda) return fail("cuda", "the cuda target is not registered");
+  return cuda->generate(*s, {});
+}
+
 Expected<codegen::CudaProgram> generate(const Sdfg& s) { return codegen::generateCuda(s); }
 
 } // namespace
@@ -509,7 +518,8 @@ private slots:
   }
 
   // With the CUDA toolkit (CI has it): the program compiles with nvcc, for the GPU present or for
-  // sm_80 and sm_90; it runs and equals the CPU where a GPU is, and otherwise says there is none.
+  // sm_80 and sm_90, or for the architectures DCW_CUDA_ARCHS lists; it runs and equals the CPU where a
+  // GPU is, and otherwise says there is none.
   void nvccBuildsAndTheProgramRunsWhereAGpuIs() {
     if (codegen::findNvcc().empty()) {
       // CI has the toolkit: there its absence is a failure, not a skip.
@@ -519,18 +529,38 @@ private slots:
     auto before = twoStates();
     auto inputs = randomInputsFor(*before);
     auto want = runModel(*before, inputs);
-    auto s = twoStates();
-    moveToGpu(*s);
-    const codegen::Target* cuda = codegen::findTarget("cuda");
-    QVERIFY(cuda);
-    auto code = cuda->generate(*s, {});
+    std::unique_ptr<Sdfg> s;
+    auto code = gpuTwoStatesProgram(s);
     QVERIFY2(code, code ? "" : code.error().str().c_str());
+    const codegen::Target* cuda = codegen::findTarget("cuda");
     QTemporaryDir cache;
     codegen::CompileOptions co;
     co.cacheDir = cache.path().toStdString();
     auto lib = cuda->build(*code, co);
     QVERIFY2(lib, lib ? "" : lib.error().str().c_str());
     QVERIFY(std::filesystem::is_regular_file(lib->path));
+    // DCW_CUDA_ARCHS chooses the architectures (as for another machine's GPU): the library holds code
+    // for those alone; a value that is not one is refused naming the variable.
+    const char* old = std::getenv("DCW_CUDA_ARCHS");
+    const std::string saved = old ? old : "";
+    ::setenv("DCW_CUDA_ARCHS", "sm_9x", 1);
+    auto bad = cuda->build(*code, co);
+    ::setenv("DCW_CUDA_ARCHS", "sm_86", 1);
+    auto chosen = cuda->build(*code, co);
+    if (old) ::setenv("DCW_CUDA_ARCHS", saved.c_str(), 1);
+    else ::unsetenv("DCW_CUDA_ARCHS");
+    QVERIFY(!bad);
+    QVERIFY2(bad.error().str().find("DCW_CUDA_ARCHS: '9x' is not a GPU architecture") != std::string::npos, bad.error().str().c_str());
+    QVERIFY2(chosen, chosen ? "" : chosen.error().str().c_str());
+    // The fatbinary keeps each cubin's ptxas options ("-arch sm_86 -m 64 ...") as text.
+    QFile so(QString::fromStdString(chosen->path));
+    QVERIFY(so.open(QIODevice::ReadOnly));
+    const QByteArray bytes = so.readAll();
+    QSet<QString> archs;
+    for (int at = bytes.indexOf("-arch sm_"); at >= 0; at = bytes.indexOf("-arch sm_", at + 1))
+      archs.insert(QString::fromLatin1(bytes.mid(at + 6, 5)).trimmed());
+    const QString elf = QStringList(archs.values()).join(' ');
+    QVERIFY2(archs == QSet<QString>{"sm_86"}, qPrintable(elf));
     codegen::RunOptions ro;
     ro.target = "cuda";
     ro.compile.cacheDir = co.cacheDir;
@@ -546,44 +576,6 @@ private slots:
     QVERIFY2(out, out ? "" : out.error().str().c_str());
     auto d = codegen::compareOutputs(want, *out);
     QVERIFY2(d.mismatch.empty() && d.maxAbs < 1e-5, d.mismatch.c_str());
-  }
-
-  // DCW_CUDA_ARCHS chooses the architectures nvcc builds for (as for another machine's GPU): the
-  // library holds code for those alone; a value that is not one is refused naming the variable.
-  void cudaArchsChooseTheArchitectures() {
-    if (codegen::findNvcc().empty()) {
-      if (const char* ci = std::getenv("CI"); ci && std::string(ci) == "true") QFAIL("CI=true but the CUDA toolkit's nvcc was not found");
-      QSKIP("the CUDA toolkit (nvcc) is not installed here: the cuda target is not built");
-    }
-    auto s = twoStates();
-    moveToGpu(*s);
-    const codegen::Target* cuda = codegen::findTarget("cuda");
-    QVERIFY(cuda);
-    auto code = cuda->generate(*s, {});
-    QVERIFY2(code, code ? "" : code.error().str().c_str());
-    QTemporaryDir cache;
-    codegen::CompileOptions co;
-    co.cacheDir = cache.path().toStdString();
-    const char* old = std::getenv("DCW_CUDA_ARCHS");
-    const std::string saved = old ? old : "";
-    ::setenv("DCW_CUDA_ARCHS", "sm_9x", 1);
-    auto bad = cuda->build(*code, co);
-    ::setenv("DCW_CUDA_ARCHS", "sm_86", 1);
-    auto lib = cuda->build(*code, co);
-    if (old) ::setenv("DCW_CUDA_ARCHS", saved.c_str(), 1);
-    else ::unsetenv("DCW_CUDA_ARCHS");
-    QVERIFY(!bad);
-    QVERIFY2(bad.error().str().find("DCW_CUDA_ARCHS: '9x' is not a GPU architecture") != std::string::npos, bad.error().str().c_str());
-    QVERIFY2(lib, lib ? "" : lib.error().str().c_str());
-    // The fatbinary keeps each cubin's ptxas options ("-arch sm_86 -m 64 ...") as text.
-    QFile so(QString::fromStdString(lib->path));
-    QVERIFY(so.open(QIODevice::ReadOnly));
-    const QByteArray bytes = so.readAll();
-    QSet<QString> archs;
-    for (int at = bytes.indexOf("-arch sm_"); at >= 0; at = bytes.indexOf("-arch sm_", at + 1))
-      archs.insert(QString::fromLatin1(bytes.mid(at + 6, 5)).trimmed());
-    const QString elf = QStringList(archs.values()).join(' ');
-    QVERIFY2(archs == QSet<QString>{"sm_86"}, qPrintable(elf));
   }
 };
 
