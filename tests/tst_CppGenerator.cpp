@@ -1027,6 +1027,20 @@ private slots:
         QVERIFY(std::filesystem::is_regular_file(e.path() / "prelude.h.gch"));
       }
     QCOMPARE(headers, 1);
+
+    // A block whose header cannot be built leaves no header behind, and the program's own compile
+    // reports the error, twice alike (the header is not retried by the process).
+    QTemporaryDir other;
+    o.cacheDir = other.path().toStdString();
+    for (int k : {0, 1}) {
+      auto bad = compileShared("#include <dcw_no_such_header.h>\nint x" + std::to_string(k) + ";\n", o);
+      QVERIFY(!bad);
+      QVERIFY2(bad.error().message.find("dcw_no_such_header.h") != std::string::npos, bad.error().str().c_str());
+    }
+    for (auto& e : std::filesystem::directory_iterator(other.path().toStdString())) {
+      const std::string name = e.path().filename().string();
+      QVERIFY2(name.rfind("pch-", 0) != 0 && name.rfind("tmp-", 0) != 0, name.c_str());
+    }
   }
 
 private:

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <map>
 #include <mutex>
+#include <set>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -150,20 +151,32 @@ fs::path precompiledPrelude(const fs::path& cache, const std::string& block, con
   const fs::path folder = cache / ("pch-" + fnv1a128(key));
   std::error_code ec;
   if (fs::is_regular_file(folder / "prelude.h.gch", ec)) return folder / "prelude.h";
+  // A header that failed to build is not tried again by this process (each try costs seconds).
+  static std::mutex mu;
+  static std::set<std::string> failed;
+  {
+    std::lock_guard lock(mu);
+    if (failed.count(folder.string())) return {};
+  }
+  auto give_up = [&] {
+    std::lock_guard lock(mu);
+    failed.insert(folder.string());
+    return fs::path();
+  };
   auto tmp = TemporaryFolder::create(cache, "tmp-pch-");
-  if (!tmp) return {};
-  if (!writeFile(tmp->path() / "prelude.h", block)) return {};
+  if (!tmp) return give_up();
+  if (!writeFile(tmp->path() / "prelude.h", block)) return give_up();
   std::vector<std::string> argv{compiler};
   argv.insert(argv.end(), compileFlags.begin(), compileFlags.end());
   for (const char* a : {"-x", "c++-header", "-o"}) argv.push_back(a);
   argv.push_back((tmp->path() / "prelude.h.gch").string());
   argv.push_back((tmp->path() / "prelude.h").string());
   RunResult r = runProcess(argv);
-  if (r.status != 0 || !fs::is_regular_file(tmp->path() / "prelude.h.gch", ec)) return {};
+  if (r.status != 0 || !fs::is_regular_file(tmp->path() / "prelude.h.gch", ec)) return give_up();
   fs::rename(tmp->path(), folder, ec);
   if (!ec) tmp->release();
   // Whether ours or a concurrent build's copy landed, the folder now holds a complete header.
-  return fs::is_regular_file(folder / "prelude.h.gch", ec) ? folder / "prelude.h" : fs::path();
+  return fs::is_regular_file(folder / "prelude.h.gch", ec) ? folder / "prelude.h" : give_up();
 }
 
 } // namespace
