@@ -16,6 +16,7 @@
 #include "transforms/catalogue/MapTiling.h"
 
 #include "codegen/Target.h"
+#include "codegen/cpu/Compiler.h"
 #include "codegen/cuda/CudaGenerator.h"
 #include "codegen/cuda/CudaTarget.h"
 #include "codegen/run/Executor.h"
@@ -205,6 +206,12 @@ private slots:
     QVERIFY(src.find("dcw_cu::ready(error, errorSize)") != std::string::npos);
     QVERIFY(src.find("dcw_cu::finish(error, errorSize") != std::string::npos);
     QVERIFY(src.find("dcw_cu::DeviceBuffer<float>") != std::string::npos);
+    // The program opens with every standard header it includes, the runtime's and cuda-sim's, so that
+    // under cuda-sim g++ takes them from the precompiled prelude (compileShared).
+    const std::string block = codegen::leadingIncludeBlock(src);
+    for (const char* h : {"#include <immintrin.h>", "#include <cuda_runtime.h>", "#else\n#include <chrono>", "#include <ucontext.h>"})
+      QVERIFY2(block.find(h) != std::string::npos, h);
+    QVERIFY(block.find("#define") == std::string::npos);
     // The kernel's lines map to its map: the line holding `__global__ void <kernel>` lies in an entry
     // of the source map whose element is that map.
     for (auto& k : p->kernels) {

@@ -19,6 +19,7 @@
 #include "transforms/catalogue/StreamingMemory.h"
 
 #include "codegen/Target.h"
+#include "codegen/cpu/Compiler.h"
 #include "codegen/fpga/CycleEstimate.h"
 #include "codegen/fpga/HlsGenerator.h"
 #include "codegen/fpga/RtlGenerator.h"
@@ -258,6 +259,11 @@ private slots:
     QVERIFY(k.find("#pragma HLS INTERFACE s_axilite port=return") != std::string::npos);
     QCOMPARE(count(k, "#pragma HLS PIPELINE II=1"), 2);
     QVERIFY(k.find("dcw_rt::at(") == std::string::npos); // no host runtime in device code
+    // The C-simulation program opens with the shim's standard headers and the runtime's, so that g++
+    // takes them from the precompiled prelude (compileShared).
+    const std::string block = codegen::leadingIncludeBlock(p->code.source);
+    for (const char* h : {"#include <condition_variable>", "#include <thread>", "#include <immintrin.h>"})
+      QVERIFY2(block.find(h) != std::string::npos, h);
     // The host launches each kernel where the control flow reaches its state.
     for (auto& kern : p->kernels) QVERIFY(p->code.source.find(kern.function + "(") != std::string::npos);
     // The source map points the kernels' lines at their states.

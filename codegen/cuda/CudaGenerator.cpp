@@ -2,6 +2,7 @@
 // See CudaGenerator.h.
 #include "codegen/cuda/CudaGenerator.h"
 
+#include "codegen/cpu/Compiler.h"
 #include "codegen/cpu/CpuGenerator.h"
 #include "codegen/cpu/Runtime.h"
 #include "codegen/cuda/CudaRuntime.h"
@@ -59,6 +60,9 @@ private:
       cublas = cublas || e->name == "cublas";
       cudnn = cudnn || e->name == "cudnn";
     }
+    // The runtime's standard headers first, then the CUDA header's (its opening block): under cuda-sim,
+    // g++ takes both from the precompiled prelude (compileShared); nvcc includes cuda_runtime.h first anyway.
+    raw(leadingIncludeBlock(hostDeviceRuntimeSource()));
     raw(cudaHeaderSource(cublas, cudnn));
     raw(hostDeviceRuntimeSource());
     raw(cudaRuntimeSource());

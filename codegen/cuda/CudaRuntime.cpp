@@ -6,7 +6,9 @@ namespace {
 // What a program includes first: the CUDA runtime's header, or under DCW_CUDA_SIM (target cuda-sim) a
 // stand-in that runs kernels on the host — device memory is host memory, a launch runs every thread of
 // every block one after another, atomics are plain updates. Its outputs show what the kernels compute
-// when their threads do not race; it says nothing about time or about races.
+// when their threads do not race; it says nothing about time or about races. Its headers come first, in a
+// block of their own, ahead of its macros: a cuda-sim program that opens with them gets them from the
+// compiler's precompiled prelude (compileShared).
 constexpr std::string_view kCudaHeader = R"DCWCU(#ifndef DCW_CUDA_SIM
 #include <cuda_runtime.h>
 #else
@@ -14,17 +16,19 @@ constexpr std::string_view kCudaHeader = R"DCWCU(#ifndef DCW_CUDA_SIM
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <ucontext.h>
+#include <vector>
+#endif
+#ifdef DCW_CUDA_SIM
 #define __global__
 #define __device__
 #define __host__
 #define __launch_bounds__(threads)
 #define __shared__ static thread_local
 #define __syncthreads() dcw_cu_sim::barrier()
-#include <functional>
-#include <memory>
-#include <stdexcept>
-#include <ucontext.h>
-#include <vector>
 struct dcw_cu_sim_dim3 {
   unsigned x = 0, y = 1, z = 1;
 };

@@ -37,11 +37,9 @@
 //
 // Compile with -std=c++17 -pthread and -Wno-unknown-pragmas: g++ ignores `#pragma HLS`, and without
 // that flag -Wall warns about each one.
-#ifndef DCW_HLS_SIM_H
-#define DCW_HLS_SIM_H
-// Generated code tests this to run dataflow regions as threads (synthesis runs them as hardware).
-#define DCW_HLS_SIM 1
-
+//
+// The standard headers come first, outside the guard (they have their own): a program that opens with
+// them gets them from the compiler's precompiled prelude (codegen/cpu/Compiler.h).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -60,6 +58,10 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
+#ifndef DCW_HLS_SIM_H
+#define DCW_HLS_SIM_H
+// Generated code tests this to run dataflow regions as threads (synthesis runs them as hardware).
+#define DCW_HLS_SIM 1
 
 // Vitis' quantization and overflow modes, named so that generated code spelling them out compiles;
 // ApFixed accepts only AP_TRN and AP_WRAP.
