@@ -1194,7 +1194,17 @@ void SdfgWalker::emitEnvironmentIncludes() {
   }
   for (auto* env : envs_)
     for (auto& h : env->headers)
-      if (headers.insert(h).second) line("#include <" + h + ">");
+      if (headers.insert(h).second) {
+        // "immintrin.h?": only where the platform has the header (Environments.cpp).
+        if (!h.empty() && h.back() == '?') {
+          const std::string name = h.substr(0, h.size() - 1);
+          line("#if __has_include(<" + name + ">)");
+          line("#include <" + name + ">");
+          line("#endif");
+        } else {
+          line("#include <" + h + ">");
+        }
+      }
 }
 
 void SdfgWalker::emitEnvironments() {

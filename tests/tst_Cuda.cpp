@@ -209,7 +209,7 @@ private slots:
     // The program opens with every standard header it includes, the runtime's and cuda-sim's, so that
     // under cuda-sim g++ takes them from the precompiled prelude (compileShared).
     const std::string block = codegen::leadingIncludeBlock(src);
-    for (const char* h : {"#include <immintrin.h>", "#include <cuda_runtime.h>", "#else\n#include <chrono>", "#include <ucontext.h>"})
+    for (const char* h : {"#include <omp.h>", "#include <cuda_runtime.h>", "#else\n#include <chrono>", "#include <ucontext.h>"})
       QVERIFY2(block.find(h) != std::string::npos, h);
     QVERIFY(block.find("#define") == std::string::npos);
     // The kernel's lines map to its map: the line holding `__global__ void <kernel>` lies in an entry

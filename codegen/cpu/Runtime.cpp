@@ -20,9 +20,6 @@ constexpr std::string_view kRuntimeHead = R"DCWRT(#include <algorithm>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#if defined(__AVX512F__)
-#include <immintrin.h> // kernels of the environments written with intrinsics (the onednn LSTM recurrence)
-#endif
 
 namespace dcw_rt {
 

@@ -3,7 +3,10 @@
 //   onednn  oneDNN 2.x (Debian's libdnnl-dev): one CPU engine per loaded program, created by dcw_init,
 //           and an in-order stream per thread that runs calls; each oneDNN tasklet's primitive and reordered constant
 //           weights are made on its first run and kept while the program is loaded
-//           (onednn/OneDnnRuntime.cpp).
+//           (onednn/OneDnnRuntime.cpp). Its kernels written with AVX-512 intrinsics (the LSTM recurrence's
+//           activations) need <immintrin.h>, which only oneDNN programs include: it made up 25 of the 61 MB
+//           of every program's precompiled prelude, and loading it cost each 0.07 s of its compile.
+// A header named with a trailing '?' is included where the platform has it (`#if __has_include`).
 //   cublas  cuBLAS (the CUDA toolkit's libcublas): one handle per loaded program, created on the first
 //           call and set to the program's stream (cuda/CublasOps.h); its header comes with the CUDA
 //           target's prologue (cuda-sim: DCW's host stand-in of the same calls).
@@ -22,7 +25,7 @@ const std::vector<Environment>& environments() {
     std::vector<Environment> v;
     v.push_back(Environment{
         "onednn", "cpu", "oneDNN CPU engine and streams (libdnnl)",
-        {"dnnl.hpp", "chrono", "cstring", "functional", "memory", "thread", "unordered_map", "vector"},
+        {"dnnl.hpp", "chrono", "cstring", "functional", "immintrin.h?", "memory", "thread", "unordered_map", "vector"},
         {"-Wl,--no-as-needed", "-ldnnl"},
         onednn::runtimeGlobals(), onednn::runtimeInit(), onednn::runtimeTeardown(), onednn::runtimeAttach()});
     v.push_back(Environment{"cublas", "cuda", "cuBLAS handle on the program's stream (libcublas)", {"stdexcept", "string"},
