@@ -259,6 +259,61 @@ def cases():
                      {"W0": rng.standard_normal((24, 16, 3, 3)) * 0.1, "W1": rng.standard_normal((24, 24, 3, 3)) * 0.1,
                       "W2": rng.standard_normal((24, 24, 1, 1)) * 0.2, "W3": rng.standard_normal((24, 24, 3, 3)) * 0.1,
                       "W4": rng.standard_normal((5, 24, 1, 1))}))
+    # Stems of image networks on 1 to 4 input channels, each followed by a 1x1 convolution so that
+    # `dcw optimize` makes its output channels-last: DCW's few-channel convolution (convFewChannels) is
+    # the call's last variant there (the ctests compare_onednn_few_channel_conv_*_with_onnxruntime pin it,
+    # DCW_ONEDNN_VARIANT=2, and the primitive with its SiLU and GELU passes as `finish`, 0). A 5x5 of
+    # stride 2 with Relu (64 channels, a batch of 2); EfficientNet's 3x3 of stride 2 with SiLU; one
+    # channel, dilated 5x5, Clip(0, 6), 24 channels (a partial vector); ConvNeXt's 4x4 of stride 4 on 4
+    # channels, no bias, 96 channels (64 and 32); uneven pads with HardSwish; LeakyRelu with W a graph
+    # input (packed on every run); HardSigmoid; GELU as PyTorch exports it. Two that stay oneDNN's alone
+    # (the ctest few_channel_conv_where_it_takes counts 8 kernels): a 7x7 window, and 5 input channels.
+    stems, inputs, outputs, weights = [], [], [], {}
+    def stem(k, x, m, kernel, act, bias=True, w_input=False, **attrs):
+        inputs.append((f"X{k}", x))
+        names = [f"X{k}", f"W{k}"]
+        w = rng.standard_normal((m, x[1]) + kernel) * 0.3
+        if w_input:
+            inputs.append((f"W{k}", list(w.shape)))
+        else:
+            weights[f"W{k}"] = w
+        if bias:
+            weights[f"B{k}"] = rng.standard_normal(m) * 0.2
+            names.append(f"B{k}")
+        stems.append(helper.make_node("Conv", names, [f"S{k}"], **attrs))
+        a, s = f"A{k}", f"S{k}"
+        if act == "Silu":
+            stems.extend([helper.make_node("Sigmoid", [s], [f"G{k}"]), helper.make_node("Mul", [s, f"G{k}"], [a])])
+        elif act == "Gelu":
+            weights.update({f"r{k}": np.array(1.4142135381698608), f"one{k}": np.array(1.0), f"half{k}": np.array(0.5)})
+            stems.extend([helper.make_node("Div", [s, f"r{k}"], [f"D{k}"]), helper.make_node("Erf", [f"D{k}"], [f"E{k}"]),
+                          helper.make_node("Add", [f"E{k}", f"one{k}"], [f"P{k}"]), helper.make_node("Mul", [s, f"P{k}"], [f"Q{k}"]),
+                          helper.make_node("Mul", [f"Q{k}", f"half{k}"], [a])])
+        elif act == "Clip":
+            weights.update({f"lo{k}": np.array(0.0), f"hi{k}": np.array(6.0)})
+            stems.append(helper.make_node("Clip", [s, f"lo{k}", f"hi{k}"], [a]))
+        elif act == "LeakyRelu":
+            stems.append(helper.make_node("LeakyRelu", [s], [a], alpha=0.1))
+        elif act == "HardSigmoid":
+            stems.append(helper.make_node("HardSigmoid", [s], [a], alpha=0.2, beta=0.5))
+        elif act:
+            stems.append(helper.make_node(act, [s], [a]))
+        else:
+            a = s
+        weights[f"V{k}"] = rng.standard_normal((8, m, 1, 1)) * 0.2
+        stems.append(helper.make_node("Conv", [a, f"V{k}"], [f"Y{k}"]))
+        outputs.append((f"Y{k}", None))
+    stem(0, [2, 3, 29, 27], 64, (5, 5), "Relu", strides=[2, 2], pads=[2, 2, 2, 2])
+    stem(1, [1, 3, 33, 35], 32, (3, 3), "Silu", strides=[2, 2], pads=[1, 1, 1, 1])
+    stem(2, [2, 1, 20, 17], 24, (5, 5), "Clip", dilations=[2, 2], pads=[2, 2, 2, 2])
+    stem(3, [1, 4, 24, 28], 96, (4, 4), None, bias=False, strides=[4, 4])
+    stem(4, [1, 2, 13, 11], 16, (3, 3), "HardSwish", pads=[0, 1, 2, 0])
+    stem(5, [1, 3, 10, 9], 40, (3, 3), "LeakyRelu", w_input=True, pads=[1, 1, 1, 1])
+    stem(6, [1, 3, 15, 15], 48, (3, 3), "HardSigmoid", strides=[2, 2], pads=[1, 1, 1, 1])
+    stem(7, [1, 3, 20, 20], 16, (3, 3), "Gelu", pads=[1, 1, 1, 1])
+    stem(8, [1, 3, 19, 19], 32, (7, 7), "Relu", strides=[2, 2], pads=[3, 3, 3, 3])
+    stem(9, [1, 5, 9, 9], 16, (3, 3), "Relu", pads=[1, 1, 1, 1])
+    out.append(model("few_channel_stems", stems, inputs, outputs, weights))
     return out
 
 

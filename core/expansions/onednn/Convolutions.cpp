@@ -16,6 +16,12 @@
 // doubles them again with oneDNN's second implementation (depthwise: jit_dw beside brdgmm_dw).
 // `onednn_winograd` (Conv, FusedConv; the user's opt-in per node) is the same call with oneDNN's Winograd
 // algorithm, its error against the direct convolution measured on the first run.
+// A 2-D convolution of one group on 1 to 4 input channels, a window of up to 25 taps, whose Y has its
+// channels contiguous (channels-last: an image network's stem after ChannelsLast), with no Z and an
+// activation of the list in fewChannelActivation, also gets DCW's own kernel as one more variant
+// (convFewChannels in OneDnnRuntime.cpp): X read where it lies, no reorder, the activation in registers
+// (SiLU and GELU too: the primitives' variants then run their pass over Y as the call's `finish`, so
+// that the first run times like with like).
 #include "core/expansions/onednn/OneDnnCall.h"
 #include "core/expansions/onednn/OneDnnOps.h"
 #include "core/expansions/onednn/PostOps.h"
@@ -32,6 +38,7 @@ namespace {
 struct Geometry {
   std::vector<int64_t> x, w, y, b;      // dims
   std::string xDesc, yDesc;             // X's and Y's memory descriptors (any strides: channels-last too)
+  Described xd, yd;                     // X and Y as described (strides, blocks)
   std::vector<int64_t> wGrouped;        // W as oneDNN sees it (a leading group dim when group > 1)
   std::vector<int64_t> strides, dilations, padL, padR;
   int64_t group = 1;
@@ -45,10 +52,12 @@ Expected<Geometry> geometry(const ExpansionContext& ctx, const std::string& op, 
   DCW_TRY(auto xd, describedOperand(ctx, op, "X", *X));
   g.x = xd.dims;
   g.xDesc = xd.desc;
+  g.xd = xd;
   DCW_TRY(g.w, floatDims(ctx, op, "W", *W));
   DCW_TRY(auto yd, describedOperand(ctx, op, "Y", *Y));
   g.y = yd.dims;
   g.yDesc = yd.desc;
+  g.yd = yd;
   if (auto* B = ctx.in("B")) {
     DCW_TRY(g.b, floatDims(ctx, op, "B", *B));
   }
@@ -106,6 +115,65 @@ Expected<Geometry> geometry(const ExpansionContext& ctx, const std::string& op, 
     g.wGrouped[1] /= g.group;
   }
   return g;
+}
+
+// The make statements of DCW's few-channel convolution (see the header), or "" where it does not take
+// the node: every operand passed as it is (X, W, B, Y), and the kernel run on them, with W packed by the
+// call (FewChannelWeights: once while it is constant).
+Expected<std::string> fewChannelVariant(const ExpansionContext& ctx, const Geometry& g) {
+  const int64_t C = g.x.size() == 4 ? g.x[1] : 0;
+  if (g.x.size() != 4 || g.group != 1 || C < 1 || C > 4 || g.xd.block > 0 || g.yd.block > 0 || g.yd.strides.size() != 4 ||
+      (g.y[1] > 1 && g.yd.strides[1] != 1))
+    return std::string();
+  // Windows of up to 25 taps: on 7x7 ones (ResNet-50, GoogLeNet, SqueezeNet, DenseNet-121) oneDNN's
+  // kernel does the arithmetic faster than the reorder it saves (first-run timings, 2 threads: 0.58-0.63
+  // against 0.60-0.70 ms), and the first run's timing, on warm caches, would be a toss-up.
+  if (g.w[2] * g.w[3] > 25) return std::string();
+  int act = 0;
+  double a0 = 0, a1 = 0;
+  if (ctx.node().domain == fused::kDomain) {
+    DCW_TRY(auto ep, fused::epilogueOf(ctx));
+    if (ep.hasZ || ep.alpha != 1.0) return std::string();
+    if (ep.activation) {
+      const std::string& op = ep.activation->op;
+      const std::vector<double>& p = ep.params;
+      if (op == "Relu") act = 1;
+      else if (op == "LeakyRelu") act = 2, a0 = p.at(0);
+      else if (op == "Clip") act = 3, a0 = p.at(0), a1 = p.at(1);
+      else if (op == "HardSigmoid") act = 4, a0 = p.at(0), a1 = p.at(1);
+      else if (op == "HardSwish") act = 5;
+      else if (op == fused::kSilu) act = 6;
+      else if (op == fused::kGelu) act = 7;
+      else return std::string();
+    }
+  }
+  const int64_t M = g.w[0], KH = g.w[2], KW = g.w[3];
+  auto list = [](const std::vector<int64_t>& v) {
+    std::string t;
+    for (size_t k = 0; k < v.size(); ++k) t += (k ? ", " : "") + std::to_string(v[k]);
+    return t;
+  };
+  std::string make = "#ifndef __AVX512F__\nthrow std::runtime_error(\"DCW's few-channel convolution needs AVX-512\");\n#endif\n";
+  const bool bias = !g.b.empty();
+  make += std::string(bias ? "dcw_k.pass();\n" : "") + "dcw_k.pass();\ndcw_k.pass();\ndcw_k.pass();\n";
+  make += "auto dcw_w = std::make_shared<FewChannelWeights>();\n";
+  make += "dcw_k.then = [dcw_w](Call& k) {\n";
+  make += "  FewChannelConv g;\n";
+  make += "  const long geometry[] = {" +
+          list({g.x[0], C, g.x[2], g.x[3], M, g.y[2], g.y[3], KH, KW, g.strides[0], g.strides[1], g.dilations[0] + 1, g.dilations[1] + 1,
+                g.padL[0], g.padL[1], (M + 15) / 16 * 16}) +
+          "};\n";
+  make += "  long* to[] = {&g.n, &g.c, &g.h, &g.w, &g.m, &g.oh, &g.ow, &g.kh, &g.kw, &g.sh, &g.sw, &g.dh, &g.dw, &g.ph, &g.pw, &g.mp};\n";
+  make += "  for (size_t q = 0; q < 16; ++q) *to[q] = geometry[q];\n";
+  make += "  const long xs[] = {" + list(g.xd.strides) + "}, ys[] = {" + list(g.yd.strides) + "};\n";
+  make += "  std::copy(xs, xs + 4, g.xs);\n  std::copy(ys, ys + 4, g.ys);\n";
+  make += "  g.a0 = " + floatLiteral(a0) + ";\n  g.a1 = " + floatLiteral(a1) + ";\n";
+  make += "  const float* w = dcw_w->get(static_cast<const float*>(k.ops[1].pointer), g, " + constantFlag(ctx, "W") + ");\n";
+  make += "  convFewChannels<" + std::to_string(act) + ">(static_cast<const float*>(k.ops[0].pointer), w, " +
+          std::string(bias ? "static_cast<const float*>(k.ops[2].pointer)" : "nullptr") + ", static_cast<float*>(const_cast<void*>(k.ops[" +
+          (bias ? "3" : "2") + "].pointer)), g);\n";
+  make += "};\n";
+  return make;
 }
 
 // `onednn_winograd`: the user's opt-in, per node, to oneDNN's Winograd convolution — faster on 3x3
@@ -200,7 +268,23 @@ Expected<std::unique_ptr<Sdfg>> expandConv(const ExpansionContext& ctx, bool tra
   const int64_t flops = (transposed ? 2 * product(g.x) * (g.y[1] / g.group) * taps : 2 * product(g.y) * (g.x[1] / g.group) * taps) +
                         post.flops * product(g.y);
   std::string code;
-  if (!winograd) {
+  std::string own;
+  if (!winograd && !transposed) {
+    DCW_TRY(own, fewChannelVariant(ctx, g));
+  }
+  if (!winograd && !own.empty()) {
+    // DCW's few-channel convolution as the last variant. It applies the activation itself, so a pass
+    // after the call (SiLU, GELU on a dense Y) becomes the primitives' `finish`: timed with them.
+    std::string primitive = makeWith(direct);
+    if (!post.after.empty()) {
+      const std::string pass = post.after.find("siluInPlace") != std::string::npos ? "siluInPlace" : "geluInPlace";
+      primitive += "dcw_k.finish = [](Call& k) { " + pass + "(static_cast<float*>(const_cast<void*>(k.ops[" + std::string(bias ? "3" : "2") +
+                   "].pointer)), " + std::to_string(product(g.y)) + "L); };\n";
+      post.after.clear();
+    }
+    code = callCode(comment + "; or DCW's few-channel convolution (timed: the fastest kept)",
+                    "if (dcw_variant == " + std::to_string(variants) + ") {\n" + own + "} else {\n" + primitive + "}\n", buffers, variants + 1);
+  } else if (!winograd) {
     code = callCode(comment + (alternatives ? " (oneDNN's first two implementations timed, the faster kept)" : ""), makeWith(direct), buffers,
                     alternatives ? 2 * variants : variants);
   } else {
