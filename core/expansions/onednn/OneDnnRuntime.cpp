@@ -930,6 +930,14 @@ inline void concatNormRows(float* y, const float* const* x, const long* chunk, i
 // the primitive prefers with reorders in and out): with several, the first run times each on the
 // real buffers (the best of three turns each) and keeps the fastest (each computes the same result,
 // so whichever ran last left a correct output); the others are released.
+// DCW_ONEDNN_TIMING=1: each call's first-run timing on stderr (its variants by index, one-thread ones
+// marked), in the order the program makes its calls. Compiled as the make functions are (it runs once
+// per call): it is in every program.
+DCW_ONEDNN_MAKE inline void reportTiming(const std::vector<std::unique_ptr<Call>>& variants, const std::vector<double>& best, int chosen) {
+  for (size_t k = 0; k < variants.size(); ++k)
+    std::fprintf(stderr, "%s variant %d%s %.3f ms%s%s", k ? ";" : "dcw: oneDNN call timed:", variants[k]->variant,
+                 variants[k]->threads == 1 ? ", one thread" : "", best[k] * 1e3, int(k) == chosen ? ", kept" : "", k + 1 == variants.size() ? "\n" : "");
+}
 struct Tuned {
   std::vector<std::unique_ptr<Call>> variants;
   int chosen = -1;
@@ -979,19 +987,8 @@ struct Tuned {
           best[k] = std::min(best[k], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
       chosen = int(std::min_element(best.begin(), best.end()) - best.begin());
-      // DCW_ONEDNN_TIMING=1: each call's timing on stderr (the variants by index, one-thread ones
-      // marked), in the order the program makes its calls.
       static const bool report = std::getenv("DCW_ONEDNN_TIMING") != nullptr;
-      if (report) {
-        std::string line = "dcw: oneDNN call timed:";
-        char item[96];
-        for (size_t k = 0; k < variants.size(); ++k) {
-          std::snprintf(item, sizeof item, " variant %d%s %.3f ms%s", variants[k]->variant, variants[k]->threads == 1 ? ", one thread" : "",
-                        best[k] * 1e3, int(k) == chosen ? ", kept" : "");
-          line += (k ? ";" : "") + std::string(item);
-        }
-        std::fprintf(stderr, "%s\n", line.c_str());
-      }
+      if (report) reportTiming(variants, best, chosen);
       restore();
       ran = inPlace.second == 0;
     }
