@@ -704,7 +704,7 @@ template <int Act> inline __m512 fewChannelActivation(const FewChannelConv& g, _
   else return v;
 }
 // P pixels from output column j0 of output row i of image b, channels [m0, m0 + 16 V) (`last`: the
-// lanes of the last vector that are channels); `edge`: one pixel whose window may reach into the padding.
+// lanes of the last vector that are channels); `Edge`: pixels whose windows may reach into the padding.
 template <int Act, int V, int P, bool Edge>
 inline void fewChannelBlock(const FewChannelConv& g, const float* x, const float* wp, const float* bias, float* y, long i, long j0, long m0,
                             __mmask16 last) {
