@@ -27,6 +27,7 @@
 #include "core/expansions/onednn/PostOps.h"
 #include "core/expansions/FusedOp.h"
 #include "core/expansions/SdfgBuilder.h"
+#include "core/support/IntList.h"
 #include "core/expansions/ops/TensorHelpers.h"
 
 namespace dcw::expansions::onednn {
@@ -148,11 +149,7 @@ Expected<std::string> fewChannelVariant(const ExpansionContext& ctx, const Geome
     }
   }
   const int64_t M = g.w[0], KH = g.w[2], KW = g.w[3];
-  auto list = [](const std::vector<int64_t>& v) {
-    std::string t;
-    for (size_t k = 0; k < v.size(); ++k) t += (k ? ", " : "") + std::to_string(v[k]);
-    return t;
-  };
+  auto list = [](const std::vector<int64_t>& v) { return joinInts(v, ", "); };
   std::string make = "#ifndef __AVX512F__\nthrow std::runtime_error(\"DCW's few-channel convolution needs AVX-512\");\n#endif\n";
   const bool bias = !g.b.empty();
   make += std::string(bias ? "dcw_k.pass();\n" : "") + "dcw_k.pass();\ndcw_k.pass();\ndcw_k.pass();\n";
