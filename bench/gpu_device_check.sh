@@ -5,6 +5,8 @@
 #
 #   bench/gpu_device_check.sh CARRY [OUT]
 #
+# DCW_CHECK_STAGES (default 234) chooses the stages after the first, which always runs: "4" alone times
+# against PyTorch; DCW_GPU_BENCH_MODELS passes --models to gpu_vs_torch.py.
 # About 11 minutes with the defaults (the node suite 330 s beside stage 3's 300 s, then 300 s of latency);
 # DCW_CHECK_NODE_SECONDS, DCW_CHECK_STAGE3_SECONDS and DCW_GPU_BENCH_SECONDS change the limits. 746 of the
 # 932 node cases fitted in 240 s with 12 jobs on an H200 machine's 16 cores.
@@ -17,8 +19,9 @@
 # Stages (correctness ones side by side, the timed one alone):
 #   1. the machine: GPU, driver, nvcc, g++, cuBLAS;
 #   2. `dcw test-onnx --target cuda` over every node case (against the suite's expected outputs);
-#   3. real architectures: `dcw run --target cuda` against ONNX Runtime on the same random inputs;
-#      single convolutions through cuDNN (CARRY/cudnn-cases, if there);
+#   3. in four groups side by side: single cuDNN calls (CARRY/cudnn-cases, if there) and pure kernels only;
+#      CNNs, a transformer encoder and an LSTM after `dcw optimize --target cuda` (cuDNN's fused convolution,
+#      block reductions); real architectures as imported; each against ONNX Runtime on the same random inputs;
 #      `dcw grad --target cuda` of LeNet against PyTorch's gradients (tests/data/autodiff);
 #      `dcw profile --target cuda` (kernels on the GPU track); compute-sanitizer's racecheck and memcheck
 #      on a small CNN;
@@ -36,6 +39,7 @@ stage() { echo "== $* ($(date +%T))"; }
 work=/tmp/gpu-check-work
 rm -rf "$work" && mkdir -p "$work"
 
+{
 stage "1 machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 nvcc --version | tail -2
@@ -54,7 +58,7 @@ if [ ! -f "$(dirname "$(dirname "$(command -v nvcc)")")/include/cudnn.h" ]; then
     echo "no cuDNN here: convolutions run as DCW's kernels"
   fi
 fi
-"$dcw" --version || { echo "dcw does not start here"; ldd "$dcw"; exit 1; }
+"$dcw" --version || { echo "dcw does not start here"; ldd "$dcw"; cat "$out/machine.txt" >&2; exit 1; }
 python3 -c "import onnxruntime, onnx, torch; print('onnxruntime', onnxruntime.__version__, 'onnx', onnx.__version__, 'torch', torch.__version__)"
 
 # ONNX Runtime through Python, with the command line of the peer (../shared/peers/ort) that
@@ -75,31 +79,54 @@ for k, y in enumerate(s.run(None, feed)):
     open(os.path.join(outs, f"output_{k}.pb"), "wb").write(numpy_helper.from_array(np.asarray(y)).SerializeToString())
 EOF
 chmod +x "$work/ort"
+} > "$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+stages="${DCW_CHECK_STAGES:-234}"
+node_pid=
+if [[ "$stages" == *2* ]]; then
 tar xzf "$carry/node.tgz" -C "$work"
-
 stage "2 node conformance through --target $target (background)"
 ( DCW_CACHE_DIR="$work/cache-node" timeout "${DCW_CHECK_NODE_SECONDS:-330}" "$dcw" test-onnx --target "$target" -j 14 "$work/node" ${DCW_CHECK_NODE_FILTER:+--filter "$DCW_CHECK_NODE_FILTER"} > "$out/node_cuda.txt" 2>&1
   echo "exit $?" >> "$out/node_cuda.txt" ) &
 node_pid=$!
+fi
 
+if [[ "$stages" == *3* ]]; then
 stage "3 real models, gradients, profile, sanitizer"
 deadline=$(( $(date +%s) + ${DCW_CHECK_STAGE3_SECONDS:-300} ))
 cap() { # the time limit of one command: its own, or what is left of stage 3's
   local r=$(( deadline - $(date +%s) )); [ "$r" -lt "$1" ] && echo $(( r > 1 ? r : 1 )) || echo "$1"
 }
+# Four groups side by side (the machine has 16 cores; nvcc is most of the time), each its own log and cache.
 {
-  export DCW_CACHE_DIR="$work/cache-models"
-  models=$(ls "$carry"/models/*.onnx)
-  timeout $(cap 200) python3 "$here/tests/models/compare_with_ort.py" "$dcw" $models --ort "$work/ort" \
-    --dcw-arg=--target --dcw-arg="$target" --expect-in-code "__global__ void"
+  export DCW_CACHE_DIR="$work/cache-models-a"
   if [ -d "$carry/cudnn-cases" ]; then
-    echo "-- single convolutions through cuDNN"
+    echo "-- single cuDNN calls: convolutions, poolings, global poolings, softmaxes, batch normalizations"
     timeout $(cap 100) python3 "$here/tests/models/compare_with_ort.py" "$dcw" "$carry"/cudnn-cases/*.onnx --ort "$work/ort" \
-      --dcw-arg=--target --dcw-arg="$target" --expect-in-code "cuDNN convolution:"
+      --dcw-arg=--target --dcw-arg="$target" --expect-in-code "// cuDNN "
   fi
   echo "-- pure implementations only (no cuBLAS, no cuDNN)"
   timeout $(cap 100) python3 "$here/tests/models/compare_with_ort.py" "$dcw" "$carry"/models/transformer_encoder*.onnx "$carry"/models/mobilenet_v2.onnx --ort "$work/ort" \
     --dcw-arg=--target --dcw-arg="$target" --dcw-arg=--prefer --dcw-arg=pure
+} > "$work/stage3_a.txt" 2>&1 &
+{
+  export DCW_CACHE_DIR="$work/cache-models-b"
+  echo "-- after dcw optimize --target $target: CNNs with conv + bias + residual + ReLU as one cuDNN fused call"
+  timeout $(cap 120) python3 "$here/tests/models/compare_with_ort.py" "$dcw" "$carry"/models/cnn_residual_batchnorm.onnx \
+    "$carry"/models/mobilenet_v2.onnx --ort "$work/ort" --optimize --dcw-arg=--target --dcw-arg="$target" \
+    --expect-in-code "conv_bias_activation"
+  echo "-- after dcw optimize --target $target: a transformer encoder and an LSTM (fused kernels, block reductions)"
+  timeout $(cap 120) python3 "$here/tests/models/compare_with_ort.py" "$dcw" "$carry"/models/transformer_encoder.onnx \
+    "$carry"/models/lstm.onnx --ort "$work/ort" --optimize --dcw-arg=--target --dcw-arg="$target" --expect-in-code "__global__ void"
+} > "$work/stage3_b.txt" 2>&1 &
+{
+  export DCW_CACHE_DIR="$work/cache-models-c"
+  echo "-- real models as imported"
+  timeout $(cap 150) python3 "$here/tests/models/compare_with_ort.py" "$dcw" "$carry"/models/*.onnx --ort "$work/ort" \
+    --dcw-arg=--target --dcw-arg="$target" --expect-in-code "__global__ void"
+} > "$work/stage3_c.txt" 2>&1 &
+{
+  export DCW_CACHE_DIR="$work/cache-models-d"
   refs="$here/tests/data/autodiff"
   for m in lenet transformer_layer; do
     timeout $(cap 90) "$dcw" grad "$refs/$m/model.onnx" --of loss --wrt $(cat "$refs/$m/wrt.txt") --inputs "$refs/$m" \
@@ -132,7 +159,7 @@ EOF
   m="$carry/models/mobilenet_v2.onnx"
   if [ -f "$m" ]; then
     timeout $(cap 90) "$dcw" profile "$m" --target "$target" --repeat 5 --warmup 2 --report "$out/mobilenet_v2_cuda_profile.json" \
-      --trace "$out/mobilenet_v2_cuda_trace.json" 2>&1 | tail -15
+      --trace "$work/mobilenet_v2_cuda_trace.json" 2>&1 | tail -15
   fi
   cnn="$carry/models/cnn_residual_batchnorm.onnx"
   if command -v compute-sanitizer > /dev/null; then
@@ -142,13 +169,21 @@ EOF
       echo "exit ${PIPESTATUS[0]}"
     done
   fi
-} > "$out/models_cuda.txt" 2>&1
+} > "$work/stage3_d.txt" 2>&1 &
+wait $(jobs -p | grep -vx "${node_pid:-none}")
+cat "$work"/stage3_[abcd].txt > "$out/models_cuda.txt"
 cat "$out/models_cuda.txt"
-wait $node_pid
-stage "2 node conformance: summary"
-grep -vE '^passed' "$out/node_cuda.txt" | tail -40
+fi
+if [ -n "$node_pid" ]; then
+  wait $node_pid
+  stage "2 node conformance: summary"
+  grep -vE '^passed' "$out/node_cuda.txt" | tail -40
+fi
 
-stage "4 latency against PyTorch"
-DCW_CACHE_DIR="$work/cache-bench" PYTHONUNBUFFERED=1 timeout "${DCW_GPU_BENCH_SECONDS:-300}" \
-  python3 "$here/bench/gpu_vs_torch.py" "$dcw" --repeat 10 --warmup 3 --profile-dir "$work/profiles" 2>&1 | tee "$out/gpu_vs_torch.txt"
+if [[ "$stages" == *4* ]]; then
+  stage "4 latency against PyTorch"
+  DCW_CACHE_DIR="$work/cache-bench" PYTHONUNBUFFERED=1 timeout "${DCW_GPU_BENCH_SECONDS:-300}" \
+    python3 "$here/bench/gpu_vs_torch.py" "$dcw" --repeat 10 --warmup 3 --profile-dir "$out/profiles" \
+    ${DCW_GPU_BENCH_MODELS:+--models "$DCW_GPU_BENCH_MODELS"} 2>&1 | tee "$out/gpu_vs_torch.txt"
+fi
 stage done

@@ -132,7 +132,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--models", default="bert_large_layer,resnet50,efficientnet_b0")
-    ap.add_argument("--profile-dir", help="also `dcw profile` each optimized model there (a report per model) and print its slowest elements")
+    ap.add_argument("--profile-dir", help="also `dcw profile` each model there, as imported and optimized (a report each) and print their slowest elements")
     args = ap.parse_args()
 
     try:
@@ -192,16 +192,19 @@ def main():
                     rows.append(row(name + label, bench["median_ms"], eager, copies, comp))
                     print(f"{name}{label}: dcw compiled in {bench.get('compile_s', 0):.1f} s", flush=True)
                 print(header + "\n" + rows[-1], flush=True)
-            if args.profile_dir and o.returncode == 0:
+            if args.profile_dir:
                 os.makedirs(args.profile_dir, exist_ok=True)
-                report = os.path.join(args.profile_dir, name + "_cuda_profile.json")
-                r = subprocess.run([args.dcw, "profile", path, "--target", "cuda", "--script", script, "--repeat", "5", "--warmup", "2",
-                                    "--no-peaks", "--report", report], capture_output=True, text=True)
-                if r.returncode != 0:
-                    print(f"{name}: dcw profile failed: {r.stderr.strip()[-1000:]}", flush=True)
-                else:
-                    print(r.stdout.strip(), flush=True)
-                    slowest(report, 12)
+                for label, extra in (("imported", []), ("optimized", ["--script", script])):
+                    if extra and o.returncode != 0:
+                        continue
+                    report = os.path.join(args.profile_dir, f"{name}_{label}_cuda_profile.json")
+                    r = subprocess.run([args.dcw, "profile", path, "--target", "cuda", "--repeat", "5", "--warmup", "2",
+                                        "--no-peaks", "--report", report] + extra, capture_output=True, text=True)
+                    if r.returncode != 0:
+                        print(f"{name} {label}: dcw profile failed: {r.stderr.strip()[-1000:]}", flush=True)
+                    else:
+                        print(f"{name} {label}: " + r.stdout.strip(), flush=True)
+                        slowest(report, 12)
             del m, compiled
             torch.cuda.empty_cache()
     print(header)

@@ -475,6 +475,9 @@ private slots:
     QVERIFY2(code, code ? "" : code.error().str().c_str());
     QCOMPARE(count(code->source, "dcw_cu::GpuTimer "), 2); // the two kernels ("all" times copies only when named)
     QVERIFY(code->source.find("dcw_cu::SyncedScope ") != std::string::npos);
+    // A state's scope waits for the stream before its clock starts (what was queued before is not its
+    // time) and before it ends: the base that waits comes before dcw_prof::Scope.
+    QVERIFY(code->source.find("struct SyncedScope : private StreamDrained, dcw_prof::Scope") != std::string::npos);
     QVERIFY(code->source.find(".flush();") != std::string::npos);
     auto inputs = codegen::randomInputs(code->signature, 7);
     QVERIFY(inputs);
