@@ -12,10 +12,12 @@
 #include "core/ir/Sdfg.h"
 #include "core/ir/Tasklet.h"
 #include "core/ir/Validate.h"
+#include "core/support/HostCpu.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <dlfcn.h>
@@ -205,6 +207,25 @@ private slots:
     QVERIFY(lib->cacheHit);
     QCOMPARE(lib->path, built.lib.path);
     QVERIFY(!built.lib.cacheHit);
+  }
+
+  // A program built with -march=native is keyed on the CPU's model and feature flags, so a cache
+  // folder shared between machines never hands one CPU's build (AVX-512, AMX) to another; a build for a
+  // named architecture is not. The measured peaks are keyed the same way.
+  void nativeBuildsAreKeyedOnTheCpu() {
+    const std::string& cpu = hostCpuIdentity();
+    QVERIFY(cpu.find('\n') != std::string::npos);
+    QVERIFY2(cpu.rfind(hostCpuModel(), 0) == 0, cpu.c_str());
+#if defined(__x86_64__)
+    QVERIFY2(cpu.find(" sse2") != std::string::npos, cpu.c_str()); // /proc/cpuinfo's flags line
+#endif
+    CompileOptions native = options();
+    QVERIFY(std::find(native.flags.begin(), native.flags.end(), "-march=native") != native.flags.end());
+    QVERIFY(buildCacheKey("int f() { return 1; }", native).find(cpu) != std::string::npos);
+    CompileOptions named = native;
+    std::replace(named.flags.begin(), named.flags.end(), std::string("-march=native"), std::string("-march=x86-64-v2"));
+    QVERIFY(buildCacheKey("int f() { return 1; }", named).find(cpu) == std::string::npos);
+    QVERIFY(buildCacheKey("int f() { return 1; }", named) != buildCacheKey("int f() { return 2; }", named));
   }
 
   // A map of known extent whose FLOPs and elements moved cost less than waking the thread team runs on

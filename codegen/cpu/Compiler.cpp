@@ -1,12 +1,15 @@
 // Compiler: content-addressed builds of generated C++ into shared libraries.
 //
 // Cache layout: <cacheDir>/<hash>/program.cpp and program.so, where hash = FNV-1a 128 of the compiler
-// (its name and version line), the flags and the source. A build happens in a private temporary folder next to the cache entries
+// (its name and version line), the flags, the source and, when a flag asks for the native CPU
+// (-march=native), the CPU's model and feature flags (HostCpu): a program built for one CPU is not
+// handed to another from a shared cache. A build happens in a private temporary folder next to the cache entries
 // and is renamed into place atomically, so concurrent builds of the same program never see a
 // half-written library; the loser of a race discards its copy. The compiler runs through runProcess
 // (core/support/RunProcess.h): an argument vector, no shell, its output captured.
 #include "codegen/cpu/Compiler.h"
 
+#include "core/support/HostCpu.h"
 #include "core/support/RunProcess.h"
 #include "core/support/TemporaryFolder.h"
 
@@ -119,6 +122,14 @@ CompilerInfo compilerInfo(const std::string& compiler) {
 
 bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+// The host CPU's identity when the flags build for it (-march=native, -mcpu=native, -mtune=native, also
+// through nvcc's -Xcompiler), else nothing: such a build is only valid on a CPU with the same features.
+std::string nativeCpuPart(const std::vector<std::string>& flags) {
+  for (const std::string& f : flags)
+    if (f.find("=native") != std::string::npos) return hostCpuIdentity();
+  return {};
+}
+
 // The flags that shape compilation (not linking): a precompiled header must be built with the same ones.
 std::vector<std::string> compileOnlyFlags(const std::vector<std::string>& flags) {
   std::vector<std::string> out;
@@ -140,7 +151,8 @@ fs::path precompiledPrelude(const fs::path& cache, const std::string& block, con
                             const std::string& identity, const std::vector<std::string>& flags) {
   std::vector<std::string> compileFlags = compileOnlyFlags(flags);
   std::string key = "precompiled prelude";
-  for (const std::string* part : {&compiler, &identity, &block}) {
+  const std::string cpu = nativeCpuPart(flags);
+  for (const std::string* part : {&compiler, &identity, &cpu, &block}) {
     key += '\0';
     key += *part;
   }
@@ -214,11 +226,12 @@ std::string leadingIncludeBlock(std::string_view source) {
   return block;
 }
 
-Expected<CompiledLibrary> compileShared(const std::string& source, const CompileOptions& options) {
+std::string buildCacheKey(const std::string& source, const CompileOptions& options) {
   std::string key = options.compiler;
   key += '\0';
-  const CompilerInfo info = compilerInfo(options.compiler);
-  key += info.identity;
+  key += compilerInfo(options.compiler).identity;
+  key += '\0';
+  key += nativeCpuPart(options.flags);
   key += '\0';
   for (auto& f : options.flags) {
     key += f;
@@ -226,7 +239,12 @@ Expected<CompiledLibrary> compileShared(const std::string& source, const Compile
   }
   key += '\0';
   key += source;
-  std::string hash = fnv1a128(key);
+  return key;
+}
+
+Expected<CompiledLibrary> compileShared(const std::string& source, const CompileOptions& options) {
+  const CompilerInfo info = compilerInfo(options.compiler);
+  std::string hash = fnv1a128(buildCacheKey(source, options));
   fs::path cache = options.cacheDir.empty() ? fs::path(defaultCacheDir()) : fs::path(options.cacheDir);
   fs::path entry = cache / hash;
   CompiledLibrary lib;

@@ -42,6 +42,10 @@ Expected<CompiledLibrary> compileShared(const std::string& source, const Compile
 // include nothing.
 std::string leadingIncludeBlock(std::string_view source);
 std::string defaultCacheDir();
+// What names a program's cache entry (its folder is the FNV-1a 128 of this): the compiler and its version
+// line, the CPU's model and feature flags when a flag builds for the native CPU (HostCpu), the flags and
+// the source.
+std::string buildCacheKey(const std::string& source, const CompileOptions& options = {});
 // The first line of the compiler's `--version`, asked once per compiler and process (part of the cache key).
 std::string compilerIdentity(const std::string& compiler);
 

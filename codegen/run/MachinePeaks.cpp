@@ -9,6 +9,7 @@
 // Bandwidth: a[i] = b[i] + s * c[i] over three double arrays of max(64 MiB, 4 × L3) each (capped at
 // 512 MiB), first-touched by the same static OpenMP schedule that runs the triad; best of five.
 #include "codegen/run/MachinePeaks.h"
+#include "core/support/HostCpu.h"
 #include "core/support/UsableCores.h"
 
 #include <nlohmann/json.hpp>
@@ -172,30 +173,16 @@ struct Library {
 
 } // namespace
 
-std::string cpuModelName() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      auto c = line.find(':');
-      if (c == std::string::npos) break;
-      std::string v = line.substr(c + 1);
-      v.erase(0, v.find_first_not_of(" \t"));
-      return v;
-    }
-  return "unknown CPU";
-}
-
 Expected<MachinePeaks> machinePeaks(const MachinePeakOptions& options) {
   using json = nlohmann::ordered_json;
   MachinePeaks p;
-  p.cpuModel = cpuModelName();
+  p.cpuModel = hostCpuModel();
   p.cores = usableCores();
   p.threads = options.threads > 0 ? options.threads : p.cores;
   p.compiler = compilerIdentity(options.compile.compiler);
   std::string flags;
   for (auto& f : options.compile.flags) flags += f + " ";
-  const std::string key = "fma+sgemm+triad\n" + p.cpuModel + "\n" + std::to_string(p.cores) + "\n" + std::to_string(p.threads) + "\n" + p.compiler + "\n" + flags;
+  const std::string key = "fma+sgemm+triad\n" + hostCpuIdentity() + "\n" + std::to_string(p.cores) + "\n" + std::to_string(p.threads) + "\n" + p.compiler + "\n" + flags;
   fs::path dir = fs::path(options.compile.cacheDir.empty() ? defaultCacheDir() : options.compile.cacheDir) / "machine-peaks";
   char name[64];
   std::snprintf(name, sizeof name, "peaks-%016llx.json", static_cast<unsigned long long>(fnv1a64(key)));

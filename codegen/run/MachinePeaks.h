@@ -6,8 +6,8 @@
 // Why measured and not from a datasheet: what counts is what generated code can reach through the same
 // compiler and flags (CompileOptions) and thread count, in this VM or container. The kernels are C++
 // compiled through compileShared (so the build is cached like any program) and loaded with dlopen. The
-// result is cached per machine as JSON under <cache>/machine-peaks/, keyed by the CPU model name
-// (/proc/cpuinfo), the number of usable cores, the thread count and the compiler's version line.
+// result is cached per machine as JSON under <cache>/machine-peaks/, keyed by the CPU's model name and
+// feature flags (HostCpu), the number of usable cores, the thread count and the compiler's version line.
 #pragma once
 
 #include "codegen/cpu/Compiler.h"
@@ -45,8 +45,5 @@ struct MachinePeakOptions {
 };
 
 Expected<MachinePeaks> machinePeaks(const MachinePeakOptions& options = {});
-
-// The CPU model name from /proc/cpuinfo ("unknown CPU" when absent).
-std::string cpuModelName();
 
 } // namespace dcw::codegen
