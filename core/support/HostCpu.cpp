@@ -1,4 +1,4 @@
-#include "HostCpu.h"
+#include "core/support/HostCpu.h"
 
 #include <fstream>
 
