@@ -260,8 +260,8 @@ def cases():
                       "W2": rng.standard_normal((24, 24, 1, 1)) * 0.2, "W3": rng.standard_normal((24, 24, 3, 3)) * 0.1,
                       "W4": rng.standard_normal((5, 24, 1, 1))}))
     # A ResNet bottleneck's last convolution at ResNet-50's size (64 -> 256 channels on 56x56) with its
-    # residual Add and Relu: after `dcw optimize` its variants include a blocked Y with a binary_add of
-    # the channels-last skip, which oneDNN serves only by im2col and sgemm, many times slower than
+    # residual Add and Relu: after `dcw optimize` its variants include a binary_add of the skip (the graph
+    # input, row-major) on a Y blocked or channels-last, which oneDNN serves only by im2col and sgemm, many times slower than
     # brgconv; the ctest first_run_times_slow_variant_once expects that variant run twice on the first
     # run (its untimed run and the first round), not in the rounds after.
     wide = [helper.make_node("Conv", ["X", "W0"], ["A0"]),
