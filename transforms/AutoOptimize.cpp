@@ -2,7 +2,9 @@
 
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/Expansion.h"
+#include "core/expansions/onednn/OneDnnOps.h"
 
+#include "core/ir/AccessNode.h"
 #include "core/ir/DeviceState.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
@@ -42,6 +44,7 @@ const std::vector<std::string>& defaultPipeline() {
       "ElementwiseChainFusion",
       // after the implementations are chosen, before expansion
       "ChannelsLast",
+      "InputChannelsLast",
       "TransposeToView",
       "ReshapeToView",
       // after expansion, in this order
@@ -75,7 +78,7 @@ constexpr const char* kEpilogueFusions[] = {"MatMulScaleFusion", "AddFusion", "A
 // Layout choices that depend on the implementations chosen (ChannelsLast: where oneDNN runs), then
 // the transposes those layouts leave in memory order (TransposeToView) and reshapes of what is
 // row-major after them (ReshapeToView) as views.
-constexpr const char* kAfterImplementations[] = {"ChannelsLast", "TransposeToView", "ReshapeToView"};
+constexpr const char* kAfterImplementations[] = {"ChannelsLast", "InputChannelsLast", "TransposeToView", "ReshapeToView"};
 constexpr size_t kMaxPassesPerTransformation = 200;
 
 // Whether a node lies inside some map: in its own state, or through the nodes (nested SDFGs,
@@ -165,6 +168,10 @@ public:
         if (gpu || o_.layout == "none") continue;
         if (o_.layout == "blocked" || o_.layout == "blocked8")
           if (const Transformation* b = reg.find("BlockedLayout")) saturate(*b, {{"block", o_.layout == "blocked8" ? "8" : "16"}});
+      }
+      if (t->name() == std::string_view("InputChannelsLast")) {
+        if (!gpu && o_.layout != "none") saturate(*t, {}, [this](Match& m) { return inputReorderPays(m); });
+        continue;
       }
       saturate(*t, {});
     }
@@ -324,6 +331,36 @@ private:
       if (expansions::canExpand(*lib, impl, o_.target)) return true; // else the next (onednn_winograd: a 1x1 goes to onednn)
     }
     return false;
+  }
+
+  // InputChannelsLast at `m` only where every reader is a convolution whose oneDNN call would reorder
+  // the row-major input itself on every run: not one DCW's few-channel kernel takes (it reads the input
+  // where it lies; MobileNets' and EfficientNets' 3x3 stems), so the copy replaces a reorder and adds
+  // none (ResNet-50's, GoogLeNet's, DenseNet's 7x7 stems).
+  bool inputReorderPays(const Match& m) const {
+    auto e = resolvePath(root_, m.elements.at("array"));
+    auto* an = e ? dynamic_cast<const AccessNode*>(*e) : nullptr;
+    const State* st = an ? an->parent() : nullptr;
+    if (!st) return false;
+    const Sdfg* sdfg = owningSdfg(st);
+    const DataDescriptor* x = sdfg ? sdfg->findData(an->data()) : nullptr;
+    if (!x || x->shape.size() < 2) return false;
+    for (const DataflowEdge* r : st->outEdges(an->id())) {
+      auto* lib = dynamic_cast<const LibraryNode*>(st->node(r->dst));
+      if (!lib || (lib->opType != "Conv" && lib->opType != "FusedConv") || r->dstConnector != "X") return false;
+      const DataDescriptor* w = nullptr;
+      for (const DataflowEdge* in : st->inEdges(lib->id()))
+        if (in->dstConnector == "W") w = sdfg->findData(in->memlet.data);
+      if (!w || w->shape.size() != 4) return false;
+      const auto c = x->shape[1].constantValue(), kh = w->shape[2].constantValue(), kw = w->shape[3].constantValue();
+      if (!c || !kh || !kw) return false;
+      const Attribute* g = lib->attribute("group");
+      const int64_t* group = g ? std::get_if<int64_t>(&g->value) : nullptr;
+      const bool fewChannel = (!group || *group == 1) && *c <= expansions::onednn::kFewChannelMaxChannels &&
+                              *kh * *kw <= expansions::onednn::kFewChannelMaxTaps;
+      if (fewChannel) return false;
+    }
+    return true;
   }
 
   // After an epilogue fusion: the fused node (the producer, same path) must still be taken by the

@@ -12,6 +12,7 @@
 #include "transforms/catalogue/BufferTiling.h"
 #include "transforms/catalogue/BlockedLayout.h"
 #include "transforms/catalogue/ChannelsLast.h"
+#include "transforms/catalogue/InputChannelsLast.h"
 #include "transforms/catalogue/ReshapeToView.h"
 #include "transforms/catalogue/TransposeToView.h"
 #include "transforms/catalogue/CopyToView.h"
@@ -91,6 +92,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<AccumulateTransient>());
     r.add(std::make_unique<BufferTiling>());
     r.add(std::make_unique<ChannelsLast>());
+    r.add(std::make_unique<InputChannelsLast>());
     r.add(std::make_unique<BlockedLayout>());
     r.add(std::make_unique<ReshapeToView>());
     r.add(std::make_unique<TransposeToView>());

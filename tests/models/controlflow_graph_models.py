@@ -407,3 +407,13 @@ def scaled_matmuls():
 
 
 scaled_matmuls()
+
+# An image network's stem for InputChannelsLast: the model input X -> 7x7 Conv of stride 2 -> Relu ->
+# 3x3 MaxPool of stride 2, as ResNet-50 begins (X large enough that the copy runs on the threads).
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", "cb", kernel_shape=[7, 7], strides=[2, 2], pads=[3, 3, 3, 3]),
+     helper.make_node("Relu", ["T"], ["R"], name="relu"),
+     helper.make_node("MaxPool", ["R"], ["Y"], name="pool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+    "stem_7x7", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 112, 104])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 8, 28, 26])],
+    [numpy_helper.from_array(f32(8, 3, 7, 7), "W"), numpy_helper.from_array(f32(8), "cb")]), "stem_7x7.onnx")

@@ -123,13 +123,13 @@ Expected<Geometry> geometry(const ExpansionContext& ctx, const std::string& op, 
 // call (FewChannelWeights: once while it is constant).
 Expected<std::string> fewChannelVariant(const ExpansionContext& ctx, const Geometry& g) {
   const int64_t C = g.x.size() == 4 ? g.x[1] : 0;
-  if (g.x.size() != 4 || g.group != 1 || C < 1 || C > 4 || g.xd.block > 0 || g.yd.block > 0 || g.yd.strides.size() != 4 ||
+  if (g.x.size() != 4 || g.group != 1 || C < 1 || C > kFewChannelMaxChannels || g.xd.block > 0 || g.yd.block > 0 || g.yd.strides.size() != 4 ||
       (g.y[1] > 1 && g.yd.strides[1] != 1))
     return std::string();
   // Windows of up to 25 taps: on 7x7 ones (ResNet-50, GoogLeNet, SqueezeNet, DenseNet-121) oneDNN's
   // kernel does the arithmetic faster than the reorder it saves (first-run timings, 2 threads: 0.58-0.63
   // against 0.60-0.70 ms), and the first run's timing, on warm caches, would be a toss-up.
-  if (g.w[2] * g.w[3] > 25) return std::string();
+  if (g.w[2] * g.w[3] > kFewChannelMaxTaps) return std::string();
   int act = 0;
   double a0 = 0, a1 = 0;
   if (ctx.node().domain == fused::kDomain) {
