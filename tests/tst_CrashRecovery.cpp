@@ -59,7 +59,7 @@ public:
     env.insert("XDG_DATA_HOME", home + "/.qttest/share");
     env.insert("XDG_CONFIG_HOME", home + "/.qttest/config");
     env.insert("XDG_CACHE_HOME", home + "/.qttest/cache");
-    env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_BINARY_DIR "/kernel-cache"));
+    env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_TEST_KERNEL_CACHE));
     env.insert("QT_QPA_PLATFORM", "offscreen");
     p_.setProcessEnvironment(env);
     p_.setReadChannel(QProcess::StandardError);

@@ -79,7 +79,7 @@ private slots:
     QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_HostileRuns"));
     QSettings().clear();
-    qputenv("DCW_CACHE_DIR", DCW_BINARY_DIR "/kernel-cache");
+    qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE);
   }
 
   void cliReportsAndSurvives_data() {

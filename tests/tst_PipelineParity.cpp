@@ -32,7 +32,7 @@ private slots:
     QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_PipelineParity"));
     QSettings().clear();
-    qputenv("DCW_CACHE_DIR", DCW_BINARY_DIR "/kernel-cache");
+    qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE);
   }
 
   void codePanelEqualsDcwCodegen_data() {

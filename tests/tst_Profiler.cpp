@@ -91,7 +91,7 @@ class TestProfiler : public QObject {
 
 private slots:
   void initTestCase() {
-    if (qEnvironmentVariableIsEmpty("DCW_CACHE_DIR")) qputenv("DCW_CACHE_DIR", DCW_BINARY_DIR "/kernel-cache");
+    if (qEnvironmentVariableIsEmpty("DCW_CACHE_DIR")) qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE);
   }
 
   void sourceMapCoversEveryElement_data() {

@@ -31,7 +31,7 @@ class TestTarget : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() { qputenv("DCW_CACHE_DIR", DCW_BINARY_DIR "/kernel-cache"); }
+  void initTestCase() { qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE); }
 
   void registryListsCpu() {
     QVERIFY(codegen::findTarget("cpu") != nullptr);

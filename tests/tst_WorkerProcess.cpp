@@ -84,7 +84,7 @@ class TestWorkerProcess : public QObject {
 
 private slots:
   void initTestCase() {
-    qputenv("DCW_CACHE_DIR", DCW_BINARY_DIR "/kernel-cache");
+    qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE);
     CompileOptions o;
     o.flags = {"-O1", "-fPIC", "-shared", "-std=c++17"};
     auto lib = compileShared(kProgram, o);

@@ -145,6 +145,13 @@ std::vector<std::string> compileOnlyFlags(const std::vector<std::string>& flags)
   return out;
 }
 
+// A cache entry's folder gets the time of its last use, so that a cache kept between runs (the tests'
+// one, ~/.cache/dcw) can drop what no run used for a while (scripts/test.sh) without losing the rest.
+void touchEntry(const fs::path& folder) {
+  std::error_code ec;
+  fs::last_write_time(folder, fs::file_time_type::clock::now(), ec);
+}
+
 // <cache>/pch-<hash>/prelude.h with its prelude.h.gch, built unless there already; empty when it
 // cannot be built (the program then compiles from the text, as without one).
 fs::path precompiledPrelude(const fs::path& cache, const std::string& block, const std::string& compiler,
@@ -162,7 +169,10 @@ fs::path precompiledPrelude(const fs::path& cache, const std::string& block, con
   }
   const fs::path folder = cache / ("pch-" + fnv1a128(key));
   std::error_code ec;
-  if (fs::is_regular_file(folder / "prelude.h.gch", ec)) return folder / "prelude.h";
+  if (fs::is_regular_file(folder / "prelude.h.gch", ec)) {
+    touchEntry(folder);
+    return folder / "prelude.h";
+  }
   // A header that failed to build is not tried again by this process (each try costs seconds).
   static std::mutex mu;
   static std::set<std::string> failed;
@@ -252,6 +262,7 @@ Expected<CompiledLibrary> compileShared(const std::string& source, const Compile
   lib.sourcePath = (entry / "program.cpp").string();
   std::error_code ec;
   if (fs::is_regular_file(entry / "program.so", ec)) {
+    touchEntry(entry);
     lib.cacheHit = true;
     return lib;
   }

@@ -5,7 +5,7 @@
 namespace dcw::ir {
 
 namespace {
-constexpr const char* kPrefix = "dynamic-extent:";
+constexpr const char* kDynamicExtentPrefix = "dynamic-extent:";
 
 std::optional<DynamicExtent> decode(const std::string& symbol, const std::string& text) {
   auto nl = text.find('\n');
@@ -18,20 +18,20 @@ std::optional<DynamicExtent> decode(const std::string& symbol, const std::string
 
 std::vector<DynamicExtent> dynamicExtents(const Sdfg& root) {
   std::vector<DynamicExtent> out;
-  const std::string prefix = kPrefix;
+  const std::string prefix = kDynamicExtentPrefix;
   for (auto it = root.metadata.lower_bound(prefix); it != root.metadata.end() && it->first.rfind(prefix, 0) == 0; ++it)
     if (auto e = decode(it->first.substr(prefix.size()), it->second)) out.push_back(std::move(*e));
   return out;
 }
 
 std::optional<DynamicExtent> dynamicExtent(const Sdfg& root, const std::string& symbol) {
-  auto it = root.metadata.find(kPrefix + symbol);
+  auto it = root.metadata.find(kDynamicExtentPrefix + symbol);
   if (it == root.metadata.end()) return std::nullopt;
   return decode(symbol, it->second);
 }
 
 void setDynamicExtent(Sdfg& root, const DynamicExtent& e) {
-  root.metadata[kPrefix + e.symbol] = e.node + "\n" + e.bound.str();
+  root.metadata[kDynamicExtentPrefix + e.symbol] = e.node + "\n" + e.bound.str();
 }
 
 } // namespace dcw::ir

@@ -11,7 +11,7 @@ namespace dcw::ir {
 
 namespace {
 
-constexpr const char* kPrefix = "specialized:";
+constexpr const char* kSpecializedPrefix = "specialized:";
 
 struct Substitution {
   std::map<std::string, sym::Expr> values;
@@ -55,7 +55,7 @@ void specializeSymbols(Sdfg& root, const std::map<std::string, int64_t>& values)
   for (auto& [name, v] : values) {
     if (!root.symbols().count(name)) continue;
     s.values.emplace(name, sym::Expr(v));
-    root.metadata[kPrefix + name] = std::to_string(v);
+    root.metadata[kSpecializedPrefix + name] = std::to_string(v);
   }
   if (s.values.empty()) return;
   for (auto& d : root.data()) {
@@ -67,7 +67,7 @@ void specializeSymbols(Sdfg& root, const std::map<std::string, int64_t>& values)
 }
 
 std::optional<int64_t> specializedValue(const Sdfg& root, const std::string& symbol) {
-  auto it = root.metadata.find(kPrefix + symbol);
+  auto it = root.metadata.find(kSpecializedPrefix + symbol);
   if (it == root.metadata.end()) return std::nullopt;
   try {
     return std::stoll(it->second);

@@ -24,11 +24,11 @@ struct Run {
   QString out, err;
 };
 
-// Runs `dcw ARGS` with DCW_CACHE_DIR in the build tree; waits at most `timeoutMs`.
+// Runs `dcw ARGS` with DCW_CACHE_DIR the tests' kernel cache (DCW_TEST_KERNEL_CACHE); waits at most `timeoutMs`.
 inline Run dcw(const QStringList& args, int timeoutMs = 300000) {
   QProcess p;
   auto env = QProcessEnvironment::systemEnvironment();
-  env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_BINARY_DIR "/kernel-cache"));
+  env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_TEST_KERNEL_CACHE));
   p.setProcessEnvironment(env);
   p.start(DCW_CLI, args);
   p.waitForFinished(timeoutMs);

@@ -24,7 +24,7 @@ LibraryNode* findGradientNode(const Sdfg& root, State** state) {
   return nullptr;
 }
 
-ControlFlowBlock* sinkBlock(Sdfg& root) {
+ControlFlowBlock* firstSinkBlock(Sdfg& root) {
   for (auto& b : root.blocks())
     if (root.outEdges(b->id()).empty()) return b.get();
   return nullptr;
@@ -78,7 +78,7 @@ Expected<void> lowerOne(edit::Editor& ed, State& st, LibraryNode& node) {
     d.message = "Gradient (" + where + "): " + d.message;
     return fail(d);
   }
-  ControlFlowBlock* sink = sinkBlock(root);
+  ControlFlowBlock* sink = firstSinkBlock(root);
   State* copy = ed.addState(root, root.uniqueBlockLabel("gradient_outputs"));
   if (sink) ed.addInterstateEdge(root, sink->id(), copy->id());
   auto outs = root.outputs;

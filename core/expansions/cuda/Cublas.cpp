@@ -24,7 +24,7 @@ using namespace dcw::ir;
 
 namespace {
 
-ImplementationDecl decl() { return ImplementationDecl{"cublas", {"cuda"}, {"cublas"}, false}; }
+ImplementationDecl cublasDecl() { return ImplementationDecl{"cublas", {"cuda"}, {"cublas"}, false}; }
 
 // Every digit of a double, as C++ and the tasklet language read it.
 std::string literal(double v) {
@@ -162,10 +162,10 @@ Expected<std::unique_ptr<Sdfg>> expandGemm(const ExpansionContext& ctx) {
 } // namespace
 
 void registerCublas(ExpansionRegistry& r) {
-  r.add("", "MatMul", decl(), expandMatMul,
+  r.add("", "MatMul", cublasDecl(), expandMatMul,
         "one cuBLAS SGEMM (batched with strides where batch dims are equal or all 1 on one side); a C++ tasklet on the host, "
         "not differentiable");
-  r.add("", "Gemm", decl(), expandGemm,
+  r.add("", "Gemm", cublasDecl(), expandGemm,
         "one cuBLAS SGEMM with transposes and alpha as cuBLAS's arguments, C added by a map after it; a C++ tasklet on the host, "
         "not differentiable");
 }

@@ -27,7 +27,7 @@ using namespace dcw::ir;
 
 namespace {
 
-ImplementationDecl decl() { return ImplementationDecl{"cudnn", {"cuda"}, {"cudnn"}, false}; }
+ImplementationDecl cudnnDecl() { return ImplementationDecl{"cudnn", {"cuda"}, {"cudnn"}, false}; }
 
 std::string ints(const std::vector<int64_t>& v) {
   std::string s = "{";
@@ -285,28 +285,28 @@ Expected<std::unique_ptr<Sdfg>> expandBatchNorm(const ExpansionContext& ctx) {
 } // namespace
 
 void registerCudnn(ExpansionRegistry& r) {
-  r.add("", "Conv", decl(), expandConv,
+  r.add("", "Conv", cudnnDecl(), expandConv,
         "one cuDNN convolution (float32, fp32 math; groups, strides, dilations, symmetric pads; algorithm measured on the first run) "
         "and cudnnAddTensor for B; a C++ tasklet on the host, not differentiable");
-  r.add(fused::kDomain, "FusedConv", decl(), expandConv,
+  r.add(fused::kDomain, "FusedConv", cudnnDecl(), expandConv,
         "one cuDNN fused convolution, cudnnConvolutionBiasActivationForward: Y = act(conv + B + Z), act ReLU or none, Z of Y's shape; "
         "a C++ tasklet on the host, not differentiable");
-  r.add("", "MaxPool", decl(), [](const ExpansionContext& c) { return expandPool(c, true); },
+  r.add("", "MaxPool", cudnnDecl(), [](const ExpansionContext& c) { return expandPool(c, true); },
         "one cuDNN max pooling (float32; symmetric pads, strides, no dilations or Indices); a C++ tasklet on the host, not differentiable");
-  r.add("", "AveragePool", decl(), [](const ExpansionContext& c) { return expandPool(c, false); },
+  r.add("", "AveragePool", cudnnDecl(), [](const ExpansionContext& c) { return expandPool(c, false); },
         "one cuDNN average pooling (float32; symmetric pads, strides, count_include_pad); a C++ tasklet on the host, not differentiable");
-  r.add("", "GlobalAveragePool", decl(), [](const ExpansionContext& c) { return expandGlobalPool(c, false); },
+  r.add("", "GlobalAveragePool", cudnnDecl(), [](const ExpansionContext& c) { return expandGlobalPool(c, false); },
         "one cuDNN average pooling over the whole spatial extent (float32, rank 3 to 5); a C++ tasklet on the host, not differentiable");
-  r.add("", "GlobalMaxPool", decl(), [](const ExpansionContext& c) { return expandGlobalPool(c, true); },
+  r.add("", "GlobalMaxPool", cudnnDecl(), [](const ExpansionContext& c) { return expandGlobalPool(c, true); },
         "one cuDNN max pooling over the whole spatial extent (float32, rank 3 to 5); a C++ tasklet on the host, not differentiable");
-  r.add("", "Softmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, false); },
+  r.add("", "Softmax", cudnnDecl(), [](const ExpansionContext& c) { return expandSoftmax(c, false); },
         "one cuDNN softmax along the axis (float32, accurate: the row's maximum subtracted); a C++ tasklet on the host, not differentiable");
-  r.add("", "LogSoftmax", decl(), [](const ExpansionContext& c) { return expandSoftmax(c, true); },
+  r.add("", "LogSoftmax", cudnnDecl(), [](const ExpansionContext& c) { return expandSoftmax(c, true); },
         "one cuDNN log-softmax along the axis (float32); a C++ tasklet on the host, not differentiable");
-  r.add("", "BatchNormalization", decl(), expandBatchNorm,
+  r.add("", "BatchNormalization", cudnnDecl(), expandBatchNorm,
         "one cuDNN batch normalization with the global statistics (inference; float32, rank 2 to 5); a C++ tasklet on the host, "
         "not differentiable");
-  r.add(fused::kDomain, "FusedBatchNormalization", decl(), expandBatchNorm,
+  r.add(fused::kDomain, "FusedBatchNormalization", cudnnDecl(), expandBatchNorm,
         "one cuDNN batch normalization (inference), then ReLU in place (cudnnActivationForward) when fused; a C++ tasklet on the "
         "host, not differentiable");
 }
