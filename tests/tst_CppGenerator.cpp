@@ -18,6 +18,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <dlfcn.h>
@@ -207,6 +208,17 @@ private slots:
     QVERIFY(lib->cacheHit);
     QCOMPARE(lib->path, built.lib.path);
     QVERIFY(!built.lib.cacheHit);
+
+    // (l) A hit marks its entry as used (the folder's time), so a cache kept between runs drops only
+    // what no run used for a while (scripts/test.sh prunes the tests' cache by that time).
+    namespace fs = std::filesystem;
+    const fs::path entry = fs::path(lib->path).parent_path();
+    const auto monthAgo = fs::file_time_type::clock::now() - std::chrono::hours(24 * 30);
+    fs::last_write_time(entry, monthAgo);
+    QVERIFY(fs::last_write_time(entry) < fs::file_time_type::clock::now() - std::chrono::hours(24 * 29));
+    auto hit = compileShared(again->source, options());
+    QVERIFY(hit && hit->cacheHit);
+    QVERIFY(fs::last_write_time(entry) > fs::file_time_type::clock::now() - std::chrono::hours(1));
   }
 
   // A program built with -march=native is keyed on the CPU's model and feature flags, so a cache

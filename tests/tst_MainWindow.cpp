@@ -2,7 +2,8 @@
 // the summary and the title; a bad file reports its error (loadFailed, no modal dialog in tests)
 // without crashing and leaves the previous model on screen; recent files are remembered; the
 // outline's QAbstractItemModelTester stays quiet through it all; dropped files open; File ▸ Close
-// empties every panel, and opening and closing models over and over keeps the heap flat.
+// empties every panel, and opening and closing models over and over keeps the heap flat; Help ▸ Tour
+// shows the README's tour (docs/tour.md, compiled in).
 #include "tests/support/Prerequisites.h"
 #include "app/gui/MainWindow.h"
 #include "core/edit/History.h"
@@ -19,13 +20,16 @@
 #include "views/PropertyModel.h"
 #include "views/Selection.h"
 #include "views/SummaryView.h"
+#include "views/TourDialog.h"
 
 #include <QAbstractItemModelTester>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSettings>
@@ -33,6 +37,7 @@
 #include <QStandardPaths>
 #include <QScrollBar>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QUrl>
@@ -556,6 +561,44 @@ private slots:
     qInfo("heap in use after 10 cycles %.1f MiB, after 30 %.1f MiB (%+.0f KiB)", double(after10) / 1048576.0,
           double(after30) / 1048576.0, growthKiB);
     QVERIFY2(growthKiB < 512, qPrintable(QStringLiteral("the heap grew by %1 KiB over 20 open/close cycles").arg(growthKiB)));
+  }
+
+  void helpMenuOpensTheTour() {
+    // The tour's first heading, as the source (docs/tour.md, which the README shows too) has it.
+    QFile md(sourceFile("docs/tour.md"));
+    QVERIFY2(md.open(QIODevice::ReadOnly), qPrintable(md.fileName()));
+    QString heading;
+    for (const QString& line : QString::fromUtf8(md.readAll()).split('\n'))
+      if (line.startsWith('#')) {
+        heading = line.section(' ', 1).trimmed();
+        break;
+      }
+    QVERIFY(!heading.isEmpty());
+
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QMenu* help = nullptr;
+    for (QAction* a : w.menuBar()->actions())
+      if (a->menu() && a->text() == QStringLiteral("&Help")) help = a->menu();
+    QVERIFY(help);
+    QAction* tour = nullptr;
+    for (QAction* a : help->actions())
+      if (a->objectName() == QStringLiteral("actionTour")) tour = a;
+    QVERIFY(tour);
+    QCOMPARE(tour->text(), QStringLiteral("&Tour"));
+    QVERIFY(!w.findChild<dcw::views::TourDialog*>());
+    tour->trigger();
+    auto* dialog = w.findChild<dcw::views::TourDialog*>();
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());
+    const QString text = dialog->browser()->toPlainText();
+    QVERIFY2(text.contains(heading), qPrintable(text.left(200)));
+    QVERIFY(text.contains(QStringLiteral("dcw apply"))); // rendered to its end, not just the heading
+    dialog->close();
+    tour->trigger(); // again: the same dialog, shown again
+    QCOMPARE(w.findChildren<dcw::views::TourDialog*>().size(), qsizetype(1));
+    QVERIFY(dialog->isVisible());
   }
 
   void outlineIdsAfterLoad() {

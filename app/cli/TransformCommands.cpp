@@ -1,5 +1,6 @@
 // The command layer headless:
 //   `dcw transforms --list`                               every registered transformation
+//   `dcw transforms --markdown`                           the same as a Markdown reference (docs/transformations.md)
 //   `dcw transforms MODEL [--at PATH] [--expand] [--all]` where transformations apply, as script lines
 //   (PATH may be a module group, main/state0/module:encoder/layer.3: its whole-group lines come first)
 //   `dcw apply MODEL --script S [-o OUT.dcw.json]`        replays a script (the GUI's exported history)
@@ -19,6 +20,7 @@
 #include "core/serialize/JsonFormat.h"
 #include "core/support/Sha256.h"
 #include "transforms/AutoOptimize.h"
+#include "transforms/CatalogueMarkdown.h"
 #include "transforms/Matcher.h"
 #include "transforms/ModuleScope.h"
 #include "transforms/Script.h"
@@ -64,12 +66,16 @@ void reportScriptWarnings(const Diagnostics& ds, const std::string& script) {
 std::function<int()> setupTransforms(CLI::App& sub) {
   struct Opts {
     std::string model, at;
-    bool list = false, expand = false, all = false, timing = false;
+    bool list = false, markdown = false, expand = false, all = false, timing = false;
     size_t limit = 10000;
   };
   auto o = std::make_shared<Opts>();
   sub.add_option("MODEL", o->model, "Model file (.onnx or .dcw.json)");
-  sub.add_flag("--list", o->list, "List every registered transformation: name, category, whether the result stays differentiable, description (tab-separated)");
+  auto* list = sub.add_flag("--list", o->list, "List every registered transformation: name, category, whether the result stays differentiable, description (tab-separated)");
+  sub.add_flag("--markdown", o->markdown,
+               "Print the transformation catalogue as Markdown (docs/transformations.md is this output): each transformation's "
+               "category, description, pattern, script line and options with their types and defaults")
+      ->excludes(list);
   sub.add_option("--at", o->at, "Only matches touching the element at this path (a node, or every match in a state, region or module group such as main/state0/module:block1)");
   sub.add_flag("--expand", o->expand, "Expand every library node (pure) first, so map-level transformations show");
   sub.add_flag("--all", o->all, "Also list the matches that do not apply, with the reason");
@@ -77,6 +83,10 @@ std::function<int()> setupTransforms(CLI::App& sub) {
   sub.add_option("--limit", o->limit, "At most this many structural matches per transformation")->check(CLI::Range(1, 100000000));
   return [o]() -> int {
     const auto& reg = transforms::TransformationRegistry::instance();
+    if (o->markdown) {
+      std::cout << transforms::catalogueMarkdown(reg);
+      return kExitOk;
+    }
     if (o->list) {
       for (auto& t : reg.all())
         std::cout << t->name() << "\t" << t->category() << "\t"
@@ -84,7 +94,7 @@ std::function<int()> setupTransforms(CLI::App& sub) {
       return kExitOk;
     }
     if (o->model.empty())
-      return reportError(Diagnostic::error("dcw transforms", "no model given", "give a MODEL, or --list for every transformation"));
+      return reportError(Diagnostic::error("dcw transforms", "no model given", "give a MODEL, or --list (--markdown) for every transformation"));
     auto t0 = Clock::now();
     auto m = io::loadModel(o->model);
     if (!m) return reportError(m.error());

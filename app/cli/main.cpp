@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("dcw ") + DCW_VERSION);
   app.require_subcommand(0, 1);
   app.fallthrough(false);
+  // Before the subcommands are added, so that each command's help ends with it too (CLI11 copies it).
+  app.footer("More: README.md (the ten-minute tour) and docs/ in DCW's source tree; docs/cli.md has every command with examples.");
 
   std::function<int()> run;
   for (const auto& c : commands()) {

@@ -28,6 +28,7 @@
 #include "views/Selection.h"
 #include "views/SummaryView.h"
 #include "views/SymbolsView.h"
+#include "views/TourDialog.h"
 #include "views/WeightView.h"
 
 #include <QAction>
@@ -443,6 +444,15 @@ void MainWindow::createActions() {
   connect(problemsDock_->toggleViewAction(), &QAction::triggered, this, [this](bool on) { problemsChosen_ = on != (problems_->count() > 0); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  // The README's ten-minute tour, beside the window while the user follows it (one dialog, reused).
+  QAction* tour = help->addAction(tr("&Tour"), this, [this] {
+    auto* dialog = findChild<views::TourDialog*>();
+    if (!dialog) dialog = new views::TourDialog(this);
+    dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
+  });
+  tour->setObjectName(QStringLiteral("actionTour"));
   help->addAction(tr("&Keyboard"), this, [this] {
     QMessageBox::information(this, tr("Keyboard"),
                              tr("<table>"

@@ -52,8 +52,8 @@ void chooseHeadlessPlatform(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
     bool shot = std::strncmp(a, "--screenshot", 12) == 0 || std::strncmp(a, "--export-svg", 12) == 0;
-    bool info = std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0 || std::strcmp(a, "--version") == 0 ||
-                std::strcmp(a, "-v") == 0;
+    bool info = std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0 || std::strcmp(a, "--help-all") == 0 ||
+                std::strcmp(a, "--version") == 0 || std::strcmp(a, "-v") == 0;
     if (shot || (info && noDisplay)) {
       qputenv("QT_QPA_PLATFORM", "offscreen");
       return;
@@ -93,8 +93,8 @@ int main(int argc, char** argv) {
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("DCW, the Data-Centric Workbench: ONNX models as data-centric dataflow graphs."));
-  parser.addHelpOption();
-  parser.addVersionOption();
+  const QCommandLineOption helpOption = parser.addHelpOption();
+  const QCommandLineOption versionOption = parser.addVersionOption();
   QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                 QStringLiteral("Load MODEL, save a picture of the window to OUT.png and exit."),
                                 QStringLiteral("OUT.png"));
@@ -167,7 +167,14 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument(QStringLiteral("MODEL"),
                                QStringLiteral("An ONNX model (.onnx) or a saved SDFG (.dcw.json) to open."),
                                QStringLiteral("[MODEL]"));
-  parser.process(app); // exits for --help, --version and unknown options
+  // As QCommandLineParser::process, but the help ends with where the documentation is.
+  if (!parser.parse(QCoreApplication::arguments())) return fail(parser.errorText(), 1);
+  if (parser.isSet(versionOption)) parser.showVersion(); // exits
+  if (parser.isSet(helpOption) || parser.optionNames().contains(QStringLiteral("help-all"))) {
+    std::fprintf(stdout, "%s\nMore: README.md (the ten-minute tour, also under Help > Tour) and docs/ in DCW's source tree.\n",
+                 qPrintable(parser.helpText()));
+    return 0;
+  }
 
   const QStringList args = parser.positionalArguments();
   if (args.size() > 1) return fail(QStringLiteral("expected at most one MODEL, got %1").arg(args.size()), 1);
