@@ -9,6 +9,7 @@
 //  - seeds: a seed input of ones gives the gradient of the sum;
 //  - refusals: integer output, wrt that is not an input, unknown output — each named, nothing changed;
 //  - the script line round-trips through Differentiate::parse.
+#include "support/TestPaths.h"
 #include "support/TransformTestSupport.h"
 
 #include "core/edit/ScriptSyntax.h"
@@ -27,7 +28,7 @@ using namespace dcw::testsupport;
 
 namespace {
 
-std::string modelPath(const std::string& name) { return DCW_SOURCE_DIR "/tests/data/autodiff/" + name + ".onnx"; }
+std::string modelPath(const std::string& name) { return testpaths::source("/tests/data/autodiff/") + name + ".onnx"; }
 
 std::unique_ptr<Sdfg> importModel(const std::string& name) {
   auto m = io::loadModel(modelPath(name));

@@ -2,6 +2,7 @@
 // input, inspect (text and JSON), convert and the round trip through .dcw.json; the command layer
 // headless: transforms (list, candidates), apply (scripts), optimize, and --script on run, bench and
 // codegen; test-onnx with a list of expected failures.
+#include "support/TestPaths.h"
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -24,7 +25,7 @@ using clisupport::readAll;
 using clisupport::readFloats;
 using clisupport::writeAll;
 
-QString bad(const char* f) { return QStringLiteral(DCW_SOURCE_DIR "/tests/data/bad/") + f; }
+QString bad(const char* f) { return testpaths::qsource("/tests/data/bad/") + f; }
 const QString kSoftmax = QStringLiteral("/usr/share/libonnx-testdata/data/node/test_softmax_axis_1/model.onnx");
 
 double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
@@ -168,8 +169,8 @@ private slots:
   // node falls back to pure kernels with the CPU's numbers.
   void cudnnConvolutionOnTheCudaTarget() {
     QTemporaryDir dir;
-    const QString grouped = QStringLiteral(DCW_SOURCE_DIR "/tests/data/cuda/conv_grouped_dilated.onnx");
-    const QString odd = QStringLiteral(DCW_SOURCE_DIR "/tests/data/cuda/conv_asymmetric_pads.onnx");
+    const QString grouped = testpaths::qsource("/tests/data/cuda/conv_grouped_dilated.onnx");
+    const QString odd = testpaths::qsource("/tests/data/cuda/conv_asymmetric_pads.onnx");
     for (const QString& model : {grouped, odd}) {
       const QString name = QFileInfo(model).baseName(), script = dir.filePath(name + ".dcws");
       QVERIFY(writeAll(script, ("dcw-script 1\nmodel " + model + "\nset main/state0/Conv_0 implementation=cudnn\n").toUtf8()));
@@ -203,7 +204,7 @@ private slots:
   // them to pure).
   void systolicMatMulOnTheFpga() {
     QTemporaryDir dir;
-    const QString model = QStringLiteral(DCW_SOURCE_DIR "/tests/data/fpga/matmul_systolic.onnx"); // [16, 32] x [32, 24]
+    const QString model = testpaths::qsource("/tests/data/fpga/matmul_systolic.onnx"); // [16, 32] x [32, 24]
     const QString script = dir.filePath("systolic.dcws");
     QVERIFY(writeAll(script, ("dcw-script 1\nmodel " + model + "\nset main/state0/MatMul_0 implementation=systolic\n").toUtf8()));
     auto cpu = dcw({"run", model, "--random", "4", "--outputs", dir.filePath("cpu")});
@@ -240,7 +241,7 @@ private slots:
     QVERIFY(cycles[1] > 0 && cycles[1] * 20 < cycles[0]);
     // Refusals, at the node: a batched MatMul, more than 64 rows per element (67 rows: one element).
     for (const char* name : {"matmul_batched", "matmul_prime_rows"}) {
-      const QString m = QStringLiteral(DCW_SOURCE_DIR "/tests/data/fpga/") + name + ".onnx";
+      const QString m = testpaths::qsource("/tests/data/fpga/") + name + ".onnx";
       const QString s = dir.filePath(QString(name) + ".dcws");
       QVERIFY(writeAll(s, ("dcw-script 1\nmodel " + m + "\nset main/state0/MatMul_0 implementation=systolic\n").toUtf8()));
       auto r = dcw({"run", m, "--random", "1", "--script", s, "--target", "fpga-sim"});
@@ -252,7 +253,7 @@ private slots:
     }
     // Conv: the chain over im2col patches (a padded copy of the input on chip, strides, bias, a batch
     // of 2); a grouped convolution is refused.
-    const QString conv = QStringLiteral(DCW_SOURCE_DIR "/tests/data/fpga/conv_systolic.onnx");
+    const QString conv = testpaths::qsource("/tests/data/fpga/conv_systolic.onnx");
     const QString convScript = dir.filePath("conv.dcws");
     QVERIFY(writeAll(convScript, ("dcw-script 1\nmodel " + conv + "\nset main/state0/Conv_0 implementation=systolic\n").toUtf8()));
     auto convCpu = dcw({"run", conv, "--random", "6", "--outputs", dir.filePath("conv-cpu")});
@@ -266,7 +267,7 @@ private slots:
     auto convCode = dcw({"codegen", conv, "--script", convScript, "--target", "fpga-sim", "-o", dir.filePath("conv-code")});
     QVERIFY2(convCode.code == 0, qPrintable(convCode.err));
     QVERIFY(readAll(dir.filePath("conv-code/program.cpp")).contains("static void pe_feed_pad("));
-    const QString grouped = QStringLiteral(DCW_SOURCE_DIR "/tests/data/fpga/conv_grouped.onnx");
+    const QString grouped = testpaths::qsource("/tests/data/fpga/conv_grouped.onnx");
     auto g = dcw({"run", grouped, "--random", "1", "--prefer", "systolic", "--target", "fpga-sim", "--outputs", dir.filePath("grouped")});
     QVERIFY2(g.code == 0, qPrintable(g.err)); // --prefer: pure takes what systolic does not
     const QString groupedScript = dir.filePath("grouped.dcws");
@@ -286,7 +287,7 @@ private slots:
   // those nodes the next preferred implementation, their epilogue fusions kept.
   void winogradIsAnOptInWithItsMeasuredError() {
     QTemporaryDir dir;
-    const QString model = QStringLiteral(DCW_SOURCE_DIR "/tests/data/winograd/winograd_block.onnx"); // 3x3, 1x1, 3x3 stride 2
+    const QString model = testpaths::qsource("/tests/data/winograd/winograd_block.onnx"); // 3x3, 1x1, 3x3 stride 2
     const QString script = dir.filePath("w.dcws"), bad = dir.filePath("bad.dcws");
     QVERIFY(writeAll(script, ("dcw-script 1\nmodel " + model + "\nset main/state0/Conv_0 implementation=onednn_winograd\n").toUtf8()));
     QVERIFY(writeAll(bad, ("dcw-script 1\nmodel " + model + "\nset main/state0/Conv_2 implementation=onednn_winograd\n").toUtf8()));
@@ -448,7 +449,7 @@ private slots:
     QCOMPARE(n.code, 2);
     QVERIFY(n.err.contains("--inputs DIR or --random SEED"));
     // Random inputs for a sequence input: refused, naming the input and the way to give it.
-    const QString seqModel = QStringLiteral(DCW_SOURCE_DIR "/tests/data/sequences/sequence_interface.onnx");
+    const QString seqModel = testpaths::qsource("/tests/data/sequences/sequence_interface.onnx");
     auto s = dcw({"run", seqModel, "--random", "1"});
     QCOMPARE(s.code, 2);
     QVERIFY2(s.err.startsWith("error: " + seqModel + ": input 'seq': is a sequence") && s.err.contains("--inputs DIR"), qPrintable(s.err));
@@ -617,7 +618,7 @@ private slots:
   // runs on cuda-sim with the CPU's numbers. The FPGA targets are refused with a reason.
   void optimizeForTheGpu() {
     QTemporaryDir dir;
-    const QString model = QStringLiteral(DCW_SOURCE_DIR "/tests/data/cuda/conv_grouped_dilated.onnx");
+    const QString model = testpaths::qsource("/tests/data/cuda/conv_grouped_dilated.onnx");
     const QString script = dir.filePath("gpu.dcws");
     auto o = dcw({"optimize", model, "--target", "cuda-sim", "--script-out", script});
     QVERIFY2(o.code == 0, qPrintable(o.err));
@@ -641,7 +642,7 @@ private slots:
   // model computes what the model does; an unknown layout is refused by name.
   void optimizeWithChannelsInBlocks() {
     QTemporaryDir dir;
-    const QString model = QStringLiteral(DCW_SOURCE_DIR "/tests/data/transforms/controlflow_graph/channels_last_block.onnx");
+    const QString model = testpaths::qsource("/tests/data/transforms/controlflow_graph/channels_last_block.onnx");
     const QString script = dir.filePath("blocked.dcws");
     auto o = dcw({"optimize", model, "--layout", "blocked8", "--script-out", script});
     QVERIFY2(o.code == 0, qPrintable(o.err));

@@ -1,5 +1,6 @@
 // tst_CodeView: the generated-code panel — source map marks and scrolling, clicks naming the innermost
 // element, messages; and in the workbench, the Code dock following the canvas selection by path.
+#include "support/TestPaths.h"
 #include "tests/support/Prerequisites.h"
 #include "views/CodeView.h"
 
@@ -146,7 +147,7 @@ private slots:
   // The workbench generates code for a copy of the model in the background; the displayed model keeps
   // its library nodes, and selection follows by path in both directions.
   void workbenchCodeDock() {
-    const QString file = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+    const QString file = testpaths::qsource("/resources/examples/tiny_resnet.onnx");
     DCW_REQUIRE_FIXTURE(file);
     dcw::gui::MainWindow w;
     w.setShowsDialogs(false);

@@ -1,6 +1,7 @@
 // ConstantFolding: the shape arithmetic of a generated ONNX model (Shape → Gather → Concat → Reshape)
 // folds node by node through the editor — structure after each step, exact undo/redo, and the same
 // outputs as the unfolded model once both are expanded and run; refusals name the operand.
+#include "support/TestPaths.h"
 #include "support/TransformTestSupport.h"
 #include "transforms/FoldConstants.h"
 #include "transforms/catalogue/ConstantFolding.h"
@@ -13,7 +14,7 @@ using namespace dcw::testsupport;
 
 namespace {
 
-std::string dataModel(const char* name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/data/" + name + ".onnx"; }
+std::string dataModel(const char* name) { return testpaths::source("/tests/data/transforms/data/") + name + ".onnx"; }
 
 LibraryNode* lib(const Sdfg& s, const std::string& label) {
   for (auto* l : allNodes<LibraryNode>(s))

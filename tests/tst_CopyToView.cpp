@@ -6,6 +6,7 @@
 // already shows) refused with their reasons; a view of a block that breaks the rules named by code
 // generation; dcw optimize makes such views only when more than pure is preferred, and ShuffleNetV2's
 // channel-shuffle halves become views.
+#include "support/TestPaths.h"
 #include "support/SdfgFixtures.h"
 
 #include "codegen/cpu/CppGenerator.h"
@@ -21,7 +22,7 @@ using namespace dcw::testsupport;
 
 namespace {
 
-const std::string kModel = DCW_SOURCE_DIR "/tests/data/transforms/data/slice_views.onnx";
+const std::string kModel = testpaths::source("/tests/data/transforms/data/slice_views.onnx");
 
 // The model as dcw optimize has it when CopyToView runs: the reshape a view, Relu and Neg on oneDNN, the
 // slices and the split expanded to maps and inlined.
@@ -118,7 +119,7 @@ private slots:
   // A slice of a slice: once the first is a view of a block, the second's block is counted from the
   // array's first element, not the view's (Silero VAD's STFT halves read the wrong rows before).
   void blockOfABlockViewLiesWhereItsViewDoes() {
-    const std::string model = DCW_SOURCE_DIR "/tests/data/transforms/data/slice_of_slice.onnx";
+    const std::string model = testpaths::source("/tests/data/transforms/data/slice_of_slice.onnx");
     auto m = optimizedThrough(model, {"InlineNestedSDFG"});
     QVERIFY(m);
     std::vector<std::unique_ptr<edit::Command>> steps;
@@ -132,7 +133,7 @@ private slots:
   // A block copy whose result a reshape's view shows stays a copy (ConvNeXt's classifier: a transpose
   // that moves nothing, then a flatten), with the reason, and dcw optimize keeps it without a failed step.
   void copyShownByAViewIsRefused() {
-    const std::string model = DCW_SOURCE_DIR "/tests/data/transforms/data/viewed_slice.onnx";
+    const std::string model = testpaths::source("/tests/data/transforms/data/viewed_slice.onnx");
     auto m = optimizedThrough(model, {"ReshapeToView", "InlineNestedSDFG"});
     QVERIFY(m);
     QCOMPARE(m->findData("r")->dataKind, DataKind::View);

@@ -3,6 +3,7 @@
 // bytes moved from memlet volumes, parameters from constant inputs, a map scope with a tasklet
 // (iterations × operations), ops without a formula marked as estimates; and on tiny_resnet, that the
 // model's parameters agree with the summary and every library node has a cost.
+#include "support/TestPaths.h"
 #include "tests/support/Prerequisites.h"
 #include "core/analysis/Cost.h"
 #include "core/edit/History.h"
@@ -212,7 +213,7 @@ private slots:
   // Tiling keeps the counted work: the tile parameters are bound, never free symbols, and whole tiles
   // give the exact count (the conv map of tiny_resnet's block1.conv1, 16 channels in tiles of 4).
   void tiledMapsCountTheSameWork() {
-    auto m = dcw::io::loadModel(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+    auto m = dcw::io::loadModel(testpaths::source("/resources/examples/tiny_resnet.onnx"));
     QVERIFY(m);
     auto& s = *m->sdfg;
     dcw::edit::History h(s);
@@ -236,7 +237,7 @@ private slots:
   }
 
   void tinyResnet() {
-    const QString path = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+    const QString path = testpaths::qsource("/resources/examples/tiny_resnet.onnx");
     DCW_REQUIRE_FIXTURE(path);
     auto m = io::loadModel(path.toStdString());
     QVERIFY(m.ok());

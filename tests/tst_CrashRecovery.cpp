@@ -1,4 +1,4 @@
-// No lost work when the app dies: the REAL dcw-gui (DCW_GUI, offscreen) replays a long script as
+// No lost work when the app dies: the REAL dcw-gui (testpaths::gui(), offscreen) replays a long script as
 // history steps, reporting each step that reached the disk (`--print-autosaves`), and is killed with
 // SIGKILL in the middle — right after the k-th reported step, or at a random moment. Each time, the
 // autosave left behind is read the way the next start reads it (MainWindow::recoverableSessions and
@@ -10,6 +10,7 @@
 // Isolation: the child gets HOME and the XDG folders inside a QTemporaryDir; this process uses
 // QStandardPaths' test mode with HOME pointing at the same folder, so both see one autosave folder
 // and neither touches the user's.
+#include "support/TestPaths.h"
 #include "app/gui/MainWindow.h"
 #include "core/edit/History.h"
 #include "core/io/ModelFile.h"
@@ -37,8 +38,8 @@ using gui::MainWindow;
 
 namespace {
 
-const QString kModel = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
-const QString kExampleScript = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet_tuned.dcws");
+const QString kModel = testpaths::qsource("/resources/examples/tiny_resnet.onnx");
+const QString kExampleScript = testpaths::qsource("/resources/examples/tiny_resnet_tuned.dcws");
 constexpr int kRenames = 60; // after the example's 4 steps: a session long enough to be killed mid-way
 
 // The script lines of a command, as a project stores them (comments dropped).
@@ -59,11 +60,11 @@ public:
     env.insert("XDG_DATA_HOME", home + "/.qttest/share");
     env.insert("XDG_CONFIG_HOME", home + "/.qttest/config");
     env.insert("XDG_CACHE_HOME", home + "/.qttest/cache");
-    env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_TEST_KERNEL_CACHE));
+    env.insert("DCW_CACHE_DIR", QString::fromStdString(testpaths::kernelCache()));
     env.insert("QT_QPA_PLATFORM", "offscreen");
     p_.setProcessEnvironment(env);
     p_.setReadChannel(QProcess::StandardError);
-    p_.start(QStringLiteral(DCW_GUI), args);
+    p_.start(testpaths::gui(), args);
   }
   ~App() {
     if (p_.state() != QProcess::NotRunning) {

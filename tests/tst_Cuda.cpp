@@ -6,6 +6,7 @@
 // where threads share an element, the source map covering kernels); host and device memory kept apart,
 // each misplacement refused naming the element and the data; and the `cuda` target built by nvcc for
 // sm_80/sm_90 where the toolkit is, run where a GPU is (skipped, saying why, where none is).
+#include "support/TestPaths.h"
 #include "support/SdfgFixtures.h"
 #include "support/TransformTestSupport.h"
 #include "transforms/catalogue/GpuBlockTiling.h"
@@ -326,7 +327,7 @@ private slots:
   // A model's weights are copied to the GPU on the first run and stay there: later runs compute the
   // same; a second executor of the same program with other weights (another array) gets its own.
   void weightsStayOnTheGpuBetweenRuns() {
-    const std::string model = DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx";
+    const std::string model = testpaths::source("/resources/examples/tiny_resnet.onnx");
     pipeline::Options cpu, sim;
     sim.target = "cuda-sim";
     auto ref = pipeline::build(model, {}, cpu);

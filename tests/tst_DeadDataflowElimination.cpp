@@ -1,6 +1,7 @@
 // DeadDataflowElimination: a dead branch of a real (generated) ONNX model — U = neg(exp(X)), never
 // used — goes away entirely (both nested SDFGs, both transients), the live output stays, outputs are
 // unchanged, undo/redo are exact; refusals name their reason.
+#include "support/TestPaths.h"
 #include "support/TransformTestSupport.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/catalogue/DeadDataflowElimination.h"
@@ -11,7 +12,7 @@ using namespace dcw::testsupport;
 
 namespace {
 
-std::string dataModel(const char* name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/data/" + name + ".onnx"; }
+std::string dataModel(const char* name) { return testpaths::source("/tests/data/transforms/data/") + name + ".onnx"; }
 
 AccessNode* accessOf(const Sdfg& s, const std::string& data) {
   for (State* st : s.allStates())

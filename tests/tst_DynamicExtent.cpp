@@ -4,6 +4,7 @@
 // come back at the actual count, from the .onnx, from the saved .dcw.json, and at other input sizes
 // from the same program; one in an If branch is refused naming it. compare_datadependent_* checks the
 // numbers against ONNX Runtime.
+#include "support/TestPaths.h"
 #include "core/io/ModelFile.h"
 #include "core/serialize/JsonFormat.h"
 #include "core/ir/DynamicExtent.h"
@@ -22,7 +23,7 @@ using namespace dcw;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/datadependent/" + name + ".onnx"; }
+std::string fixture(const std::string& name) { return testpaths::source("/tests/data/datadependent/") + name + ".onnx"; }
 
 ir::Tensor floats(std::vector<int64_t> dims, const std::vector<float>& v) {
   ir::Tensor t;

@@ -1,6 +1,7 @@
 // Tests of the expansion pass: one node or a whole model is lowered to `pure` nested SDFGs, the
 // result validates, paths stay stable, and a node without the requested implementation is refused
 // with a message naming the node and the op, leaving the model unchanged.
+#include "support/TestPaths.h"
 #include "core/expansions/ExpandPass.h"
 #include "core/expansions/Expansion.h"
 #include "core/io/ModelFile.h"
@@ -17,7 +18,7 @@ using namespace dcw::ir;
 
 namespace {
 
-const std::string kExample = DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx";
+const std::string kExample = testpaths::source("/resources/examples/tiny_resnet.onnx");
 
 int countLibraryNodes(const Sdfg& s) {
   int n = 0;

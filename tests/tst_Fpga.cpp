@@ -7,6 +7,7 @@
 // refusing FPGA storage; the cycle estimate of simple kernels; the Vitis project; streams joining
 // processing elements that C-simulation runs side by side, and a stream too shallow for a reconvergent
 // dataflow reported as a deadlock naming the streams and elements.
+#include "support/TestPaths.h"
 #include "support/SdfgFixtures.h"
 #include "support/TransformTestSupport.h"
 #include "transforms/catalogue/FpgaMemoryBank.h"
@@ -300,7 +301,7 @@ private slots:
     QTemporaryDir dir;
     for (auto& [name, text] : files) std::ofstream(dir.filePath(QString::fromStdString(name)).toStdString()) << text;
     for (const char* h : {"ap_int.h", "ap_fixed.h", "hls_stream.h"})
-      std::ofstream(dir.filePath(h).toStdString()) << "#include \"" DCW_SOURCE_DIR "/codegen/fpga/shim/dcw_hls_sim.h\"\n";
+      std::ofstream(dir.filePath(h).toStdString()) << "#include \"" << testpaths::source("/codegen/fpga/shim/dcw_hls_sim.h") << "\"\n";
     QProcess gxx;
     gxx.start("g++", {"-std=c++17", "-fsyntax-only", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-I" + dir.path(),
                       dir.filePath("kernels.cpp")});

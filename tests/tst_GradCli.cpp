@@ -3,6 +3,7 @@
 // line naming the culprit (an op whose output size is counted at run time among them); LeNet trained by `dcw train` (SGD, lr 0.01, 50 steps, 4 synthetic batches
 // cycled, the same initial weights) lowers the loss as PyTorch does, within 1e-3 at every step; Adam
 // runs and lowers the loss. The gradients and the training also through the CUDA program (cuda-sim).
+#include "support/TestPaths.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -22,7 +23,7 @@ using clisupport::Run;
 using clisupport::readAll;
 using clisupport::readFloats;
 
-const QString kRefs = QStringLiteral(DCW_SOURCE_DIR "/tests/data/autodiff/");
+const QString kRefs = testpaths::qsource("/tests/data/autodiff/");
 
 QStringList wrtOf(const QString& model) {
   return QString::fromUtf8(readAll(kRefs + model + "/wrt.txt")).split('\n', Qt::SkipEmptyParts);
@@ -96,7 +97,7 @@ void TestGradCli::gradRefusals() {
   QVERIFY2(r.err.contains("labels"), qPrintable(r.err));
   // Through an op whose output size is counted at run time (Compress on a run-time condition): refused
   // naming the node and why, not "choose pure" (it is the pure implementation).
-  Run counted = dcw({"grad", QStringLiteral(DCW_SOURCE_DIR "/tests/data/datadependent/compress_unique.onnx"), "--of", "kept", "--wrt",
+  Run counted = dcw({"grad", testpaths::qsource("/tests/data/datadependent/compress_unique.onnx"), "--of", "kept", "--wrt",
                      "X", "--random", "1", "--outputs", tmp.path()});
   QCOMPARE(counted.code, 2);
   QCOMPARE(counted.err.count('\n'), 1);

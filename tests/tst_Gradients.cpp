@@ -8,6 +8,7 @@
 //  - /usr/share/libonnx-testdata/data/simple/test_gradient_*: ONNX's Gradient op
 //    (ai.onnx.preview.training) lowered to an autodiff request (autodiff/GradientOp.h), compared with
 //    the case's expected outputs.
+#include "support/TestPaths.h"
 #include "tests/support/Prerequisites.h"
 #include "codegen/run/Executor.h"
 #include "core/edit/History.h"
@@ -31,7 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kRefs = DCW_SOURCE_DIR "/tests/data/autodiff/";
+const std::string kRefs = testpaths::source("/tests/data/autodiff/");
 
 std::vector<double> values(const ir::Tensor& t) {
   std::vector<double> v;

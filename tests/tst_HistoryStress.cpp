@@ -4,6 +4,7 @@
 // and at the end, the model equals (JSON, byte for byte) the model obtained by replaying the
 // history's steps (their script lines, parsed again) on a freshly imported model.
 // Also: auto-optimize through a History (step by step) and as one AutoOptimizeCommand.
+#include "support/TestPaths.h"
 #include "support/TransformTestSupport.h"
 
 #include "core/ir/Validate.h"
@@ -22,7 +23,7 @@ using namespace dcw::testsupport;
 
 namespace {
 
-const std::string kTinyResnet = DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx";
+const std::string kTinyResnet = testpaths::source("/resources/examples/tiny_resnet.onnx");
 
 std::unique_ptr<Sdfg> importModel(const std::string& path) {
   auto m = io::loadModel(path);

@@ -5,6 +5,7 @@
 // and through the app's Verify and Profile (the window stays up with its history and reports the
 // same; Cancel kills an endless loop at once); a model with a 100,000 × 100,000 tensor is refused with
 // the number, from random inputs and from a run's outputs.
+#include "support/TestPaths.h"
 #include "app/gui/MainWindow.h"
 #include "codegen/run/Executor.h"
 #include "codegen/run/RandomInputs.h"
@@ -79,7 +80,7 @@ private slots:
     QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_HostileRuns"));
     QSettings().clear();
-    qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE);
+    qputenv("DCW_CACHE_DIR", testpaths::kernelCache().c_str());
   }
 
   void cliReportsAndSurvives_data() {

@@ -4,6 +4,7 @@
 // outline's QAbstractItemModelTester stays quiet through it all; dropped files open; File ▸ Close
 // empties every panel, and opening and closing models over and over keeps the heap flat; Help ▸ Tour
 // shows the README's tour (docs/tour.md, compiled in).
+#include "support/TestPaths.h"
 #include "tests/support/Prerequisites.h"
 #include "app/gui/MainWindow.h"
 #include "core/edit/History.h"
@@ -49,7 +50,7 @@ using dcw::views::OutlineModel;
 
 namespace {
 
-QString sourceFile(const char* relative) { return QStringLiteral(DCW_SOURCE_DIR "/") + QLatin1String(relative); }
+QString sourceFile(const char* relative) { return testpaths::qsource("/") + QLatin1String(relative); }
 
 const char* const kGoodModel = "resources/examples/tiny_resnet.onnx";
 const char* const kBadModel = "tests/data/bad/random_bytes.onnx";

@@ -2,6 +2,7 @@
 // op names, `main/state0/module:block1` resolved to the ops of the group, `set` and `apply` over a
 // group as one undoable step (structure, numbers, undo/redo), scripts that say so replaying to the
 // same model, and the refusals, each naming the address and what exists.
+#include "support/TestPaths.h"
 #include "support/TransformTestSupport.h"
 
 #include "core/ir/ModulePath.h"
@@ -15,7 +16,7 @@ using namespace dcw::testsupport;
 
 namespace {
 
-const std::string kTinyResnet = DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx";
+const std::string kTinyResnet = testpaths::source("/resources/examples/tiny_resnet.onnx");
 
 std::vector<std::string> labels(const std::vector<Node*>& nodes) {
   std::vector<std::string> out;

@@ -2,6 +2,7 @@
 // located message (and nothing outside the model's folder is read); good models import into the
 // expected library nodes, connectors, constants, symbols and subgraphs; and every op in ONNX's
 // schema registry is representable as a library node.
+#include "support/TestPaths.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
@@ -21,7 +22,7 @@ using namespace dcw::ir;
 
 namespace {
 
-std::string bad(const char* name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/bad/" + name; }
+std::string bad(const char* name) { return testpaths::source("/tests/data/bad/") + name; }
 std::string node(const char* name) { return std::string("/usr/share/libonnx-testdata/data/node/") + name + "/model.onnx"; }
 
 std::vector<LibraryNode*> libraryNodes(const Sdfg& s) {

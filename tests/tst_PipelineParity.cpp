@@ -2,6 +2,7 @@
 // code the app's Code panel shows after a history of steps is byte-identical to what `dcw codegen
 // --script` writes for the script the app exports from that history, source map included; and the
 // program `dcw run` builds from it computes what the pipeline's own build computes.
+#include "support/TestPaths.h"
 #include "app/gui/MainWindow.h"
 #include "core/edit/History.h"
 #include "pipeline/Pipeline.h"
@@ -32,7 +33,7 @@ private slots:
     QCoreApplication::setOrganizationName(QStringLiteral("DCW-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_PipelineParity"));
     QSettings().clear();
-    qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE);
+    qputenv("DCW_CACHE_DIR", testpaths::kernelCache().c_str());
   }
 
   void codePanelEqualsDcwCodegen_data() {

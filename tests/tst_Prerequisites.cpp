@@ -1,6 +1,7 @@
 // Tests of what a test does when something it needs is missing (tests/support/Prerequisites.h): an
 // installed prerequisite that is missing skips with the reason outside CI and fails in CI (CI=true),
 // so that CI can never turn a missing dependency into a silent skip; a present one does neither.
+#include "support/TestPaths.h"
 #include "support/Prerequisites.h"
 
 #include <QtTest>
@@ -51,7 +52,7 @@ private slots:
 
   void presentIsNeither() {
     qputenv("CI", "true");
-    QVERIFY(!checkInstalled(QStringLiteral(DCW_SOURCE_DIR "/tests/CMakeLists.txt"), QStringLiteral("-")));
+    QVERIFY(!checkInstalled(testpaths::qsource("/tests/CMakeLists.txt"), QStringLiteral("-")));
   }
 
 private:

@@ -6,6 +6,7 @@
 // builds the command, which is one undoable history step; Run ▸ Target ▸ FPGA profiles the kernels in
 // C-simulation and the FPGA tab shows the estimated cycles per kernel and loop, labelled as estimates;
 // the summary says when other processes held cores while the runs were timed.
+#include "support/TestPaths.h"
 #include "app/gui/MainWindow.h"
 #include "support/GuiTestSupport.h"
 
@@ -38,7 +39,7 @@ using dcw::testsupport::openModel;
 
 namespace {
 const QString& kTiny = testsupport::kTinyResnet;
-const QString kMlp = QStringLiteral(DCW_SOURCE_DIR "/tests/data/autodiff/mlp/model.onnx");
+const QString kMlp = testpaths::qsource("/tests/data/autodiff/mlp/model.onnx");
 } // namespace
 
 class TestProfileViews : public QObject {
@@ -261,7 +262,7 @@ private slots:
   void winogradErrorIsShownWithTheProfile() {
     MainWindow w;
     w.setShowsDialogs(false);
-    QVERIFY(openModel(w, QStringLiteral(DCW_SOURCE_DIR "/tests/data/winograd/winograd_block.onnx")));
+    QVERIFY(openModel(w, testpaths::qsource("/tests/data/winograd/winograd_block.onnx")));
     QVERIFY(w.profilePanel()->programMessages().isEmpty());
     QVERIFY(w.executeCommand("set main/state0/Conv_0 implementation=onednn_winograd"));
     QSignalSpy done(&w, &MainWindow::profileFinished);

@@ -5,6 +5,7 @@
 // of the traced run's wall time; reports round-trip through JSON and compare; counters either count or
 // say why not; explicit element paths (also inside parallel loops) and their rejections; machine peaks
 // are measured once and then read from the cache.
+#include "support/TestPaths.h"
 #include "codegen/cpu/CppGenerator.h"
 #include "codegen/run/ChromeTrace.h"
 #include "codegen/run/MachinePeaks.h"
@@ -33,7 +34,7 @@ using namespace dcw::codegen;
 namespace {
 
 const char* kConv = "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding/model.onnx";
-const char* kTinyResnet = DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx";
+const std::string kTinyResnet = testpaths::source("/resources/examples/tiny_resnet.onnx");
 
 // Every element that generates code: states, tasklets, map entries and nested SDFG nodes, at every level.
 void codeElements(const ir::Sdfg& s, std::vector<std::pair<ir::ElementId, std::string>>& out) {
@@ -91,13 +92,13 @@ class TestProfiler : public QObject {
 
 private slots:
   void initTestCase() {
-    if (qEnvironmentVariableIsEmpty("DCW_CACHE_DIR")) qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE);
+    if (qEnvironmentVariableIsEmpty("DCW_CACHE_DIR")) qputenv("DCW_CACHE_DIR", testpaths::kernelCache().c_str());
   }
 
   void sourceMapCoversEveryElement_data() {
     QTest::addColumn<QString>("model");
     QTest::newRow("conv_with_strides_padding") << QString(kConv);
-    QTest::newRow("tiny_resnet") << QString(kTinyResnet);
+    QTest::newRow("tiny_resnet") << QString::fromStdString(kTinyResnet);
   }
   void sourceMapCoversEveryElement() {
     QFETCH(QString, model);
@@ -167,10 +168,10 @@ private slots:
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("what");
     QTest::newRow("conv all") << QString(kConv) << "all";
-    QTest::newRow("tiny_resnet all") << QString(kTinyResnet) << "all";
-    QTest::newRow("tiny_resnet nodes") << QString(kTinyResnet) << "nodes";
-    QTest::newRow("tiny_resnet states") << QString(kTinyResnet) << "states";
-    QTest::newRow("tiny_resnet maps") << QString(kTinyResnet) << "maps";
+    QTest::newRow("tiny_resnet all") << QString::fromStdString(kTinyResnet) << "all";
+    QTest::newRow("tiny_resnet nodes") << QString::fromStdString(kTinyResnet) << "nodes";
+    QTest::newRow("tiny_resnet states") << QString::fromStdString(kTinyResnet) << "states";
+    QTest::newRow("tiny_resnet maps") << QString::fromStdString(kTinyResnet) << "maps";
   }
   void reportEntryForEveryInstrumentedElement() {
     QFETCH(QString, model);
@@ -247,7 +248,7 @@ private slots:
   }
 
   void traceIsValidAndSumsToWallTime() {
-    auto p = prepare(kTinyResnet, parseInstrumentation({"all"}));
+    auto p = prepare(kTinyResnet.c_str(), parseInstrumentation({"all"}));
     QVERIFY(p);
     ProfileOptions po;
     po.repeat = 7;
@@ -320,7 +321,7 @@ private slots:
   }
 
   void compareReports() {
-    auto p = prepare(kTinyResnet, parseInstrumentation({"nodes"}));
+    auto p = prepare(kTinyResnet.c_str(), parseInstrumentation({"nodes"}));
     QVERIFY(p);
     ProfileOptions po;
     po.repeat = 3;

@@ -2,6 +2,7 @@
 // checked by distribution — range, mean and variance of RandomUniform/RandomNormal(Like), Bernoulli's
 // rate against its probabilities, training-mode Dropout's kept fraction, scale and mask — and for
 // reproducibility: the same numbers on every run and for any thread count.
+#include "support/TestPaths.h"
 #include "codegen/run/RandomInputs.h"
 #include "pipeline/Pipeline.h"
 
@@ -14,7 +15,7 @@ using namespace dcw;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/random/" + name + ".onnx"; }
+std::string fixture(const std::string& name) { return testpaths::source("/tests/data/random/") + name + ".onnx"; }
 
 std::vector<float> floats(const ir::Tensor& t) {
   std::vector<float> v(size_t(t.elementCount()));

@@ -3,6 +3,7 @@
 // imported, no copy and no buffer for the view in the generated code; the refusals (a view of a view, a
 // constant, a channels-last array) with their reasons; validation of a broken view; Auto-optimize makes
 // views only when more than pure is preferred (a pure-only model stays differentiable).
+#include "support/TestPaths.h"
 #include "support/SdfgFixtures.h"
 
 #include "codegen/cpu/CppGenerator.h"
@@ -16,7 +17,7 @@ using namespace dcw::testsupport;
 
 namespace {
 
-const std::string kModel = DCW_SOURCE_DIR "/tests/data/transforms/data/shuffle_views.onnx";
+const std::string kModel = testpaths::source("/tests/data/transforms/data/shuffle_views.onnx");
 
 transforms::Match at(const std::string& op, const Sdfg& m) {
   for (auto& match : applicable(m, "ReshapeToView"))

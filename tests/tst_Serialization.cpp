@@ -1,6 +1,7 @@
 // Tests of the `*.dcw.json` format (core/serialize): base64, a hand-built SDFG that uses every element
 // kind and attribute type (validates, round-trips byte for byte, keeps ids, labels, paths and
 // payloads), the golden file, atomic save/load, and each rejection of bad input checked by its message.
+#include "support/TestPaths.h"
 #include "tests/support/Prerequisites.h"
 #include "core/ir/AccessNode.h"
 #include "core/ir/LibraryNode.h"
@@ -363,8 +364,8 @@ std::string replaceArray(std::string text, const std::string& key, const std::st
   return text.replace(open, close - open + 1, to);
 }
 
-const QString kGolden = QStringLiteral(DCW_SOURCE_DIR "/tests/data/golden/small.dcw.json");
-const QString kGoldenCpp = QStringLiteral(DCW_SOURCE_DIR "/tests/data/golden/cpp_tasklet.dcw.json");
+const QString kGolden = testpaths::qsource("/tests/data/golden/small.dcw.json");
+const QString kGoldenCpp = testpaths::qsource("/tests/data/golden/cpp_tasklet.dcw.json");
 
 // What an opaque implementation expands to: Y[N, M] = A[N, K] x B[K, M] in one C++ tasklet that names
 // the `onednn` environment and declares its FLOPs, plus a scalar output written with WCR sum.
@@ -755,7 +756,7 @@ private slots:
   }
 
   void corruptedFixture() {
-    QString path = QStringLiteral(DCW_SOURCE_DIR "/tests/data/bad/corrupted.dcw.json");
+    QString path = testpaths::qsource("/tests/data/bad/corrupted.dcw.json");
     DCW_REQUIRE_FIXTURE(path);
     auto r = loadFile(path.toStdString());
     QVERIFY(!r.ok());

@@ -4,6 +4,7 @@
 // node and why. compare_sequences_*_with_onnxruntime checks the numbers against ONNX Runtime.
 // Sequences and optionals at the interface (sequence_interface, optional_interface): the program is
 // built for a run's values, its layout recorded, and the values pass through it (pipeline/ModelValues.h).
+#include "support/TestPaths.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/LibraryNode.h"
 #include "core/ir/Sdfg.h"
@@ -20,7 +21,7 @@ using namespace dcw;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/sequences/" + name + ".onnx"; }
+std::string fixture(const std::string& name) { return testpaths::source("/tests/data/sequences/") + name + ".onnx"; }
 
 QStringList opsOf(const ir::Sdfg& s) {
   QStringList ops;

@@ -8,6 +8,7 @@
 // refused with their reasons; a view that reaches outside its array is named by code generation, as
 // is one of an array with channels in blocks; the .dcw.json round trip keeps strides and offset;
 // dcw optimize makes such views only when more than pure is preferred.
+#include "support/TestPaths.h"
 #include "support/SdfgFixtures.h"
 
 #include "codegen/cpu/CppGenerator.h"
@@ -25,7 +26,7 @@ using namespace dcw::testsupport;
 
 namespace {
 
-const std::string kModel = DCW_SOURCE_DIR "/tests/data/transforms/data/attention_heads.onnx";
+const std::string kModel = testpaths::source("/tests/data/transforms/data/attention_heads.onnx");
 
 // The model as dcw optimize has it when StridedView runs: reshapes views, the copies expanded to maps
 // and inlined, the matmuls (oneDNN) not expanded yet. `h` keeps the steps.
@@ -153,7 +154,7 @@ private slots:
              whyNot(*m, at(*m, "q")).c_str());
     // A contiguous block is CopyToView's.
     {
-      auto s = optimizedThrough(DCW_SOURCE_DIR "/tests/data/transforms/data/slice_views.onnx", {"ReshapeToView", "InlineNestedSDFG"});
+      auto s = optimizedThrough(testpaths::source("/tests/data/transforms/data/slice_views.onnx"), {"ReshapeToView", "InlineNestedSDFG"});
       QVERIFY(s);
       QVERIFY2(whyNot(*s, at(*s, "hi")).find("one contiguous run of 'a'") != std::string::npos, whyNot(*s, at(*s, "hi")).c_str());
     }

@@ -3,6 +3,7 @@
 // text, computed by the program and written back as text, from the .onnx and from the saved .dcw.json,
 // at two input sizes; TfIdfVectorizer over string tokens; the peeled model keeps the model's interface
 // first; a string op between computed values is refused naming it.
+#include "support/TestPaths.h"
 #include "codegen/run/StringStages.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/Sdfg.h"
@@ -18,7 +19,7 @@ using namespace dcw;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/strings/" + name + ".onnx"; }
+std::string fixture(const std::string& name) { return testpaths::source("/tests/data/strings/") + name + ".onnx"; }
 
 ir::Tensor strings(const std::vector<std::string>& v) {
   ir::Tensor t;

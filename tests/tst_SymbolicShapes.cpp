@@ -6,6 +6,7 @@
 // the same outputs at two sizes (ONNX Runtime checks the numbers: compare_symbolic_with_onnxruntime).
 // rate_branch: an If on an input's value, specialized to the value a run gives; loop_trip_input: a
 // Loop's scan output with as many rows as the trip count an input gives.
+#include "support/TestPaths.h"
 #include "codegen/run/RandomInputs.h"
 #include "core/io/ModelFile.h"
 #include "core/ir/LibraryNode.h"
@@ -26,7 +27,7 @@ using namespace dcw;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(DCW_SOURCE_DIR) + "/tests/data/symbolic/" + name + ".onnx"; }
+std::string fixture(const std::string& name) { return testpaths::source("/tests/data/symbolic/") + name + ".onnx"; }
 
 std::string shapeOf(const ir::Sdfg& s, const std::string& data) {
   const ir::DataDescriptor* d = s.findData(data);

@@ -1,6 +1,7 @@
 // tst_Target: the target registry and the check that refuses, before any code is generated, the map
 // schedules and storages the chosen target does not own — a GPU map is never run as an OpenMP loop.
 // Through the pipeline (as every caller builds) and through `dcw run` as a user meets it.
+#include "support/TestPaths.h"
 #include "codegen/Target.h"
 #include "codegen/run/Executor.h"
 #include "core/ir/MapNodes.h"
@@ -31,7 +32,7 @@ class TestTarget : public QObject {
   Q_OBJECT
 
 private slots:
-  void initTestCase() { qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE); }
+  void initTestCase() { qputenv("DCW_CACHE_DIR", testpaths::kernelCache().c_str()); }
 
   void registryListsCpu() {
     QVERIFY(codegen::findTarget("cpu") != nullptr);

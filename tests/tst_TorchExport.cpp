@@ -3,6 +3,7 @@
 // torch.onnx.export, opened, its named dims dynamic, and run by `dcw run` with the output torch gives;
 // failures of the exporter (a shape the model rejects, a file that is no TorchScript) named with the
 // file and torch's own message. Needs /usr/bin/python3 with torch (python3-torch, in the README's setup).
+#include "support/TestPaths.h"
 #include "core/io/ModelFile.h"
 #include "core/io/TorchExport.h"
 #include "core/ir/LibraryNode.h"
@@ -76,7 +77,7 @@ private slots:
     QCOMPARE(expected.size(), 12);
 
     QProcess cli;
-    cli.start(QStringLiteral(DCW_CLI), {QStringLiteral("import-torch"), pt, QStringLiteral("--input"), QStringLiteral("batch=2x8"),
+    cli.start(testpaths::cli(), {QStringLiteral("import-torch"), pt, QStringLiteral("--input"), QStringLiteral("batch=2x8"),
                                         QStringLiteral("-o"), onnx});
     QVERIFY(cli.waitForFinished(180000));
     QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
@@ -96,7 +97,7 @@ private slots:
               inDir});
     QVERIFY(py.waitForFinished(60000) && py.exitCode() == 0);
     QProcess run;
-    run.start(QStringLiteral(DCW_CLI), {QStringLiteral("run"), onnx, QStringLiteral("--inputs"), inDir, QStringLiteral("--outputs"), outDir});
+    run.start(testpaths::cli(), {QStringLiteral("run"), onnx, QStringLiteral("--inputs"), inDir, QStringLiteral("--outputs"), outDir});
     QVERIFY(run.waitForFinished(180000));
     QVERIFY2(run.exitCode() == 0, run.readAllStandardError().constData());
     QProcess check;
@@ -119,7 +120,7 @@ private slots:
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
     gui.setProcessEnvironment(env);
     const QString shot = dir.filePath(QStringLiteral("shot.png"));
-    gui.start(QStringLiteral(DCW_GUI), {QStringLiteral("--torch-input"), QStringLiteral("batch=2x8"), QStringLiteral("--screenshot"), shot, pt});
+    gui.start(testpaths::gui(), {QStringLiteral("--torch-input"), QStringLiteral("batch=2x8"), QStringLiteral("--screenshot"), shot, pt});
     QVERIFY(gui.waitForFinished(180000));
     QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
     QVERIFY(QFileInfo(shot).size() > 0);
@@ -128,7 +129,7 @@ private slots:
     // A shape the model rejects: the app reports torch's message for the file and exits with failure.
     QProcess bad;
     bad.setProcessEnvironment(env);
-    bad.start(QStringLiteral(DCW_GUI), {QStringLiteral("--torch-input"), QStringLiteral("2x9"), QStringLiteral("--screenshot"), shot, pt});
+    bad.start(testpaths::gui(), {QStringLiteral("--torch-input"), QStringLiteral("2x9"), QStringLiteral("--screenshot"), shot, pt});
     QVERIFY(bad.waitForFinished(180000));
     QVERIFY(bad.exitCode() != 0);
     const QString err = QString::fromUtf8(bad.readAllStandardError());

@@ -1,6 +1,7 @@
 // Real architectures exported by Debian's PyTorch (ResNet-18, MobileNetV2, EfficientNet-B0, a
 // 2-layer transformer encoder with dynamic batch and sequence axes, an LSTM) import and validate.
 // The models are exported into the build tree by the `export_torch_models` ctest fixture.
+#include "support/TestPaths.h"
 #include "core/analysis/ModelSummary.h"
 #include "core/io/ModelFile.h"
 
@@ -25,7 +26,7 @@ private slots:
     QFETCH(QString, model);
     QFETCH(QString, op);
     QFETCH(QStringList, symbols);
-    std::string path = std::string(DCW_BINARY_DIR) + "/models/" + model.toStdString();
+    std::string path = testpaths::binaryDir() + "/models/" + model.toStdString();
     if (!std::filesystem::exists(path)) QFAIL(qPrintable("missing " + QString::fromStdString(path) + " (run the export_torch_models test first)"));
     auto m = dcw::io::loadModel(path);
     QVERIFY2(m, m ? "" : m.error().str().c_str());

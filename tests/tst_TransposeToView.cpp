@@ -4,6 +4,7 @@
 // exact, the numbers of the model as imported, no buffer and no copy for the views in the generated
 // code. The refusals (a transpose that reorders, an op that is not a Transpose) with their reasons;
 // auto-optimize removes both permutes when oneDNN is preferred and none when only pure is.
+#include "support/TestPaths.h"
 #include "support/SdfgFixtures.h"
 #include "transforms/catalogue/ChannelsLast.h"
 
@@ -18,8 +19,8 @@ using namespace dcw::testsupport;
 
 namespace {
 
-const std::string kModel = DCW_SOURCE_DIR "/tests/data/transforms/data/convnext_block.onnx";
-const std::string kShuffle = DCW_SOURCE_DIR "/tests/data/transforms/data/shuffle_views.onnx";
+const std::string kModel = testpaths::source("/tests/data/transforms/data/convnext_block.onnx");
+const std::string kShuffle = testpaths::source("/tests/data/transforms/data/shuffle_views.onnx");
 
 transforms::Match at(const std::string& op) {
   return transforms::Match{"TransposeToView", {{"input", ""}, {"transpose", "main/state0/" + op}, {"output", ""}}, {}};

@@ -4,6 +4,7 @@
 // toolbar; overlays and status-bar totals that follow the symbol values; themes; SVG export with the
 // node names; and the bad-file path with dialogs on (the error dialog names the file, the app stays
 // usable and keeps the previous model).
+#include "support/TestPaths.h"
 #include "tests/support/Prerequisites.h"
 #include "app/gui/MainWindow.h"
 #include "support/GuiTestSupport.h"
@@ -140,7 +141,7 @@ private slots:
     w.show();
     QVERIFY(openModel(w, kModel));
     const ir::Sdfg* before = w.sdfg();
-    const QString bad = QStringLiteral(DCW_SOURCE_DIR "/tests/data/bad/truncated.onnx");
+    const QString bad = testpaths::qsource("/tests/data/bad/truncated.onnx");
     DCW_REQUIRE_FIXTURE(bad);
     QString dialogText;
     QTimer closer;

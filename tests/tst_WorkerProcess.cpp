@@ -5,6 +5,7 @@
 // and cancellation stop an endless loop at once, and the next run works again (a new worker). What the
 // program writes to stderr comes back (takeMessages), however much, also from a dying program. The
 // worker moderates OpenMP's spin unless the user set it.
+#include "support/TestPaths.h"
 #include "codegen/cpu/Compiler.h"
 #include "codegen/run/WorkerProcess.h"
 
@@ -84,7 +85,7 @@ class TestWorkerProcess : public QObject {
 
 private slots:
   void initTestCase() {
-    qputenv("DCW_CACHE_DIR", DCW_TEST_KERNEL_CACHE);
+    qputenv("DCW_CACHE_DIR", testpaths::kernelCache().c_str());
     CompileOptions o;
     o.flags = {"-O1", "-fPIC", "-shared", "-std=c++17"};
     auto lib = compileShared(kProgram, o);

@@ -1,10 +1,11 @@
 // Helpers for the suites that test the `dcw` command line as a user runs it (tst_Cli, tst_GradCli,
-// tst_ProfileCli): running the binary (DCW_CLI, defined by tests/CMakeLists.txt) with a shared kernel
+// tst_ProfileCli): running the binary (testpaths::cli(), support/TestPaths.h) with a shared kernel
 // cache and collecting exit code, stdout and stderr, plus small file helpers (bytes, JSON, the floats
 // of an ONNX TensorProto) for checking what the command wrote. One copy here instead of one per suite.
 // The namespace is not dcw::: a function named dcw next to a namespace named dcw would be ambiguous.
 #pragma once
 
+#include "support/TestPaths.h"
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -24,20 +25,20 @@ struct Run {
   QString out, err;
 };
 
-// Runs `dcw ARGS` with DCW_CACHE_DIR the tests' kernel cache (DCW_TEST_KERNEL_CACHE); waits at most `timeoutMs`.
+// Runs `dcw ARGS` with DCW_CACHE_DIR the tests' kernel cache (testpaths::kernelCache()); waits at most `timeoutMs`.
 inline Run dcw(const QStringList& args, int timeoutMs = 300000) {
   QProcess p;
   auto env = QProcessEnvironment::systemEnvironment();
-  env.insert("DCW_CACHE_DIR", QStringLiteral(DCW_TEST_KERNEL_CACHE));
+  env.insert("DCW_CACHE_DIR", QString::fromStdString(testpaths::kernelCache()));
   p.setProcessEnvironment(env);
-  p.start(DCW_CLI, args);
+  p.start(testpaths::cli(), args);
   p.waitForFinished(timeoutMs);
   return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
           QString::fromUtf8(p.readAllStandardError())};
 }
 
 // The tiny ResNet example shipped with the sources.
-inline const QString kExample = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+inline const QString kExample = testpaths::qsource("/resources/examples/tiny_resnet.onnx");
 
 inline QStringList lines(const QString& text) { return text.split('\n', Qt::SkipEmptyParts); }
 

@@ -4,6 +4,7 @@
 // and laid the canvas out. One copy here instead of one per suite.
 #pragma once
 
+#include "support/TestPaths.h"
 #include "app/gui/MainWindow.h"
 #include "views/GraphCanvas.h"
 
@@ -16,7 +17,7 @@
 namespace dcw::testsupport {
 
 // The tiny ResNet example shipped with the sources.
-inline const QString kTinyResnet = QStringLiteral(DCW_SOURCE_DIR "/resources/examples/tiny_resnet.onnx");
+inline const QString kTinyResnet = testpaths::qsource("/resources/examples/tiny_resnet.onnx");
 
 // Test-mode standard paths and settings under an organisation and application of the tests' own.
 inline void useTestSettings(const QString& applicationName) {

@@ -11,6 +11,7 @@
 //  - expandedCopy / runExpanded and the data-file paths of the catalogue groups.
 #pragma once
 
+#include "support/TestPaths.h"
 #include "TransformTestSupport.h"
 
 #include "core/expansions/SdfgBuilder.h"
@@ -243,12 +244,12 @@ inline void dropTrivialDims(ir::Sdfg& m) {
 
 // A file of tests/data/transforms/maps (models: tests/models/maps_models.py).
 inline std::string mapsDataPath(const std::string& file) {
-  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/maps/" + file;
+  return testpaths::source("/tests/data/transforms/maps/") + file;
 }
 
 // A file of tests/data/transforms/controlflow_graph (models: tests/models/controlflow_graph_models.py).
 inline std::string controlflowDataFile(const std::string& name) {
-  return std::string(DCW_SOURCE_DIR) + "/tests/data/transforms/controlflow_graph/" + name;
+  return testpaths::source("/tests/data/transforms/controlflow_graph/") + name;
 }
 
 // The match of `transformation` at the node labelled `first`, the access node its first out edge
