@@ -27,7 +27,7 @@ fi
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDCW_FUZZ=ON \
   -DDCW_BUILD_GUI=OFF -DDCW_BUILD_TESTS=OFF "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" \
-  -DCMAKE_CXX_FLAGS_RELEASE="-O2 -g" >/dev/null # no -DNDEBUG: DCW's asserts (its bugs) fire while fuzzing
+  -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" >/dev/null # OSS-Fuzz's level; no -DNDEBUG: DCW's asserts (its bugs) fire while fuzzing
 cmake --build "$build" --target "${targets[@]}" -j "${DCW_JOBS:-2}"
 
 # Seeds: the target's own folder, plus, for the importer, the bad models and ONNX's test models.

@@ -16,7 +16,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct AccumulateTransientPlan {
   DataflowEdge* between = nullptr;  // inner exit -> outer exit, carrying the array
   std::vector<DataflowEdge*> inner; // memlets on the array inside the inner map
   const DataDescriptor* desc = nullptr;
@@ -24,13 +24,13 @@ struct Plan {
   std::vector<sym::Expr> shape;     // constant buffer shape
 };
 
-Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& b) {
+Expected<AccumulateTransientPlan> planAccumulateTransient(const Transformation& t, const Match& match, const Binding& b) {
   const std::string& path = match.elements.at("inner");
   DCW_TRY(auto maps, localstorage::resolveNestedExits(b, path));
   auto [st, ix, ox, inner, outer] = maps;
   const Sdfg& sdfg = *owningSdfg(inner);
   std::string array = t.option(match, "array");
-  Plan p;
+  AccumulateTransientPlan p;
   int count = 0;
   for (auto* e : st->outEdges(ix->id())) {
     if (e->dst != ox->id() || e->memlet.isEmpty()) continue;
@@ -79,12 +79,12 @@ std::vector<OptionSpec> AccumulateTransient::options() const {
 
 bool AccumulateTransient::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  return holds(b, whyNot) && holds(plan(*this, match, *b), whyNot);
+  return holds(b, whyNot) && holds(planAccumulateTransient(*this, match, *b), whyNot);
 }
 
 Expected<void> AccumulateTransient::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
-  DCW_TRY(auto p, plan(*this, match, b));
+  DCW_TRY(auto p, planAccumulateTransient(*this, match, b));
   auto* ix = b.get<MapExit>("inner");
   auto* ox = b.get<MapExit>("outer");
   State& st = *b.stateOf("inner");

@@ -14,13 +14,13 @@ namespace fused = expansions::fused;
 
 namespace {
 
-struct Plan {
+struct ActivationFusionPlan {
   epilogue::Producer p;
   const fused::Activation* activation = nullptr;
   std::vector<double> params;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& plan, Diagnostics* whyNot) {
+bool analyseActivationFusion(const Match& match, const Sdfg& root, ActivationFusionPlan& plan, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   if (!epilogue::analyse(*bind, match, "producer", "output", "activation", plan.p, whyNot)) return false;
@@ -91,13 +91,13 @@ const Pattern& ActivationFusion::pattern() const {
 }
 
 bool ActivationFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan plan;
-  return analyse(match, root, plan, whyNot);
+  ActivationFusionPlan plan;
+  return analyseActivationFusion(match, root, plan, whyNot);
 }
 
 Expected<void> ActivationFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan plan;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), plan, "producer"); !ok) return ok;
+  ActivationFusionPlan plan;
+  if (auto ok = analyseForApply(analyseActivationFusion, match, ed.root(), plan, "producer"); !ok) return ok;
   LibraryNode& node = *plan.p.node;
   epilogue::makeFused(ed, node, *plan.p.base);
   std::vector<Attribute> attrs;

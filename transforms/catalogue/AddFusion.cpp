@@ -12,12 +12,12 @@ namespace fused = expansions::fused;
 
 namespace {
 
-struct Plan {
+struct AddFusionPlan {
   epilogue::Producer p;
   const DataflowEdge* z = nullptr; // the Add's other operand
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& plan, Diagnostics* whyNot) {
+bool analyseAddFusion(const Match& match, const Sdfg& root, AddFusionPlan& plan, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   if (!epilogue::analyse(*bind, match, "producer", "output", "add", plan.p, whyNot)) return false;
@@ -75,13 +75,13 @@ const Pattern& AddFusion::pattern() const {
 }
 
 bool AddFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan plan;
-  return analyse(match, root, plan, whyNot);
+  AddFusionPlan plan;
+  return analyseAddFusion(match, root, plan, whyNot);
 }
 
 Expected<void> AddFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan plan;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), plan, "producer"); !ok) return ok;
+  AddFusionPlan plan;
+  if (auto ok = analyseForApply(analyseAddFusion, match, ed.root(), plan, "producer"); !ok) return ok;
   LibraryNode& node = *plan.p.node;
   State& st = *node.parent();
   const ElementId zNode = plan.z->src;

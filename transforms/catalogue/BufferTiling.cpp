@@ -24,7 +24,7 @@ bool identityIndex(const Subset& s, const MapEntry& m) {
   return true;
 }
 
-struct Plan {
+struct BufferTilingPlan {
   MapEntry* e1 = nullptr;
   MapExit* x1 = nullptr;
   MapEntry* e2 = nullptr;
@@ -37,9 +37,9 @@ struct Plan {
   int64_t tile = 32;
 };
 
-Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& b) {
+Expected<BufferTilingPlan> planBufferTiling(const Transformation& t, const Match& match, const Binding& b) {
   const std::string& path = match.elements.at("array");
-  Plan p;
+  BufferTilingPlan p;
   p.x1 = b.get<MapExit>("first_exit");
   p.array = b.get<AccessNode>("array");
   p.e2 = b.get<MapEntry>("second_entry");
@@ -114,12 +114,12 @@ std::vector<OptionSpec> BufferTiling::options() const {
 
 bool BufferTiling::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  return holds(b, whyNot) && holds(plan(*this, match, *b), whyNot);
+  return holds(b, whyNot) && holds(planBufferTiling(*this, match, *b), whyNot);
 }
 
 Expected<void> BufferTiling::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
-  DCW_TRY(auto p, plan(*this, match, b));
+  DCW_TRY(auto p, planBufferTiling(*this, match, b));
   State& st = *b.stateOf("array");
   Sdfg& sdfg = *owningSdfg(p.array);
   const std::string A = p.array->data();

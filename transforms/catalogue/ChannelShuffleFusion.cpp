@@ -16,7 +16,7 @@ namespace fused = expansions::fused;
 
 namespace {
 
-struct Plan {
+struct ChannelShuffleFusionPlan {
   State* state = nullptr;
   Sdfg* sdfg = nullptr;
   LibraryNode* concat = nullptr;
@@ -28,7 +28,7 @@ struct Plan {
   DType dtype = DType::Float32;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseChannelShuffleFusion(const Match& match, const Sdfg& root, ChannelShuffleFusionPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("concat");
@@ -148,13 +148,13 @@ const Pattern& ChannelShuffleFusion::pattern() const {
 }
 
 bool ChannelShuffleFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  ChannelShuffleFusionPlan p;
+  return analyseChannelShuffleFusion(match, root, p, whyNot);
 }
 
 Expected<void> ChannelShuffleFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "concat"); !ok) return ok;
+  ChannelShuffleFusionPlan p;
+  if (auto ok = analyseForApply(analyseChannelShuffleFusion, match, ed.root(), p, "concat"); !ok) return ok;
   State& st = *p.state;
   LibraryNode& c = *p.concat;
   for (ElementId id : p.removed) ed.removeNode(st, id); // with their edges

@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kParams[] = {"scale", "B", "input_mean", "input_var"};
 
-struct Plan {
+struct ConcatBatchNormFusionPlan {
   LibraryNode* concat = nullptr;
   AccessNode* output = nullptr;
   LibraryNode* norm = nullptr;
@@ -26,7 +26,7 @@ struct Plan {
   bool relu = false;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& plan, Diagnostics* whyNot) {
+bool analyseConcatBatchNormFusion(const Match& match, const Sdfg& root, ConcatBatchNormFusionPlan& plan, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("producer");
@@ -110,13 +110,13 @@ const Pattern& ConcatBatchNormFusion::pattern() const {
 }
 
 bool ConcatBatchNormFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan plan;
-  return analyse(match, root, plan, whyNot);
+  ConcatBatchNormFusionPlan plan;
+  return analyseConcatBatchNormFusion(match, root, plan, whyNot);
 }
 
 Expected<void> ConcatBatchNormFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan plan;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), plan, "producer"); !ok) return ok;
+  ConcatBatchNormFusionPlan plan;
+  if (auto ok = analyseForApply(analyseConcatBatchNormFusion, match, ed.root(), plan, "producer"); !ok) return ok;
   LibraryNode& c = *plan.concat;
   State& st = *c.parent();
   Sdfg& sdfg = *owningSdfg(&c);

@@ -38,7 +38,7 @@ Tensor tensorOf(const std::vector<double>& v, std::vector<int64_t> dims) {
   return t;
 }
 
-struct Plan {
+struct ConvBatchNormFoldingPlan {
   LibraryNode* conv = nullptr;
   LibraryNode* bn = nullptr;
   AccessNode* c = nullptr;
@@ -49,7 +49,7 @@ struct Plan {
   double epsilon = 1e-5;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseConvBatchNormFolding(const Match& match, const Sdfg& root, ConvBatchNormFoldingPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("conv");
@@ -133,13 +133,13 @@ const Pattern& ConvBatchNormFolding::pattern() const {
 }
 
 bool ConvBatchNormFolding::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  ConvBatchNormFoldingPlan p;
+  return analyseConvBatchNormFolding(match, root, p, whyNot);
 }
 
 Expected<void> ConvBatchNormFolding::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "conv"); !ok) return ok;
+  ConvBatchNormFoldingPlan p;
+  if (auto ok = analyseForApply(analyseConvBatchNormFolding, match, ed.root(), p, "conv"); !ok) return ok;
   State& st = *p.conv->parent();
   Sdfg& sdfg = *owningSdfg(p.conv);
 

@@ -20,7 +20,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct CopyToViewPlan {
   State* state = nullptr;
   const MapEntry* entry = nullptr;
   const AccessNode* input = nullptr;  // the access node the map reads (the source array, or a view of it)
@@ -63,7 +63,7 @@ std::optional<Subset> blockOf(int64_t offset, int64_t count, const std::vector<i
   return std::nullopt;
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseCopyToView(const Match& match, const Sdfg& root, CopyToViewPlan& p, Diagnostics* whyNot) {
   CopyMap c;
   if (!recognizeCopyMap(match, root, c, whyNot)) return false;
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
@@ -134,13 +134,13 @@ const Pattern& CopyToView::pattern() const {
 }
 
 bool CopyToView::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  CopyToViewPlan p;
+  return analyseCopyToView(match, root, p, whyNot);
 }
 
 Expected<void> CopyToView::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "entry"); !ok) return ok;
+  CopyToViewPlan p;
+  if (auto ok = analyseForApply(analyseCopyToView, match, ed.root(), p, "entry"); !ok) return ok;
   State& st = *p.state;
   const ElementId input = p.input->id(), source = p.source->id(), output = p.output->id();
   const ElementId exit = p.entry->exitId;

@@ -23,7 +23,7 @@ struct Use {
   bool read = false, written = false;
 };
 
-struct Plan {
+struct DeviceMovePlan {
   State* state = nullptr;
   bool whole = true;
   std::vector<State*> device;                    // the states that become device states
@@ -32,7 +32,7 @@ struct Plan {
   std::vector<std::string> copied;               // data that get a device copy, in name order
 };
 
-bool analyse(const Device& dev, const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseDeviceMove(const Device& dev, const Match& match, const Sdfg& root, DeviceMovePlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("state");
@@ -135,13 +135,13 @@ std::vector<OptionSpec> deviceMoveOptions() {
 }
 
 bool canMoveToDevice(const Device& dev, const Match& match, const Sdfg& root, Diagnostics* whyNot) {
-  Plan p;
-  return analyse(dev, match, root, p, whyNot);
+  DeviceMovePlan p;
+  return analyseDeviceMove(dev, match, root, p, whyNot);
 }
 
 Expected<void> moveToDevice(const Device& dev, const Match& match, edit::Editor& ed) {
-  Plan p;
-  if (auto ok = analyseForApply([&dev](const Match& m, const Sdfg& r, Plan& q, Diagnostics* w) { return analyse(dev, m, r, q, w); }, match, ed.root(), p, "state"); !ok) return ok;
+  DeviceMovePlan p;
+  if (auto ok = analyseForApply([&dev](const Match& m, const Sdfg& r, DeviceMovePlan& q, Diagnostics* w) { return analyseDeviceMove(dev, m, r, q, w); }, match, ed.root(), p, "state"); !ok) return ok;
   Sdfg& root = ed.root();
 
   for (auto& name : p.moved) {

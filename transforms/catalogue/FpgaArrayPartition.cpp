@@ -14,7 +14,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct FpgaArrayPartitionPlan {
   DataDescriptor* data = nullptr;
   PartitionKind kind = PartitionKind::Cyclic;
   int factor = 0;
@@ -44,7 +44,7 @@ int64_t unrolledTrips(const Sdfg& sdfg, const std::string& data) {
   return best;
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseFpgaArrayPartition(const Match& match, const Sdfg& root, FpgaArrayPartitionPlan& p, Diagnostics* whyNot) {
   const AccessNode* a = nullptr;
   p.data = resolveAccessData(match, root, "array", whyNot, &a);
   if (!p.data) return false;
@@ -103,13 +103,13 @@ std::vector<OptionSpec> FpgaArrayPartition::options() const {
 }
 
 bool FpgaArrayPartition::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  FpgaArrayPartitionPlan p;
+  return analyseFpgaArrayPartition(match, root, p, whyNot);
 }
 
 Expected<void> FpgaArrayPartition::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "array"); !ok) return ok;
+  FpgaArrayPartitionPlan p;
+  if (auto ok = analyseForApply(analyseFpgaArrayPartition, match, ed.root(), p, "array"); !ok) return ok;
   ed.set(*p.data, &DataDescriptor::partition, p.kind);
   ed.set(*p.data, &DataDescriptor::partitionFactor, p.factor);
   return {};

@@ -11,12 +11,12 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct FpgaMemoryBankPlan {
   DataDescriptor* data = nullptr;
   int bank = 0;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseFpgaMemoryBank(const Match& match, const Sdfg& root, FpgaMemoryBankPlan& p, Diagnostics* whyNot) {
   const AccessNode* a = nullptr;
   p.data = resolveAccessData(match, root, "array", whyNot, &a);
   if (!p.data) return false;
@@ -49,13 +49,13 @@ std::vector<OptionSpec> FpgaMemoryBank::options() const {
 }
 
 bool FpgaMemoryBank::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  FpgaMemoryBankPlan p;
+  return analyseFpgaMemoryBank(match, root, p, whyNot);
 }
 
 Expected<void> FpgaMemoryBank::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "array"); !ok) return ok;
+  FpgaMemoryBankPlan p;
+  if (auto ok = analyseForApply(analyseFpgaMemoryBank, match, ed.root(), p, "array"); !ok) return ok;
   ed.set(*p.data, &DataDescriptor::memoryBank, p.bank);
   return {};
 }

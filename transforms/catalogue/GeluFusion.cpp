@@ -20,7 +20,7 @@ namespace fused = expansions::fused;
 
 namespace {
 
-struct Plan {
+struct GeluFusionPlan {
   std::vector<const LibraryNode*> ops;  // the chain's ops
   std::vector<ElementId> intermediates; // access nodes of the transients between them
   const DataflowEdge* x = nullptr;      // the edge x -> the scaling op
@@ -32,7 +32,7 @@ struct Plan {
 // Follows and checks the chain from the matched scaling op.
 class Walk {
 public:
-  Walk(const State& st, const Sdfg& sdfg, Plan& plan, const std::function<bool(const std::string&, const std::string&)>& fail)
+  Walk(const State& st, const Sdfg& sdfg, GeluFusionPlan& plan, const std::function<bool(const std::string&, const std::string&)>& fail)
       : st_(st), sdfg_(sdfg), plan_(plan), fail_(fail) {}
 
   bool run(const LibraryNode* scale, const AccessNode* scaled, const LibraryNode* erf) {
@@ -178,11 +178,11 @@ private:
 
   const State& st_;
   const Sdfg& sdfg_;
-  Plan& plan_;
+  GeluFusionPlan& plan_;
   const std::function<bool(const std::string&, const std::string&)>& fail_;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& plan, Diagnostics* whyNot) {
+bool analyseGeluFusion(const Match& match, const Sdfg& root, GeluFusionPlan& plan, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("scale");
@@ -194,7 +194,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& plan, Diagnostics* whyN
   auto* scaled = bind->get<AccessNode>("scaled");
   auto* erf = bind->get<LibraryNode>("erf");
   if (!scale || !scaled || !erf) return fail("is not a library node followed by its result and another library node", "");
-  plan = Plan{};
+  plan = GeluFusionPlan{};
   Walk w(*scale->parent(), *owningSdfg(scale), plan, fail);
   return w.run(scale, scaled, erf);
 }
@@ -208,13 +208,13 @@ const Pattern& GeluFusion::pattern() const {
 }
 
 bool GeluFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan plan;
-  return analyse(match, root, plan, whyNot);
+  GeluFusionPlan plan;
+  return analyseGeluFusion(match, root, plan, whyNot);
 }
 
 Expected<void> GeluFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan plan;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), plan, "scale"); !ok) return ok;
+  GeluFusionPlan plan;
+  if (auto ok = analyseForApply(analyseGeluFusion, match, ed.root(), plan, "scale"); !ok) return ok;
   State& st = *plan.ops.front()->parent();
   Sdfg& sdfg = *owningSdfg(&st);
   const ElementId xNode = plan.x->src, yNode = plan.y->dst;

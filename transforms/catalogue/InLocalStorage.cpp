@@ -12,7 +12,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct InLocalStoragePlan {
   DataflowEdge* between = nullptr;     // outer entry -> inner entry, carrying the array
   std::vector<DataflowEdge*> inner;    // memlets on the array inside the inner map
   const DataDescriptor* desc = nullptr;
@@ -20,7 +20,7 @@ struct Plan {
   std::vector<sym::Expr> shape;        // constant buffer shape
 };
 
-Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& b) {
+Expected<InLocalStoragePlan> planInLocalStorage(const Transformation& t, const Match& match, const Binding& b) {
   const std::string& path = match.elements.at("inner");
   auto* outer = b.get<MapEntry>("outer");
   auto* inner = b.get<MapEntry>("inner");
@@ -29,7 +29,7 @@ Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& 
   if (scope::enclosing(*st, *inner) != outer) return fail(path, "the inner map is not directly inside the outer map");
   const Sdfg& sdfg = *owningSdfg(inner);
   std::string array = t.option(match, "array");
-  Plan p;
+  InLocalStoragePlan p;
   int count = 0;
   for (auto* e : st->outEdges(outer->id())) {
     if (e->dst != inner->id() || e->memlet.isEmpty()) continue;
@@ -87,12 +87,12 @@ std::vector<OptionSpec> InLocalStorage::options() const {
 
 bool InLocalStorage::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  return holds(b, whyNot) && holds(plan(*this, match, *b), whyNot);
+  return holds(b, whyNot) && holds(planInLocalStorage(*this, match, *b), whyNot);
 }
 
 Expected<void> InLocalStorage::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
-  DCW_TRY(auto p, plan(*this, match, b));
+  DCW_TRY(auto p, planInLocalStorage(*this, match, b));
   auto* outer = b.get<MapEntry>("outer");
   auto* inner = b.get<MapEntry>("inner");
   State& st = *b.stateOf("inner");

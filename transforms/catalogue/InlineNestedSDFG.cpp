@@ -24,7 +24,7 @@ struct OuterEnd {
   std::vector<sym::Expr> offset;
 };
 
-struct Plan {
+struct InlineNestedSDFGPlan {
   State* outerState = nullptr;
   Sdfg* outer = nullptr;
   NestedSdfgNode* nsdfg = nullptr;
@@ -57,7 +57,7 @@ bool containsIdentifier(const std::string& code, const std::string& id) {
 }
 
 // Fills `plan` or reports why the node cannot be inlined.
-bool analyse(const Match& match, const Sdfg& root, Plan& plan, Diagnostics* whyNot) {
+bool analyseInlineNestedSDFG(const Match& match, const Sdfg& root, InlineNestedSDFGPlan& plan, Diagnostics* whyNot) {
   auto b = Binding::resolve(match, root);
   if (!holds(b, whyNot)) return false;
   const std::string& path = match.elements.at("node");
@@ -204,13 +204,13 @@ const Pattern& InlineNestedSDFG::pattern() const {
 }
 
 bool InlineNestedSDFG::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan plan;
-  return analyse(match, root, plan, whyNot);
+  InlineNestedSDFGPlan plan;
+  return analyseInlineNestedSDFG(match, root, plan, whyNot);
 }
 
 Expected<void> InlineNestedSDFG::apply(const Match& match, edit::Editor& ed) const {
-  Plan plan;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), plan, "node", "cannot be inlined"); !ok) return ok;
+  InlineNestedSDFGPlan plan;
+  if (auto ok = analyseForApply(analyseInlineNestedSDFG, match, ed.root(), plan, "node", "cannot be inlined"); !ok) return ok;
   Sdfg& in = plan.nsdfg->sdfg();
   State& st = *plan.outerState;
   Sdfg& outer = *plan.outer;

@@ -16,14 +16,14 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct InputChannelsLastPlan {
   Sdfg* sdfg = nullptr;
   State* state = nullptr;
   const AccessNode* node = nullptr;
   const DataDescriptor* input = nullptr;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseInputChannelsLast(const Match& match, const Sdfg& root, InputChannelsLastPlan& p, Diagnostics* whyNot) {
   const std::string& path = match.elements.at("array");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
     if (whyNot) whyNot->error(path, msg, hint);
@@ -85,13 +85,13 @@ const Pattern& InputChannelsLast::pattern() const {
 }
 
 bool InputChannelsLast::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  InputChannelsLastPlan p;
+  return analyseInputChannelsLast(match, root, p, whyNot);
 }
 
 Expected<void> InputChannelsLast::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "array"); !ok) return ok;
+  InputChannelsLastPlan p;
+  if (auto ok = analyseForApply(analyseInputChannelsLast, match, ed.root(), p, "array"); !ok) return ok;
   State& st = *p.state;
   const std::string name = p.input->name();
   const std::vector<sym::Expr> shape = p.input->shape;

@@ -14,12 +14,12 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct InterleaveAccumulationPlan {
   MapEntry* entry = nullptr;
   size_t move = 0; // the parameter that becomes innermost
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseInterleaveAccumulation(const Match& match, const Sdfg& root, InterleaveAccumulationPlan& p, Diagnostics* whyNot) {
   p.entry = resolveMapEntry(match, root, "entry", whyNot);
   if (!p.entry) return false;
   const std::string& path = match.elements.at("entry");
@@ -99,14 +99,14 @@ std::vector<OptionSpec> InterleaveAccumulation::options() const {
 }
 
 bool InterleaveAccumulation::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  InterleaveAccumulationPlan p;
+  return analyseInterleaveAccumulation(match, root, p, whyNot);
 }
 
 Expected<void> InterleaveAccumulation::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
+  InterleaveAccumulationPlan p;
   Diagnostics why;
-  if (!analyse(match, ed.root(), p, &why))
+  if (!analyseInterleaveAccumulation(match, ed.root(), p, &why))
     return fail(match.elements.at("entry"), why.firstError() ? why.firstError()->message : "does not apply");
   MapEntry& me = *p.entry;
   std::vector<std::string> params = me.params;

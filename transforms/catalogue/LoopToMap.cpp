@@ -16,7 +16,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct LoopToMapPlan {
   LoopRegion* loop = nullptr;
   ControlFlowRegion* region = nullptr;
   State* body = nullptr;
@@ -30,7 +30,7 @@ bool insideLoop(const ControlFlowBlock* b, const LoopRegion* loop) {
   return false;
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseLoopToMap(const Match& match, const Sdfg& root, LoopToMapPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("loop");
@@ -117,13 +117,13 @@ const Pattern& LoopToMap::pattern() const {
 }
 
 bool LoopToMap::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  LoopToMapPlan p;
+  return analyseLoopToMap(match, root, p, whyNot);
 }
 
 Expected<void> LoopToMap::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "loop"); !ok) return ok;
+  LoopToMapPlan p;
+  if (auto ok = analyseForApply(analyseLoopToMap, match, ed.root(), p, "loop"); !ok) return ok;
   State& body = *p.body;
   Sdfg& sdfg = *owningSdfg(p.body);
   ControlFlowRegion& region = *p.region;

@@ -17,15 +17,6 @@ namespace {
 
 using SymMap = std::map<std::string, sym::Expr>;
 
-tasklet::ExprPtr renameExpr(const tasklet::ExprPtr& e, const std::map<std::string, std::string>& names) {
-  if (!e) return e;
-  auto c = std::make_shared<tasklet::Expr>(*e);
-  if (c->kind == tasklet::ExprKind::Name || c->kind == tasklet::ExprKind::Index)
-    if (auto it = names.find(c->text); it != names.end()) c->text = it->second;
-  for (auto& a : c->args) a = renameExpr(a, names);
-  return c;
-}
-
 // Renames map parameters used as symbols in tasklet code (connectors and locals keep their names).
 std::string renameSymbolsInCode(const Tasklet& t, const std::map<std::string, std::string>& params) {
   auto prog = tasklet::parse(t.code, t.label());
@@ -38,7 +29,7 @@ std::string renameSymbolsInCode(const Tasklet& t, const std::map<std::string, st
   for (auto& r : tasklet::readNames(*prog))
     if (names.count(r)) used = true;
   if (!used) return t.code;
-  for (auto& s : prog->statements) s.value = renameExpr(s.value, names);
+  for (auto& s : prog->statements) s.value = scope::renameExpr(s.value, names);
   return prog->str();
 }
 
@@ -49,10 +40,6 @@ std::string uniqueConnector(const Node& n, const std::string& base, const std::s
   if (free(base)) return base;
   for (int k = 1;; ++k)
     if (free(base + "_" + std::to_string(k))) return base + "_" + std::to_string(k);
-}
-
-std::string stripPrefix(const std::string& conn, const std::string& prefix) {
-  return conn.rfind(prefix, 0) == 0 ? conn.substr(prefix.size()) : conn;
 }
 
 // Data names of the outer edges of a map: read through its entry, written through its exit.
@@ -130,7 +117,7 @@ std::optional<MapFusion::Refusal> MapFusion::checkProducerConsumer(const State& 
     if (e->dst != e2.id())
       return Refusal{"array '" + a.data() + "' is also read outside the second map", "fusion would remove data that is read elsewhere"};
   // The producer: one tasklet writing one element per iteration.
-  std::string outConn = "IN_" + stripPrefix(ins[0]->srcConnector, "OUT_");
+  std::string outConn = "IN_" + scope::swapPrefix(ins[0]->srcConnector, "OUT_", "");
   std::vector<DataflowEdge*> prod;
   for (auto* e : st.inEdges(x1.id()))
     if (e->dstConnector == outConn) prod.push_back(e);
@@ -145,7 +132,7 @@ std::optional<MapFusion::Refusal> MapFusion::checkProducerConsumer(const State& 
   for (auto& [from, to] : *ren) rename[from] = sym::Expr::symbol(to);
   size_t consumers = 0;
   for (auto* e : st.outEdges(a.id())) {
-    std::string oc = "OUT_" + stripPrefix(e->dstConnector, "IN_");
+    std::string oc = "OUT_" + scope::swapPrefix(e->dstConnector, "IN_", "");
     for (auto* ie : st.outEdges(e2.id())) {
       if (ie->srcConnector != oc) continue;
       if (!dynamic_cast<const Tasklet*>(st.node(ie->dst)))
@@ -243,7 +230,7 @@ void MapFusion::fuseInto(edit::Editor& ed, State& st, MapEntry& e1, MapEntry& e2
       if (e->memlet.data == data) outer = e;
     if (!outer) continue;
     auto* arrayNode = dynamic_cast<AccessNode*>(st.node(outer->dst));
-    std::string base = stripPrefix(outer->srcConnector, "OUT_");
+    std::string base = scope::swapPrefix(outer->srcConnector, "OUT_", "");
     DataflowEdge* prod = nullptr;
     for (auto* e : st.inEdges(x1->id()))
       if (e->dstConnector == "IN_" + base) prod = e;
@@ -252,7 +239,7 @@ void MapFusion::fuseInto(edit::Editor& ed, State& st, MapEntry& e1, MapEntry& e2
     std::vector<std::pair<Node*, std::string>> consumers;
     for (auto* e : st.outEdges(arrayNode->id()))
       for (auto* ie : st.outEdges(e->dst))
-        if (ie->srcConnector == "OUT_" + stripPrefix(e->dstConnector, "IN_")) consumers.push_back({st.node(ie->dst), ie->dstConnector});
+        if (ie->srcConnector == "OUT_" + scope::swapPrefix(e->dstConnector, "IN_", "")) consumers.push_back({st.node(ie->dst), ie->dstConnector});
     std::string prodConn = prod->srcConnector;
     // Remove the array (node, edges, descriptor) and declare the scalar under the same name.
     ed.removeNode(st, arrayNode->id());
@@ -271,7 +258,7 @@ void MapFusion::fuseInto(edit::Editor& ed, State& st, MapEntry& e1, MapEntry& e2
   std::set<std::string> takenIn;
   for (auto* outerIn : st.inEdges(e2.id())) {
     Node* src = st.node(outerIn->src);
-    std::string base2 = stripPrefix(outerIn->dstConnector, "IN_");
+    std::string base2 = scope::swapPrefix(outerIn->dstConnector, "IN_", "");
     std::vector<DataflowEdge*> innerOut;
     for (auto* e : st.outEdges(e2.id()))
       if (!outerIn->dstConnector.empty() && e->srcConnector == "OUT_" + base2) innerOut.push_back(e);
@@ -283,8 +270,8 @@ void MapFusion::fuseInto(edit::Editor& ed, State& st, MapEntry& e1, MapEntry& e2
     std::string base;
     for (auto* e : st.inEdges(e1.id()))
       if (e->src == outerIn->src && e->srcConnector == outerIn->srcConnector && e->memlet == outerIn->memlet &&
-          e->dstConnector.rfind("IN_", 0) == 0 && e1.findOut("OUT_" + stripPrefix(e->dstConnector, "IN_")))
-        base = stripPrefix(e->dstConnector, "IN_");
+          e->dstConnector.rfind("IN_", 0) == 0 && e1.findOut("OUT_" + scope::swapPrefix(e->dstConnector, "IN_", "")))
+        base = scope::swapPrefix(e->dstConnector, "IN_", "");
     if (base.empty()) {
       base = uniqueConnector(e1, outerIn->memlet.data, takenIn);
       takenIn.insert(base);
@@ -305,7 +292,7 @@ void MapFusion::fuseInto(edit::Editor& ed, State& st, MapEntry& e1, MapEntry& e2
       ed.addEdge(st, *x1, "", *dst, outerOut->dstConnector, Memlet{});
       continue;
     }
-    std::string base2 = stripPrefix(outerOut->srcConnector, "OUT_");
+    std::string base2 = scope::swapPrefix(outerOut->srcConnector, "OUT_", "");
     std::string base = uniqueConnector(*x1, outerOut->memlet.data, takenOut);
     takenOut.insert(base);
     ed.addInConnector(*x1, {"IN_" + base});

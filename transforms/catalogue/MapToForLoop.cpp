@@ -16,7 +16,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct MapToForLoopPlan {
   State* st = nullptr;
   MapEntry* entry = nullptr;
   MapExit* exit = nullptr;
@@ -24,7 +24,7 @@ struct Plan {
   std::map<std::string, ElementId> ins, outs; // data -> outer access node
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseMapToForLoop(const Match& match, const Sdfg& root, MapToForLoopPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("entry");
@@ -83,13 +83,13 @@ const Pattern& MapToForLoop::pattern() const {
 }
 
 bool MapToForLoop::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  MapToForLoopPlan p;
+  return analyseMapToForLoop(match, root, p, whyNot);
 }
 
 Expected<void> MapToForLoop::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "entry"); !ok) return ok;
+  MapToForLoopPlan p;
+  if (auto ok = analyseForApply(analyseMapToForLoop, match, ed.root(), p, "entry"); !ok) return ok;
   State& st = *p.st;
   const Sdfg& outer = *owningSdfg(p.st);
   const std::string param = p.entry->params[0];

@@ -21,7 +21,7 @@ int64_t onnxOpset(const Sdfg& root) {
   }
 }
 
-struct Plan {
+struct MatMulAddToGemmPlan {
   LibraryNode* mm = nullptr;
   LibraryNode* add = nullptr;
   AccessNode* t = nullptr;
@@ -29,7 +29,7 @@ struct Plan {
   int64_t gemmVersion = 0;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseMatMulAddToGemm(const Match& match, const Sdfg& root, MatMulAddToGemmPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("matmul");
@@ -111,13 +111,13 @@ const Pattern& MatMulAddToGemm::pattern() const {
 }
 
 bool MatMulAddToGemm::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  MatMulAddToGemmPlan p;
+  return analyseMatMulAddToGemm(match, root, p, whyNot);
 }
 
 Expected<void> MatMulAddToGemm::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "matmul"); !ok) return ok;
+  MatMulAddToGemmPlan p;
+  if (auto ok = analyseForApply(analyseMatMulAddToGemm, match, ed.root(), p, "matmul"); !ok) return ok;
   State& st = *p.mm->parent();
   Sdfg& sdfg = *owningSdfg(p.mm);
   struct End {

@@ -17,7 +17,7 @@ namespace fused = expansions::fused;
 
 namespace {
 
-struct Plan {
+struct MatMulScaleFusionPlan {
   LibraryNode* scale = nullptr;
   AccessNode* scaled = nullptr;
   LibraryNode* matmul = nullptr;
@@ -28,7 +28,7 @@ struct Plan {
   double factor = 1.0;                    // the matmul's alpha is multiplied by it
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseMatMulScaleFusion(const Match& match, const Sdfg& root, MatMulScaleFusionPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("producer");
@@ -108,13 +108,13 @@ const Pattern& MatMulScaleFusion::pattern() const {
 }
 
 bool MatMulScaleFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  MatMulScaleFusionPlan p;
+  return analyseMatMulScaleFusion(match, root, p, whyNot);
 }
 
 Expected<void> MatMulScaleFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "producer"); !ok) return ok;
+  MatMulScaleFusionPlan p;
+  if (auto ok = analyseForApply(analyseMatMulScaleFusion, match, ed.root(), p, "producer"); !ok) return ok;
   LibraryNode& mm = *p.matmul;
   State& st = *mm.parent();
   Sdfg& sdfg = *const_cast<Sdfg*>(owningSdfg(&mm));

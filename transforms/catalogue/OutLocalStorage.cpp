@@ -33,7 +33,7 @@ bool dense(const Subset& s, const MapEntry& m) {
   return true;
 }
 
-struct Plan {
+struct OutLocalStoragePlan {
   DataflowEdge* between = nullptr;  // inner exit -> outer exit, carrying the array
   std::vector<DataflowEdge*> inner; // memlets on the array inside the inner map
   const DataDescriptor* desc = nullptr;
@@ -41,13 +41,13 @@ struct Plan {
   std::vector<sym::Expr> shape;     // constant buffer shape
 };
 
-Expected<Plan> plan(const Transformation& t, const Match& match, const Binding& b) {
+Expected<OutLocalStoragePlan> planOutLocalStorage(const Transformation& t, const Match& match, const Binding& b) {
   const std::string& path = match.elements.at("inner");
   DCW_TRY(auto maps, localstorage::resolveNestedExits(b, path));
   auto [st, ix, ox, inner, outer] = maps;
   const Sdfg& sdfg = *owningSdfg(inner);
   std::string array = t.option(match, "array");
-  Plan p;
+  OutLocalStoragePlan p;
   int count = 0;
   for (auto* e : st->outEdges(ix->id())) {
     if (e->dst != ox->id() || e->memlet.isEmpty()) continue;
@@ -97,12 +97,12 @@ std::vector<OptionSpec> OutLocalStorage::options() const {
 
 bool OutLocalStorage::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  return holds(b, whyNot) && holds(plan(*this, match, *b), whyNot);
+  return holds(b, whyNot) && holds(planOutLocalStorage(*this, match, *b), whyNot);
 }
 
 Expected<void> OutLocalStorage::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
-  DCW_TRY(auto p, plan(*this, match, b));
+  DCW_TRY(auto p, planOutLocalStorage(*this, match, b));
   auto* ix = b.get<MapExit>("inner");
   auto* ox = b.get<MapExit>("outer");
   State& st = *b.stateOf("inner");

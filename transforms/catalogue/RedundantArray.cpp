@@ -13,7 +13,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct RedundantArrayPlan {
   const DataDescriptor* a = nullptr;
   const DataDescriptor* b = nullptr;
   DataflowEdge* copy = nullptr;
@@ -22,9 +22,9 @@ struct Plan {
   std::vector<sym::Expr> offset;    // origin of the copy's region in B
 };
 
-Expected<Plan> plan(const Binding& b, const std::string& path) {
+Expected<RedundantArrayPlan> planRedundantArray(const Binding& b, const std::string& path) {
   DCW_TRY(auto ends, copy::resolveCopyEnds(b, path, copy::Removed::In));
-  Plan p;
+  RedundantArrayPlan p;
   AccessNode* in = ends.in;
   AccessNode* out = ends.out;
   State* st = ends.st;
@@ -106,12 +106,12 @@ const Pattern& RedundantArray::pattern() const {
 
 bool RedundantArray::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  return holds(b, whyNot) && holds(plan(*b, match.elements.at("in")), whyNot);
+  return holds(b, whyNot) && holds(planRedundantArray(*b, match.elements.at("in")), whyNot);
 }
 
 Expected<void> RedundantArray::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
-  DCW_TRY(auto p, plan(b, match.elements.at("in")));
+  DCW_TRY(auto p, planRedundantArray(b, match.elements.at("in")));
   auto* in = b.get<AccessNode>("in");
   auto* out = b.get<AccessNode>("out");
   State& st = *b.stateOf("in");

@@ -13,7 +13,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct RedundantSecondArrayPlan {
   const DataDescriptor* a = nullptr;
   const DataDescriptor* b = nullptr;
   DataflowEdge* copy = nullptr;
@@ -22,9 +22,9 @@ struct Plan {
   std::vector<sym::Expr> offset;      // origin of the copied region in A
 };
 
-Expected<Plan> plan(const Binding& b, const std::string& path) {
+Expected<RedundantSecondArrayPlan> planRedundantSecondArray(const Binding& b, const std::string& path) {
   DCW_TRY(auto ends, copy::resolveCopyEnds(b, path, copy::Removed::Out));
-  Plan p;
+  RedundantSecondArrayPlan p;
   AccessNode* in = ends.in;
   AccessNode* out = ends.out;
   State* st = ends.st;
@@ -92,12 +92,12 @@ const Pattern& RedundantSecondArray::pattern() const {
 
 bool RedundantSecondArray::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
-  return holds(b, whyNot) && holds(plan(*b, match.elements.at("out")), whyNot);
+  return holds(b, whyNot) && holds(planRedundantSecondArray(*b, match.elements.at("out")), whyNot);
 }
 
 Expected<void> RedundantSecondArray::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
-  DCW_TRY(auto p, plan(b, match.elements.at("out")));
+  DCW_TRY(auto p, planRedundantSecondArray(b, match.elements.at("out")));
   auto* in = b.get<AccessNode>("in");
   auto* out = b.get<AccessNode>("out");
   State& st = *b.stateOf("in");

@@ -12,7 +12,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan : OpToView {
+struct ReshapeToViewPlan : OpToView {
   std::vector<ElementId> dropped; // the op's other inputs' access nodes that nothing else uses
 };
 
@@ -24,7 +24,7 @@ std::string dataConnector(const LibraryNode& op) {
   return "";
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseReshapeToView(const Match& match, const Sdfg& root, ReshapeToViewPlan& p, Diagnostics* whyNot) {
   if (!bindOpToView(match, root, "reshape", p, whyNot)) return false;
   const std::string& path = match.elements.at("reshape");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
@@ -61,13 +61,13 @@ const Pattern& ReshapeToView::pattern() const {
 }
 
 bool ReshapeToView::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  ReshapeToViewPlan p;
+  return analyseReshapeToView(match, root, p, whyNot);
 }
 
 Expected<void> ReshapeToView::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "reshape"); !ok) return ok;
+  ReshapeToViewPlan p;
+  if (auto ok = analyseForApply(analyseReshapeToView, match, ed.root(), p, "reshape"); !ok) return ok;
   // The shape and axes inputs go first: applyOpToView removes the op, and with it their edges.
   for (ElementId id : p.dropped) ed.removeNode(*p.state, id);
   applyOpToView(p, ed);

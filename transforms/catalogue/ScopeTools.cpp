@@ -147,6 +147,15 @@ std::string swapPrefix(const std::string& conn, const std::string& from, const s
   return conn.rfind(from, 0) == 0 ? to + conn.substr(from.size()) : conn;
 }
 
+tasklet::ExprPtr renameExpr(const tasklet::ExprPtr& e, const std::map<std::string, std::string>& names) {
+  if (!e) return e;
+  auto c = std::make_shared<tasklet::Expr>(*e);
+  if (c->kind == tasklet::ExprKind::Name || c->kind == tasklet::ExprKind::Index)
+    if (auto it = names.find(c->text); it != names.end()) c->text = it->second;
+  for (auto& a : c->args) a = renameExpr(a, names);
+  return c;
+}
+
 void upstream(const State& st, const Node& n, const std::string& conn, std::vector<DataflowEdge*>& out) {
   if (n.kind() != ElementKind::MapExit || conn.rfind("OUT_", 0) != 0) return;
   std::string in = "IN_" + conn.substr(4);

@@ -9,6 +9,7 @@
 #include "core/ir/Tasklet.h"
 #include "core/support/Diagnostic.h"
 #include "core/symbolic/Expr.h"
+#include "core/tasklet/TaskletCode.h"
 #include "transforms/Match.h"
 
 #include <map>
@@ -60,6 +61,9 @@ std::string freshParam(const ir::State& st, const ir::MapEntry& entry, const std
 
 // `conn` with its prefix `from` replaced by `to` (IN_x <-> OUT_x); unchanged when it lacks the prefix.
 std::string swapPrefix(const std::string& conn, const std::string& from, const std::string& to);
+
+// A copy of the tasklet expression `e` with the names (and index names) in `names` renamed.
+tasklet::ExprPtr renameExpr(const tasklet::ExprPtr& e, const std::map<std::string, std::string>& names);
 
 // The edges inside map exits that feed connector `conn` of `n` (transitively through nested exits),
 // appended to `out`; nothing when `n` is no map exit or `conn` no OUT_ connector.

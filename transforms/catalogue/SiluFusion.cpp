@@ -14,7 +14,7 @@ namespace fused = expansions::fused;
 
 namespace {
 
-struct Plan {
+struct SiluFusionPlan {
   LibraryNode* sigmoid = nullptr;
   LibraryNode* mul = nullptr;
   AccessNode* s = nullptr;
@@ -23,7 +23,7 @@ struct Plan {
   DType dtype = DType::Undefined;
 };
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseSiluFusion(const Match& match, const Sdfg& root, SiluFusionPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("sigmoid");
@@ -81,13 +81,13 @@ const Pattern& SiluFusion::pattern() const {
 }
 
 bool SiluFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  SiluFusionPlan p;
+  return analyseSiluFusion(match, root, p, whyNot);
 }
 
 Expected<void> SiluFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "sigmoid"); !ok) return ok;
+  SiluFusionPlan p;
+  if (auto ok = analyseForApply(analyseSiluFusion, match, ed.root(), p, "sigmoid"); !ok) return ok;
   State& st = *p.sigmoid->parent();
   Sdfg& sdfg = *owningSdfg(p.sigmoid);
   const ElementId xNode = p.x->src, yNode = p.y->dst;

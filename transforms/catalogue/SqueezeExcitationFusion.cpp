@@ -14,7 +14,7 @@ namespace fused = expansions::fused;
 
 namespace {
 
-struct Plan {
+struct SqueezeExcitationFusionPlan {
   LibraryNode* mul = nullptr;
   AccessNode* t = nullptr;
   LibraryNode* conv = nullptr;
@@ -32,7 +32,7 @@ int64_t groupOf(const LibraryNode& conv) {
   return v ? *v : 1;
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseSqueezeExcitationFusion(const Match& match, const Sdfg& root, SqueezeExcitationFusionPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("mul");
@@ -130,20 +130,20 @@ const Pattern& SqueezeExcitationFusion::pattern() const {
 }
 
 bool SqueezeExcitationFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  SqueezeExcitationFusionPlan p;
+  return analyseSqueezeExcitationFusion(match, root, p, whyNot);
 }
 
 bool SqueezeExcitationFusion::weightsSmallerThanActivation(const Match& match, const Sdfg& root) {
-  Plan p;
-  if (!analyse(match, root, p, nullptr)) return false;
+  SqueezeExcitationFusionPlan p;
+  if (!analyseSqueezeExcitationFusion(match, root, p, nullptr)) return false;
   auto w = elements(*p.W), t = elements(*p.T);
   return w && t && *w < *t;
 }
 
 Expected<void> SqueezeExcitationFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "mul"); !ok) return ok;
+  SqueezeExcitationFusionPlan p;
+  if (auto ok = analyseForApply(analyseSqueezeExcitationFusion, match, ed.root(), p, "mul"); !ok) return ok;
   State& st = *p.mul->parent();
   Sdfg& sdfg = *owningSdfg(p.mul);
   // What to reconnect, by id (removing nodes invalidates the edges).

@@ -13,7 +13,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct StateFusionPlan {
   ControlFlowRegion* region = nullptr;
   State* first = nullptr;
   State* second = nullptr;
@@ -42,7 +42,7 @@ std::map<std::string, std::vector<AccessNode*>> accessNodes(const State& st) {
   return out;
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseStateFusion(const Match& match, const Sdfg& root, StateFusionPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("first");
@@ -131,13 +131,13 @@ const Pattern& StateFusion::pattern() const {
 }
 
 bool StateFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  StateFusionPlan p;
+  return analyseStateFusion(match, root, p, whyNot);
 }
 
 Expected<void> StateFusion::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "first"); !ok) return ok;
+  StateFusionPlan p;
+  if (auto ok = analyseForApply(analyseStateFusion, match, ed.root(), p, "first"); !ok) return ok;
   State& s1 = *p.first;
   State& s2 = *p.second;
 

@@ -12,7 +12,7 @@ using namespace dcw::ir;
 
 namespace {
 
-struct Plan {
+struct StreamingCompositionPlan {
   State* state = nullptr;
   AccessNode* array = nullptr;
   MapEntry* first = nullptr;
@@ -32,7 +32,7 @@ bool inParameterOrder(const Subset& s, const MapEntry& me) {
   return true;
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseStreamingComposition(const Match& match, const Sdfg& root, StreamingCompositionPlan& p, Diagnostics* whyNot) {
   auto bind = Binding::resolve(match, root);
   if (!holds(bind, whyNot)) return false;
   const std::string& path = match.elements.at("array");
@@ -110,13 +110,13 @@ std::vector<OptionSpec> StreamingComposition::options() const {
 }
 
 bool StreamingComposition::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  StreamingCompositionPlan p;
+  return analyseStreamingComposition(match, root, p, whyNot);
 }
 
 Expected<void> StreamingComposition::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "array"); !ok) return ok;
+  StreamingCompositionPlan p;
+  if (auto ok = analyseForApply(analyseStreamingComposition, match, ed.root(), p, "array"); !ok) return ok;
   DataDescriptor* d = p.state->sdfg()->findData(p.array->data());
   const std::vector<sym::Expr> shape{sym::Expr(p.depth)};
   ed.set(*d, &DataDescriptor::dataKind, DataKind::Stream);

@@ -18,7 +18,7 @@ using namespace dcw::ir;
 namespace {
 
 // One array the map streams: in (read from memory into the map) or out (written by the map).
-struct Side {
+struct StreamingMemorySide {
   bool in = true;
   std::string data;
   AccessNode* node = nullptr;    // the array's access node outside the map
@@ -26,11 +26,11 @@ struct Side {
   DataflowEdge* inner = nullptr; // entry -> tasklet (in), tasklet -> exit (out)
 };
 
-struct Plan {
+struct StreamingMemoryPlan {
   State* state = nullptr;
   MapEntry* entry = nullptr;
   MapExit* exit = nullptr;
-  std::vector<Side> sides;
+  std::vector<StreamingMemorySide> sides;
   int64_t depth = 8;
 };
 
@@ -41,7 +41,7 @@ bool oneElement(const Memlet& m) {
   return true;
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseStreamingMemory(const Match& match, const Sdfg& root, StreamingMemoryPlan& p, Diagnostics* whyNot) {
   p.entry = resolveMapEntry(match, root, "entry", whyNot);
   if (!p.entry) return false;
   auto bind = Binding::resolve(match, root);
@@ -94,7 +94,7 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
   }
 
   std::string firstReason;
-  auto consider = [&](Side s) -> bool {
+  auto consider = [&](StreamingMemorySide s) -> bool {
     auto refuse = [&](const std::string& why) {
       if (!only.empty()) return fail(why);
       if (firstReason.empty()) firstReason = why;
@@ -139,14 +139,14 @@ bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot)
       if (e->memlet.isEmpty() || (!only.empty() && e->memlet.data != only)) continue;
       auto* a = dynamic_cast<AccessNode*>(p.state->node(e->src));
       if (!a) continue;
-      if (!consider(Side{true, e->memlet.data, a, e, nullptr})) return false;
+      if (!consider(StreamingMemorySide{true, e->memlet.data, a, e, nullptr})) return false;
     }
   if (direction != "in")
     for (auto* e : p.state->outEdges(p.exit->id())) {
       if (e->memlet.isEmpty() || (!only.empty() && e->memlet.data != only)) continue;
       auto* a = dynamic_cast<AccessNode*>(p.state->node(e->dst));
       if (!a) continue;
-      if (!consider(Side{false, e->memlet.data, a, e, nullptr})) return false;
+      if (!consider(StreamingMemorySide{false, e->memlet.data, a, e, nullptr})) return false;
     }
   if (p.sides.empty()) {
     if (!only.empty()) return fail("the map does not " + std::string(direction == "in" ? "read '" : direction == "out" ? "write '" : "read or write '") + only + "'");
@@ -169,13 +169,13 @@ std::vector<OptionSpec> StreamingMemory::options() const {
 }
 
 bool StreamingMemory::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  StreamingMemoryPlan p;
+  return analyseStreamingMemory(match, root, p, whyNot);
 }
 
 Expected<void> StreamingMemory::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "entry"); !ok) return ok;
+  StreamingMemoryPlan p;
+  if (auto ok = analyseForApply(analyseStreamingMemory, match, ed.root(), p, "entry"); !ok) return ok;
   State& st = *p.state;
   Sdfg& sdfg = *st.sdfg();
   const std::vector<sym::Expr> shape{sym::Expr(p.depth)};
@@ -190,7 +190,7 @@ Expected<void> StreamingMemory::apply(const Match& match, edit::Editor& ed) cons
     m.volume = pushed;
     return m;
   };
-  for (const Side& s : p.sides) {
+  for (const StreamingMemorySide& s : p.sides) {
     const DataDescriptor* d = sdfg.findData(s.data);
     auto desc = std::make_unique<DataDescriptor>(graph::freshDataName(sdfg, s.data + (s.in ? "_in" : "_out")));
     desc->dtype = d->dtype;

@@ -25,7 +25,7 @@ struct Rebased {
   StridedPlace place;
 };
 
-struct Plan {
+struct StridedViewPlan {
   CopyMap copy;
   const AccessNode* source = nullptr; // the access node of the array the new view shows
   const DataDescriptor* array = nullptr;
@@ -44,13 +44,13 @@ bool readsStrided(const LibraryNode& lib, const std::string& connector) {
 std::vector<sym::Expr> exprs(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
 // One side's analysis of the copy map in `p`: why it does not apply (the message and its hint), or the plan.
-struct Side {
-  Plan& p;
+struct StridedViewSide {
+  StridedViewPlan& p;
   const CopyMap& c;
   const Sdfg& sdfg;
   const State& st;
   std::string message, hint;
-  explicit Side(Plan& plan) : p(plan), c(plan.copy), sdfg(*plan.copy.sdfg), st(*plan.copy.state) {}
+  explicit StridedViewSide(StridedViewPlan& plan) : p(plan), c(plan.copy), sdfg(*plan.copy.sdfg), st(*plan.copy.state) {}
   bool fail(const std::string& msg, const std::string& why = {}) {
     message = msg;
     hint = why;
@@ -61,7 +61,7 @@ struct Side {
 };
 
 // The read side: S, the copy, becomes a view of the array the map reads.
-bool Side::read() {
+bool StridedViewSide::read() {
   const DataDescriptor& s = *c.target;
   const DataDescriptor& src = *c.source;
   const auto sShape = graph::constantShape(s);
@@ -162,7 +162,7 @@ bool Side::read() {
 
 // The write side: the map's source S becomes a view of the copy T, written through by S's producer
 // (oneDNN MatMul or FusedMatMul at Y, without Z), when the copy moves each element of S once.
-bool Side::write() {
+bool StridedViewSide::write() {
   const DataDescriptor& src = *c.source;
   const DataDescriptor& t = *c.target;
   if (src.dataKind != DataKind::Array || !src.transient || src.constant || !rowMajor(src))
@@ -205,12 +205,12 @@ bool Side::write() {
   return true;
 }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseStridedView(const Match& match, const Sdfg& root, StridedViewPlan& p, Diagnostics* whyNot) {
   if (!recognizeCopyMap(match, root, p.copy, whyNot)) return false;
-  Side reading(p);
+  StridedViewSide reading(p);
   if (reading.read()) return true;
-  p = Plan{p.copy};
-  Side writing(p);
+  p = StridedViewPlan{p.copy};
+  StridedViewSide writing(p);
   if (writing.write()) return true;
   if (whyNot)
     whyNot->error(match.elements.at("entry"), reading.message + "; nor is '" + p.copy.source->name() + "' written in place: " + writing.message,
@@ -226,13 +226,13 @@ const Pattern& StridedView::pattern() const {
 }
 
 bool StridedView::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  StridedViewPlan p;
+  return analyseStridedView(match, root, p, whyNot);
 }
 
 Expected<void> StridedView::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "entry"); !ok) return ok;
+  StridedViewPlan p;
+  if (auto ok = analyseForApply(analyseStridedView, match, ed.root(), p, "entry"); !ok) return ok;
   State& st = *p.copy.state;
   const ElementId input = p.copy.input->id(), output = p.copy.output->id();
   const ElementId exit = p.copy.entry->exitId;

@@ -22,14 +22,10 @@ struct Step {
   std::set<std::string> locals; // arrays from the group to this map
 };
 
-struct Plan {
+struct SubgraphFusionPlan {
   State* state = nullptr;
   std::vector<Step> steps; // steps[0] is the map the others fuse into
 };
-
-std::string stripPrefix(const std::string& conn, const std::string& prefix) {
-  return conn.rfind(prefix, 0) == 0 ? conn.substr(prefix.size()) : conn;
-}
 
 Subset renamed(const Subset& s, const std::map<std::string, std::string>& ren) {
   std::map<std::string, sym::Expr> m;
@@ -52,8 +48,8 @@ std::set<std::string> edgeData(const std::vector<DataflowEdge*>& edges) {
   return s;
 }
 
-Expected<Plan> plan(const Match& match, const Binding& b, const std::string& where) {
-  Plan p;
+Expected<SubgraphFusionPlan> planSubgraphFusion(const Match& match, const Binding& b, const std::string& where) {
+  SubgraphFusionPlan p;
   std::vector<Node*> selected;
   for (auto& [slot, path] : match.elements) {
     auto* n = b.get<Node>(slot);
@@ -143,7 +139,7 @@ Expected<Plan> plan(const Match& match, const Binding& b, const std::string& whe
       for (auto* e : st.outEdges(a->id()))
         if (e->dst != ek->id()) return fail(pathOf(*a), "'" + data + "' is also read by " + pathOf(*st.node(e->dst)));
       // The producer: one tasklet, one element per iteration.
-      std::string base = stripPrefix(writers[0]->srcConnector, "OUT_");
+      std::string base = scope::swapPrefix(writers[0]->srcConnector, "OUT_", "");
       std::vector<DataflowEdge*> prod;
       for (auto* e : st.inEdges(xj->id()))
         if (e->dstConnector == "IN_" + base) prod.push_back(e);
@@ -152,7 +148,7 @@ Expected<Plan> plan(const Match& match, const Binding& b, const std::string& whe
         return fail(pathOf(*a), "'" + data + "' is not written one element per iteration by one tasklet");
       Subset produced = renamed(prod[0]->memlet.subset, *MapFusion::sameIterationSpace(*e0, *ej));
       for (auto* e : st.outEdges(a->id())) {
-        std::string oc = "OUT_" + stripPrefix(e->dstConnector, "IN_");
+        std::string oc = "OUT_" + scope::swapPrefix(e->dstConnector, "IN_", "");
         for (auto* ie : st.outEdges(ek->id())) {
           if (ie->srcConnector != oc) continue;
           if (!dynamic_cast<Tasklet*>(st.node(ie->dst)) || ie->memlet.dynamic ||
@@ -205,12 +201,12 @@ const Pattern& SubgraphFusion::pattern() const {
 bool SubgraphFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
   if (!holds(b, whyNot)) return false;
-  return holds(plan(match, *b, match.elements.empty() ? std::string(name()) : match.elements.begin()->second), whyNot);
+  return holds(planSubgraphFusion(match, *b, match.elements.empty() ? std::string(name()) : match.elements.begin()->second), whyNot);
 }
 
 Expected<void> SubgraphFusion::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
-  DCW_TRY(auto p, plan(match, b, match.elements.empty() ? std::string(name()) : match.elements.begin()->second));
+  DCW_TRY(auto p, planSubgraphFusion(match, b, match.elements.empty() ? std::string(name()) : match.elements.begin()->second));
   MapEntry* e0 = p.steps[0].entry;
   for (size_t k = 1; k < p.steps.size(); ++k) MapFusion::fuseInto(ed, *p.state, *e0, *p.steps[k].entry, p.steps[k].locals);
   return {};

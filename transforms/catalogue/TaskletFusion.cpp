@@ -6,6 +6,7 @@
 #include "core/tasklet/TaskletCode.h"
 #include "transforms/Binding.h"
 #include "transforms/catalogue/GraphTools.h"
+#include "transforms/catalogue/ScopeTools.h"
 
 
 namespace dcw::transforms {
@@ -14,23 +15,14 @@ using namespace dcw::ir;
 
 namespace {
 
-tasklet::ExprPtr renameExpr(const tasklet::ExprPtr& e, const std::map<std::string, std::string>& names) {
-  if (!e) return e;
-  auto c = std::make_shared<tasklet::Expr>(*e);
-  if (c->kind == tasklet::ExprKind::Name || c->kind == tasklet::ExprKind::Index)
-    if (auto it = names.find(c->text); it != names.end()) c->text = it->second;
-  for (auto& a : c->args) a = renameExpr(a, names);
-  return c;
-}
-
 void renameProgram(tasklet::Program& p, const std::map<std::string, std::string>& names) {
   for (auto& s : p.statements) {
     if (auto it = names.find(s.target); it != names.end()) s.target = it->second;
-    s.value = renameExpr(s.value, names);
+    s.value = scope::renameExpr(s.value, names);
   }
 }
 
-struct Plan {
+struct TaskletFusionPlan {
   Tasklet* first = nullptr;
   Tasklet* second = nullptr;
   AccessNode* data = nullptr;
@@ -39,8 +31,8 @@ struct Plan {
   tasklet::Program p1, p2;
 };
 
-Expected<Plan> plan(const Binding& b, const std::string& where) {
-  Plan p;
+Expected<TaskletFusionPlan> planTaskletFusion(const Binding& b, const std::string& where) {
+  TaskletFusionPlan p;
   p.first = b.get<Tasklet>("first");
   p.data = b.get<AccessNode>("data");
   p.second = b.get<Tasklet>("second");
@@ -99,13 +91,13 @@ const Pattern& TaskletFusion::pattern() const {
 bool TaskletFusion::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
   auto b = Binding::resolve(match, root);
   if (!holds(b, whyNot)) return false;
-  return holds(plan(*b, match.elements.count("data") ? match.elements.at("data") : std::string(name())), whyNot);
+  return holds(planTaskletFusion(*b, match.elements.count("data") ? match.elements.at("data") : std::string(name())), whyNot);
 }
 
 Expected<void> TaskletFusion::apply(const Match& match, edit::Editor& ed) const {
   DCW_TRY(auto b, Binding::resolve(match, ed.root()));
-  DCW_TRY(auto pr, plan(b, match.elements.at("data")));
-  Plan& p = pr;
+  DCW_TRY(auto pr, planTaskletFusion(b, match.elements.at("data")));
+  TaskletFusionPlan& p = pr;
   State& st = *p.data->parent();
   Sdfg& sdfg = *owningSdfg(&st);
 

@@ -13,11 +13,11 @@ using namespace dcw::ir;
 
 namespace {
 
-using Plan = OpToView;
+using TransposeToViewPlan = OpToView;
 
 std::string str(const std::vector<int64_t>& v) { return "[" + joinInts(v, ", ") + "]"; }
 
-bool analyse(const Match& match, const Sdfg& root, Plan& p, Diagnostics* whyNot) {
+bool analyseTransposeToView(const Match& match, const Sdfg& root, TransposeToViewPlan& p, Diagnostics* whyNot) {
   if (!bindOpToView(match, root, "transpose", p, whyNot)) return false;
   const std::string& path = match.elements.at("transpose");
   auto fail = [&](const std::string& msg, const std::string& hint = {}) {
@@ -72,13 +72,13 @@ const Pattern& TransposeToView::pattern() const {
 }
 
 bool TransposeToView::canApply(const Match& match, const Sdfg& root, Diagnostics* whyNot) const {
-  Plan p;
-  return analyse(match, root, p, whyNot);
+  TransposeToViewPlan p;
+  return analyseTransposeToView(match, root, p, whyNot);
 }
 
 Expected<void> TransposeToView::apply(const Match& match, edit::Editor& ed) const {
-  Plan p;
-  if (auto ok = analyseForApply(analyse, match, ed.root(), p, "transpose"); !ok) return ok;
+  TransposeToViewPlan p;
+  if (auto ok = analyseForApply(analyseTransposeToView, match, ed.root(), p, "transpose"); !ok) return ok;
   applyOpToView(p, ed);
   return {};
 }
