@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 launcher=()
 if command -v ccache >/dev/null; then
-  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+  # pch_defines,time_macros: what ccache needs to cache compilations that use a precompiled header
+  # (the test suites', tests/CMakeLists.txt); no source uses __DATE__ or __TIME__.
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=pch_defines,time_macros
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 build=${DCW_BUILD_DIR:-build}
