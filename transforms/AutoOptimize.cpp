@@ -34,6 +34,7 @@ const std::vector<std::string>& defaultPipeline() {
       "ConvBatchNormFolding",
       "MatMulAddToGemm",
       "GeluFusion",
+      "LayerNormFusion",
       "SiluFusion",
       "SqueezeExcitationFusion",
       "MatMulScaleFusion",

@@ -2,7 +2,7 @@
 // reasonably fast one, one recorded step at a time (so every step is undoable and the result
 // exports as a plain script that replays step by step):
 //   1. before expansion, rewrites of ONNX ops: ConstantFolding and every pipeline name of category
-//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, SiluFusion, SqueezeExcitationFusion,
+//      "Graph" (ConvBatchNormFolding, MatMulAddToGemm, GeluFusion, LayerNormFusion, SiluFusion, SqueezeExcitationFusion,
 //      AddFusion, ActivationFusion, ConcatBatchNormFusion, ElementwiseChainFusion).
 //      SqueezeExcitationFusion applies only where the convolution's weights are fewer than the
 //      activation elements the scale multiplied (it then moves less memory). The epilogue fusions (AddFusion, ActivationFusion:

@@ -42,6 +42,7 @@
 #include "transforms/catalogue/ElementwiseChainFusion.h"
 #include "transforms/catalogue/ExpandLibraryNode.h"
 #include "transforms/catalogue/GeluFusion.h"
+#include "transforms/catalogue/LayerNormFusion.h"
 #include "transforms/catalogue/MapCollapse.h"
 #include "transforms/catalogue/MapFlatten.h"
 #include "transforms/catalogue/MapExpansion.h"
@@ -117,6 +118,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<InterleaveAccumulation>());
     r.add(std::make_unique<ConvBatchNormFolding>());
     r.add(std::make_unique<GeluFusion>());
+    r.add(std::make_unique<LayerNormFusion>());
     r.add(std::make_unique<SiluFusion>());
     r.add(std::make_unique<SqueezeExcitationFusion>());
     r.add(std::make_unique<MatMulScaleFusion>());

@@ -417,3 +417,47 @@ save(helper.make_graph(
     "stem_7x7", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 112, 104])],
     [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 8, 28, 26])],
     [numpy_helper.from_array(f32(8, 3, 7, 7), "W"), numpy_helper.from_array(f32(8), "cb")]), "stem_7x7.onnx")
+
+# ---- LayerNormFusion: a layer norm written as ops, over the last axis of [2, 5, 16] ----
+
+def layer_norm_nodes(x, axes, square="pow", divide="div", eps_inside=True, beta=True, prefix="ln"):
+    n = [helper.make_node("ReduceMean", [x], [f"{prefix}_mu"], name=f"{prefix}/ReduceMean", axes=axes),
+         helper.make_node("Sub", [x, f"{prefix}_mu"], [f"{prefix}_d"], name=f"{prefix}/Sub")]
+    if square == "pow":
+        n.append(helper.make_node("Pow", [f"{prefix}_d", "two"], [f"{prefix}_d2"], name=f"{prefix}/Pow"))
+    else:
+        n.append(helper.make_node("Mul", [f"{prefix}_d", f"{prefix}_d"], [f"{prefix}_d2"], name=f"{prefix}/Square"))
+    n.append(helper.make_node("ReduceMean", [f"{prefix}_d2"], [f"{prefix}_var"], name=f"{prefix}/ReduceMean_1", axes=axes))
+    if eps_inside:
+        n += [helper.make_node("Add", ["eps", f"{prefix}_var"], [f"{prefix}_ve"], name=f"{prefix}/Add"),
+              helper.make_node("Sqrt", [f"{prefix}_ve"], [f"{prefix}_s"], name=f"{prefix}/Sqrt")]
+    else:
+        n += [helper.make_node("Sqrt", [f"{prefix}_var"], [f"{prefix}_sv"], name=f"{prefix}/Sqrt"),
+              helper.make_node("Add", [f"{prefix}_sv", "eps"], [f"{prefix}_s"], name=f"{prefix}/Add")]
+    if divide == "div":
+        n.append(helper.make_node("Div", [f"{prefix}_d", f"{prefix}_s"], [f"{prefix}_n"], name=f"{prefix}/Div"))
+    else:
+        n += [helper.make_node("Reciprocal", [f"{prefix}_s"], [f"{prefix}_r"], name=f"{prefix}/Reciprocal"),
+              helper.make_node("Mul", [f"{prefix}_r", f"{prefix}_d"], [f"{prefix}_n"], name=f"{prefix}/Mul_r")]
+    out = "Y" if not beta else f"{prefix}_g"
+    n.append(helper.make_node("Mul", ["gamma", f"{prefix}_n"], [out], name=f"{prefix}/Mul"))
+    if beta:
+        n.append(helper.make_node("Add", [f"{prefix}_g", "beta"], ["Y"], name=f"{prefix}/Add_1"))
+    return n
+
+
+def layer_norm_model(name, opset, axes=[-1], shape=[2, 5, 16], **kw):
+    norm = shape[len(shape) + min(axes):] if min(axes) < 0 else shape[min(axes):]
+    inits = [numpy_helper.from_array(np.array(2.0, np.float32), "two")] if kw.get("square", "pow") == "pow" else []
+    inits += [numpy_helper.from_array(np.array(1e-5, np.float32), "eps"), numpy_helper.from_array((f32(*norm) * 0.5 + 1).astype(np.float32), "gamma")]
+    inits += [numpy_helper.from_array(f32(*norm), "beta")] if kw.get("beta", True) else []
+    save(helper.make_graph(layer_norm_nodes("X", axes, **kw), name.replace(".onnx", ""),
+                           [helper.make_tensor_value_info("X", TensorProto.FLOAT, shape)],
+                           [helper.make_tensor_value_info("Y", TensorProto.FLOAT, shape)], inits), name, opset=opset)
+
+
+layer_norm_model("layernorm_decomposed.onnx", 13)                                             # as torch writes it before opset 17
+layer_norm_model("layernorm_square_reciprocal.onnx", 11, square="mul", divide="reciprocal", beta=False)
+layer_norm_model("layernorm_two_axes.onnx", 13, axes=[-2, -1])                               # over [5, 16]
+layer_norm_model("layernorm_eps_outside.onnx", 13, eps_inside=False)                         # refused: another formula
+layer_norm_model("layernorm_middle_axis.onnx", 13, axes=[1], shape=[2, 16, 5])               # refused: not trailing axes

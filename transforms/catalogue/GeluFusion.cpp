@@ -127,24 +127,7 @@ private:
     return an && an->data() == plan_.xData;
   }
 
-  // The value of a scalar constant operand.
-  std::optional<double> constant(const DataflowEdge* e) const {
-    auto* an = e ? dynamic_cast<const AccessNode*>(st_.node(e->src)) : nullptr;
-    const DataDescriptor* d = an ? sdfg_.findData(an->data()) : nullptr;
-    const Tensor* t = d && d->constant ? d->constant.get() : nullptr;
-    if (!t || !t->bytes || t->elementCount() != 1) return std::nullopt;
-    if (t->dtype == DType::Float32 && t->bytes->size() == 4) {
-      float f;
-      std::memcpy(&f, t->bytes->data(), 4);
-      return f;
-    }
-    if (t->dtype == DType::Float64 && t->bytes->size() == 8) {
-      double v;
-      std::memcpy(&v, t->bytes->data(), 8);
-      return v;
-    }
-    return std::nullopt;
-  }
+  std::optional<double> constant(const DataflowEdge* e) const { return graph::scalarConstant(sdfg_, st_, e); }
 
   static bool near(std::optional<double> v, double want) { return v && std::abs(*v - want) <= 1e-6 * std::abs(want); }
 

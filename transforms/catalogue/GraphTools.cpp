@@ -3,6 +3,7 @@
 #include "core/ir/AccessNode.h"
 #include "core/ir/ControlFlow.h"
 
+#include <cstring>
 #include <deque>
 
 namespace dcw::transforms::graph {
@@ -28,6 +29,24 @@ std::optional<std::vector<int64_t>> constantValues(const std::vector<sym::Expr>&
 }
 
 std::optional<std::vector<int64_t>> constantShape(const DataDescriptor& d) { return constantValues(d.shape); }
+
+std::optional<double> scalarConstant(const Sdfg& sdfg, const State& st, const DataflowEdge* e) {
+  auto* an = e ? dynamic_cast<const AccessNode*>(st.node(e->src)) : nullptr;
+  const DataDescriptor* d = an ? sdfg.findData(an->data()) : nullptr;
+  const Tensor* t = d && d->constant ? d->constant.get() : nullptr;
+  if (!t || !t->bytes || t->elementCount() != 1) return std::nullopt;
+  if (t->dtype == DType::Float32 && t->bytes->size() == 4) {
+    float f;
+    std::memcpy(&f, t->bytes->data(), 4);
+    return f;
+  }
+  if (t->dtype == DType::Float64 && t->bytes->size() == 8) {
+    double v;
+    std::memcpy(&v, t->bytes->data(), 8);
+    return v;
+  }
+  return std::nullopt;
+}
 
 bool namedInControlFlow(const Sdfg& s, const std::string& name) {
   bool found = false;

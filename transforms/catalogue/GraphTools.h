@@ -30,6 +30,10 @@ std::optional<std::vector<int64_t>> constantValues(const std::vector<sym::Expr>&
 // The dims of `d` when every one is a constant, else nullopt.
 std::optional<std::vector<int64_t>> constantShape(const ir::DataDescriptor& d);
 
+// The value of the one-element float32 or float64 constant that edge `e` reads, or nullopt (no edge,
+// not an access node of constant data, more than one element, another type).
+std::optional<double> scalarConstant(const ir::Sdfg& sdfg, const ir::State& st, const ir::DataflowEdge* e);
+
 // The edge entering `n` at connector `conn`, or nullptr.
 const ir::DataflowEdge* inEdge(const ir::State& st, const ir::Node& n, const std::string& conn);
 
