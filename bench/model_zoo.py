@@ -19,6 +19,11 @@ and
   dcw run MODEL --inputs IN --outputs OUT              column onnx
   dcw run M.dcw.json --inputs IN --outputs OUT         column dcw.json
   dcw run MODEL --script S.dcws --inputs IN ...        column optimized
+and, optimized once for every size, without --dim (as a user who names no size does; only for a
+model whose structure no input value decides):
+  dcw optimize MODEL --script-out O.dcws -o O.dcw.json
+  dcw run MODEL --script O.dcws --inputs IN ...        column once: steps (specialized after them)
+  dcw run O.dcw.json --inputs IN ...                   column once: saved
 A cell is `ok (max abs difference)` or `FAIL: ` and the first line of the error, shortened; the counts
 per column and the error messages that recur follow the table. Progress goes to stderr.
 
@@ -261,7 +266,7 @@ def clean(why, *paths):
 
 
 def bench_model(entry, ns, work, errors):
-    """Table rows [model, size, onnx, dcw.json, optimized] of one model."""
+    """Table rows [model, size, onnx, dcw.json, optimized, once: steps, once: saved] of one model."""
     rows, name = [], entry["name"]
 
     def fail(column, why, worst=None):
@@ -273,7 +278,7 @@ def bench_model(entry, ns, work, errors):
         model = fetch(entry, ns.cache)
         inputs = graph_inputs(model)
     except Exception as e:  # a package that cannot be fetched makes failed rows, not the end of the benchmark
-        return [[name, size["label"], fail("fetch", str(e)), "-", "-"] for size in entry["sizes"]]
+        return [[name, size["label"], fail("fetch", str(e))] + ["-"] * 4 for size in entry["sizes"]]
     os.makedirs(work, exist_ok=True)
     json_model, script = os.path.join(work, "model.dcw.json"), os.path.join(work, "steps.dcws")
 
@@ -282,7 +287,11 @@ def bench_model(entry, ns, work, errors):
         why = run([ns.dcw] + list(args), ns.timeout)
         return why and clean(why, json_model, script, model)
 
-    convert_why = None if any(values_of(inputs, size) for size in entry["sizes"]) else dcw("convert", model, "-o", json_model)
+    by_value = any(values_of(inputs, size) for size in entry["sizes"])
+    convert_why = None if by_value else dcw("convert", model, "-o", json_model)
+    # Optimized once, for no size in particular: the steps and the optimized model, run at every size.
+    once_script, once_model = os.path.join(work, "once.dcws"), os.path.join(work, "once.dcw.json")
+    once_why = None if by_value else dcw("optimize", model, "--script-out", once_script, "-o", once_model)
     for k, size in enumerate(entry["sizes"]):
         if values_of(inputs, size):  # the saved model is specialized to this size (values and dims)
             convert_why = dcw("convert", model, "-o", json_model, *dims_of(inputs, size))
@@ -297,29 +306,32 @@ def bench_model(entry, ns, work, errors):
         try:
             make_inputs(inputs, size, ins)
         except Exception as e:
-            rows.append(row + [fail("inputs", str(e)), "-", "-"])
+            rows.append(row + [fail("inputs", str(e))] + ["-"] * 4)
             continue
         why = run([ns.ort, model, "--inputs", ins, "--outputs", ref], ns.timeout)
         if why:
-            rows.append(row + [fail("ort", "onnxruntime: " + why), "-", "-"])
+            rows.append(row + [fail("ort", "onnxruntime: " + why)] + ["-"] * 4)
             continue
         theirs = read_outputs(ref)
         columns = [("onnx", [model], None), ("dcw.json", [json_model], convert_why and "convert: " + convert_why),
                    ("optimized", [model, "--script", script], optimize_why and "optimize: " + optimize_why)]
+        if not by_value:
+            columns += [("once: steps", [model, "--script", once_script], once_why and "optimize: " + once_why),
+                        ("once: saved", [once_model], once_why and "optimize: " + once_why)]
         for column, args, before in columns:
-            out = os.path.join(here, column)
+            out = os.path.join(here, column.replace(": ", "-"))
             why = before or dcw("run", *args, "--inputs", ins, "--outputs", out)
             if why:
                 row.append(fail(column, why))
                 continue
             why, worst = compare(read_outputs(out), theirs)
             row.append(fail(column, why, worst) if why else f"ok ({worst:.1e})")
-        rows.append(row)
+        rows.append(row + ["-"] * (7 - len(row)))
     return rows
 
 
 def print_table(rows, errors):
-    heads = ["model", "size", "onnx", "dcw.json", "optimized"]
+    heads = ["model", "size", "onnx", "dcw.json", "optimized", "once: steps", "once: saved"]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
     print(line(heads))
@@ -328,7 +340,8 @@ def print_table(rows, errors):
         print(line(r))
     print()
     for i, h in enumerate(heads[2:], 2):
-        print(f"{h:10s} {sum(r[i].startswith('ok') for r in rows)}/{len(rows)} model x size runs pass")
+        tried = [r for r in rows if r[i] != "-"]
+        print(f"{h:11s} {sum(r[i].startswith('ok') for r in tried)}/{len(tried)} model x size runs pass")
     recurring = sorted(errors.items(), key=lambda e: -len(e[1]))
     if recurring:
         print("\nerrors (how many cells, where):")

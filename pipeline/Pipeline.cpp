@@ -94,16 +94,32 @@ Result<io::LoadedModel> loadWithSteps(const std::string& path, const Steps& step
   }
   auto r = applySteps(*m, steps, applied);
   if (!r && (!options.fixedDims.empty() || !options.fixedValues.empty()) && !options.specializedStepsMustFit) {
-    // Steps are recorded on the model as imported; specialization may have changed what fits.
-    // If they do not fit the model as imported either, that error is the one to report.
-    auto plain = io::loadModel(path);
-    if (!plain) return failure(Stage::Load, plain.error());
-    if (auto again = applySteps(*plain, steps, applied); !again) return failure(Stage::Steps, again.error());
-    notes.warning(steps.scriptPath.empty() ? steps.linesOrigin : steps.scriptPath,
-                  "does not fit the model specialized to the input shapes (" + r.error().str() + ")",
-                  "the model runs unspecialized (dims are bound at run time)");
-    m = std::move(plain);
-    r = Expected<void>();
+    // Steps are recorded on the model as imported, with its dims (`dcw optimize --dim`) or without
+    // them; specialization changes what fits. Without the dims: the model as loaded for the fixed
+    // values (inputs that decide its structure), then as imported. The result is specialized to the
+    // inputs after the steps, as a saved .dcw.json is. If the steps fit none, the error of the model
+    // as imported is the one to report.
+    std::vector<io::LoadOptions> tries(1);
+    if (!options.fixedValues.empty() && !options.fixedDims.empty()) {
+      tries.front().fixedValues = options.fixedValues;
+      tries.front().interface = options.interface;
+      tries.emplace_back();
+    }
+    for (size_t k = 0; k < tries.size() && !r; ++k) {
+      auto plain = io::loadModel(path, tries[k]);
+      if (!plain) {
+        if (k + 1 == tries.size()) return failure(Stage::Load, plain.error());
+        continue;
+      }
+      auto again = applySteps(*plain, steps, applied);
+      if (!again) {
+        if (k + 1 == tries.size()) return failure(Stage::Steps, again.error());
+        continue;
+      }
+      io::specializeModel(*plain->sdfg, options.fixedDims, options.fixedValues);
+      m = std::move(plain);
+      r = Expected<void>();
+    }
   }
   if (!r) return failure(Stage::Steps, r.error());
   m->warnings.append(notes);

@@ -11,9 +11,10 @@
 //     ─▶ generate sources + source map (the Target)                               = generate()
 //     ─▶ build (toolchain, content-addressed cache) ─▶ load ─▶ Executor          = build()
 //
-// Steps are recorded on the model as imported. When they do not fit the model specialized to
-// `fixedDims` (specialization can change what a step matches), the unspecialized model is used and a
-// warning says so; when they fit neither, the error names the script line.
+// Steps are recorded on the model as imported, with its dims known (`dcw optimize --dim`) or not. When
+// they do not fit the model specialized to `fixedDims` (specialization changes what a step matches),
+// they are replayed on the model with its dims unknown and the result is specialized afterwards
+// (io::specializeModel, as a saved .dcw.json is); when they fit neither, the error names the script line.
 #pragma once
 
 #include "codegen/Target.h"
@@ -47,8 +48,8 @@ struct Options {
   std::map<std::string, ir::Tensor> fixedValues;
   // Runs after the steps and before lowering, on the model as it then is (grad/train).
   std::function<Expected<void>(io::LoadedModel&)> edit;
-  // Steps that do not fit the model specialized to fixedDims fail, instead of falling back to the
-  // unspecialized model (`dcw apply --dim`: what was asked for is what is written).
+  // Steps that do not fit the model specialized to fixedDims fail, instead of being replayed on the
+  // model with its dims unknown (`dcw apply --dim`: what was asked for is what is written).
   bool specializedStepsMustFit = false;
   // Implementations tried first for library nodes without a choice of their own (e.g. {"onednn"});
   // where one refuses a node, the target's default policy is used (expansions::ExpandOptions).

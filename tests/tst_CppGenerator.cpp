@@ -830,6 +830,34 @@ private slots:
     QCOMPARE(O5, (std::vector<int64_t>{2, -8, 0, 4}));           // round half to even; NaN -> 0
   }
 
+  // `//` floors, as the symbolic dims that expansions write into tasklet code do ((H + 31) // 32), where
+  // `/` truncates: they differ when the signs differ.
+  void floorDivision() {
+    Sdfg s("main");
+    s.addArray("I", DType::Int64, {4});
+    s.addArray("O1", DType::Int64, {4});
+    s.addArray("O2", DType::Int64, {4});
+    s.inputs = {"I"};
+    s.outputs = {"O1", "O2"};
+    auto* st = s.addState("s");
+    auto m = addMap(st, "m", {"i"}, "0:4");
+    auto* in = st->add<AccessNode>("I");
+    auto* t = addTasklet(st, "t", "o1 = n // 3\no2 = (n + 1) // -2", {"n"}, {"o1", "o2"});
+    mapIn(st, *in, m, *t, "n", "I", "0:4", "i");
+    for (int k = 1; k <= 2; ++k) {
+      auto* o = st->add<AccessNode>("O" + std::to_string(k));
+      mapOut(st, *t, "o" + std::to_string(k), m, *o, "O" + std::to_string(k), "i", "0:4");
+    }
+    Built built;
+    QString err = build(s, built);
+    QVERIFY2(err.isEmpty(), qPrintable(err));
+    std::vector<int64_t> I{7, -7, 2, 0}, O1(4), O2(4);
+    void* args[] = {I.data(), O1.data(), O2.data()};
+    QVERIFY(built.program->run(args, nullptr));
+    QCOMPARE(O1, (std::vector<int64_t>{2, -3, 0, 0}));
+    QCOMPARE(O2, (std::vector<int64_t>{-4, 3, -2, -1}));
+  }
+
   // (i) Untrusted names become safe identifiers; the raw text never reaches the source.
   void untrustedNames() {
     const std::string evil = "x; system(\"rm -rf /\")";

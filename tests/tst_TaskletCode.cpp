@@ -49,6 +49,8 @@ private slots:
     QTest::newRow("casts") << "b = float16(a) + int32(c) + bool(d)" << "b = float16(a) + int32(c) + bool(d)";
     QTest::newRow("unary plus") << "b = +a" << "b = a";
     QTest::newRow("modulo") << "b = a % 3" << "b = a % 3";
+    QTest::newRow("floor division") << "b = (h + 3) // 4"
+                                    << "b = (h + 3) / 4 - select((h + 3) % 4 != 0 && h + 3 < 0 != 4 < 0, 1, 0)";
   }
   void roundTrip() {
     QFETCH(QString, code);
@@ -112,6 +114,8 @@ private slots:
     QTest::newRow("bad exponent") << "b = 1e+" << "malformed exponent";
     QTest::newRow("ternary") << "b = a ? c" << "expected ':'";
     QTest::newRow("index") << "b = x[1" << "expected ']'";
+    // Each `//` prints its operands three times: a chain of them is refused before it grows exponentially.
+    QTest::newRow("floor division chain") << "b = a" + QString(" // a").repeated(40) << "more than 100000 terms";
   }
   void errors() {
     QFETCH(QString, code);
@@ -152,7 +156,8 @@ private slots:
     QTest::newRow("include") << "#include <cstdlib>\na = b" << "no preprocessor";
     QTest::newRow("include mid") << "a = b\n#include <cstdlib>" << "line 2, column 1";
     QTest::newRow("braces") << "a = b; } int main() { return 0" << "unexpected character '}'";
-    QTest::newRow("comment") << "a = b // c" << "expected an expression";
+    // `//` is floor division, so what follows it is code, never a comment that hides text.
+    QTest::newRow("comment") << "a = b // system(x)" << "unknown function 'system'";
     QTest::newRow("block comment") << "a = b /* c */" << "expected an expression";
     QTest::newRow("backslash") << "a = b \\\n c" << "unexpected character '\\'";
     QTest::newRow("non-ascii") << "a = b\xC2\xA0" << "unexpected character byte 0xc2";

@@ -155,10 +155,9 @@ private:
     for (auto& d : sdfg_.data())
       if (!used.count(d->name())) dead.push_back(d->name());
     for (auto& name : dead) ed_.removeData(sdfg_, name);
-    // Symbols that only sized folded values (e.g. shape inference's unk__N) are gone with them.
-    std::set<std::string> usedSymbols;
-    for (auto& d : sdfg_.data())
-      for (auto& sname : d->freeSymbols()) usedSymbols.insert(sname);
+    // Symbols that only sized folded values (e.g. shape inference's unk__N) are gone with them; one a
+    // tasklet or a map still reads stays.
+    const std::set<std::string> usedSymbols = graph::symbolsInUse(sdfg_);
     std::vector<std::string> unused;
     for (auto& [sname, type] : sdfg_.symbols())
       if (!usedSymbols.count(sname)) unused.push_back(sname);

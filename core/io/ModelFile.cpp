@@ -34,6 +34,24 @@ ModelFormat detectFormat(const std::string& path) {
   return json ? ModelFormat::DcwJson : ModelFormat::Onnx;
 }
 
+void specializeModel(ir::Sdfg& sdfg, const std::map<std::string, int64_t>& fixedDims,
+                     const std::map<std::string, ir::Tensor>& fixedValues) {
+  if (fixedDims.empty() && fixedValues.empty()) return;
+  // The model's dim names are the symbols' (or, where import renamed one, metadata "symbol:S"); a
+  // fixed input's elements are the symbols that stand for them ("value-symbol:S" = input, element).
+  std::map<std::string, int64_t> bySymbol;
+  for (auto& [symbol, type] : sdfg.symbols()) {
+    auto m = sdfg.metadata.find("symbol:" + symbol);
+    auto v = fixedDims.find(m == sdfg.metadata.end() ? symbol : m->second);
+    if (v != fixedDims.end()) bySymbol[symbol] = v->second;
+  }
+  for (const ir::ValueSymbol& vs : ir::valueSymbols(sdfg))
+    if (auto f = fixedValues.find(vs.input); f != fixedValues.end())
+      if (auto ints = onnx::intValues(f->second); ints && vs.element >= 0 && size_t(vs.element) < ints->size())
+        bySymbol[vs.symbol] = (*ints)[size_t(vs.element)];
+  ir::specializeSymbols(sdfg, bySymbol);
+}
+
 Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return fail(path, "no such file", "check the path");
@@ -44,21 +62,7 @@ Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& opti
     out.format = ModelFormat::DcwJson;
     DCW_TRY(auto s, serialize::loadFile(path));
     out.sdfg = std::move(s);
-    if (!options.fixedDims.empty() || !options.fixedValues.empty()) {
-      // The model's dim names are the symbols' (or, where import renamed one, metadata "symbol:S"); a
-      // fixed input's elements are the symbols that stand for them ("value-symbol:S" = input, element).
-      std::map<std::string, int64_t> bySymbol;
-      for (auto& [symbol, type] : out.sdfg->symbols()) {
-        auto m = out.sdfg->metadata.find("symbol:" + symbol);
-        auto v = options.fixedDims.find(m == out.sdfg->metadata.end() ? symbol : m->second);
-        if (v != options.fixedDims.end()) bySymbol[symbol] = v->second;
-      }
-      for (const ir::ValueSymbol& vs : ir::valueSymbols(*out.sdfg))
-        if (auto f = options.fixedValues.find(vs.input); f != options.fixedValues.end())
-          if (auto ints = onnx::intValues(f->second); ints && vs.element >= 0 && size_t(vs.element) < ints->size())
-            bySymbol[vs.symbol] = (*ints)[size_t(vs.element)];
-      ir::specializeSymbols(*out.sdfg, bySymbol);
-    }
+    specializeModel(*out.sdfg, options.fixedDims, options.fixedValues);
   } else {
     out.format = ModelFormat::Onnx;
     onnx::ImportOptions io;

@@ -43,4 +43,10 @@ ModelFormat detectFormat(const std::string& path);
 
 Expected<LoadedModel> loadModel(const std::string& path, const LoadOptions& options = {});
 
+// Fixes the symbols of a loaded SDFG that stand for the given dims (by the model's dim names) and for
+// the elements of the given inputs (value symbols): what loadModel does to a .dcw.json, and what a run
+// does to a model whose steps were recorded before its dims were known (ir::specializeSymbols).
+void specializeModel(ir::Sdfg& sdfg, const std::map<std::string, int64_t>& fixedDims,
+                     const std::map<std::string, ir::Tensor>& fixedValues);
+
 } // namespace dcw::io

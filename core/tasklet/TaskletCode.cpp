@@ -19,6 +19,7 @@ namespace {
 
 constexpr int kMaxDepth = 200;        // expression nesting (parentheses, unary chains, operators)
 constexpr int kMaxTreeDepth = 2000;   // depth of the tree, long flat chains included (printers recurse)
+constexpr size_t kMaxTreeSize = 100000; // nodes as printed: each `//` repeats its operands three times
 constexpr size_t kMaxNameLength = 256;
 
 struct FunctionInfo {
@@ -152,7 +153,7 @@ private:
       bool matched = false;
       for (auto op : two)
         if (rest.substr(0, 2) == op) {
-          if (op == "->" || op == "//") break; // not operators of the language
+          if (op == "->") break; // not an operator of the language
           t.kind = Tok::Punct;
           t.text = std::string(op);
           tokens_.push_back(t);
@@ -295,9 +296,11 @@ private:
 
   ExprPtr make(ExprKind k, std::string text, std::vector<ExprPtr> args = {}, bool isInteger = false) {
     int d = 0;
-    for (auto& a : args) d = std::max(d, treeDepth_[a.get()]);
+    size_t size = 1;
+    for (auto& a : args) d = std::max(d, treeDepth_[a.get()]), size = std::min(size + treeSize_[a.get()], kMaxTreeSize + 1);
     auto e = std::make_shared<Expr>();
     treeDepth_[e.get()] = d + 1;
+    treeSize_[e.get()] = size;
     e->kind = k;
     e->text = std::move(text);
     e->args = std::move(args);
@@ -305,7 +308,7 @@ private:
     return e;
   }
 
-  // Binary precedence: 1 ||, 2 &&, 3 == !=, 4 < <= > >=, 5 + -, 6 * / %; 0 means not a binary operator.
+  // Binary precedence: 1 ||, 2 &&, 3 == !=, 4 < <= > >=, 5 + -, 6 * / // %; 0 means not a binary operator.
   static int binaryPrec(const Token& t) {
     if (t.kind != Tok::Punct) return 0;
     const std::string& s = t.text;
@@ -314,7 +317,7 @@ private:
     if (s == "==" || s == "!=") return 3;
     if (s == "<" || s == "<=" || s == ">" || s == ">=") return 4;
     if (s == "+" || s == "-") return 5;
-    if (s == "*" || s == "/" || s == "%") return 6;
+    if (s == "*" || s == "/" || s == "//" || s == "%") return 6;
     return 0;
   }
 
@@ -355,11 +358,25 @@ private:
       if (depth_ > kMaxDepth) return error(op, "expression is nested too deeply (more than " + std::to_string(kMaxDepth) + " levels)");
       auto rhs = binary(p + 1);
       if (!rhs) return rhs;
-      left = make(ExprKind::Binary, text, {left, *rhs});
+      left = text == "//" ? floorDivision(left, *rhs) : make(ExprKind::Binary, text, {left, *rhs});
+      if (treeSize_[left.get()] > kMaxTreeSize)
+        return error(op, "expression is too long (more than " + std::to_string(kMaxTreeSize) + " terms, each floor division counting its operands three times)");
       if (treeDepth_[left.get()] > kMaxTreeDepth)
         return error(op, "expression is too long (more than " + std::to_string(kMaxTreeDepth) + " operators in a chain)");
     }
     return left;
+  }
+
+  // a // b, the floor division of symbolic dims (sym::Expr prints it so), in the language's truncating
+  // integer operators: a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0).
+  ExprPtr floorDivision(const ExprPtr& a, const ExprPtr& b) {
+    auto number = [&](const char* v) { return make(ExprKind::Number, v, {}, true); };
+    auto bin = [&](const char* op, ExprPtr x, ExprPtr y) { return make(ExprKind::Binary, op, {std::move(x), std::move(y)}); };
+    auto zero = number("0");
+    auto inexact = bin("!=", bin("%", a, b), zero);
+    auto signsDiffer = bin("!=", bin("<", a, zero), bin("<", b, zero));
+    auto adjust = make(ExprKind::Call, "select", {bin("&&", inexact, signsDiffer), number("1"), zero});
+    return bin("-", bin("/", a, b), adjust);
   }
 
   Expected<ExprPtr> unary() {
@@ -442,6 +459,7 @@ private:
   int depth_ = 0;
   std::set<std::string> written_;
   std::map<const Expr*, int> treeDepth_;
+  std::map<const Expr*, size_t> treeSize_;
 };
 
 // ---- printer ----

@@ -8,7 +8,8 @@
 //   statement := name '=' expr            (assign an output connector or a local)
 //              | 'let' name '=' expr      (a local value)
 //   expr      := expr '?' expr ':' expr | expr op expr | unary expr | call | name | name '[' expr ']' | number
-//   ops       := || && == != < <= > >= + - * / % ; unary - !
+//   ops       := || && == != < <= > >= + - * / // % ; unary - !   (`//`: floor division of integers, as
+//                symbolic dims write it; `/` and `%` truncate on integers, as in C)
 //   calls     := exp log sqrt abs sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh erf
 //                floor ceil round(half to even) trunc pow atan2 fmod min max sign isnan isinf
 //                sigmoid relu select(c, a, b) and casts named by dtype: float32(x), int64(x), bool(x), ...

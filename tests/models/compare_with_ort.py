@@ -9,6 +9,10 @@ comparison of the oneDNN path cannot pass by falling back to pure everywhere); -
 with dcw's default path on the same inputs too; --optimize replays the steps of `dcw optimize` (every
 dynamic dim 1, as `dcw run --random` specializes them; for the --target given to dcw run) before running; --via-json runs the model as
 `dcw convert` saves it (a .dcw.json, which keeps its dims symbolic) instead of the .onnx.
+--optimize-once --size NAME=V,NAME=V... (repeatable) optimizes once, without --dim (as a user who does not
+say a size does), saving the optimized model (`dcw optimize -o`) and its steps, and runs at every size: the
+steps replayed on the model (specialized after them) and the saved optimized .dcw.json, both against ONNX
+Runtime on the same inputs (dims a size leaves out are 1).
 A model ONNX Runtime cannot run (an LSTM of layout 1: its CPU kernels take layout 0 only) may have
 MODEL.onnx.for-ort beside it, the same function in ops ONNX Runtime runs, with the same inputs and
 outputs: ONNX Runtime runs that one instead.
@@ -20,6 +24,7 @@ its absence is a failure (exit 1): a comparison that CI is supposed to run may n
 
 usage: compare_with_ort.py DCW_BINARY MODEL.onnx... [--rtol R] [--atol A] [--ort PATH] [--dcw-arg ARG]...
                            [--expect-in-code TEXT] [--also-pure] [--optimize] [--via-json]
+                           [--optimize-once --size NAME=V,...]...
 """
 import argparse
 import os
@@ -70,6 +75,52 @@ def compare(a, b):
     return ok, worst, ""
 
 
+def optimize_once(ns):
+    """--optimize-once: one `dcw optimize` without dims, then every --size through both of its results."""
+    if not ns.size:
+        print("error: --optimize-once needs at least one --size NAME=V,...", file=sys.stderr)
+        return 2
+    bad = checked = 0
+    for model in ns.models:
+        name = os.path.basename(model)
+        with tempfile.TemporaryDirectory() as tmp:
+            script, saved = os.path.join(tmp, "steps.dcws"), os.path.join(tmp, "optimized.dcw.json")
+            r = subprocess.run([ns.dcw, "optimize", model, "--script-out", script, "-o", saved] + ns.optimize_arg,
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"FAILED   {name}: dcw optimize: {r.stderr.strip()}")
+                bad += 1
+                continue
+            for k, size in enumerate(ns.size):
+                dims = [f"--dim={d}" for d in size.split(",") if d]
+                ins, ort = os.path.join(tmp, f"inputs{k}"), os.path.join(tmp, f"ort{k}")
+                os.makedirs(ort)
+                # The steps replayed on the model at this size; its random inputs are the ones both compare on.
+                runs = [("steps replayed", [model, "--script", script, "--random", "1", "--outputs", ins] + dims + ns.dcw_arg),
+                        ("saved optimized model", [saved, "--inputs", ins, "--outputs", os.path.join(tmp, f"saved{k}")] + ns.dcw_arg)]
+                theirs = None
+                for what, args in runs:
+                    checked += 1
+                    r = subprocess.run([ns.dcw, "run"] + args, capture_output=True, text=True)
+                    if r.returncode != 0:
+                        print(f"FAILED   {name} at {size}, {what}: dcw run: {r.stderr.strip()}")
+                        bad += 1
+                        break
+                    if theirs is None:
+                        r = subprocess.run([ns.ort, model, "--inputs", ins, "--outputs", ort], capture_output=True, text=True)
+                        if r.returncode != 0:
+                            print(f"FAILED   {name} at {size}: onnxruntime: {r.stderr.strip()[-400:]}")
+                            bad += 1
+                            break
+                        theirs = outputs(ort)
+                    ok, worst, why = compare(outputs(args[args.index("--outputs") + 1]), theirs)
+                    print(f"{'passed ' if ok else 'FAILED '}  {name} at {size}, {what}: max abs difference {worst:.3g}"
+                          f"{': ' + why if why else ''}")
+                    bad += 0 if ok else 1
+    print(f"{checked - bad} passed, {bad} failed")
+    return 1 if bad else 0
+
+
 def in_ci():
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
 
@@ -88,6 +139,8 @@ def main():
     ap.add_argument("--optimize", action="store_true")
     ap.add_argument("--optimize-arg", action="append", default=[])  # to `dcw optimize` only (--layout blocked)
     ap.add_argument("--via-json", action="store_true")
+    ap.add_argument("--optimize-once", action="store_true")
+    ap.add_argument("--size", action="append", default=[])
     ns = ap.parse_args()
     global NS
     NS = ns
@@ -116,6 +169,8 @@ def main():
                 return 1
             print(f"skipped: {where}; outside CI (CI is not set) this is a skip")
             return 77
+    if ns.optimize_once:
+        return optimize_once(ns)
     bad = 0
     for model in ns.models:
         name = os.path.basename(model)

@@ -10,7 +10,7 @@ torch.manual_seed(0)), eval mode, opset 17 (the highest torch 1.13 supports)
 and do_constant_folding=True.  No weights are downloaded.
 
 Default set: resnet18, mobilenet_v2, efficientnet_b0, shufflenet_v2_x1_0, transformer_encoder, lstm
-(and static-shape copies of the last two).
+(and static-shape copies of the last two), tiny_detector (a small text detector, every dim dynamic).
 resnet50 (~100 MB) is exported only when named with --only (benchmark use).
 """
 
@@ -88,6 +88,34 @@ def _lstm():
     return model, (x,), ["input"], ["output", "h_n", "c_n"], axes
 
 
+class _TinyDetector(torch.nn.Module):
+    """A text detector's shape in small (PaddleOCR's DB head): a stride-4 backbone, a squeeze-and-excitation
+    scale (global average pool), a nearest 2x upsample added to the stride-2 features, a sigmoid map; every
+    dim dynamic, so the dims below the input's are the floor divisions that strided convolutions give."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.c2 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.se = torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(1), torch.nn.Conv2d(16, 4, 1), torch.nn.ReLU(),
+                                      torch.nn.Conv2d(4, 16, 1), torch.nn.Hardsigmoid())
+        self.lat = torch.nn.Conv2d(8, 16, 1)
+        self.head = torch.nn.Conv2d(16, 1, 3, padding=1)
+
+    def forward(self, x):
+        f1 = torch.relu(self.c1(x))
+        f2 = torch.relu(self.c2(f1))
+        f2 = f2 * self.se(f2)
+        up = torch.nn.functional.interpolate(f2, scale_factor=2.0, mode="nearest")
+        return torch.sigmoid(self.head(up + self.lat(f1)))
+
+
+def _tiny_detector():
+    x = torch.randn(1, 3, 64, 96)
+    axes = {"input": {0: "batch", 2: "height", 3: "width"}, "output": {0: "batch", 2: "height4", 3: "width4"}}
+    return _TinyDetector(), (x,), ["input"], ["output"], axes
+
+
 def _static(build):
     """The same model exported with static shapes (what `dcw run` compiles without specialization)."""
 
@@ -108,9 +136,10 @@ MODELS = {
     "transformer_encoder_static": _static(_transformer_encoder),
     "lstm_static": _static(_lstm),
     "resnet50": _vision(torchvision.models.resnet50),
+    "tiny_detector": _tiny_detector,
 }
 DEFAULT = ["resnet18", "mobilenet_v2", "efficientnet_b0", "shufflenet_v2_x1_0", "transformer_encoder", "lstm",
-           "transformer_encoder_static", "lstm_static"]
+           "transformer_encoder_static", "lstm_static", "tiny_detector"]
 
 
 def export(name, outdir, opset):

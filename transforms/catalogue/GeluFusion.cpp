@@ -8,7 +8,6 @@
 #include "transforms/catalogue/GraphTools.h"
 
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <set>

@@ -2,7 +2,13 @@
 
 #include "core/ir/AccessNode.h"
 #include "core/ir/ControlFlow.h"
+#include "core/ir/LibraryNode.h"
+#include "core/ir/MapNodes.h"
+#include "core/ir/NestedSdfgNode.h"
+#include "core/ir/Tasklet.h"
+#include "core/tasklet/TaskletCode.h"
 
+#include <cctype>
 #include <cstring>
 #include <deque>
 
@@ -46,6 +52,49 @@ std::optional<double> scalarConstant(const Sdfg& sdfg, const State& st, const Da
     return v;
   }
   return std::nullopt;
+}
+
+namespace {
+
+bool namesWord(const std::string& text, const std::string& word) {
+  auto inWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    if ((at == 0 || !inWord(text[at - 1])) && (at + word.size() == text.size() || !inWord(text[at + word.size()]))) return true;
+  return false;
+}
+
+} // namespace
+
+std::set<std::string> symbolsInUse(const Sdfg& s) {
+  std::set<std::string> used = namesReadByControlFlow(s);
+  auto add = [&](const std::set<std::string>& names) { used.insert(names.begin(), names.end()); };
+  for (auto& d : s.data()) add(d->freeSymbols());
+  for (State* st : s.allStates()) {
+    for (auto& n : st->nodes()) {
+      if (auto* me = dynamic_cast<const MapEntry*>(n.get())) {
+        add(me->range.freeSymbols());
+      } else if (auto* ns = dynamic_cast<const NestedSdfgNode*>(n.get())) {
+        for (auto& [inner, outer] : ns->symbolMapping) add(outer.freeSymbols());
+      } else if (auto* lib = dynamic_cast<const LibraryNode*>(n.get())) {
+        for (auto& g : lib->subgraphs()) // a body sees the enclosing graph's symbols by name
+          for (auto& [name, type] : g.sdfg->symbols()) used.insert(name);
+      } else if (auto* t = dynamic_cast<const Tasklet*>(n.get())) {
+        if (t->language == TaskletLanguage::Dcw)
+          if (auto program = tasklet::parse(t->code, t->label())) {
+            for (auto& name : tasklet::readNames(*program)) used.insert(name);
+            continue;
+          }
+        for (auto& [name, type] : s.symbols()) // C++, or code that does not parse: the symbols it names as words
+          if (namesWord(t->code, name)) used.insert(name);
+      }
+    }
+    for (auto& e : st->edges()) {
+      add(e->memlet.subset.freeSymbols());
+      if (e->memlet.otherSubset) add(e->memlet.otherSubset->freeSymbols());
+      add(e->memlet.volume.freeSymbols());
+    }
+  }
+  return used;
 }
 
 bool namedInControlFlow(const Sdfg& s, const std::string& name) {

@@ -22,6 +22,13 @@ size_t accessCount(const ir::Sdfg& sdfg, const std::string& data);
 // names `name`.
 bool namedInControlFlow(const ir::Sdfg& s, const std::string& name);
 
+// The symbols of `s` that something in `s` reads: data shapes, strides and offsets, map ranges, memlets,
+// tasklet code, the symbol mappings of nested SDFGs, the symbols of control-flow ops' bodies, the control
+// flow. A symbol outside this set sizes nothing and is read by nothing, so it may be dropped (folded shapes
+// leave shape inference's unk__N so); one that only a tasklet names, a dim specialized to a number
+// everywhere but in an index expression, stays.
+std::set<std::string> symbolsInUse(const ir::Sdfg& s);
+
 // `base`, or `base_1`, `base_2`, ... : the first name no data container of `s` has.
 std::string freshDataName(const ir::Sdfg& s, const std::string& base);
 

@@ -175,8 +175,6 @@ Expected<std::unique_ptr<Sdfg>> expandConvTranspose(const ExpansionContext& ctx)
     yi.push_back("o" + ds);
   }
   std::string cond = join(conds, " && ");
-  if (cond.find("//") != std::string::npos)
-    return ctx.error("derived padding on symbolic spatial dims is not supported", "give the input static spatial dims");
   std::string code = "y = select(" + cond + ", x * w, " + literal(0, io.Y->dtype) + ")";
   b.mappedTasklet("convtranspose", params, {{"x", "X", join(xi)}, {"w", "W", join(wi)}}, code, {{"y", "Y", join(yi), "sum"}});
   return b.finish();

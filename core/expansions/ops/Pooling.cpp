@@ -28,7 +28,9 @@ namespace {
 
 enum class PoolKind { Max, Avg, Lp };
 
-bool taskletSafe(const std::string& s) { return s.find("//") == std::string::npos && s.find('%') == std::string::npos; }
+// Whether symbolic text may go into tasklet code as it is: the language floors `//` as symbolic dims do,
+// but its `%` truncates where sym's is a floor modulo, so a `%` from a dim expression stays out.
+bool taskletSafe(const std::string& s) { return s.find('%') == std::string::npos; }
 
 // |x|^p in tasklet code, with the common p written out.
 std::string powCode(const std::string& x, int64_t p) {

@@ -22,8 +22,9 @@ std::optional<int64_t> normAxis(int64_t axis, int64_t rank);
 std::string par(const sym::Expr& e);
 // An integer expression of dims and map parameters (every symbol >= 0) as tasklet code, parenthesized:
 // floor division and modulo become C++'s / and % where the dividend is provably >= 0 and the divisor a
-// positive number (then they agree), comparisons become select(c, 1, 0). Otherwise par(e), which holds
-// `//` and which a tasklet cannot take (callers check with taskletSafe-like tests).
+// positive number (then they agree), comparisons become select(c, 1, 0). Otherwise par(e): tasklet code
+// floors `//` as sym does, but a `%` there is sym's floor modulo, which tasklet code's truncating `%` is
+// not for a negative dividend (callers check with taskletSafe-like tests).
 std::string taskletDim(const sym::Expr& e);
 std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ");
 std::string num(int64_t v);
