@@ -1,6 +1,6 @@
 // ReshapeToView (transforms/catalogue/ReshapeToView.h) and views in the IR (core/ir/View.h): every
 // reshaping op of a row-major transient becomes a view — undo/redo exact, the numbers of the model as
-// imported, no copy and no buffer for the view in the generated code; the refusals (a view of a view, a
+// imported, no copy and no buffer for the view in the generated code; the refusals (a view of a view, an output a view shows, a
 // constant, a channels-last array) with their reasons; validation of a broken view; Auto-optimize makes
 // views only when more than pure is preferred (a pure-only model stays differentiable).
 #include "support/TestPaths.h"
@@ -97,6 +97,21 @@ private slots:
                          *m, &why2));
     QVERIFY2(why2.firstError()->message.find("is a Transpose, not a Reshape, Flatten, Squeeze or Unsqueeze") != std::string::npos,
              why2.firstError()->message.c_str());
+    // An output that a view shows already stays an array: a view shows an array, not a view (Swin-T's
+    // attention, whose transposed head became a view first, was made a view of a view so, which
+    // validation then refused).
+    auto fresh = loadModel(kModel, false);
+    QVERIFY(fresh);
+    std::vector<std::unique_ptr<edit::Command>> first;
+    first.push_back(applyCmd(at("Squeeze_h", *fresh)));
+    QVERIFY(first.front());
+    QVERIFY(checkSteps(*fresh, std::move(first), 0, false));
+    const transforms::Match unsqueeze{"ReshapeToView",
+                                      {{"input", "main/state0/f"}, {"reshape", "main/state0/Unsqueeze_g"}, {"output", "main/state0/g"}}, {}};
+    Diagnostics why3;
+    QVERIFY(!t->canApply(unsqueeze, *fresh, &why3));
+    QVERIFY2(why3.firstError()->message.find("'h' is a view of 'g', which must stay an array") != std::string::npos,
+             why3.firstError()->message.c_str());
   }
 
   // A view must be fed by one edge from an array's access node: validation names a view that is not;

@@ -125,12 +125,109 @@ private:
   Keep keep_;
 };
 
-// Runs the pipeline; `exec` executes one command (through a History, or an Editor with the same
-// validation and rollback), failing when the command failed and was rolled back.
+// How the pipeline runs its steps: through a History (`dcw optimize`) or an Editor (the app's one-step
+// AutoOptimizeCommand). A step is executed, validated when asked, and rolled back when it fails, element
+// ids included, so that replaying the kept steps one by one gives the same model byte for byte;
+// rollbackTo undoes every step after the first `kept` of the run again (a batch that left the model
+// invalid, see Pipeline::saturate).
+class StepRunner {
+public:
+  virtual ~StepRunner() = default;
+  virtual Expected<void> run(std::unique_ptr<edit::Command> c, bool validate) = 0;
+  virtual void rollbackTo(size_t kept) = 0;
+  virtual size_t kept() const = 0;
+  virtual bool validates() const = 0; // whether steps are validated at all
+
+protected:
+  static Expected<void> check(const Sdfg& root, const edit::Command& c) {
+    auto problems = validate(root);
+    if (const Diagnostic* d = problems.firstError())
+      return fail(d->location, "'" + c.scriptLine() + "' would leave the model invalid (" + d->message + ")");
+    return {};
+  }
+};
+
+class HistoryRunner : public StepRunner {
+public:
+  explicit HistoryRunner(edit::History& h) : h_(h), base_(h.position()), validates_(h.validateEachStep) {}
+  Expected<void> run(std::unique_ptr<edit::Command> c, bool validate) override {
+    const ElementId next = h_.model().peekNextId();
+    h_.validateEachStep = validates_ && validate;
+    auto r = h_.execute(std::move(c));
+    h_.validateEachStep = validates_;
+    if (!r) {
+      h_.model().resetNextId(next);
+      return r;
+    }
+    before_.push_back(next);
+    return {};
+  }
+  void rollbackTo(size_t kept) override {
+    if (kept >= before_.size()) return;
+    h_.jumpTo(base_ + kept);
+    h_.truncate();
+    h_.model().resetNextId(before_[kept]);
+    before_.resize(kept);
+  }
+  size_t kept() const override { return before_.size(); }
+  bool validates() const override { return validates_; }
+
+private:
+  edit::History& h_;
+  size_t base_;
+  bool validates_;
+  std::vector<ElementId> before_; // the id counter before each kept step
+};
+
+class EditorRunner : public StepRunner {
+public:
+  EditorRunner(edit::Editor& editor, std::vector<std::string>& lines) : ed_(editor), root_(editor.root()), lines_(lines) {}
+  Expected<void> run(std::unique_ptr<edit::Command> c, bool validate) override {
+    const size_t mark = ed_.mark();
+    const ElementId next = root_.peekNextId();
+    auto r = c->execute(ed_);
+    if (r && validate) r = check(root_, *c);
+    if (!r) {
+      ed_.rollbackTo(mark);
+      root_.resetNextId(next);
+      return r;
+    }
+    marks_.push_back(mark);
+    before_.push_back(next);
+    differentiable_.push_back(c->keepsDifferentiable());
+    lines_.push_back(c->scriptLine());
+    return {};
+  }
+  void rollbackTo(size_t kept) override {
+    if (kept >= marks_.size()) return;
+    ed_.rollbackTo(marks_[kept]);
+    root_.resetNextId(before_[kept]);
+    marks_.resize(kept);
+    before_.resize(kept);
+    differentiable_.resize(kept);
+    lines_.resize(kept);
+  }
+  size_t kept() const override { return marks_.size(); }
+  bool validates() const override { return true; }
+  bool differentiable() const {
+    for (bool d : differentiable_)
+      if (!d) return false;
+    return true;
+  }
+
+private:
+  edit::Editor& ed_;
+  Sdfg& root_;
+  std::vector<std::string>& lines_;
+  std::vector<size_t> marks_;
+  std::vector<ElementId> before_;
+  std::vector<bool> differentiable_;
+};
+
+// Runs the pipeline through `runner`.
 class Pipeline {
 public:
-  using Exec = std::function<Expected<void>(std::unique_ptr<edit::Command>)>;
-  Pipeline(const Sdfg& root, const AutoOptimizeOptions& o, Exec exec) : root_(root), o_(o), exec_(std::move(exec)) {}
+  Pipeline(const Sdfg& root, const AutoOptimizeOptions& o, StepRunner& runner) : root_(root), o_(o), runner_(runner) {}
 
   size_t run() {
     const auto& reg = TransformationRegistry::instance();
@@ -231,10 +328,10 @@ private:
   }
   bool budgetLeft() const { return steps_ < o_.maxSteps; }
 
-  bool execute(std::unique_ptr<edit::Command> cmd) {
+  bool execute(std::unique_ptr<edit::Command> cmd, bool validate = true) {
     std::string line = cmd->scriptLine();
     if (failed_.count(line)) return false;
-    auto r = exec_(std::move(cmd));
+    auto r = runner_.run(std::move(cmd), validate);
     if (!r) {
       failed_.insert(line);
       log("skipped '" + line + "': " + r.error().str());
@@ -245,7 +342,10 @@ private:
   }
 
   // Applies `t` at every applicable match, again and again, until a pass applies nothing. A step
-  // whose result `keep` refuses is rolled back (and not tried again).
+  // whose result `keep` refuses is rolled back (and not tried again). The model is validated once a
+  // pass rather than after every step (a model of thousands of nodes folds thousands of constants, and
+  // validation reads the whole model); a pass that leaves it invalid is rolled back and applied again
+  // step by step, each validated, so the step at fault is rolled back alone, as it would have been.
   using Keep = std::function<Expected<void>(const Match&, const Sdfg&)>;
   size_t saturate(const Transformation& t, const std::map<std::string, std::string>& options,
                   const std::function<bool(Match&)>& filter = {}, const Keep& keep = {}) {
@@ -253,23 +353,64 @@ private:
     q.limitPerTransformation = o_.limitPerTransformation;
     q.includeInapplicable = false;
     size_t total = 0;
+    auto command = [&](const Match& m) {
+      std::unique_ptr<edit::Command> cmd = std::make_unique<ApplyTransformation>(m);
+      if (keep) cmd = std::make_unique<KeptIf>(std::move(cmd), [keep, m](const Sdfg& root) { return keep(m, root); });
+      return cmd;
+    };
     for (size_t pass = 0; pass < kMaxPassesPerTransformation && budgetLeft(); ++pass) {
       size_t applied = 0;
+      const size_t start = runner_.kept(), stepsBefore = steps_;
+      std::vector<Match> batch;
       for (auto& m : enumerateMatches(t, root_, q)) {
         if (!budgetLeft()) break;
         for (auto& [k, v] : options) m.options[k] = v;
         if (filter && !filter(m)) continue;
         if (failed_.count("apply " + m.str())) continue;
         if (!t.canApply(m, root_, nullptr)) continue; // also drops matches an earlier step consumed
-        std::unique_ptr<edit::Command> cmd = std::make_unique<ApplyTransformation>(m);
-        if (keep) cmd = std::make_unique<KeptIf>(std::move(cmd), [keep, m](const Sdfg& root) { return keep(m, root); });
-        if (execute(std::move(cmd))) ++applied;
+        if (execute(command(m), false)) {
+          ++applied;
+          batch.push_back(m);
+        }
+      }
+      if (!batch.empty() && runner_.validates() && validate(root_).hasErrors()) {
+        runner_.rollbackTo(start);
+        steps_ = stepsBefore;
+        applied = applyInHalves(t, batch, command);
       }
       total += applied;
       if (applied == 0) break;
     }
     if (total) log(std::string(t.name()) + ": " + std::to_string(total) + " steps");
     return total;
+  }
+
+  // The steps of a batch that left the model invalid, applied again in its two halves, each validated
+  // as a whole; a half that leaves the model invalid is rolled back and split again, down to single
+  // steps, each validated on its own: the steps at fault are rolled back alone, in a few validations.
+  template <class Command>
+  size_t applyInHalves(const Transformation& t, const std::vector<Match>& batch, const Command& command) {
+    if (batch.size() <= 2) {
+      size_t n = 0;
+      for (auto& m : batch)
+        if (budgetLeft() && t.canApply(m, root_, nullptr) && execute(command(m))) ++n;
+      return n;
+    }
+    const size_t half = batch.size() / 2;
+    size_t n = 0;
+    for (auto part : {std::vector<Match>(batch.begin(), batch.begin() + long(half)), std::vector<Match>(batch.begin() + long(half), batch.end())}) {
+      const size_t start = runner_.kept(), stepsBefore = steps_;
+      size_t applied = 0;
+      for (auto& m : part)
+        if (budgetLeft() && t.canApply(m, root_, nullptr) && execute(command(m), false)) ++applied;
+      if (applied && validate(root_).hasErrors()) {
+        runner_.rollbackTo(start);
+        steps_ = stepsBefore;
+        applied = applyInHalves(t, part, command);
+      }
+      n += applied;
+    }
+    return n;
   }
 
   // The whole model onto the GPU, as GpuTransform does it (one step), unless a state is there already.
@@ -523,7 +664,7 @@ private:
 
   const Sdfg& root_;
   const AutoOptimizeOptions& o_;
-  Exec exec_;
+  StepRunner& runner_;
   size_t steps_ = 0;
   std::set<std::string> failed_; // script lines that failed once are not tried again
 };
@@ -539,7 +680,8 @@ Expected<void> checkValid(const Sdfg& root) {
 
 Expected<size_t> autoOptimize(edit::History& history, const AutoOptimizeOptions& options) {
   DCW_CHECK(checkValid(history.model()));
-  Pipeline p(history.model(), options, [&](std::unique_ptr<edit::Command> c) { return history.execute(std::move(c)); });
+  HistoryRunner runner(history);
+  Pipeline p(history.model(), options, runner);
   return p.run();
 }
 
@@ -560,25 +702,10 @@ Expected<void> AutoOptimizeCommand::execute(edit::Editor& editor) const {
   DCW_CHECK(checkValid(root));
   // Each sub-step as the History would run it: executed, validated, rolled back (ids included) when
   // it fails, so replaying the exported lines one by one gives the same model byte for byte.
-  Pipeline p(root, options_, [&](std::unique_ptr<edit::Command> c) -> Expected<void> {
-    size_t mark = editor.mark();
-    ElementId next = root.peekNextId();
-    auto r = c->execute(editor);
-    if (r) {
-      auto problems = validate(root);
-      if (const Diagnostic* d = problems.firstError())
-        r = fail(d->location, "'" + c->scriptLine() + "' would leave the model invalid (" + d->message + ")");
-    }
-    if (!r) {
-      editor.rollbackTo(mark);
-      root.resetNextId(next);
-      return r;
-    }
-    lines_.push_back(c->scriptLine());
-    if (!c->keepsDifferentiable()) differentiable_ = false;
-    return {};
-  });
+  EditorRunner runner(editor, lines_);
+  Pipeline p(root, options_, runner);
   p.run();
+  differentiable_ = runner.differentiable();
   return {};
 }
 
