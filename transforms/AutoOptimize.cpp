@@ -137,14 +137,6 @@ public:
   virtual void rollbackTo(size_t kept) = 0;
   virtual size_t kept() const = 0;
   virtual bool validates() const = 0; // whether steps are validated at all
-
-protected:
-  static Expected<void> check(const Sdfg& root, const edit::Command& c) {
-    auto problems = validate(root);
-    if (const Diagnostic* d = problems.firstError())
-      return fail(d->location, "'" + c.scriptLine() + "' would leave the model invalid (" + d->message + ")");
-    return {};
-  }
 };
 
 class HistoryRunner : public StepRunner {
@@ -186,7 +178,11 @@ public:
     const size_t mark = ed_.mark();
     const ElementId next = root_.peekNextId();
     auto r = c->execute(ed_);
-    if (r && validate) r = check(root_, *c);
+    if (r && validate) {
+      auto problems = ir::validate(root_);
+      if (const Diagnostic* d = problems.firstError())
+        r = fail(d->location, "'" + c->scriptLine() + "' would leave the model invalid (" + d->message + ")");
+    }
     if (!r) {
       ed_.rollbackTo(mark);
       root_.resetNextId(next);
@@ -345,7 +341,7 @@ private:
   // whose result `keep` refuses is rolled back (and not tried again). The model is validated once a
   // pass rather than after every step (a model of thousands of nodes folds thousands of constants, and
   // validation reads the whole model); a pass that leaves it invalid is rolled back and applied again
-  // step by step, each validated, so the step at fault is rolled back alone, as it would have been.
+  // in halves (applyInHalves), so the steps at fault are rolled back alone, as they would have been.
   using Keep = std::function<Expected<void>(const Match&, const Sdfg&)>;
   size_t saturate(const Transformation& t, const std::map<std::string, std::string>& options,
                   const std::function<bool(Match&)>& filter = {}, const Keep& keep = {}) {

@@ -117,27 +117,13 @@ bool analyseCopyToView(const Match& match, const Sdfg& root, CopyToViewPlan& p, 
   if (writtenElsewhere(*sdfg, a.name(), p.source))
     return fail("'" + a.name() + "' is written again elsewhere, so a view of it could change under its readers");
   if (graph::namedInControlFlow(*sdfg, a.name())) return fail("control flow names '" + a.name() + "'");
-  // S must not be shown by a view of its own (a flatten ReshapeToView made): a view does not show a
-  // view. A view's one access node is joined by one edge to an access node of the array it shows (from
-  // it, or into it for a view written through), so S's access nodes' neighbours tell, without a walk of
-  // the model per view.
+  // S must not be shown by a view of its own (a flatten ReshapeToView made): a view does not show a view.
   for (State* st : sdfg->allStates())
-    for (auto& n : st->nodes()) {
-      auto* an = dynamic_cast<const AccessNode*>(n.get());
-      if (!an || an->data() != s.name()) continue;
-      auto viewAt = [&](ElementId id) -> const DataDescriptor* {
-        auto* o = dynamic_cast<const AccessNode*>(st->node(id));
-        const DataDescriptor* d = o ? sdfg->findData(o->data()) : nullptr;
-        return d && d != &s && d->dataKind == DataKind::View ? d : nullptr;
-      };
-      std::vector<const DataDescriptor*> views;
-      for (auto* e : st->outEdges(an->id())) views.push_back(viewAt(e->dst));
-      for (auto* e : st->inEdges(an->id())) views.push_back(viewAt(e->src));
-      for (const DataDescriptor* d : views)
-        if (d)
+    for (auto& n : st->nodes())
+      if (auto* an = dynamic_cast<const AccessNode*>(n.get()); an && an->data() == s.name())
+        if (const DataDescriptor* d = graph::viewJoinedTo(*sdfg, *st, *an))
           return fail("'" + s.name() + "' is shown by the view '" + d->name() + "', and a view cannot show another view",
                       "the copy stays; '" + d->name() + "' shows its result");
-    }
   return true;
 }
 

@@ -54,16 +54,29 @@ std::optional<double> scalarConstant(const Sdfg& sdfg, const State& st, const Da
   return std::nullopt;
 }
 
-namespace {
-
-bool namesWord(const std::string& text, const std::string& word) {
-  auto inWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
-    if ((at == 0 || !inWord(text[at - 1])) && (at + word.size() == text.size() || !inWord(text[at + word.size()]))) return true;
+bool containsIdentifier(const std::string& code, const std::string& id) {
+  auto isId = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t p = code.find(id); p != std::string::npos; p = code.find(id, p + 1)) {
+    bool before = p > 0 && isId(code[p - 1]);
+    bool after = p + id.size() < code.size() && isId(code[p + id.size()]);
+    if (!before && !after) return true;
+  }
   return false;
 }
 
-} // namespace
+const DataDescriptor* viewJoinedTo(const Sdfg& sdfg, const State& st, const AccessNode& node) {
+  const DataDescriptor* own = sdfg.findData(node.data());
+  auto viewAt = [&](ElementId id) -> const DataDescriptor* {
+    auto* o = dynamic_cast<const AccessNode*>(st.node(id));
+    const DataDescriptor* d = o ? sdfg.findData(o->data()) : nullptr;
+    return d && d != own && d->dataKind == DataKind::View ? d : nullptr;
+  };
+  for (auto* e : st.outEdges(node.id()))
+    if (auto* d = viewAt(e->dst)) return d;
+  for (auto* e : st.inEdges(node.id()))
+    if (auto* d = viewAt(e->src)) return d;
+  return nullptr;
+}
 
 std::set<std::string> symbolsInUse(const Sdfg& s) {
   std::set<std::string> used = namesReadByControlFlow(s);
@@ -85,7 +98,7 @@ std::set<std::string> symbolsInUse(const Sdfg& s) {
             continue;
           }
         for (auto& [name, type] : s.symbols()) // C++, or code that does not parse: the symbols it names as words
-          if (namesWord(t->code, name)) used.insert(name);
+          if (containsIdentifier(t->code, name)) used.insert(name);
       }
     }
     for (auto& e : st->edges()) {

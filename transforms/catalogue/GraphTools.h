@@ -3,6 +3,7 @@
 // edge by connector, and dataflow reachability. Kept here so the catalogue answers these questions one way.
 #pragma once
 
+#include "core/ir/AccessNode.h"
 #include "core/ir/Sdfg.h"
 #include "core/ir/State.h"
 
@@ -28,6 +29,14 @@ bool namedInControlFlow(const ir::Sdfg& s, const std::string& name);
 // leave shape inference's unk__N so); one that only a tasklet names, a dim specialized to a number
 // everywhere but in an index expression, stays.
 std::set<std::string> symbolsInUse(const ir::Sdfg& s);
+
+// Whether `code` names `id` as a whole identifier (not as part of a longer one).
+bool containsIdentifier(const std::string& code, const std::string& id);
+
+// A view whose access node is joined by an edge to `node` (an access node of `st`), showing its data
+// (from it) or written through into it; nullptr when none is. A view's one access node is joined so to
+// an access node of the array it shows, so this finds the views of an array without a walk per view.
+const ir::DataDescriptor* viewJoinedTo(const ir::Sdfg& sdfg, const ir::State& st, const ir::AccessNode& node);
 
 // `base`, or `base_1`, `base_2`, ... : the first name no data container of `s` has.
 std::string freshDataName(const ir::Sdfg& s, const std::string& base);

@@ -6,6 +6,7 @@
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"
 
 #include <map>
@@ -44,16 +45,6 @@ std::set<ElementId> reachable(const State& st, ElementId from) {
       if (seen.insert(e->dst).second) stack.push_back(e->dst);
   }
   return seen;
-}
-
-bool containsIdentifier(const std::string& code, const std::string& id) {
-  auto isId = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t p = code.find(id); p != std::string::npos; p = code.find(id, p + 1)) {
-    bool before = p > 0 && isId(code[p - 1]);
-    bool after = p + id.size() < code.size() && isId(code[p + id.size()]);
-    if (!before && !after) return true;
-  }
-  return false;
 }
 
 // Fills `plan` or reports why the node cannot be inlined.
@@ -99,7 +90,7 @@ bool analyseInlineNestedSDFG(const Match& match, const Sdfg& root, InlineNestedS
       if (innerParams.count(f))
         return fail("the symbol mapping " + s + " = " + it->second.str() + " would be captured by an inner map parameter '" + f + "'");
     for (auto& n : plan.inner->nodes())
-      if (auto* t = dynamic_cast<Tasklet*>(n.get()); t && containsIdentifier(t->code, s))
+      if (auto* t = dynamic_cast<Tasklet*>(n.get()); t && graph::containsIdentifier(t->code, s))
         return fail("the tasklet '" + t->label() + "' uses the mapped symbol '" + s + "' in its code");
     plan.symbols[s] = it->second;
   }

@@ -52,10 +52,8 @@ bool checkOpToView(OpToView& p, const std::string& connector, const std::string&
   if (graph::accessCount(*p.sdfg, v.name()) != 1) return fail("'" + v.name() + "' has more than one access node");
   if (st.inEdges(p.output->id()).size() != 1) return fail("'" + v.name() + "' is written by more than the op");
   // A view shows an array, not a view: one that shows the output already keeps it an array.
-  for (auto* e : st.outEdges(p.output->id()))
-    if (auto* r = dynamic_cast<const AccessNode*>(st.node(e->dst)))
-      if (const DataDescriptor* rd = p.sdfg->findData(r->data()); rd && rd->dataKind == DataKind::View)
-        return fail("'" + rd->name() + "' is a view of '" + v.name() + "', which must stay an array (a view shows an array, not a view)");
+  if (const DataDescriptor* rd = graph::viewJoinedTo(*p.sdfg, st, *p.output))
+    return fail("'" + rd->name() + "' is a view of '" + v.name() + "', which must stay an array (a view shows an array, not a view)");
   if (graph::namedInControlFlow(*p.sdfg, v.name()) || graph::namedInControlFlow(*p.sdfg, a.name()))
     return fail("control flow reads '" + v.name() + "' or '" + a.name() + "'");
   if (scope::enclosing(st, *p.input) || scope::enclosing(st, *p.output)) return fail("an access node is inside a map");
