@@ -6,6 +6,7 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
+#include "core/ir/StateScopes.h"
 #include "core/ir/Tasklet.h"
 #include "core/ir/Validate.h"
 #include "core/serialize/JsonFormat.h"
@@ -187,6 +188,50 @@ private slots:
     QCOMPARE(sc->at(s.me->id()), static_cast<const MapEntry*>(nullptr));
     QCOMPARE(sc->at(s.mx->id()), static_cast<const MapEntry*>(s.me));
     QCOMPARE(sc->at(s.b->id()), static_cast<const MapEntry*>(nullptr));
+  }
+
+  // The scope tree is kept between queries and follows every structural change: a map put around
+  // the tasklet, a node removed.
+  void scopesFollowEdits() {
+    Scale s;
+    auto before = s.st->scopes();
+    QVERIFY(before);
+    QCOMPARE(s.st->scopes()->get(), before->get()); // kept while nothing changes
+    QCOMPARE((*before)->children.at(s.me).size(), size_t(1));
+    // map_i -> inner -> scale -> inner_exit -> map_i_exit
+    auto* ie = s.st->add<MapEntry>("inner");
+    auto* ix = s.st->add<MapExit>("inner_exit");
+    ie->params = {"j"};
+    ie->range = Subset({Range::full(Expr(1))});
+    ie->exitId = ix->id();
+    ix->entryId = ie->id();
+    for (auto& e : s.st->edges())
+      if (e->dst == s.t->id() || e->src == s.t->id()) {
+        s.st->removeEdge(e->id());
+        break;
+      }
+    for (auto& e : s.st->edges())
+      if (e->dst == s.t->id() || e->src == s.t->id()) {
+        s.st->removeEdge(e->id());
+        break;
+      }
+    auto i = Expr::symbol("i");
+    s.st->addEdge(*s.me, "OUT_A", *ie, "IN_A", Memlet::simple("A", Subset({Range::index(i)})));
+    s.st->addEdge(*ie, "OUT_A", *s.t, "a", Memlet::simple("A", Subset({Range::index(i)})));
+    s.st->addEdge(*s.t, "b", *ix, "IN_B", Memlet::simple("B", Subset({Range::index(i)})));
+    s.st->addEdge(*ix, "OUT_B", *s.mx, "IN_B", Memlet::simple("B", Subset({Range::index(i)})));
+    auto after = s.st->scopeOf();
+    QVERIFY(after);
+    QCOMPARE(after->at(s.t->id()), static_cast<const MapEntry*>(ie));
+    QCOMPARE(after->at(ie->id()), static_cast<const MapEntry*>(s.me));
+    QCOMPARE(after->at(ix->id()), static_cast<const MapEntry*>(ie));
+    QCOMPARE((*s.st->scopes())->children.at(ie).size(), size_t(1));
+    // A removed node leaves the tree.
+    const ElementId b = s.b->id();
+    s.st->removeNode(b);
+    auto last = s.st->scopeOf();
+    QVERIFY(last);
+    QCOMPARE(last->count(b), size_t(0));
   }
 
   void subgraphsGetFreshIdsFromRoot() {

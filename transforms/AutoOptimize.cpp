@@ -9,6 +9,7 @@
 #include "core/ir/LibraryNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/Path.h"
+#include "core/ir/StateScopes.h"
 #include "core/ir/Validate.h"
 #include "transforms/ApplyTransformation.h"
 #include "transforms/Matcher.h"
@@ -21,6 +22,8 @@
 #include "transforms/catalogue/SqueezeExcitationFusion.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <set>
 
 namespace dcw::transforms {
@@ -71,6 +74,13 @@ const std::vector<std::string>& defaultPipeline() {
 
 namespace {
 
+// "1.23 s": the time since `t`, as the per-phase lines of the log (dcw optimize -v) give it.
+std::string secondsSince(std::chrono::steady_clock::time_point t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+  return buf;
+}
+
 // Rewrites of library nodes that are not of category "Graph" but must run before expansion.
 constexpr const char* kBeforeExpansion[] = {"ConstantFolding", "ElementwiseChainFusion"};
 // Fusions into a producer's epilogue (dcw fused ops): they pay only where an implementation other
@@ -87,10 +97,10 @@ constexpr size_t kMaxPassesPerTransformation = 200;
 bool insideAnyMap(const Node& n) {
   const State* st = n.parent();
   if (!st) return false;
-  auto scopes = st->scopeOf();
-  if (!scopes) return true;
-  auto it = scopes->find(n.id());
-  if (it != scopes->end() && it->second) return true;
+  auto tree = st->scopes();
+  if (!tree) return true;
+  auto it = (*tree)->scopes.find(n.id());
+  if (it != (*tree)->scopes.end() && it->second) return true;
   const Sdfg* sdfg = owningSdfg(st);
   const Node* owner = sdfg ? sdfg->parentNode() : nullptr;
   return owner ? insideAnyMap(*owner) : false;
@@ -349,6 +359,7 @@ private:
     q.limitPerTransformation = o_.limitPerTransformation;
     q.includeInapplicable = false;
     size_t total = 0;
+    const auto began = std::chrono::steady_clock::now();
     auto command = [&](const Match& m) {
       std::unique_ptr<edit::Command> cmd = std::make_unique<ApplyTransformation>(m);
       if (keep) cmd = std::make_unique<KeptIf>(std::move(cmd), [keep, m](const Sdfg& root) { return keep(m, root); });
@@ -377,7 +388,7 @@ private:
       total += applied;
       if (applied == 0) break;
     }
-    if (total) log(std::string(t.name()) + ": " + std::to_string(total) + " steps");
+    if (total) log(std::string(t.name()) + ": " + std::to_string(total) + " steps in " + secondsSince(began));
     return total;
   }
 
@@ -406,6 +417,23 @@ private:
       }
       n += applied;
     }
+    return n;
+  }
+
+  // Independent commands (a property of each of many nodes), the model validated once after all of
+  // them; when it is invalid they are rolled back and executed again, each validated on its own, so
+  // that only those at fault are left out (one validation of a whole model instead of one per node).
+  size_t executeValidatedOnce(const std::vector<std::function<std::unique_ptr<edit::Command>()>>& cmds) {
+    const size_t start = runner_.kept(), stepsBefore = steps_;
+    size_t n = 0;
+    for (auto& c : cmds)
+      if (budgetLeft() && execute(c(), false)) ++n;
+    if (n == 0 || !runner_.validates() || !validate(root_).hasErrors()) return n;
+    runner_.rollbackTo(start);
+    steps_ = stepsBefore;
+    n = 0;
+    for (auto& c : cmds)
+      if (budgetLeft() && execute(c())) ++n;
     return n;
   }
 
@@ -444,11 +472,10 @@ private:
         }
       }
     });
-    size_t n = 0;
-    for (auto& [path, impl] : choices) {
-      if (!budgetLeft()) break;
-      if (execute(std::make_unique<SetProperty>(path, "implementation", impl))) ++n;
-    }
+    std::vector<std::function<std::unique_ptr<edit::Command>()>> cmds;
+    for (auto& [path, impl] : choices)
+      cmds.push_back([path, impl] { return std::make_unique<SetProperty>(path, "implementation", impl); });
+    const size_t n = executeValidatedOnce(cmds);
     if (n) log("implementations: " + std::to_string(n) + " library nodes set to " + (o_.prefer.empty() ? "" : o_.prefer.front()));
   }
 
@@ -650,11 +677,10 @@ private:
       }
       paths.push_back(pathOf(*me));
     });
-    size_t n = 0;
-    for (auto& p : paths) {
-      if (!budgetLeft()) break;
-      if (execute(std::make_unique<SetProperty>(p, "schedule", std::string(scheduleName(to))))) ++n;
-    }
+    std::vector<std::function<std::unique_ptr<edit::Command>()>> cmds;
+    for (auto& p : paths)
+      cmds.push_back([p, to] { return std::make_unique<SetProperty>(p, "schedule", std::string(scheduleName(to))); });
+    const size_t n = executeValidatedOnce(cmds);
     if (n) log("schedules: " + std::to_string(n) + " outermost maps set to " + std::string(scheduleName(to)));
   }
 

@@ -5,7 +5,9 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Sdfg.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 
 namespace dcw::ir {
 
@@ -165,7 +167,10 @@ namespace {
 
 // Descends segment by segment (no index of the whole tree); nullptr when a segment is not a plain
 // label lookup (edges) or matches nothing, in which case the caller falls back to the full index.
-Element* descend(const Sdfg& root, std::string_view path) {
+// `missing` gets the number of segments that resolved when a node label is absent from its state
+// (checked against every node, not only the label index): the full index would not find the path
+// either, so a stale path (a match an earlier step consumed) is refused without building it.
+Element* descend(const Sdfg& root, std::string_view path, size_t* missing = nullptr) {
   std::vector<std::string_view> segs;
   for (size_t s = 0;;) {
     size_t c = path.find('/', s);
@@ -182,6 +187,11 @@ Element* descend(const Sdfg& root, std::string_view path) {
     Element* next = nullptr;
     if (auto* st = dynamic_cast<State*>(cur)) {
       next = st->nodeByLabel(seg);
+      if (!next && missing && seg.find('#') == std::string_view::npos &&
+          std::none_of(st->nodes().begin(), st->nodes().end(), [&](const auto& n) { return n->label() == seg; })) {
+        *missing = i;
+        return nullptr;
+      }
     } else if (auto* ns = dynamic_cast<NestedSdfgNode*>(cur)) {
       if (last && ns->sdfg().name() == seg) next = &ns->sdfg();
       else next = ns->sdfg().blockByLabel(seg);
@@ -239,17 +249,28 @@ std::string pathOfElement(const Sdfg& root, const Element& e) {
 }
 
 Expected<Element*> resolvePath(const Sdfg& root, std::string_view path) {
-  if (Element* e = descend(root, path)) return e;
-  PathIndex idx(root);
-  if (ElementId id = idx.idOf(path)) return idx.element(id);
+  size_t missing = 0;
+  if (Element* e = descend(root, path, &missing)) return e;
+  std::optional<PathIndex> idx;
+  if (missing == 0) {
+    idx.emplace(root);
+    if (ElementId id = idx->idOf(path)) return idx->element(id);
+  }
   if (auto a = parseModuleAddress(path))
     return fail(std::string(path), "names the module group '" + a->module + "', not one element",
                 "`set` and `apply` take a module group; other commands take one element's path");
-  // Find the longest prefix that exists, to say which segment is wrong.
+  // The longest prefix that exists, to say which segment is wrong: the `missing` segments descend
+  // resolved, or the longest prefix the index knows.
   std::string p(path);
   std::string known;
-  for (size_t pos = p.find('/'); pos != std::string::npos; pos = p.find('/', pos + 1))
-    if (idx.idOf(p.substr(0, pos))) known = p.substr(0, pos);
+  if (missing > 0) {
+    size_t end = 0;
+    for (size_t k = 0; k < missing; ++k) end = p.find('/', end) + 1;
+    if (missing > 1) known = p.substr(0, end - 1);
+  } else {
+    for (size_t pos = p.find('/'); pos != std::string::npos; pos = p.find('/', pos + 1))
+      if (idx->idOf(p.substr(0, pos))) known = p.substr(0, pos);
+  }
   std::string where = known.empty() ? "the root '" + root.name() + "'" : "'" + known + "'";
   return fail(std::string(path), "no element at this path (nothing matches after " + where + ")",
               "check the labels with `dcw inspect --json`; paths look like main/state0/Conv_3");

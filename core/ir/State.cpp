@@ -2,6 +2,7 @@
 
 #include "core/ir/MapNodes.h"
 #include "core/ir/Sdfg.h"
+#include "core/ir/StateScopes.h"
 
 #include <algorithm>
 #include <deque>
@@ -14,6 +15,7 @@ Node* State::addNode(std::unique_ptr<Node> node) {
   node->setParent(this);
   if (node->label().empty()) node->setLabel(uniqueNodeLabel(std::string(elementKindName(node->kind()))));
   Node* raw = node.get();
+  dropScopes();
   nodes_.push_back(std::move(node));
   if (Sdfg* s = owningSdfg(this)) s->adopt(*raw); // also renumbers SDFGs nested in the node
   else if (raw->id() == kNoId) raw->setId(provisionalId());
@@ -39,12 +41,14 @@ DataflowEdge* State::addEdge(std::unique_ptr<DataflowEdge> edge) {
   }
   DataflowEdge* raw = edges_.push_back(std::move(edge));
   edgeAppended(*raw);
+  dropScopes();
   return raw;
 }
 
 std::unique_ptr<Node> State::removeNode(ElementId id) {
   Node* n = node(id);
   if (!n) return nullptr;
+  dropScopes();
   // Its edges through the edge index (a self-loop is listed on both sides and taken once).
   std::vector<DataflowEdge*> attached = inEdges(id);
   for (auto* e : outEdges(id)) attached.push_back(e);
@@ -97,12 +101,14 @@ std::unique_ptr<DataflowEdge> State::removeEdge(ElementId id) {
   DataflowEdge* e = edge(id);
   if (!e) return nullptr;
   edgeRemoved(*e);
+  dropScopes();
   return edges_.take(e);
 }
 
 std::unique_ptr<Node> State::detachNode(JournalKey, ElementId id, NodePlace* place) {
   Node* n = node(id);
   if (!n) return nullptr;
+  dropScopes();
   auto out = nodes_.take(n, place);
   // The node has no edges left and ids do not change: the edge index stays, the node's entries go.
   if (auto b = byId_.find(id); b != byId_.end() && b->second == out.get()) byId_.erase(b);
@@ -114,6 +120,7 @@ std::unique_ptr<Node> State::detachNode(JournalKey, ElementId id, NodePlace* pla
 Node* State::attachNode(JournalKey, std::unique_ptr<Node> node, NodePlace place) {
   node->setParent(this);
   Node* raw = node.get();
+  dropScopes();
   const bool last = !place || !nodes_.contains(place);
   nodes_.insert(place, std::move(node));
   // Back where it was: its id and label are free unless another node took them meanwhile, in which
@@ -131,11 +138,13 @@ std::unique_ptr<DataflowEdge> State::detachEdge(JournalKey, ElementId id, EdgePl
   DataflowEdge* e = edge(id);
   if (!e) return nullptr;
   edgeRemoved(*e);
+  dropScopes();
   return edges_.take(e, place);
 }
 
 DataflowEdge* State::attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, EdgePlace place) {
   DataflowEdge* raw = edge.get();
+  dropScopes();
   if (!place || !edges_.contains(place)) {
     edges_.push_back(std::move(edge));
     edgeAppended(*raw);
@@ -148,6 +157,7 @@ DataflowEdge* State::attachEdge(JournalKey, std::unique_ptr<DataflowEdge> edge, 
 
 void State::reindex() {
   dropEdgeIndex();
+  dropScopes();
   reindexNodes();
 }
 
@@ -276,8 +286,34 @@ Expected<std::vector<Node*>> State::topologicalOrder() const {
   return order;
 }
 
-Expected<std::map<ElementId, const MapEntry*>> State::scopeOf() const {
+void State::dropScopes() {
+  std::lock_guard lock(scopesMutex_);
+  scopes_.reset();
+}
+
+Expected<std::shared_ptr<const StateScopes>> State::scopes() const {
+  std::lock_guard lock(scopesMutex_);
+  if (scopes_) return scopes_;
   DCW_TRY(auto order, topologicalOrder());
+  auto s = std::make_shared<StateScopes>();
+  s->state = this;
+  DCW_TRY(auto scopeMap, computeScopeOf(order));
+  s->scopes = std::move(scopeMap);
+  for (Node* n : order) {
+    if (n->kind() == ElementKind::MapExit) continue;
+    auto it = s->scopes.find(n->id());
+    s->children[it == s->scopes.end() ? nullptr : it->second].push_back(n);
+  }
+  scopes_ = std::move(s);
+  return scopes_;
+}
+
+Expected<std::map<ElementId, const MapEntry*>> State::scopeOf() const {
+  DCW_TRY(auto s, scopes());
+  return s->scopes;
+}
+
+Expected<std::map<ElementId, const MapEntry*>> State::computeScopeOf(const std::vector<Node*>& order) const {
   // Hashed while computing (a node's inputs are looked up once per edge), ordered for the callers.
   std::unordered_map<ElementId, const MapEntry*> scope;
   std::unordered_map<ElementId, const MapEntry*> entryById;

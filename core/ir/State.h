@@ -19,6 +19,7 @@
 namespace dcw::ir {
 
 class MapEntry;
+struct StateScopes;
 
 class DataflowEdge : public Element {
 public:
@@ -82,8 +83,14 @@ public:
   // Nodes in a topological order, or the error naming a node on a cycle.
   Expected<std::vector<Node*>> topologicalOrder() const;
   // Innermost enclosing MapEntry of every node (nullptr = top level). A MapEntry maps to its parent
-  // scope, a MapExit to its own entry. Fails (naming the node) when scopes are malformed.
+  // scope, a MapExit to its own entry. Fails (naming the node) when scopes are malformed. A copy of
+  // scopes()->scopes.
   Expected<std::map<ElementId, const MapEntry*>> scopeOf() const;
+  // The state's scope tree (StateScopes.h), computed on first use and kept until a node or an edge is
+  // added, removed or re-attached (or reindex()), like the edge index: the transformations ask where a
+  // node lies for every match of a pass over a state of thousands of nodes, which cost a topological
+  // sort each (minutes of `dcw optimize` on Swin-T). A failure is not kept.
+  Expected<std::shared_ptr<const StateScopes>> scopes() const;
 
 private:
   OwnedList<Node> nodes_;
@@ -109,6 +116,12 @@ private:
   // pass rewrites node after node; dropping it each time made expanding a 5,000-node model quadratic).
   void edgeAppended(DataflowEdge& e);
   void edgeRemoved(const DataflowEdge& e);
+
+  // The scope tree behind scopes(), under its own mutex; every structural change drops it.
+  mutable std::mutex scopesMutex_;
+  mutable std::shared_ptr<const StateScopes> scopes_;
+  void dropScopes();
+  Expected<std::map<ElementId, const MapEntry*>> computeScopeOf(const std::vector<Node*>& order) const;
 };
 
 } // namespace dcw::ir

@@ -3,6 +3,7 @@
 #include "core/ir/AccessNode.h"
 #include "core/ir/MapNodes.h"
 #include "core/ir/Path.h"
+#include "core/ir/StateScopes.h"
 #include "transforms/Binding.h"
 #include "transforms/catalogue/GraphTools.h"
 #include "transforms/catalogue/ScopeTools.h"
@@ -36,14 +37,15 @@ struct DeadSet {
 DeadSet deadSubgraph(const Sdfg& sdfg, const State& st, const AccessNode& seed) {
   DeadSet d;
   d.nodes.insert(seed.id());
-  auto scopes = st.scopeOf();
-  if (!scopes) {
-    d.problem = scopes.error().message;
+  auto tree = st.scopes();
+  if (!tree) {
+    d.problem = tree.error().message;
     return d;
   }
+  const auto& scopes = (*tree)->scopes;
   auto topLevel = [&](const Node& n) {
-    auto it = scopes->find(n.id());
-    return it == scopes->end() || it->second == nullptr;
+    auto it = scopes.find(n.id());
+    return it == scopes.end() || it->second == nullptr;
   };
   auto allOutsDead = [&](ElementId n) {
     auto outs = st.outEdges(n);

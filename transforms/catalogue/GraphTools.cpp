@@ -111,21 +111,47 @@ std::set<std::string> symbolsInUse(const Sdfg& s) {
 }
 
 bool namedInControlFlow(const Sdfg& s, const std::string& name) {
-  bool found = false;
+  // The control flow of `s` and of every SDFG nested in its nodes, without visiting dataflow edges
+  // or data (asked for every candidate of a pass, a walk of every element cost a whole model each).
   auto has = [&](const sym::Expr& x) { return x.freeSymbols().count(name) > 0; };
-  s.forEachElement([&](const Element& e) {
-    if (found) return;
-    if (auto* ie = dynamic_cast<const InterstateEdge*>(&e)) {
-      if (has(ie->condition)) found = true;
-      for (auto& [k, v] : ie->assignments)
-        if (k == name || has(v)) found = true;
-    } else if (auto* l = dynamic_cast<const LoopRegion*>(&e)) {
-      if (has(l->init) || has(l->condition) || has(l->update)) found = true;
-    } else if (auto* b = dynamic_cast<const BranchRegion*>(&e)) {
-      if (b->condition && has(*b->condition)) found = true;
+  std::vector<const ControlFlowBlock*> open{&s};
+  while (!open.empty()) {
+    const ControlFlowBlock* b = open.back();
+    open.pop_back();
+    switch (b->kind()) {
+    case ElementKind::State:
+      for (auto& n : static_cast<const State*>(b)->nodes()) {
+        if (n->kind() == ElementKind::NestedSdfg) open.push_back(&static_cast<const NestedSdfgNode&>(*n).sdfg());
+        else if (n->kind() == ElementKind::LibraryNode)
+          for (auto& g : static_cast<const LibraryNode&>(*n).subgraphs()) open.push_back(g.sdfg.get());
+      }
+      continue;
+    case ElementKind::ConditionalRegion:
+      for (auto& br : static_cast<const ConditionalRegion*>(b)->branches()) open.push_back(br.get());
+      continue;
+    case ElementKind::LoopRegion: {
+      auto* l = static_cast<const LoopRegion*>(b);
+      if (has(l->init) || has(l->condition) || has(l->update)) return true;
+      break;
     }
-  });
-  return found;
+    case ElementKind::BranchRegion: {
+      auto* br = static_cast<const BranchRegion*>(b);
+      if (br->condition && has(*br->condition)) return true;
+      break;
+    }
+    default:
+      break;
+    }
+    auto* r = dynamic_cast<const ControlFlowRegion*>(b);
+    if (!r) continue;
+    for (auto& ie : r->edges()) {
+      if (has(ie->condition)) return true;
+      for (auto& [k, v] : ie->assignments)
+        if (k == name || has(v)) return true;
+    }
+    for (auto& blk : r->blocks()) open.push_back(blk.get());
+  }
+  return false;
 }
 
 std::string freshDataName(const Sdfg& s, const std::string& base) {

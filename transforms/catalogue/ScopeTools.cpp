@@ -3,10 +3,12 @@
 #include "core/ir/NestedSdfgNode.h"
 #include "core/ir/Path.h"
 #include "core/ir/Sdfg.h"
+#include "core/ir/StateScopes.h"
 #include "core/tasklet/TaskletCode.h"
 #include "transforms/Binding.h"
 
 #include <set>
+#include <unordered_set>
 
 namespace dcw::transforms::scope {
 
@@ -16,23 +18,28 @@ MapExit* exitOf(const State& st, const MapEntry& entry) { return dynamic_cast<Ma
 
 std::vector<Node*> nodesInside(const State& st, const MapEntry& entry) {
   std::vector<Node*> out;
-  auto scopes = st.scopeOf();
-  if (!scopes) return out;
-  for (auto& n : st.nodes()) {
-    if (n.get() == &entry || n->id() == entry.exitId) continue;
-    auto it = scopes->find(n->id());
-    const MapEntry* s = it == scopes->end() ? nullptr : it->second;
-    if (auto* mx = dynamic_cast<MapExit*>(n.get())) {
-      // An exit's scope is its own entry; it is inside when that entry is.
-      auto e = scopes->find(mx->entryId);
-      s = e == scopes->end() ? nullptr : e->second;
+  auto tree = st.scopes();
+  if (!tree) return out;
+  // The body from the scope tree (nested maps with their exits), then listed in nodes() order.
+  std::unordered_set<const Node*> inside;
+  std::vector<const MapEntry*> open{&entry};
+  while (!open.empty()) {
+    const MapEntry* m = open.back();
+    open.pop_back();
+    auto kids = (*tree)->children.find(m);
+    if (kids == (*tree)->children.end()) continue;
+    for (const Node* n : kids->second) {
+      inside.insert(n);
+      if (auto* inner = dynamic_cast<const MapEntry*>(n)) {
+        if (const Node* x = st.node(inner->exitId)) inside.insert(x);
+        open.push_back(inner);
+      }
     }
-    while (s && s != &entry) {
-      auto up = scopes->find(s->id());
-      s = up == scopes->end() ? nullptr : up->second;
-    }
-    if (s == &entry) out.push_back(n.get());
   }
+  if (inside.empty()) return out;
+  out.reserve(inside.size());
+  for (auto& n : st.nodes())
+    if (inside.count(n.get())) out.push_back(n.get());
   return out;
 }
 
@@ -64,10 +71,10 @@ BodyMemlets bodyMemlets(const State& st, const MapEntry& entry) {
 }
 
 const MapEntry* enclosing(const State& st, const Node& n) {
-  auto scopes = st.scopeOf();
-  if (!scopes) return nullptr;
-  auto it = scopes->find(n.id());
-  return it == scopes->end() ? nullptr : it->second;
+  auto tree = st.scopes();
+  if (!tree) return nullptr;
+  auto it = (*tree)->scopes.find(n.id());
+  return it == (*tree)->scopes.end() ? nullptr : it->second;
 }
 
 bool isPerfectNest(const State& st, const MapEntry& outer, const MapEntry** inner) {
