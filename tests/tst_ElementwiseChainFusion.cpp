@@ -106,6 +106,23 @@ private slots:
     QVERIFY(tasklets[0]->code.find("0.2") != std::string::npos); // LeakyRelu's alpha
   }
 
+  // GELU's tanh form: a subgraph (X read by three ops, X / 2 beside the tanh branch) with scalar
+  // constants; one application from its first op fuses all eight ops into one tasklet that reads X
+  // alone and takes the constants as literals.
+  void fusesAnElementwiseSubgraphWithScalars() {
+    auto m = fuseAndCompare("gelu_tanh", "pow", 1e-6);
+    QVERIFY(m);
+    QCOMPARE(allNodes<LibraryNode>(*m).size(), size_t(0));
+    auto tasklets = allNodes<Tasklet>(*m);
+    QCOMPARE(tasklets.size(), size_t(1));
+    QCOMPARE(allNodes<MapEntry>(*m).size(), size_t(1));
+    QCOMPARE(tasklets[0]->inConnectors().size(), size_t(1));
+    const std::string& code = tasklets[0]->code;
+    QVERIFY2(code.find("tanh(") != std::string::npos && code.find("0.0447") != std::string::npos, code.c_str());
+    QVERIFY2(code.find("pow(") == std::string::npos, code.c_str()); // x^3 as a product
+    for (auto n : {"P", "Q", "R", "S", "T", "U", "H", "three", "kappa", "beta", "one", "half"}) QVERIFY2(!m->findData(n), n);
+  }
+
   void refusesBroadcastingAndSharedIntermediates() {
     auto m = loadModel(fusionModel("add_bcast_relu"), false);
     QVERIFY(m);

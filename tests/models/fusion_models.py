@@ -51,6 +51,25 @@ def main():
                              helper.make_node("Relu", ["T"], ["Z1"], name="relu"),
                              helper.make_node("Sigmoid", ["T"], ["Z2"], name="sigmoid")],
          [t("X", s), t("Y", s)], [t("Z1", s), t("Z2", s)])
+    # GELU's tanh form as torch writes it before opset 20 (nn.GELU(approximate="tanh")), with its
+    # scalar constants as initializers and the halving of X beside the tanh branch: one fused subgraph.
+    import math
+    consts = [helper.make_tensor(n, TensorProto.FLOAT, [], [v]) for n, v in
+              [("three", 3.0), ("kappa", 0.044715), ("beta", math.sqrt(2 / math.pi)), ("one", 1.0), ("half", 0.5)]]
+    graph = helper.make_graph(
+        [helper.make_node("Pow", ["X", "three"], ["P"], name="pow"),
+         helper.make_node("Mul", ["P", "kappa"], ["Q"], name="mul_kappa"),
+         helper.make_node("Add", ["X", "Q"], ["R"], name="add_x"),
+         helper.make_node("Mul", ["R", "beta"], ["S"], name="mul_beta"),
+         helper.make_node("Tanh", ["S"], ["T"], name="tanh"),
+         helper.make_node("Add", ["T", "one"], ["U"], name="add_one"),
+         helper.make_node("Mul", ["X", "half"], ["H"], name="half_x"),
+         helper.make_node("Mul", ["H", "U"], ["Z"], name="mul_out")],
+        "gelu_tanh", [t("X", s)], [t("Z", s)], initializer=consts)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="dcw-fusion-tests")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(OUT, "gelu_tanh.onnx"))
 
 
 if __name__ == "__main__":

@@ -8,8 +8,15 @@
 #include "core/ir/Path.h"
 #include "core/ir/Tasklet.h"
 #include "transforms/Binding.h"
+#include "transforms/catalogue/EpilogueTools.h"
+#include "transforms/catalogue/GraphTools.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <variant>
 
@@ -21,9 +28,9 @@ namespace {
 
 // The arity of a supported op, or 0.
 int arity(const LibraryNode& n) {
-  static const std::set<std::string> binary{"Add", "Sub", "Mul", "Div"};
+  static const std::set<std::string> binary{"Add", "Sub", "Mul", "Div", "Pow"};
   static const std::set<std::string> unary{"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Neg", "Abs", "Sqrt",
-                                           "Reciprocal", "LeakyRelu", "Elu", "Softsign", "Identity"};
+                                           "Reciprocal", "LeakyRelu", "Elu", "Softsign", "Identity", "Erf"};
   if (!n.domain.empty() || n.opaque) return 0;
   if (binary.count(n.opType)) return 2;
   if (unary.count(n.opType)) return 1;
@@ -57,6 +64,13 @@ std::string formula(const LibraryNode& n, const std::vector<std::string>& xs, DT
   if (op == "Sub") return p(0) + " - " + p(1);
   if (op == "Mul") return p(0) + " * " + p(1);
   if (op == "Div") return p(0) + " / " + p(1);
+  if (op == "Pow") { // x^2 and x^3 (GELU's tanh form, RMS norms) as products, as exporters mean them
+    if (xs[1] == literal(2, t)) return p(0) + " * " + p(0);
+    if (xs[1] == literal(3, t)) return p(0) + " * " + p(0) + " * " + p(0);
+    if (xs[1] == literal(0.5, t)) return "sqrt(" + xs[0] + ")";
+    return "pow(" + xs[0] + ", " + xs[1] + ")";
+  }
+  if (op == "Erf") return "erf(" + xs[0] + ")";
   if (op == "Relu") return "max(" + xs[0] + ", " + literal(0, t) + ")";
   if (op == "Sigmoid") return literal(1, t) + " / (" + literal(1, t) + " + exp(-" + p(0) + "))";
   if (op == "Tanh") return "tanh(" + xs[0] + ")";
@@ -77,20 +91,22 @@ std::string formula(const LibraryNode& n, const std::vector<std::string>& xs, DT
 
 struct OpInfo {
   LibraryNode* op = nullptr;
-  std::vector<DataflowEdge*> ins; // in connector order
+  std::vector<DataflowEdge*> ins;                // in connector order
+  std::vector<std::optional<double>> literals;   // per input: the value of a one-element constant
   DataflowEdge* out = nullptr;
   AccessNode* outNode = nullptr;
 };
 
 struct Chain {
-  std::vector<OpInfo> ops;
+  std::vector<OpInfo> ops; // in dependence order: an op's operands from the chain come before it
   std::vector<AccessNode*> intermediates;
   DType dtype = DType::Undefined;
   std::vector<sym::Expr> shape;
 };
 
 // Checks one op of the chain: supported, fully connected, one output into an access node, and its
-// operands of the chain's shape and dtype (the first op fixes them). Returns the reason on refusal.
+// operands of the chain's shape and dtype (the first op's result fixes them) or one-element constants
+// of its dtype (a scalar the tasklet takes as a literal). Returns the reason on refusal.
 std::string analyze(const State& st, LibraryNode& n, Chain& chain, OpInfo& info) {
   int k = arity(n);
   if (k == 0) return "op " + n.className() + " is not a supported elementwise op";
@@ -107,8 +123,8 @@ std::string analyze(const State& st, LibraryNode& n, Chain& chain, OpInfo& info)
     return pathOf(n) + " must have exactly one output, written to data";
   info.out = outs[0];
   info.outNode = static_cast<AccessNode*>(st.node(outs[0]->dst));
-  std::vector<DataflowEdge*> all = info.ins;
-  all.push_back(info.out);
+  std::vector<DataflowEdge*> all{info.out};
+  all.insert(all.end(), info.ins.begin(), info.ins.end());
   for (auto* e : all) {
     const DataDescriptor* d = sdfg.findData(e->memlet.data);
     if (!d || !d->wrappers.empty() || !d->rankKnown || d->dataKind == DataKind::Stream)
@@ -123,6 +139,10 @@ std::string analyze(const State& st, LibraryNode& n, Chain& chain, OpInfo& info)
       if (d->dtype != DType::Float32 && d->dtype != DType::Float64)
         return "operand '" + d->name() + "' has type " + d->typeString() + "; only float32 and float64 chains are fused";
     }
+    std::optional<double> lit;
+    if (e != info.out && d->dtype == chain.dtype) lit = graph::scalarConstant(sdfg, st, e);
+    if (e != info.out) info.literals.push_back(lit);
+    if (lit) continue;
     if (d->dtype != chain.dtype || d->shape != chain.shape)
       return "operand '" + d->name() + "' (" + d->typeString() + ") differs in shape or type from the chain's (broadcasting " +
              "or mixed types)";
@@ -130,20 +150,32 @@ std::string analyze(const State& st, LibraryNode& n, Chain& chain, OpInfo& info)
   return {};
 }
 
-// Whether `a` is an intermediate that only `next` reads (and that can disappear).
-std::string intermediateOnly(const State& st, const AccessNode& a, const LibraryNode& next) {
+// Whether `a` is an intermediate that only ops of `members` read (and that can disappear).
+std::string intermediateOnly(const State& st, const AccessNode& a, const std::set<ElementId>& members) {
   const Sdfg& sdfg = *owningSdfg(&st);
   const DataDescriptor* d = sdfg.findData(a.data());
   if (!d || !d->transient || d->constant)
     return "'" + a.data() + "' is not transient (it is visible outside the SDFG)";
-  for (State* s : sdfg.allStates())
-    for (auto& n : s->nodes())
-      if (auto* an = dynamic_cast<const AccessNode*>(n.get()); an && an != &a && an->data() == a.data())
-        return "'" + a.data() + "' is also accessed at " + pathOf(*an);
+  if (graph::accessCount(sdfg, a.data()) != 1) return "'" + a.data() + "' is also accessed elsewhere";
   if (st.inEdges(a.id()).size() != 1) return "'" + a.data() + "' has more than one writer";
   for (auto* e : st.outEdges(a.id()))
-    if (e->dst != next.id()) return "'" + a.data() + "' is also read by " + pathOf(*st.node(e->dst));
+    if (!members.count(e->dst)) return "'" + a.data() + "' is also read by " + pathOf(*st.node(e->dst));
   return {};
+}
+
+// The chain's ops in dependence order (each after the ops whose results it reads).
+std::vector<OpInfo> dependenceOrder(const State& st, const std::map<ElementId, OpInfo>& ops) {
+  std::vector<OpInfo> order;
+  std::set<ElementId> placed;
+  std::function<void(ElementId)> place = [&](ElementId id) {
+    if (!placed.insert(id).second) return;
+    for (auto* e : ops.at(id).ins)
+      for (auto* w : st.inEdges(e->src))
+        if (ops.count(w->src)) place(w->src);
+    order.push_back(ops.at(id));
+  };
+  for (auto& [id, info] : ops) place(id);
+  return order;
 }
 
 Expected<Chain> buildChain(const Binding& b, const std::string& where) {
@@ -154,29 +186,60 @@ Expected<Chain> buildChain(const Binding& b, const std::string& where) {
   if (first->parent() != data->parent() || data->parent() != second->parent()) return fail(where, "the nodes are not in one state");
   const State& st = *first->parent();
   Chain chain;
+  std::map<ElementId, OpInfo> ops;
   OpInfo fi;
   if (auto r = analyze(st, *first, chain, fi); !r.empty()) return fail(where, r, "fuse chains of supported elementwise ops");
   if (fi.outNode != data) return fail(where, "'" + data->data() + "' is not the output of " + pathOf(*first));
-  if (auto r = intermediateOnly(st, *data, *second); !r.empty())
+  if (auto r = intermediateOnly(st, *data, {second->id()}); !r.empty())
     return fail(where, r, "the intermediate must be used only by the next op of the chain");
-  chain.ops.push_back(fi);
+  ops[first->id()] = fi;
   OpInfo si;
   if (auto r = analyze(st, *second, chain, si); !r.empty()) return fail(where, r, "fuse chains of supported elementwise ops");
-  chain.ops.push_back(si);
-  chain.intermediates.push_back(data);
-  // Extend greedily past the second op.
-  for (;;) {
-    AccessNode* out = chain.ops.back().outNode;
+  ops[second->id()] = si;
+  std::vector<AccessNode*> intermediates{data};
+  ElementId last = second->id();
+  std::set<ElementId> members{first->id(), second->id()};
+  // Grow: past the last op while one op alone reads its result, and back to the op that computes an
+  // operand when only the chain reads it (GELU's x / 2 beside its tanh branch), so that one
+  // application fuses the whole elementwise subgraph that ends in one result.
+  for (bool grown = true; grown;) {
+    grown = false;
+    AccessNode* out = ops.at(last).outNode;
     auto readers = st.outEdges(out->id());
-    if (readers.empty()) break;
-    auto* next = dynamic_cast<LibraryNode*>(st.node(readers[0]->dst));
-    if (!next || !intermediateOnly(st, *out, *next).empty()) break;
-    Chain probe = chain;
-    OpInfo ni;
-    if (!analyze(st, *next, probe, ni).empty()) break;
-    chain.ops.push_back(ni);
-    chain.intermediates.push_back(out);
+    auto* next = readers.empty() ? nullptr : dynamic_cast<LibraryNode*>(st.node(readers[0]->dst));
+    if (next && !members.count(next->id()) && intermediateOnly(st, *out, {next->id()}).empty()) {
+      Chain probe = chain;
+      OpInfo ni;
+      if (analyze(st, *next, probe, ni).empty()) {
+        ops[next->id()] = ni;
+        members.insert(next->id());
+        intermediates.push_back(out);
+        last = next->id();
+        grown = true;
+        continue;
+      }
+    }
+    for (auto& [id, info] : ops) {
+      for (size_t k = 0; k < info.ins.size() && !grown; ++k) {
+        if (info.literals[k]) continue;
+        auto* operand = static_cast<AccessNode*>(st.node(info.ins[k]->src));
+        if (std::find(intermediates.begin(), intermediates.end(), operand) != intermediates.end()) continue;
+        auto writers = st.inEdges(operand->id());
+        auto* producer = writers.size() == 1 ? dynamic_cast<LibraryNode*>(st.node(writers[0]->src)) : nullptr;
+        if (!producer || members.count(producer->id()) || !intermediateOnly(st, *operand, members).empty()) continue;
+        Chain probe = chain;
+        OpInfo pi;
+        if (!analyze(st, *producer, probe, pi).empty() || pi.outNode != operand) continue;
+        ops[producer->id()] = pi;
+        members.insert(producer->id());
+        intermediates.push_back(operand);
+        grown = true;
+      }
+      if (grown) break;
+    }
   }
+  chain.ops = dependenceOrder(st, ops);
+  chain.intermediates = intermediates;
   return chain;
 }
 
@@ -216,10 +279,17 @@ Expected<void> ElementwiseChainFusion::apply(const Match& match, edit::Editor& e
   std::vector<DataflowEdge*> externals;
   std::map<std::string, std::string> value; // outer data -> expression name
   std::string code, opNames;
+  std::set<ElementId> constants; // access nodes of the scalars taken as literals
   for (size_t j = 0; j < chain.ops.size(); ++j) {
     const OpInfo& o = chain.ops[j];
     std::vector<std::string> xs;
-    for (auto* e : o.ins) {
+    for (size_t k = 0; k < o.ins.size(); ++k) {
+      DataflowEdge* e = o.ins[k];
+      if (o.literals[k]) {
+        xs.push_back(literal(*o.literals[k], t));
+        constants.insert(e->src);
+        continue;
+      }
       if (!value.count(e->memlet.data)) {
         value[e->memlet.data] = "in" + std::to_string(externals.size());
         externals.push_back(e);
@@ -272,6 +342,7 @@ Expected<void> ElementwiseChainFusion::apply(const Match& match, edit::Editor& e
   for (auto& o : chain.ops) ed.removeNode(st, o.op->id());
   for (auto* a : chain.intermediates) ed.removeNode(st, a->id());
   for (auto& d : dead) ed.removeData(outer, d);
+  epilogue::removeUnread(ed, st, constants);
   return {};
 }
 
