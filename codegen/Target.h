@@ -18,6 +18,7 @@
 #include "core/support/Diagnostic.h"
 #include "core/support/Expected.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,14 @@ struct GenerateOptions {
   Instrumentation instrument; // default: nothing (the generated code carries no instrumentation)
 };
 
+// What auto-optimization (`dcw optimize`, the app's Auto-optimize) does for a model bound for a
+// target: the device its steps place the model on ("cpu"; "cuda": GpuTransform and whole kernels) and
+// the implementations it prefers for library nodes, first first (empty: AutoOptimize's own order).
+struct AutoOptimizeProfile {
+  std::string device = "cpu";
+  std::vector<std::string> prefer;
+};
+
 class Target {
 public:
   virtual ~Target() = default;
@@ -45,6 +54,12 @@ public:
   virtual bool available(std::string* whyNot = nullptr) const = 0;
   virtual bool ownsSchedule(ir::Schedule s) const = 0;
   virtual bool ownsStorage(ir::StorageType s) const = 0;
+  // How auto-optimization treats a model for this target; nullopt, with the reason in `whyNot`, for a
+  // target whose steps are chosen by hand or by script (the FPGA's).
+  virtual std::optional<AutoOptimizeProfile> autoOptimizeProfile(std::string* whyNot = nullptr) const {
+    (void)whyNot;
+    return AutoOptimizeProfile{};
+  }
   // Sources for a fully expanded SDFG that checkTarget accepted.
   virtual Expected<GeneratedCode> generate(const ir::Sdfg& sdfg, const GenerateOptions& options) const = 0;
   // Builds the sources into a shared library (cached by a hash of sources and flags).

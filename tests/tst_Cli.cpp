@@ -636,6 +636,10 @@ private slots:
     auto f = dcw({"optimize", model, "--target", "fpga-sim"});
     QCOMPARE(f.code, 2);
     QVERIFY2(f.err.contains("--target fpga-sim is not auto-optimized"), qPrintable(f.err));
+    QVERIFY2(f.err.contains("applied by hand or by script"), qPrintable(f.err)); // the target's own reason
+    auto u = dcw({"optimize", model, "--target", "tpu"});
+    QCOMPARE(u.code, 2);
+    QVERIFY2(u.err.contains("tpu not in") && u.err.contains("cuda-sim"), qPrintable(u.err)); // the targets named
   }
 
   // `dcw optimize --layout blocked8`: one BlockedLayout step for the state, in the script; the optimized

@@ -335,6 +335,14 @@ private slots:
     MainWindow w;
     w.setShowsDialogs(false);
     QVERIFY(openModel(w, kTiny));
+    // For an FPGA target Auto-optimize refuses with the target's reason and leaves the history alone.
+    w.setTarget("fpga-sim");
+    QSignalSpy refused(&w, &MainWindow::commandFailed);
+    QVERIFY(!w.autoOptimize());
+    QCOMPARE(refused.count(), 1);
+    QVERIFY2(refused.last().at(0).toString().contains("applied by hand or by script"), qPrintable(refused.last().at(0).toString()));
+    QCOMPARE(w.history()->size(), size_t(0));
+    w.setTarget("cpu");
     QVERIFY(w.autoOptimize());
     QCOMPARE(w.history()->size(), size_t(1));
     QVERIFY(w.history()->command(0).title().find("Auto-optimize") != std::string::npos);

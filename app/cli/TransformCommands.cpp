@@ -6,7 +6,7 @@
 //   `dcw apply MODEL --script S [-o OUT.dcw.json]`        replays a script (the GUI's exported history)
 //   `dcw optimize MODEL [-o OUT.dcw.json] [--script-out S]` auto-optimize, recorded as a script
 #include "app/cli/Cli.h"
-#include "codegen/cuda/CudaTarget.h"
+#include "codegen/Target.h"
 #include "core/support/AtomicFile.h"
 
 #include "pipeline/Pipeline.h"
@@ -247,14 +247,13 @@ std::function<int()> setupOptimize(CLI::App& sub) {
     opts.layout = o->layout;
     opts.tile = !o->noTiling;
     opts.parallelize = !o->noParallel;
-    if (o->target.rfind("fpga", 0) == 0)
-      return reportError(Diagnostic::error("dcw optimize", "--target " + o->target + " is not auto-optimized",
-                                           "optimize for cpu or cuda; FPGA steps (FpgaTransform, StreamingComposition, ...) are applied by "
-                                           "hand or by script"));
-    if (o->target == "cuda" || o->target == "cuda-sim") {
-      opts.target = "cuda";
-      opts.prefer = codegen::gpuImplementations(o->target);
-    }
+    const codegen::Target* target = codegen::findTarget(o->target);
+    if (!target) return reportError(codegen::requireTarget(o->target).error());
+    std::string why;
+    auto profile = target->autoOptimizeProfile(&why);
+    if (!profile) return reportError(Diagnostic::error("dcw optimize", "--target " + o->target + " is not auto-optimized", why));
+    opts.target = profile->device;
+    if (!profile->prefer.empty()) opts.prefer = profile->prefer;
     if (!o->prefer.empty()) opts.prefer = o->prefer;
     opts.maxSteps = o->maxSteps;
     if (o->verbose) opts.log = [](const std::string& line) { std::cerr << "auto-optimize: " << line << "\n"; };

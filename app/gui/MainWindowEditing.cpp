@@ -2,7 +2,7 @@
 // history panels, script export, projects with autosave and recovery, background verification and
 // auto-optimize. Every change goes through the model's edit::History; views only emit intent.
 #include "app/gui/MainWindow.h"
-#include "codegen/cuda/CudaTarget.h"
+#include "codegen/Target.h"
 #include "app/gui/SessionTypes.h"
 
 #include "codegen/run/Executor.h"
@@ -641,10 +641,19 @@ bool MainWindow::autoOptimize() {
   if (!model_) return false;
   // For the target chosen in Run > Target: the GPU's gets GpuTransform, cuBLAS/cuDNN and whole kernels.
   transforms::AutoOptimizeOptions o;
-  if (target_ == "cuda" || target_ == "cuda-sim") {
-    o.target = "cuda";
-    o.prefer = codegen::gpuImplementations(target_);
+  std::string why = "no such target";
+  const codegen::Target* target = codegen::findTarget(target_);
+  auto profile = target ? target->autoOptimizeProfile(&why) : std::nullopt;
+  if (!profile) {
+    const QString message = tr("Auto-optimize: the target %1 is not auto-optimized: %2")
+                                .arg(QString::fromStdString(target_), QString::fromStdString(why));
+    statusBar()->showMessage(message, 10000);
+    emit commandFailed(message);
+    if (showsDialogs_) QMessageBox::warning(this, tr("Cannot auto-optimize"), message);
+    return false;
   }
+  o.target = profile->device;
+  if (!profile->prefer.empty()) o.prefer = profile->prefer;
   return execute(std::make_unique<transforms::AutoOptimizeCommand>(o));
 }
 

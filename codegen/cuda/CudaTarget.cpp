@@ -73,6 +73,10 @@ std::vector<std::string> gpuImplementations(const std::string& target) {
   return v;
 }
 
+std::optional<AutoOptimizeProfile> CudaTarget::autoOptimizeProfile(std::string*) const {
+  return AutoOptimizeProfile{"cuda", gpuImplementations(std::string(name()))};
+}
+
 bool CudaTarget::available(std::string* whyNot) const {
   if (simulate_ || !findNvcc().empty()) return true; // cuda-sim: g++, looked up when building
   if (whyNot)

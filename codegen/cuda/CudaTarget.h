@@ -24,6 +24,8 @@ public:
                      : "CUDA C++: GPU kernels and a host program, built with nvcc";
   }
   bool available(std::string* whyNot) const override;
+  // The model onto the GPU, with gpuImplementations().
+  std::optional<AutoOptimizeProfile> autoOptimizeProfile(std::string* whyNot) const override;
   bool ownsSchedule(ir::Schedule s) const override;
   bool ownsStorage(ir::StorageType s) const override;
   Expected<GeneratedCode> generate(const ir::Sdfg& sdfg, const GenerateOptions& options) const override;

@@ -8,6 +8,12 @@ std::string_view FpgaTarget::description() const {
              : "a Vitis project: HLS kernels, an XRT host program, link configuration and Makefile (built with Vitis, not here)";
 }
 
+std::optional<AutoOptimizeProfile> FpgaTarget::autoOptimizeProfile(std::string* whyNot) const {
+  if (whyNot)
+    *whyNot = "FPGA steps (FpgaTransform, StreamingComposition, ...) are applied by hand or by script; optimize for cpu or cuda";
+  return std::nullopt;
+}
+
 bool FpgaTarget::available(std::string* whyNot) const {
   // C-simulation needs g++, looked up when building as for the cpu target; writing a project needs
   // nothing, and building one is refused in build().

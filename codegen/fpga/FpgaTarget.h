@@ -23,6 +23,8 @@ public:
   std::string_view description() const override;
   std::string_view implementationTarget() const override { return "fpga"; }
   bool available(std::string* whyNot) const override;
+  // None: FPGA steps (FpgaTransform, StreamingComposition, ...) are applied by hand or by script.
+  std::optional<AutoOptimizeProfile> autoOptimizeProfile(std::string* whyNot) const override;
   bool ownsSchedule(ir::Schedule s) const override;
   bool ownsStorage(ir::StorageType s) const override;
   Expected<GeneratedCode> generate(const ir::Sdfg& sdfg, const GenerateOptions& options) const override;
