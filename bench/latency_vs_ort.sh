@@ -14,9 +14,10 @@
 # oneDNN's Winograd convolution wherever it takes a node (`--prefer onednn_winograd --prefer onednn`; each
 # program prints the measured error of every such node against the direct convolution). LAYOUT=blocked
 # (or blocked8, none) optimizes with `--layout` so (channels in blocks of 16, BlockedLayout).
-#   bench/latency_vs_ort.sh [DCW_BINARY] [MODEL.onnx...]   (no model: bench/export_architectures.py's set)
+#   bench/latency_vs_ort.sh [DCW_BINARY] [MODEL.onnx...]   (no model: bench/export_architectures.py's set;
+#                                                           WIDE=1: with its --wide exports, 30 models)
 # Environment: THREADS (default 2), REPEAT (default 10), ROUNDS (default 3: turns of dcw then ONNX Runtime, each
-# side's best median kept), MODELS_DIR (default build/bench-models), PURE, WINOGRAD, LAYOUT, BUSY.
+# side's best median kept), MODELS_DIR (default build/bench-models), WIDE, PURE, WINOGRAD, LAYOUT, BUSY.
 # BUSY=N keeps N cores busy with other processes (busy loops) for the whole run: how each side copes on
 # a shared machine (core/support/OpenMpSpin.h; GOMP_SPINCOUNT=300000 gives libgomp's own default back).
 # THREADS=auto runs dcw without --threads (its runs follow the cores other processes leave free:
@@ -33,7 +34,9 @@ repeat=${REPEAT:-10}
 rounds=${ROUNDS:-3}
 models=("$@")
 if [ ${#models[@]} -eq 0 ]; then
-  mapfile -t models < <(/usr/bin/python3 bench/export_architectures.py "${MODELS_DIR:-build/bench-models}")
+  wide=()
+  [ "${WIDE:-0}" = 1 ] && wide=(--wide)
+  mapfile -t models < <(/usr/bin/python3 bench/export_architectures.py "${wide[@]}" "${MODELS_DIR:-build/bench-models}")
 fi
 work=$(mktemp -d)
 busy=()
