@@ -77,6 +77,10 @@ std::vector<std::string> defaultCompileFlags() {
   // profiling buffer) stay each program's own. With g++'s default STB_GNU_UNIQUE binding every loaded
   // program would share the first one's, whatever RTLD_LOCAL says, and none could be unloaded.
   std::vector<std::string> flags = {"-O3", "-march=native", "-fopenmp", "-fPIC", "-shared", "-std=c++17", "-fno-gnu-unique"};
+#if defined(__x86_64__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+  // The runtime's math in vector form (glibc's libmvec, Runtime.cpp): libmvec is part of this C library.
+  for (const char* f : {"-DDCW_RT_LIBMVEC", "-Wl,--no-as-needed", "-lmvec"}) flags.push_back(f);
+#endif
 #ifdef DCW_SANITIZE_FLAGS
   // A sanitized DCW loads only sanitized programs: the same runtime, and their faults are reported too.
   std::string all = DCW_SANITIZE_FLAGS;

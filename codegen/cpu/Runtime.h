@@ -3,7 +3,8 @@
 // (NaN -> 0, saturating), round-half-to-even, erf/sigmoid/relu wrappers, float16/bfloat16 conversions
 // (uint16 storage, float compute), aligned zero-initialised allocation with RAII ownership, atomic
 // min/max, and the error status of a call. It is pasted as text so a compiled program depends on
-// nothing but the C++ standard library (and OpenMP when enabled).
+// nothing but the C++ standard library (and OpenMP when enabled, and glibc's libmvec where the build
+// links it: vector forms of the math functions).
 #pragma once
 
 #include <string_view>
