@@ -15,6 +15,29 @@ using namespace dcw;
 using namespace dcw::ir;
 using namespace dcw::testsupport;
 
+namespace {
+
+// A command that leaves the model invalid (the input edge of a node removed): what a buggy
+// transformation would do. Only a test writes such a command.
+class Disconnect : public edit::Command {
+public:
+  explicit Disconnect(std::string node) : node_(std::move(node)) {}
+  std::string scriptLine() const override { return "delete-input " + node_; }
+  std::string title() const override { return "Disconnect " + node_; }
+  Expected<void> execute(edit::Editor& ed) const override {
+    DCW_TRY(auto e, resolvePath(ed.root(), node_));
+    auto* n = static_cast<Node*>(e);
+    State& st = *n->parent();
+    ed.removeEdge(st, st.inEdges(n->id()).front()->id());
+    return {};
+  }
+
+private:
+  std::string node_;
+};
+
+} // namespace
+
 class TestCommandLayer : public QObject {
   Q_OBJECT
 private slots:
@@ -180,6 +203,29 @@ private slots:
     QCOMPARE(serialize::toJson(*fresh), serialize::toJson(*m));
     // Written again, the script is the same text.
     QCOMPARE(transforms::writeScript(h2, path, *sha), text);
+  }
+
+  // A replay validates once after its steps; a step that left the model invalid is found again and
+  // reported with its line (the steps after it ran, and are undone with it), as step-by-step
+  // validation reported it.
+  void replayNamesTheStepThatLeftTheModelInvalid() {
+    auto m = loadModel(onnxCase("test_relu"), false);
+    QVERIFY(m);
+    const std::string before = serialize::toJson(*m);
+    const std::string lib = pathOf(*allNodes<LibraryNode>(*m).front());
+    transforms::Script s;
+    s.steps.push_back({3, std::make_unique<transforms::SetProperty>(lib, "implementation", "pure")});
+    s.steps.push_back({4, std::make_unique<Disconnect>(lib)});
+    s.steps.push_back({5, std::make_unique<transforms::Rename>(lib, "renamed")});
+    edit::History h(*m);
+    auto r = transforms::replay(s, h, "t.dcws");
+    QVERIFY(!r);
+    const QString msg = QString::fromStdString(r.error().str());
+    QVERIFY2(msg.startsWith("t.dcws:4:") && msg.contains("'delete-input " + QString::fromStdString(lib) + "' would leave the model invalid"),
+             qPrintable(msg));
+    QCOMPARE(serialize::toJson(*m), before);
+    QCOMPARE(h.size(), size_t(0));
+    QVERIFY(h.validateEachStep); // restored
   }
 
   void scriptErrorsNameLineAndElement() {

@@ -1,12 +1,14 @@
 #include "transforms/Script.h"
 
 #include "core/edit/ScriptSyntax.h"
+#include "core/ir/Validate.h"
 #include "transforms/ApplyTransformation.h"
 #include "transforms/ModelCommands.h"
 #include "transforms/TransformationRegistry.h"
 #include "transforms/autodiff/Differentiate.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace dcw::transforms {
@@ -120,18 +122,52 @@ std::string writeScript(const edit::History& history, const std::string& modelPa
 }
 
 Expected<void> replay(Script& script, edit::History& history, const std::string& file) {
-  size_t start = history.position();
+  // The steps run unvalidated and the model is validated once after them (a model of thousands of
+  // nodes validated after each of thousands of steps took minutes); when it is invalid, the steps are
+  // redone one by one from the start, each validated, and the first that leaves the model invalid is
+  // reported as History::execute reports it. Every step is undone on failure, as before.
+  const size_t start = history.position();
+  const bool validates = history.validateEachStep;
+  std::vector<int> lines; // the script line of each step executed so far
+  auto located = [&](Diagnostic d, int line) {
+    d.message = (d.location.empty() ? "" : d.location + ": ") + d.message;
+    d.location = file + ":" + std::to_string(line);
+    return d;
+  };
+  auto undoAll = [&] {
+    history.jumpTo(start);
+    history.truncate();
+  };
+  // The error of the first step after which the model is invalid; nullopt while it is valid.
+  auto firstInvalid = [&]() -> std::optional<Diagnostic> {
+    if (!validates || !ir::validate(history.model()).hasErrors()) return std::nullopt;
+    auto notify = std::move(history.onChanged);
+    const size_t end = history.position();
+    history.jumpTo(start);
+    std::optional<Diagnostic> found;
+    for (size_t k = 0; start + k < end && !found; ++k) {
+      history.redo();
+      if (auto problems = ir::validate(history.model()); problems.hasErrors())
+        found = located(edit::History::invalidAfter(history.command(start + k), problems), lines[k]);
+    }
+    history.onChanged = std::move(notify);
+    return found;
+  };
+  history.validateEachStep = false;
   for (auto& step : script.steps) {
-    std::string line = step.command->scriptLine();
     auto r = history.execute(std::move(step.command));
     if (!r) {
-      history.jumpTo(start);
-      history.truncate();
-      Diagnostic d = r.error();
-      d.message = (d.location.empty() ? "" : d.location + ": ") + d.message;
-      d.location = file + ":" + std::to_string(step.line);
-      return fail(d);
+      history.validateEachStep = validates;
+      auto invalid = firstInvalid(); // an earlier step may be at fault
+      undoAll();
+      return fail(invalid ? *invalid : located(r.error(), step.line));
     }
+    lines.push_back(step.line);
+  }
+  history.validateEachStep = validates;
+  if (auto invalid = firstInvalid()) {
+    undoAll();
+    return fail(*invalid);
   }
   return {};
 }

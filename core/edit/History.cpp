@@ -21,11 +21,8 @@ Expected<void> History::execute(std::unique_ptr<Command> command) {
   if (result && validateEachStep) {
     auto problems = ir::validate(model_);
     if (problems.hasErrors()) {
-      Diagnostic d = *problems.firstError();
       editor.rollbackTo(0);
-      return fail(d.location, "'" + command->scriptLine() + "' would leave the model invalid (" + d.message +
-                                  "); nothing was changed",
-                  "this is a bug in the command; please report it with the model");
+      return fail(invalidAfter(*command, problems));
     }
   }
   if (!result) {
@@ -37,6 +34,12 @@ Expected<void> History::execute(std::unique_ptr<Command> command) {
   position_ = steps_.size();
   if (onChanged) onChanged();
   return {};
+}
+
+Diagnostic History::invalidAfter(const Command& command, const Diagnostics& problems) {
+  Diagnostic d = *problems.firstError();
+  return Diagnostic::error(d.location, "'" + command.scriptLine() + "' would leave the model invalid (" + d.message + "); nothing was changed",
+                           "this is a bug in the command; please report it with the model");
 }
 
 void History::undo() {

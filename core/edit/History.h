@@ -38,8 +38,11 @@ public:
   // Drops every step after the current one.
   void truncate();
 
-  // Validation after each command (on by default; the stress test and scripts keep it on).
+  // Validation after each command (on by default; the stress test keeps it on; a script's replay
+  // validates once after all its steps and, when the model is invalid then, step by step again).
   bool validateEachStep = true;
+  // The error execute() reports for `command` when the model it left fails validation (`problems`).
+  static Diagnostic invalidAfter(const Command& command, const Diagnostics& problems);
   // Called after every change of the model or the cursor.
   std::function<void()> onChanged;
 
