@@ -39,6 +39,7 @@ const std::vector<std::string>& defaultPipeline() {
       "GeluFusion",
       "LayerNormFusion",
       "SiluFusion",
+      "HardSwishFusion",
       "SqueezeExcitationFusion",
       "MatMulScaleFusion",
       "AddFusion",

@@ -32,6 +32,7 @@
 #include "transforms/catalogue/RedundantArray.h"
 #include "transforms/catalogue/RedundantSecondArray.h"
 #include "transforms/catalogue/SiluFusion.h"
+#include "transforms/catalogue/HardSwishFusion.h"
 #include "transforms/catalogue/SqueezeExcitationFusion.h"
 #include "transforms/catalogue/StateFusion.h"
 #include "transforms/catalogue/FpgaMemoryBank.h"
@@ -120,6 +121,7 @@ const TransformationRegistry& TransformationRegistry::instance() {
     r.add(std::make_unique<GeluFusion>());
     r.add(std::make_unique<LayerNormFusion>());
     r.add(std::make_unique<SiluFusion>());
+    r.add(std::make_unique<HardSwishFusion>());
     r.add(std::make_unique<SqueezeExcitationFusion>());
     r.add(std::make_unique<MatMulScaleFusion>());
     r.add(std::make_unique<AddFusion>());

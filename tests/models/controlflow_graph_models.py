@@ -461,3 +461,19 @@ layer_norm_model("layernorm_square_reciprocal.onnx", 11, square="mul", divide="r
 layer_norm_model("layernorm_two_axes.onnx", 13, axes=[-2, -1])                               # over [5, 16]
 layer_norm_model("layernorm_eps_outside.onnx", 13, eps_inside=False)                         # refused: another formula
 layer_norm_model("layernorm_middle_axis.onnx", 13, axes=[1], shape=[2, 16, 5])               # refused: not trailing axes
+
+# (Added after every earlier model, so that the seeded weights of those stay what they were.)
+# Conv -> HardSigmoid(alpha 1/6, beta 0.5) -> Mul(T, S): HardSwish as torch exports it before opset 14.
+save(helper.make_graph(
+    [conv_node("conv", "X", "W", "T", "cb", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+     helper.make_node("HardSigmoid", ["T"], ["S"], name="HardSigmoid", alpha=1.0 / 6, beta=0.5),
+     helper.make_node("Mul", ["S", "T"], ["Y"], name="mul")],
+    "conv_hardswish", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 3, 6, 5])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 6, 5])],
+    [numpy_helper.from_array(4 * f32(4, 3, 3, 3), "W"), numpy_helper.from_array(f32(4), "cb")]), "conv_hardswish.onnx", opset=13)
+
+# X * HardSigmoid(X) with ONNX's default alpha 0.2: a scaled gate, no HardSwish.
+save(helper.make_graph(
+    [helper.make_node("HardSigmoid", ["X"], ["S"], name="gate"), helper.make_node("Mul", ["X", "S"], ["Y"], name="mul")],
+    "hardsigmoid_default", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 3, 3])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 4, 3, 3])]), "hardsigmoid_default.onnx", opset=13)

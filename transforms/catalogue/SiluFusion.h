@@ -6,7 +6,7 @@
 // Before:  x -> Sigmoid -> s -> Mul(x, s) -> y          (or Mul(s, x))
 // After:   x -> dcw::Silu -> y                          y = x * (1 / (1 + exp(-x)))
 //
-// Preconditions: unexpanded ai.onnx Sigmoid and Mul; the Sigmoid reads x (an access node) and its
+// Preconditions (SelfGate.h, shared with HardSwishFusion): unexpanded ai.onnx Sigmoid and Mul; the Sigmoid reads x (an access node) and its
 // result s is a transient with one access node in the whole SDFG that only the Mul reads; the Mul's
 // other operand is x itself (the same data: a gate x * sigmoid(g) of another tensor is no SiLU); x and
 // y are float32 or float64 of one shape; the Mul has one output edge.
