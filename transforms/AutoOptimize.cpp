@@ -474,8 +474,8 @@ private:
       }
     });
     std::vector<std::function<std::unique_ptr<edit::Command>()>> cmds;
-    for (auto& [path, impl] : choices)
-      cmds.push_back([path, impl] { return std::make_unique<SetProperty>(path, "implementation", impl); });
+    for (auto& choice : choices)
+      cmds.push_back([path = choice.first, impl = choice.second] { return std::make_unique<SetProperty>(path, "implementation", impl); });
     const size_t n = executeValidatedOnce(cmds);
     if (n) log("implementations: " + std::to_string(n) + " library nodes set to " + (o_.prefer.empty() ? "" : o_.prefer.front()));
   }
