@@ -156,7 +156,11 @@ std::string intermediateOnly(const State& st, const AccessNode& a, const std::se
   const DataDescriptor* d = sdfg.findData(a.data());
   if (!d || !d->transient || d->constant)
     return "'" + a.data() + "' is not transient (it is visible outside the SDFG)";
-  if (graph::accessCount(sdfg, a.data()) != 1) return "'" + a.data() + "' is also accessed elsewhere";
+  if (graph::accessCount(sdfg, a.data()) != 1) // counted first: the walk that names the other access runs on refusal only
+    for (State* s : sdfg.allStates())
+      for (auto& n : s->nodes())
+        if (auto* an = dynamic_cast<const AccessNode*>(n.get()); an && an != &a && an->data() == a.data())
+          return "'" + a.data() + "' is also accessed at " + pathOf(*an);
   if (st.inEdges(a.id()).size() != 1) return "'" + a.data() + "' has more than one writer";
   for (auto* e : st.outEdges(a.id()))
     if (!members.count(e->dst)) return "'" + a.data() + "' is also read by " + pathOf(*st.node(e->dst));
