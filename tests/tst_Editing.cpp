@@ -6,6 +6,7 @@
 // after in the background; Auto-optimize is one undoable step that keeps the outputs.
 #include "app/gui/MainWindow.h"
 #include "support/GuiTestSupport.h"
+#include "support/Prerequisites.h"
 
 #include "core/edit/History.h"
 #include "core/ir/LibraryNode.h"
@@ -15,6 +16,7 @@
 #include "core/ir/Sdfg.h"
 #include "core/io/ModelFile.h"
 #include "core/serialize/JsonFormat.h"
+#include "transforms/Project.h"
 #include "transforms/Script.h"
 #include "views/GraphCanvas.h"
 #include "views/CodeDiffView.h"
@@ -28,6 +30,9 @@
 #include <QApplication>
 #include <QFile>
 #include <QListView>
+#include <QTimer>
+#include <QPushButton>
+#include <QMessageBox>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -329,6 +334,99 @@ private slots:
     MainWindow::discardAutosave(autosave);
     QVERIFY(!QFile::exists(autosave));
     QVERIFY(!QFile::exists(autosave + "~"));
+  }
+
+  // Quit (the window's close button, Ctrl+Q), File ▸ Close and File ▸ Open over steps that no project
+  // holds: Cancel keeps the session on screen with its autosave, Discard drops both, Save writes the
+  // project first; without dialogs nothing is asked and the autosave stays for the next start.
+  void unsavedStepsAreNeverDroppedSilently() {
+    QTemporaryDir dir;
+    int steps = 0; // a new step each call: the softmax expanded, then its first map rescheduled back and forth
+    auto step = [&steps](MainWindow& w) {
+      if (auto* lib = firstNode<ir::LibraryNode>(*w.sdfg()))
+        return w.executeCommand(QString::fromStdString("apply ExpandLibraryNode node=" + ir::pathOf(*lib)));
+      auto* map = firstNode<ir::MapEntry>(*w.sdfg());
+      const char* schedule = ++steps % 2 ? " schedule=sequential" : " schedule=cpu_multicore";
+      return map && w.executeCommand(QString::fromStdString("set " + ir::pathOf(*map) + schedule));
+    };
+    // Answers the next question box with `button` and records its title.
+    auto answerNext = [](QMessageBox::StandardButton button, QString* title) {
+      auto* poll = new QTimer;
+      poll->setInterval(20);
+      QObject::connect(poll, &QTimer::timeout, poll, [poll, button, title] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        *title = box->windowTitle();
+        poll->stop();
+        poll->deleteLater();
+        box->button(button)->click();
+      });
+      poll->start();
+    };
+    const QString other = QStringLiteral("/usr/share/libonnx-testdata/data/node/test_relu/model.onnx");
+    DCW_REQUIRE_FIXTURE(other);
+
+    { // No dialogs: the window closes and the autosave is what the next start offers.
+      MainWindow w;
+      w.setShowsDialogs(false);
+      w.show();
+      QVERIFY(openModel(w, kSoftmax));
+      QVERIFY(step(w));
+      const QString autosave = w.autosavePath();
+      QVERIFY(w.close());
+      QVERIFY(QFile::exists(autosave));
+      QVERIFY(MainWindow::recoverableSessions().contains(autosave));
+      MainWindow::discardAutosave(autosave);
+    }
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setShowsDialogs(false);
+    QVERIFY(openModel(w, kSoftmax));
+    w.setShowsDialogs(true);
+    QVERIFY(step(w));
+    const QString autosave = w.autosavePath();
+    QVERIFY(QFile::exists(autosave));
+    QString title;
+    // Cancel on Quit, on Close and on Open: nothing changes.
+    answerNext(QMessageBox::Cancel, &title);
+    QVERIFY(!w.close());
+    QCOMPARE(title, QStringLiteral("Quit with model.onnx open"));
+    QVERIFY(w.isVisible());
+    answerNext(QMessageBox::Cancel, &title);
+    QVERIFY(!w.closeModel());
+    QCOMPARE(title, QStringLiteral("Close model.onnx"));
+    answerNext(QMessageBox::Cancel, &title);
+    w.openFile(other);
+    QCOMPARE(title, QStringLiteral("Open another model over model.onnx"));
+    QVERIFY(!w.isLoading());
+    QCOMPARE(w.currentFile(), kSoftmax);
+    QCOMPARE(w.history()->size(), size_t(1));
+    QVERIFY(QFile::exists(autosave));
+    // Save on Quit: into the project the session was saved in before, the autosave gone.
+    const QString proj = dir.filePath(QStringLiteral("softmax.dcwproj"));
+    QString error;
+    QVERIFY2(w.saveProject(proj, &error), qPrintable(error));
+    QVERIFY(step(w));
+    QVERIFY(QFile::exists(autosave));
+    answerNext(QMessageBox::Save, &title);
+    QVERIFY(w.close());
+    auto saved = transforms::loadProject(proj.toStdString());
+    QVERIFY(saved);
+    QCOMPARE(saved->steps.size(), size_t(2));
+    QVERIFY(!QFile::exists(autosave));
+    // Discard on Open: the other model opens and the discarded session's autosave is gone.
+    w.show();
+    QVERIFY(step(w));
+    QVERIFY(QFile::exists(autosave));
+    answerNext(QMessageBox::Discard, &title);
+    QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+    w.openFile(other);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QCOMPARE(w.currentFile(), other);
+    QVERIFY(!QFile::exists(autosave));
+    // Nothing unsaved: Close asks nothing.
+    QVERIFY(w.closeModel());
   }
 
   void verifyAndAutoOptimize() {

@@ -686,6 +686,11 @@ void MainWindow::showOpenDialog() {
 }
 
 void MainWindow::openFile(const QString& requested) {
+  if (!settleUnsavedSteps(tr("Open another model over %1"))) return;
+  openSettled(requested);
+}
+
+void MainWindow::openSettled(const QString& requested) {
   QString path = requested;
   if (io::isTorchModelPath(path.toStdString())) return openTorchModel(path);
   pendingProject_.reset();
@@ -771,7 +776,7 @@ void MainWindow::openTorchModel(const QString& path) {
       if (showsDialogs_) QMessageBox::critical(this, tr("Cannot open model"), error);
       return;
     }
-    openFile(onnx);
+    openSettled(onnx); // the session on screen was settled when the export began
   });
   watcher->setFuture(QtConcurrent::run([path, onnx, options]() -> QString {
     if (QFileInfo::exists(onnx)) return {}; // exported before with the same shapes
@@ -899,14 +904,20 @@ void MainWindow::finishLoad(std::shared_ptr<LoadResult> r) {
   emit modelLoaded(file_);
 }
 
+bool MainWindow::settleUnsavedSteps(const QString& title) {
+  if (!model_ || !hasUnsavedSteps()) return true;
+  if (!showsDialogs_) return true; // no one to ask: the autosave keeps the steps for the next start
+  auto answer = QMessageBox::question(this, title.arg(QFileInfo(file_).fileName()),
+                                      tr("The %n step(s) of this session are not saved in a project.", "", int(model_->history->size())),
+                                      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return saveProjectAsked(); // the save removes the autosave
+  if (answer != QMessageBox::Discard) return false;           // Cancel, Escape, the dialog closed
+  removeAutosave(); // the user's explicit discard
+  return true;
+}
+
 bool MainWindow::closeModel() {
-  if (showsDialogs_ && hasUnsavedSteps()) {
-    auto answer = QMessageBox::question(this, tr("Close %1").arg(QFileInfo(file_).fileName()),
-                                        tr("The %n step(s) of this session are not saved in a project.", "", int(model_->history->size())),
-                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return false;
-    if (answer == QMessageBox::Save && !saveProjectAsked()) return false;
-  }
+  if (!settleUnsavedSteps(tr("Close %1"))) return false;
   // Results still on their way belong to the closed model: drop them.
   ++loadSerial_;
   ++codeSerial_;
@@ -915,7 +926,7 @@ bool MainWindow::closeModel() {
   pendingProject_.reset();
   setBusy(false);
   generatingCode_ = false;
-  removeAutosave();
+  if (!hasUnsavedSteps()) removeAutosave(); // else it was discarded above, or no one was asked: it keeps the steps
   // The views let go of the model before it is destroyed.
   selection_->clear();
   historyModel_->setHistory(nullptr);
@@ -1068,7 +1079,13 @@ void MainWindow::restoreLayout() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  removeAutosave(); // a normal close: nothing to recover
+  // Quit and the window's close button: unsaved steps are saved, discarded or kept (Cancel) first.
+  // Without dialogs the autosave stays, so the next start offers the steps back.
+  if (!settleUnsavedSteps(tr("Quit with %1 open"))) {
+    event->ignore();
+    return;
+  }
+  if (!hasUnsavedSteps()) removeAutosave();
   QSettings s;
   s.setValue(kGeometryKey, saveGeometry());
   s.setValue(kStateKey, saveState());

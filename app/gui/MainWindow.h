@@ -92,7 +92,8 @@ public:
   ~MainWindow() override;
 
   // Starts loading `path` in the background. A later call supersedes an earlier one still running
-  // (its result is dropped). Emits modelLoaded() or loadFailed() when done.
+  // (its result is dropped). Emits modelLoaded() or loadFailed() when done. Steps of the model on screen
+  // that no project holds are offered for saving first (closeModel); a Cancel leaves everything as is.
   void openFile(const QString& path);
   // The input shapes for opening a TorchScript model without asking (tests, `dcw-gui --torch-input`):
   // specs as `dcw import-torch --input` takes them, separated by spaces. Empty: ask when dialogs are on.
@@ -111,7 +112,9 @@ public:
   // File ▸ Close: back to the empty window, the model and everything computed from it freed. A load,
   // code generation, verification or profile still running is cancelled and its result dropped. With
   // dialogs on, steps not saved in a project are offered for saving first; returns false when the
-  // user cancels. The model's autosave goes, as on a normal close of the window.
+  // user cancels. The model's autosave goes once its steps are saved or discarded; without dialogs
+  // (no one to ask) it stays, and the next start offers the steps back. Quit, the window's close button
+  // and Open over a model with unsaved steps ask the same question.
   bool closeModel();
 
   bool isLoading() const;
@@ -122,6 +125,9 @@ public:
   // Modal error dialogs on load failure (default true; off in tests and headless runs).
   bool showsDialogs() const { return showsDialogs_; }
   void setShowsDialogs(bool on) { showsDialogs_ = on; }
+  // Whether history changes are autosaved for recovery after a crash (default true; off in headless
+  // runs, whose steps come from a script file and must not replace a crashed session's autosave).
+  void setAutosaves(bool on) { autosaves_ = on; }
 
   QStringList recentFiles() const; // most recent first, at most kMaxRecentFiles
 
@@ -286,6 +292,11 @@ private:
   void restorePendingProject();
   static QString projectFileOf(const PendingProject& p);
   void removeAutosave();
+  // Before Quit, Close or Open discards the session on screen: with dialogs on, steps not saved in a
+  // project are offered for saving (Save), dropped with their autosave (Discard), or kept on screen
+  // (Cancel: false). Without dialogs nothing is asked and the autosave stays. `title` has %1 for the file.
+  bool settleUnsavedSteps(const QString& title);
+  void openSettled(const QString& path); // openFile() once the session on screen is settled
   bool saveProjectAsked(); // File ▸ Save Project: to the project's file, else where the user says
   bool hasUnsavedSteps() const; // steps (or a position) that the project file does not hold
 
@@ -299,6 +310,7 @@ private:
   bool generatingCode_ = false;
   bool loading_ = false;
   bool showsDialogs_ = true;
+  bool autosaves_ = true;
   bool problemsChosen_ = false;
   QString torchInputs_, torchClass_;
   views::CompareView* compare_ = nullptr; // a top-level window, deleted with this one

@@ -401,7 +401,7 @@ QStringList MainWindow::recoverableSessions() {
 void MainWindow::writeAutosave() {
   // Nothing to save yet. An autosave already there stays: it is a crashed session's work on this
   // model (or one whose restore just failed), and the first step saved keeps it as the kept copy.
-  if (!model_ || model_->history->size() == 0) return;
+  if (!autosaves_ || !model_ || model_->history->size() == 0) return;
   QDir().mkpath(autosaveDir());
   auto p = transforms::projectOf(*model_->history, file_.toStdString(), model_->sha256);
   const QString path = autosavePath();

@@ -298,6 +298,7 @@ int main(int argc, char** argv) {
 
   // Headless: load, lay out (expanded when asked), then write the picture from the event loop.
   window.setShowsDialogs(false);
+  window.setAutosaves(false); // the steps come from --script: nothing to recover, no crashed session's autosave replaced
   window.show();
   bool zoomOk = true;
   const double zoomScale = parser.isSet(zoomOpt) && parser.value(zoomOpt) != QLatin1String("fit") ? parser.value(zoomOpt).toDouble(&zoomOk) : 0;
